@@ -1,0 +1,44 @@
+/** The three documented operations (spec: "Endpoints"), as data. */
+export const OPERATIONS = {
+  listPets: {
+    method: 'GET',
+    path: '/pets',
+    statuses: [200, 401, 429],
+    deprecated: false,
+  },
+  createPet: {
+    method: 'POST',
+    path: '/pets',
+    statuses: [201, 400, 401, 429],
+    deprecated: false,
+  },
+  getPet: {
+    method: 'GET',
+    path: '/pets/{petId}',
+    statuses: [200, 401, 404, 429],
+    deprecated: true,
+    /** Removal date announced by the interface (spec: "Versioning"). */
+    removal: '2030-12-05',
+    replacement: 'GET /pets?status=…',
+  },
+} as const satisfies Record<
+  string,
+  { method: 'GET' | 'POST'; path: string; statuses: readonly number[]; deprecated: boolean; removal?: string; replacement?: string }
+>;
+
+export type OperationId = keyof typeof OPERATIONS;
+export const OPERATION_IDS = Object.keys(OPERATIONS) as OperationId[];
+
+/** The removal date of the deprecated endpoint, as a UTC Date. */
+export const GET_PET_SUNSET = new Date(Date.UTC(2030, 11, 5));
+
+/** Classify a request path (relative to the base URL, without query) as one of the operations, or null. */
+export function operationOf(method: string, path: string): OperationId | null {
+  if (path === '/pets') {
+    if (method === 'GET') return 'listPets';
+    if (method === 'POST') return 'createPet';
+    return null;
+  }
+  if (method === 'GET' && /^\/pets\/[^/]+$/.test(path)) return 'getPet';
+  return null;
+}

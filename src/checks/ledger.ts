@@ -1,0 +1,149 @@
+/**
+ * The ledger collects check outcomes: failures are values with evidence, never thrown.
+ * Each (check id, plan) pair keeps counts, the first few pieces of evidence, skip reasons and info facts.
+ */
+import type { PlanName } from '../api/plans.js';
+import { headerValue, type Exchange } from '../http/exchange.js';
+import { type AnyCheckId, CATALOGUE, type CheckId } from './catalogue.js';
+
+export const MAX_EVIDENCE = 5;
+const MAX_REASONS = 5;
+const BODY_EXCERPT = 300;
+
+export interface Evidence {
+  message: string;
+  request?: string;
+  key?: string;
+  status?: number | null;
+  headers?: Record<string, string>;
+  body?: string;
+  tag?: string;
+}
+
+export type CheckStatus = 'pass' | 'fail' | 'skip';
+
+export interface Outcome {
+  id: AnyCheckId;
+  plan: PlanName | null;
+  passed: number;
+  failed: number;
+  skipped: number;
+  evidence: Evidence[];
+  skipReasons: string[];
+  info: Record<string, unknown>;
+}
+
+/** Headers worth showing as evidence: those the checks judge. The Authorization header is never recorded. */
+const EVIDENCE_HEADERS = [
+  'date',
+  'content-type',
+  'content-length',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'retry-after',
+  'www-authenticate',
+  'deprecation',
+  'sunset',
+];
+
+export function evidenceOf(ex: Exchange, message: string): Evidence {
+  const headers: Record<string, string> = {};
+  for (const h of EVIDENCE_HEADERS) {
+    const v = headerValue(ex.headers, h);
+    if (v !== undefined) headers[h] = v.length > 200 ? `${v.slice(0, 200)}…` : v;
+  }
+  const ev: Evidence = {
+    message,
+    request: `${ex.method} ${ex.path}${ex.requestBody !== null ? ` body=${ex.requestBody.slice(0, 120)}` : ''}`,
+    status: ex.status,
+    headers,
+    tag: ex.tag,
+  };
+  if (ex.keyLabel !== null) ev.key = ex.keyLabel;
+  if (ex.error) ev.message += ` [transport: ${ex.error.kind}: ${ex.error.message}]`;
+  if (ex.body.kind !== 'none') ev.body = ex.body.excerpt.slice(0, BODY_EXCERPT);
+  return ev;
+}
+
+export class Ledger {
+  private readonly outcomes = new Map<string, Outcome>();
+  /** Redacts secrets from every message before it is stored (last line of defence). */
+  constructor(private readonly redact: (s: string) => string = (s) => s) {}
+
+  private slot(id: AnyCheckId, plan: PlanName | null): Outcome {
+    const k = `${id}\u0000${plan ?? ''}`;
+    let o = this.outcomes.get(k);
+    if (!o) {
+      o = { id, plan, passed: 0, failed: 0, skipped: 0, evidence: [], skipReasons: [], info: {} };
+      this.outcomes.set(k, o);
+    }
+    return o;
+  }
+
+  pass(id: AnyCheckId, plan: PlanName | null = null, n = 1): void {
+    this.slot(id, plan).passed += n;
+  }
+
+  /** Record a failure. `ex` supplies the request line, status, headers and body excerpt. */
+  fail(id: AnyCheckId, plan: PlanName | null, message: string, ex?: Exchange): void {
+    const o = this.slot(id, plan);
+    o.failed++;
+    if (o.evidence.length < MAX_EVIDENCE) {
+      const ev = ex ? evidenceOf(ex, message) : { message };
+      o.evidence.push(this.scrub(ev));
+    }
+  }
+
+  /** A response or probe that could not be judged, with the reason (naming the check it depends on). */
+  skip(id: AnyCheckId, plan: PlanName | null, reason: string): void {
+    const o = this.slot(id, plan);
+    o.skipped++;
+    const r = this.redact(reason);
+    if (o.skipReasons.length < MAX_REASONS && !o.skipReasons.includes(r)) o.skipReasons.push(r);
+  }
+
+  /** Record a measured fact (info checks, and facts reported alongside a verdict). */
+  info(id: AnyCheckId, plan: PlanName | null, key: string, value: unknown): void {
+    this.slot(id, plan).info[key] = value;
+  }
+
+  /** Pass or fail in one call. */
+  judge(id: AnyCheckId, plan: PlanName | null, ok: boolean, message: () => string, ex?: Exchange): boolean {
+    if (ok) this.pass(id, plan);
+    else this.fail(id, plan, message(), ex);
+    return ok;
+  }
+
+  all(): Outcome[] {
+    return [...this.outcomes.values()];
+  }
+
+  /** Merge another ledger's outcomes into this one (used by parallel probes and by `petload merge`). */
+  absorb(outcomes: readonly Outcome[]): void {
+    for (const src of outcomes) {
+      const o = this.slot(src.id, src.plan);
+      o.passed += src.passed;
+      o.failed += src.failed;
+      o.skipped += src.skipped;
+      for (const e of src.evidence) if (o.evidence.length < MAX_EVIDENCE) o.evidence.push(e);
+      for (const r of src.skipReasons) if (o.skipReasons.length < MAX_REASONS && !o.skipReasons.includes(r)) o.skipReasons.push(r);
+      Object.assign(o.info, src.info);
+    }
+  }
+
+  private scrub(ev: Evidence): Evidence {
+    const json = this.redact(JSON.stringify(ev));
+    return JSON.parse(json) as Evidence;
+  }
+}
+
+export function statusOf(o: Pick<Outcome, 'passed' | 'failed' | 'skipped'>): CheckStatus {
+  if (o.failed > 0) return 'fail';
+  if (o.passed > 0) return 'pass';
+  return 'skip';
+}
+
+export function isCatalogueId(id: string): id is CheckId {
+  return id in CATALOGUE;
+}

@@ -1,0 +1,144 @@
+/**
+ * report.json, the canonical record of a run (schemaVersion 1). Every other format is rendered from it,
+ * `petload report` re-renders from it and `petload merge` combines several. Documented in README.md.
+ * It never holds an API key: keys appear only as labels.
+ */
+import { z } from 'zod';
+import { PLAN_NAMES } from '../api/plans.js';
+import { SEVERITIES } from '../checks/catalogue.js';
+
+export const REPORT_SCHEMA_VERSION = 1;
+
+export const EvidenceSchema = z.object({
+  message: z.string(),
+  request: z.string().optional(),
+  key: z.string().optional(),
+  status: z.number().int().nullable().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  body: z.string().optional(),
+  tag: z.string().optional(),
+});
+
+export const Counts = z.object({ passed: z.number().int(), failed: z.number().int(), skipped: z.number().int() });
+export const CheckStatusSchema = z.enum(['pass', 'fail', 'skip']);
+
+const PlanOutcome = z.object({
+  plan: z.enum(PLAN_NAMES).nullable(),
+  status: CheckStatusSchema,
+  counts: Counts,
+  evidence: z.array(EvidenceSchema),
+  /** Why the check was skipped (when status is skip), or why some responses were not judged. */
+  reasons: z.array(z.string()),
+  info: z.record(z.string(), z.unknown()),
+});
+
+export const CheckResultSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  severity: z.enum(SEVERITIES),
+  status: CheckStatusSchema,
+  counts: Counts,
+  /** One entry per plan the check was judged for (plan null: judged without a plan, e.g. missing key). */
+  byPlan: z.array(PlanOutcome),
+});
+
+export const LatencySummary = z.object({
+  count: z.number().int(),
+  min: z.number(),
+  mean: z.number(),
+  p50: z.number(),
+  p90: z.number(),
+  p95: z.number(),
+  p99: z.number(),
+  p999: z.number(),
+  max: z.number(),
+});
+
+export const OperationMetrics = z.object({
+  /** Operation id (listPets, createPet, getPet) or `other`. */
+  operation: z.string(),
+  count: z.number().int(),
+  statusCounts: z.record(z.string(), z.number().int()),
+  /** Milliseconds, measured from the intended send time (no coordinated omission). */
+  latency: LatencySummary,
+  /** Milliseconds, measured from the actual send time. */
+  serviceTime: LatencySummary,
+  /** Encoded HDR histograms (compressed base64, microseconds): `all` and per status class (2xx, 4xx, 429, 5xx, error). */
+  histograms: z.record(z.string(), z.string()),
+});
+
+export const TimelineBucket = z.object({
+  /** Bucket start, ms since the run started (real time). */
+  t: z.number(),
+  sent: z.number().int(),
+  s2xx: z.number().int(),
+  s4xx: z.number().int(),
+  s429: z.number().int(),
+  s5xx: z.number().int(),
+  errors: z.number().int(),
+  p99: z.number().nullable(),
+});
+
+export const KeyTimeline = z.object({
+  key: z.string(),
+  plan: z.enum(PLAN_NAMES),
+  /** [t ms since start, Remaining, Limit], downsampled to a bounded size. */
+  remaining: z.array(z.tuple([z.number(), z.number(), z.number()])),
+  /** [t ms since start, Retry-After seconds or null] for every 429 (bounded). */
+  refusals: z.array(z.tuple([z.number(), z.number().nullable()])),
+});
+
+export const ThresholdResult = z.object({
+  expression: z.string(),
+  checkId: z.string(),
+  severity: z.enum(SEVERITIES),
+  observed: z.number().nullable(),
+  unit: z.string(),
+  ok: z.boolean(),
+});
+
+export const ReportSchema = z.object({
+  schemaVersion: z.literal(REPORT_SCHEMA_VERSION),
+  tool: z.object({ name: z.literal('petload'), version: z.string() }),
+  scenario: z.object({ name: z.string(), description: z.string().optional(), file: z.string().optional() }),
+  target: z.object({
+    url: z.string(),
+    embedded: z.boolean(),
+    timeScale: z.number(),
+    faults: z.array(z.string()),
+    variant: z.record(z.string(), z.string()).optional(),
+  }),
+  plans: z.array(z.enum(PLAN_NAMES)),
+  keys: z.array(z.object({ label: z.string(), plan: z.enum(PLAN_NAMES), sacrificial: z.boolean() })),
+  startedAt: z.string(),
+  endedAt: z.string(),
+  durationMs: z.number(),
+  verdict: z.enum(['pass', 'fail', 'aborted']),
+  exitCode: z.number().int(),
+  abortReason: z.string().optional(),
+  summary: z.object({
+    checks: z.number().int(),
+    passed: z.number().int(),
+    failed: z.number().int(),
+    warnings: z.number().int(),
+    skipped: z.number().int(),
+  }),
+  checks: z.array(CheckResultSchema),
+  thresholds: z.array(ThresholdResult),
+  totals: z.object({
+    requests: z.number().int(),
+    dropped: z.number().int(),
+    transportErrors: z.number().int(),
+    statusCounts: z.record(z.string(), z.number().int()),
+    rps: z.number(),
+  }),
+  operations: z.array(OperationMetrics),
+  timeline: z.object({ bucketMs: z.number(), buckets: z.array(TimelineBucket) }),
+  keyTimelines: z.array(KeyTimeline),
+  /** Facts the run measured where the interface is silent (e.g. "limit=101 is clamped"). */
+  notes: z.array(z.string()),
+});
+
+export type Report = z.infer<typeof ReportSchema>;
+export type CheckResult = z.infer<typeof CheckResultSchema>;
+export type OperationMetricsT = z.infer<typeof OperationMetrics>;

@@ -1,0 +1,95 @@
+/**
+ * The Exchange: one request and what came back, as the checks see it. Produced by the HTTP client
+ * (src/http/client.ts), consumed by checks and metrics. It never holds an API key: only the key's label.
+ */
+import type { OperationId } from '../api/operations.js';
+import type { PlanName } from '../api/plans.js';
+import type { ApiKey } from '../config/keys-file.js';
+
+/** Lower-cased header name → value; repeated headers keep every value as an array. */
+export type HeaderMap = Record<string, string | string[]>;
+
+export type ParsedBody =
+  | { kind: 'none' }
+  /** `value` comes from a lossless parse: integers beyond 2^53 are bigints. */
+  | { kind: 'json'; value: unknown; excerpt: string }
+  | { kind: 'text'; excerpt: string }
+  | { kind: 'unparseable'; error: string; excerpt: string }
+  /** Reading stopped at the body cap. */
+  | { kind: 'too-large'; bytesRead: number; excerpt: string };
+
+export type TransportErrorKind = 'timeout' | 'reset' | 'refused' | 'truncated' | 'protocol' | 'aborted' | 'other';
+
+export interface TransportError {
+  kind: TransportErrorKind;
+  message: string;
+}
+
+/** How a request authenticated: with a key of the keys file, with nothing, or with a deliberately bad credential. */
+export type AuthKind = 'valid' | 'none' | 'invalid';
+
+export interface Exchange {
+  /** Run-wide sequence number, in send order. */
+  readonly seq: number;
+  readonly operation: OperationId | null;
+  readonly method: string;
+  /** Path and query relative to the base URL, e.g. `/pets?limit=5`. */
+  readonly path: string;
+  readonly auth: AuthKind;
+  /** The key's label and plan when auth is 'valid'; a description of the credential otherwise. */
+  readonly keyLabel: string | null;
+  readonly plan: PlanName | null;
+  /** Excerpt of the request body sent, if any (never contains a key). */
+  readonly requestBody: string | null;
+  /** Null when no response arrived (see `error`). */
+  readonly status: number | null;
+  readonly headers: HeaderMap;
+  readonly body: ParsedBody;
+  readonly error: TransportError | null;
+  /** Monotonic times on the run clock (ms): intended send, actual send, headers received, body done. */
+  readonly timing: { intended: number; sent: number; headers: number | null; done: number };
+  /** Wall time on the run clock (epoch ms) when the response was complete. */
+  readonly localTime: number;
+  /** True when another request on the same key was in flight at any time during this one. */
+  overlapped: boolean;
+  /** Who sent it: a probe name or an executor name. */
+  readonly tag: string;
+}
+
+export interface RequestSpec {
+  operation: OperationId | null;
+  method: string;
+  /** Path and query relative to the base URL. */
+  path: string;
+  /** A key of the keys file, or a deliberate credential for auth probes. */
+  auth: { kind: 'key'; key: ApiKey } | { kind: 'none' } | { kind: 'raw'; header: string; label: string };
+  /** Raw request body text (sent with content-type application/json unless contentType says otherwise). */
+  body?: string;
+  contentType?: string;
+  /** Intended send time (monotonic ms on the run clock); defaults to now. */
+  intended?: number;
+  tag: string;
+  signal?: AbortSignal;
+}
+
+export interface HttpClient {
+  /** Never throws for anything the target does: transport failures become `exchange.error`. */
+  send(spec: RequestSpec): Promise<Exchange>;
+  /** Number of requests in flight now. */
+  inFlight(): number;
+  close(): Promise<void>;
+}
+
+/** All values of a header (lower-case name). */
+export function headerValues(headers: HeaderMap, name: string): string[] {
+  const v = headers[name];
+  if (v === undefined) return [];
+  return Array.isArray(v) ? v : [v];
+}
+
+/** The single value of a header, or undefined when absent; repeated values are joined with ", ". */
+export function headerValue(headers: HeaderMap, name: string): string | undefined {
+  const v = headers[name];
+  if (v === undefined) return undefined;
+  return Array.isArray(v) ? v.join(', ') : v;
+}
