@@ -68,7 +68,7 @@ export const OperationMetrics = z.object({
 });
 
 export const TimelineBucket = z.object({
-  /** Bucket start, ms since the run started (real time). */
+  /** Bucket start, ms since the run started, on the run clock (scaled like the target's clock). */
   t: z.number(),
   sent: z.number().int(),
   s2xx: z.number().int(),
