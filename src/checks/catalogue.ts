@@ -60,6 +60,7 @@ export const CATALOGUE = {
   'backoff.respects-retry-after': { family: 'client', severity: 'critical', title: 'petload never sends on a key while its Retry-After runs' },
   'backoff.no-ban': { family: 'client', severity: 'critical', title: 'petload\'s backoff never gets a key banned at 150% of the plan' },
   'ban.probe': { family: 'client', severity: 'info', title: 'Ban threshold, status, duration and recovery (opt-in, sacrificial key)' },
+  'load.capacity': { family: 'client', severity: 'info', title: 'Maximum throughput through autocannon: requests/s, latency, non-2xx, errors (measured)' },
 } as const satisfies Record<string, CheckMeta>;
 
 export type CheckId = keyof typeof CATALOGUE;

@@ -67,16 +67,21 @@ export function evidenceOf(ex: Exchange, message: string): Evidence {
 }
 
 export class Ledger {
-  private readonly outcomes = new Map<string, Outcome>();
+  /** id → plan ('' for none) → outcome: nested maps, so that the hot path builds no string key. */
+  private readonly outcomes = new Map<AnyCheckId, Map<PlanName | '', Outcome>>();
   /** Redacts secrets from every message before it is stored (last line of defence). */
   constructor(private readonly redact: (s: string) => string = (s) => s) {}
 
   private slot(id: AnyCheckId, plan: PlanName | null): Outcome {
-    const k = `${id}\u0000${plan ?? ''}`;
-    let o = this.outcomes.get(k);
+    let byPlan = this.outcomes.get(id);
+    if (!byPlan) {
+      byPlan = new Map();
+      this.outcomes.set(id, byPlan);
+    }
+    let o = byPlan.get(plan ?? '');
     if (!o) {
       o = { id, plan, passed: 0, failed: 0, skipped: 0, evidence: [], skipReasons: [], info: {} };
-      this.outcomes.set(k, o);
+      byPlan.set(plan ?? '', o);
     }
     return o;
   }
@@ -116,7 +121,7 @@ export class Ledger {
   }
 
   all(): Outcome[] {
-    return [...this.outcomes.values()];
+    return [...this.outcomes.values()].flatMap((m) => [...m.values()]);
   }
 
   /** Merge another ledger's outcomes into this one (used by parallel probes and by `petload merge`). */

@@ -1,8 +1,13 @@
 /**
  * Turns zod issues into messages that name where (file, path), what was expected and what was found,
  * with a did-you-mean for misspelt keys and names.
+ *
+ * Custom messages given to a schema (`z.string({ error: 'expected a duration such as 30s' })`,
+ * `.min(1, 'at least one key')`, refinements) are used as the "expected" part; zod's own default
+ * messages are replaced by plainer words. A custom message that already says what was found (it
+ * contains "found") is used whole.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /** Levenshtein distance, small inputs only. */
 export function editDistance(a: string, b: string): number {
@@ -45,8 +50,36 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out === '' ? '(top level)' : out;
 }
 
+/** One issue, located by its path in the parsed document. */
+export interface DescribedIssue {
+  readonly path: readonly PropertyKey[];
+  /** `key` when the issue is the key at `path` itself (an unknown key), `value` when it is about its value. */
+  readonly at: 'key' | 'value';
+  /** What was expected and what was found, e.g. `expected a number >= 1, found number 0`. */
+  readonly text: string;
+}
+
+export interface DescribeOptions {
+  /** Paths whose values are secret: their values are never shown. */
+  readonly mask?: (path: readonly PropertyKey[]) => boolean;
+  /** The schema that was parsed: unknown keys then list the accepted keys, with a did-you-mean. */
+  readonly schema?: z.ZodType;
+}
+
+type Issue = z.core.$ZodIssue;
+
+const TYPE_NAMES: Record<string, string> = {
+  object: 'a mapping',
+  array: 'a list',
+  string: 'a string',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+  null: 'null',
+};
+
 function describeFound(input: unknown): string {
-  if (input === undefined) return 'nothing';
+  if (input === undefined) return 'nothing (the key is missing)';
   if (input === null) return 'null';
   if (typeof input === 'string') return JSON.stringify(input.length > 60 ? `${input.slice(0, 60)}…` : input);
   if (Array.isArray(input)) return 'a list';
@@ -54,52 +87,240 @@ function describeFound(input: unknown): string {
   return `${typeof input} ${String(input)}`;
 }
 
+function isRecord(v: unknown): v is Record<PropertyKey, unknown> {
+  return v !== null && typeof v === 'object';
+}
+
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let cur: unknown = root;
   for (const seg of path) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[seg];
+    if (!isRecord(cur)) return undefined;
+    cur = cur[seg];
   }
   return cur;
+}
+
+/** zod's own English messages start like this; anything else was written for the schema. */
+function isDefaultMessage(message: string): boolean {
+  return /^(Invalid|Too small|Too big|Unrecognized)\b/.test(message);
+}
+
+function hintFor(found: unknown, candidates: readonly string[]): string {
+  const hint = typeof found === 'string' ? didYouMean(found, candidates) : undefined;
+  return hint === undefined ? '' : ` (did you mean "${hint}"?)`;
+}
+
+function bound(issue: { origin: string; inclusive?: boolean }, n: unknown, small: boolean): string {
+  const count = Number(n);
+  switch (issue.origin) {
+    case 'array':
+    case 'set':
+      return `${small ? 'at least' : 'at most'} ${count} item${count === 1 ? '' : 's'}`;
+    case 'string':
+      if (small && count === 1) return 'a non-empty string';
+      return `a string of ${small ? 'at least' : 'at most'} ${count} character${count === 1 ? '' : 's'}`;
+    default:
+      return `a number ${small ? '>' : '<'}${issue.inclusive ? '=' : ''} ${String(n)}`;
+  }
+}
+
+// --- Walking a schema along a path, to learn which keys an object there accepts ---------------------
+
+/** The parts of zod 4's schema definitions (`schema._zod.def`) that the walk reads. */
+interface Def {
+  readonly type: string;
+  readonly shape?: Record<string, Walkable>;
+  readonly innerType?: Walkable;
+  readonly in?: Walkable;
+  readonly out?: Walkable;
+  readonly element?: Walkable;
+  readonly options?: readonly Walkable[];
+  readonly discriminator?: string;
+  readonly valueType?: Walkable;
+  readonly items?: readonly Walkable[];
+  readonly getter?: () => Walkable;
+}
+interface Walkable {
+  readonly _zod: { readonly def: Def };
+}
+
+/** The object/array/record/tuple schemas that `s` may validate `value` with, wrappers removed. */
+function containers(s: Walkable, value: unknown): Walkable[] {
+  const d = s._zod.def;
+  switch (d.type) {
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'prefault':
+    case 'readonly':
+    case 'catch':
+    case 'nonoptional':
+      return containers(d.innerType!, value);
+    case 'lazy':
+      return containers(d.getter!(), value);
+    case 'pipe': {
+      const first = containers(d.in!, value);
+      return first.length > 0 ? first : containers(d.out!, value);
+    }
+    case 'union': {
+      const disc = d.discriminator;
+      const all = d.options!.flatMap((o) => containers(o, value));
+      if (disc === undefined || !isRecord(value)) return all;
+      const matching = all.filter((o) => {
+        const field = o._zod.def.shape?.[disc];
+        return field !== undefined && z.safeParse(field as unknown as z.ZodType, value[disc]).success;
+      });
+      return matching.length > 0 ? matching : all;
+    }
+    case 'object':
+    case 'array':
+    case 'record':
+    case 'tuple':
+      return [s];
+    default:
+      return [];
+  }
+}
+
+function containersAt(schema: Walkable, path: readonly PropertyKey[], input: unknown): Walkable[] {
+  let value = input;
+  let cur = containers(schema, value);
+  for (const seg of path) {
+    value = isRecord(value) ? value[seg] : undefined;
+    cur = cur
+      .flatMap((s): Walkable[] => {
+        const d = s._zod.def;
+        if (d.type === 'object') return d.shape?.[String(seg)] ? [d.shape[String(seg)]!] : [];
+        if (d.type === 'array') return typeof seg === 'number' ? [d.element!] : [];
+        if (d.type === 'record') return [d.valueType!];
+        if (d.type === 'tuple') return typeof seg === 'number' && d.items?.[seg] ? [d.items[seg]!] : [];
+        return [];
+      })
+      .flatMap((s) => containers(s, value));
+  }
+  return cur;
+}
+
+function knownKeysAt(schema: z.ZodType | undefined, path: readonly PropertyKey[], input: unknown): string[] {
+  if (schema === undefined) return [];
+  const keys = containersAt(schema as unknown as Walkable, path, input).flatMap((s) => Object.keys(s._zod.def.shape ?? {}));
+  return [...new Set(keys)];
+}
+
+// --- Unions: report the branch the input was meant for ------------------------------------------------
+
+/**
+ * The branch the author meant: one that got past the value itself (it complains about something inside),
+ * else one with a specific complaint about the value (a bound, a failed parse), fewest complaints first.
+ * Undefined when every branch merely rejects the value's type or literal: the union then speaks for itself.
+ */
+function meantBranch(branches: readonly (readonly Issue[])[]): readonly Issue[] | undefined {
+  const deep = (b: readonly Issue[]) => b.some((i) => i.path.length > 0);
+  const specific = (b: readonly Issue[]) => b.some((i) => i.code !== 'invalid_type' && i.code !== 'invalid_value');
+  const fewest = (bs: readonly (readonly Issue[])[]) => [...bs].sort((a, b) => a.length - b.length)[0];
+  return fewest(branches.filter(deep)) ?? fewest(branches.filter(specific));
+}
+
+/** What a union accepts, from its branches' complaints about the value itself. */
+function unionExpected(branches: readonly (readonly Issue[])[]): { expected: string; names: string[] } {
+  const parts: string[] = [];
+  const names: string[] = [];
+  for (const b of branches) {
+    for (const i of b) {
+      if (i.path.length > 0) continue;
+      if (i.code === 'invalid_type') parts.push(TYPE_NAMES[i.expected] ?? i.expected);
+      else if (i.code === 'invalid_value') {
+        const vs = i.values.map(String);
+        names.push(...vs);
+        parts.push(vs.join(', '));
+      }
+    }
+  }
+  return { expected: [...new Set(parts)].join(' or '), names };
+}
+
+/** Describe every issue: one entry per problem (an unknown key each), with full paths. */
+export function describeIssues(error: z.ZodError, input: unknown, options: DescribeOptions = {}): DescribedIssue[] {
+  const mask = options.mask ?? (() => false);
+  const out: DescribedIssue[] = [];
+
+  const visit = (issue: Issue, base: readonly PropertyKey[]): void => {
+    const path = [...base, ...issue.path];
+    const value = valueAt(input, path);
+    const secret = mask(path);
+    const found = secret ? '(a secret value, not shown)' : describeFound(value);
+    const candidatesHint = (names: readonly string[]) => (secret ? '' : hintFor(value, names));
+    const push = (text: string) => out.push({ path, at: 'value', text });
+    const custom = isDefaultMessage(issue.message) ? undefined : issue.message;
+
+    switch (issue.code) {
+      case 'unrecognized_keys': {
+        const known = knownKeysAt(options.schema, path, input);
+        const present = isRecord(value) ? Object.keys(value) : [];
+        const absent = known.filter((k) => !present.includes(k));
+        for (const key of issue.keys) {
+          const hint = didYouMean(key, absent);
+          const expected = known.length > 0 ? `expected one of the keys ${known.join(', ')}, found ` : '';
+          out.push({
+            path: [...path, key],
+            at: 'key',
+            text: `${expected}unknown key "${key}"${hint ? ` (did you mean "${hint}"?)` : ''}`,
+          });
+        }
+        return;
+      }
+      case 'invalid_union': {
+        const u = issue as Issue & { note?: string; options?: readonly unknown[] };
+        if (u.note === 'No matching discriminator' && u.options) {
+          const names = u.options.map(String);
+          push(`expected one of ${names.join(', ')}, found ${found}${candidatesHint(names)}`);
+          return;
+        }
+        const branch = meantBranch(issue.errors);
+        if (branch) {
+          for (const i of branch) visit(i, path);
+          return;
+        }
+        const { expected, names } = unionExpected(issue.errors);
+        push(`${custom ?? `expected ${expected}`}, found ${found}${candidatesHint(names)}`);
+        return;
+      }
+      case 'invalid_value': {
+        const names = issue.values.map(String);
+        const expected = custom ?? (names.length === 1 ? `expected ${names[0]}` : `expected one of ${names.join(', ')}`);
+        push(`${expected}, found ${found}${candidatesHint(names)}`);
+        return;
+      }
+      case 'invalid_type':
+        push(`${custom ?? `expected ${TYPE_NAMES[issue.expected] ?? issue.expected}`}, found ${found}`);
+        return;
+      case 'too_small':
+        push(`${custom ?? `expected ${bound(issue, issue.minimum, true)}`}, found ${found}`);
+        return;
+      case 'too_big':
+        push(`${custom ?? `expected ${bound(issue, issue.maximum, false)}`}, found ${found}`);
+        return;
+      default:
+        if (custom !== undefined && /\bfound\b/.test(custom)) push(custom);
+        else push(`${issue.message}${value !== undefined ? `, found ${found}` : ''}`);
+    }
+  };
+
+  for (const issue of error.issues) visit(issue, []);
+  return out;
 }
 
 /**
  * One line per issue: `<path>: expected <what>, found <what> (did you mean "x"?)`.
  * `input` is the parsed document, so that the found value can be shown. Secrets must be masked by the
- * caller (pass `mask` for paths whose values are secret).
+ * caller (pass `mask` for paths whose values are secret). Pass the parsed `schema` to get the accepted
+ * keys and a did-you-mean for unknown keys.
  */
 export function formatIssues(
   error: z.ZodError,
   input: unknown,
   mask: (path: readonly PropertyKey[]) => boolean = () => false,
+  schema?: z.ZodType,
 ): string[] {
-  return error.issues.map((issue) => {
-    const path = issue.path;
-    const where = formatPath(path);
-    const found = mask(path) ? '(a secret value, not shown)' : describeFound(valueAt(input, path));
-    switch (issue.code) {
-      case 'unrecognized_keys': {
-        const parent = valueAt(input, path);
-        const known = Object.keys((issue as { shape?: object }).shape ?? {});
-        return issue.keys
-          .map((k) => {
-            const at = formatPath([...path, k]);
-            const hint = known.length > 0 ? didYouMean(k, known) : undefined;
-            void parent;
-            return `${at}: unknown key${hint ? ` (did you mean "${hint}"?)` : ''}`;
-          })
-          .join('\n');
-      }
-      case 'invalid_value': {
-        const values = (issue.values as unknown[]).map((v) => String(v));
-        const got = valueAt(input, path);
-        const hint = typeof got === 'string' ? didYouMean(got, values) : undefined;
-        return `${where}: expected one of ${values.join(', ')}, found ${found}${hint ? ` (did you mean "${hint}"?)` : ''}`;
-      }
-      case 'invalid_type':
-        return `${where}: expected ${issue.expected}, found ${found}`;
-      default:
-        return `${where}: ${issue.message}${found !== 'nothing' ? `, found ${found}` : ''}`;
-    }
-  });
+  return describeIssues(error, input, { mask, ...(schema ? { schema } : {}) }).map((i) => `${formatPath(i.path)}: ${i.text}`);
 }

@@ -1,0 +1,151 @@
+/**
+ * The backoff policy: per key, when it may be sent on again, and whether it is suspected banned.
+ *
+ * - After a refusal, the key waits the larger of what the target says (Retry-After; and Reset when the
+ *   refused window is the one described, Remaining 0) and a full-jitter exponential backoff
+ *   `random(0, min(cap, base * 2^n))`, n counting the earlier refusals of the streak. A refusal that says
+ *   nothing usable (no Retry-After, no usable Reset) waits the minute window's length.
+ * - After a response with Remaining 0, the key pauses until Reset (when Reset is usable): the next request
+ *   would only be refused.
+ * - A key still refused for a request sent after both the Retry-After and the Reset of the streak's first
+ *   refusal had passed (+1 s of rounding) is suspected banned: it is marked in the key states and no
+ *   request is ever sent on it again.
+ * - Once a refused key's wait is over, it takes one request at a time until one is answered (like a
+ *   circuit breaker's half-open state): no herd of requests lands on a window that may still be refusing,
+ *   and the request that tells a ban apart is the only one on its way.
+ * Refusals of requests that were already on their way when the previous refusal arrived belong to the same
+ * refusal: they do not lengthen the backoff.
+ */
+import type { ApiKey } from '../config/keys-file.js';
+import type { Clock } from '../engine/clock.js';
+import { TOLERANCE_MS, type KeyStates } from '../engine/key-state.js';
+import type { Exchange } from '../http/exchange.js';
+import { fullJitter } from './jitter.js';
+import { isAccepted, isRefusal, MINUTE_MS, readWindow, retryAfterWaitMs, type ResponseWindow } from './response.js';
+
+export interface BackoffOptions {
+  /** Without backoff, a refusal still waits what the target says, but there is no jitter and no retry. */
+  readonly enabled: boolean;
+  readonly baseMs: number;
+  readonly capMs: number;
+  readonly random?: () => number;
+}
+
+/** What a response meant for its key. */
+export type Verdict = 'accepted' | 'answered' | 'refused' | 'banned' | 'no-response';
+
+interface KeyBackoff {
+  /** Counted refusals in a row (the `n` of the jitter). */
+  streak: number;
+  /** Local run-clock time the latest refusal was received. */
+  lastRefusalAt: number;
+  /** No request on the key before this local run-clock time. */
+  readyAt: number;
+  /** When the streak's first refusal is over by what the target said (+rounding); null outside a streak. */
+  clearAt: number | null;
+  /** The refusal that opened the streak, for the log line. */
+  firstRefusal: Exchange | null;
+  /** When the one request allowed while the key is half-open (after a refusal) was sent; null: none on its way. */
+  probeSentAt: number | null;
+}
+
+export interface SuspectedBan {
+  key: ApiKey;
+  /** The refusal of a request sent after the first refusal's wait had passed. */
+  refusal: Exchange;
+  firstRefusal: Exchange | null;
+}
+
+export class BackoffPolicy {
+  private readonly states = new Map<string, KeyBackoff>();
+  private readonly random: () => number;
+
+  constructor(
+    private readonly keyStates: KeyStates,
+    private readonly clock: Clock,
+    private readonly options: BackoffOptions,
+    private readonly onBan: (ban: SuspectedBan) => void,
+  ) {
+    this.random = options.random ?? Math.random;
+  }
+
+  private state(key: ApiKey): KeyBackoff {
+    let s = this.states.get(key.label);
+    if (s === undefined) {
+      // A wait left by the probes' traffic still holds, bounded by the minute window from now.
+      const inherited = Math.min(this.keyStates.get(key).blockedUntil, this.clock.now() + MINUTE_MS + TOLERANCE_MS);
+      s = { streak: 0, lastRefusalAt: -Infinity, readyAt: inherited, clearAt: null, firstRefusal: null, probeSentAt: null };
+      this.states.set(key.label, s);
+    }
+    return s;
+  }
+
+  isBanned(key: ApiKey): boolean {
+    return this.keyStates.get(key).suspectedBan;
+  }
+
+  /** Local run-clock time from which the key may be sent on. */
+  readyAt(key: ApiKey): number {
+    return this.state(key).readyAt;
+  }
+
+  /** Whether a request may be sent on the key at local run-clock time `now`. */
+  isFree(key: ApiKey, now: number): boolean {
+    const s = this.state(key);
+    return s.readyAt <= now && !(s.clearAt !== null && s.probeSentAt !== null) && !this.isBanned(key);
+  }
+
+  /** Call when a request is sent on the key at local run-clock time `at` (the `sentAt` of its response). */
+  noteSent(key: ApiKey, at: number): void {
+    const s = this.state(key);
+    if (s.clearAt !== null && s.probeSentAt === null) s.probeSentAt = at;
+  }
+
+  /**
+   * Learn from the response to a request sent on `key` at local run-clock time `sentAt`; `w` is the
+   * response's window (readWindow). 'banned' is returned once, for the refusal that made the key suspected.
+   */
+  onResponse(key: ApiKey, sentAt: number, ex: Exchange, w: ResponseWindow = readWindow(ex, key)): Verdict {
+    const s = this.state(key);
+    if (s.probeSentAt !== null && sentAt >= s.probeSentAt) s.probeSentAt = null;
+    if (ex.status === null) return 'no-response';
+    if (!isRefusal(ex)) {
+      // Only an answer to a request sent after the latest refusal was known ends the streak: one that was
+      // already on its way says nothing about whether the refusal is over.
+      if (sentAt >= s.lastRefusalAt) {
+        s.streak = 0;
+        s.clearAt = null;
+        s.firstRefusal = null;
+      }
+      if (w.remaining === 0 && w.resetLocal !== null) s.readyAt = Math.max(s.readyAt, w.resetLocal);
+      return isAccepted(ex) ? 'accepted' : 'answered';
+    }
+    if (this.isBanned(key)) return 'refused';
+    if (s.clearAt !== null && sentAt >= s.clearAt) {
+      this.keyStates.get(key).suspectedBan = true;
+      this.onBan({ key, refusal: ex, firstRefusal: s.firstRefusal });
+      return 'banned';
+    }
+    const now = ex.localTime;
+    if (sentAt >= s.lastRefusalAt) s.streak++;
+    s.lastRefusalAt = now;
+    const told = this.toldEnd(ex, w);
+    const jitter = this.options.enabled ? fullJitter(s.streak - 1, this.options.baseMs, this.options.capMs, this.random) : 0;
+    s.readyAt = Math.max(s.readyAt, told, now + jitter);
+    if (s.clearAt === null) {
+      s.clearAt = told + TOLERANCE_MS;
+      s.firstRefusal = ex;
+    }
+    return 'refused';
+  }
+
+  /** When the refusal is over by what the target said: the later of Retry-After and Reset (of an exhausted window). */
+  private toldEnd(ex: Exchange, w: ResponseWindow): number {
+    const now = ex.localTime;
+    const ra = retryAfterWaitMs(ex, w);
+    const raEnd = ra === null ? null : now + ra;
+    const resetEnd = w.remaining === 0 ? w.resetLocal : null;
+    if (raEnd === null && resetEnd === null) return now + MINUTE_MS;
+    return Math.max(raEnd ?? -Infinity, resetEnd ?? -Infinity);
+  }
+}

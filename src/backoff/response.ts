@@ -1,0 +1,69 @@
+/**
+ * What one response on a valid key tells the backoff policy: whether it is a refusal, the window its
+ * rate-limit headers describe, where that window ends on the local run clock, and how long a wait it can
+ * justify. Every figure the target sends is bounded by the window length before it is trusted (ground rules:
+ * "Waits follow what the target says, bounded by the window length").
+ */
+import { DAY_S, MINUTE_S, windowOfLimit, type WindowName } from '../api/plans.js';
+import type { ApiKey } from '../config/keys-file.js';
+import { retryAfterMs, serverOffset, TOLERANCE_MS } from '../engine/key-state.js';
+import type { Exchange } from '../http/exchange.js';
+import { parseRateLimit } from '../http/headers.js';
+
+export const MINUTE_MS = MINUTE_S * 1000;
+export const DAY_MS = DAY_S * 1000;
+
+/**
+ * A refusal: 429, or a status that also means "not now" for a valid key: 503 with a Retry-After (RFC 9110
+ * §10.2.3), and 403 (a ban's status is undocumented; treating it as a refusal stops traffic on the key).
+ */
+export function isRefusal(ex: Exchange): boolean {
+  const s = ex.status;
+  return s === 429 || s === 403 || (s === 503 && ex.headers['retry-after'] !== undefined);
+}
+
+export const isAccepted = (ex: Exchange): boolean => ex.status !== null && ex.status >= 200 && ex.status < 300;
+
+export interface ResponseWindow {
+  /** The key's window the Limit names (null: absent, unusable, or a figure of neither window). */
+  window: WindowName | null;
+  remaining: number | null;
+  /** Reset as a Unix second, when present and well formed. */
+  reset: number | null;
+  /** Local run-clock time (epoch ms) by which the described window has ended; null when Reset is unusable. */
+  resetLocal: number | null;
+}
+
+/**
+ * The window a response describes. Reset is converted to the local clock with the Date header (which floors
+ * the server's time, so the local end is never early), and is unusable when it is in the past or further
+ * than the described window's length (+1 s): milliseconds, or seconds-until-reset, are caught that way.
+ */
+export function readWindow(ex: Exchange, key: ApiKey): ResponseWindow {
+  const rl = parseRateLimit(ex.headers);
+  const window = rl.limit.ok ? windowOfLimit(rl.limit.value, key.limits) : null;
+  const remaining = rl.remaining.ok ? rl.remaining.value : null;
+  const reset = rl.reset.ok ? rl.reset.value : null;
+  let resetLocal: number | null = null;
+  if (reset !== null && window !== null) {
+    const local = reset * 1000 + serverOffset(ex);
+    const lengthMs = window === 'day' ? DAY_MS : MINUTE_MS;
+    if (local >= ex.localTime - TOLERANCE_MS && local <= ex.localTime + lengthMs + TOLERANCE_MS) resetLocal = local;
+  }
+  return { window, remaining, reset, resetLocal };
+}
+
+/**
+ * The longest wait a refusal can justify (ms), as backoff.respects-retry-after reads it: the minute when the
+ * refused window is the minute window the headers describe (Remaining 0), else the day, since another window
+ * refused or the headers do not say which; one second of rounding on top.
+ */
+export function waitBoundMs(w: ResponseWindow): number {
+  return (w.window === 'minute' && w.remaining === 0 ? MINUTE_MS : DAY_MS) + TOLERANCE_MS;
+}
+
+/** The wait Retry-After asks for (ms, bounded), or null when it is missing or unreadable. */
+export function retryAfterWaitMs(ex: Exchange, w: ResponseWindow): number | null {
+  const ms = retryAfterMs(ex);
+  return ms === null ? null : Math.min(ms, waitBoundMs(w));
+}

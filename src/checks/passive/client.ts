@@ -1,0 +1,67 @@
+/**
+ * backoff.respects-retry-after: petload's own discipline. Once a 429 with a usable Retry-After has been
+ * received on a key (at its timing.done), no request on that key may be sent before the wait is over.
+ * Per key, only the last few holds are kept: memory does not grow with the run.
+ */
+import type { RetryAfterWait } from './retry-after.js';
+import type { Recorder, View } from './view.js';
+
+interface Hold {
+  /** Monotonic run-clock ms when the 429 was received. */
+  from: number;
+  until: number;
+  raw: string;
+}
+
+/** Holds kept per key; an older one can only catch a request that was in flight for several 429s. */
+const MAX_HOLDS = 4;
+
+/**
+ * The wait a 429 imposes on the client, in run-clock ms. Chosen where the catalogue is silent:
+ * - it is capped by what the target itself says elsewhere: the time to Reset when Reset is a usable
+ *   timestamp (and the refusing window's), else the window length. The ground rules bound every wait by
+ *   the window, so a Retry-After in milliseconds does not oblige the client to wait 1000 times too long
+ *   (retry-after.plausible fails that target instead);
+ * - instants (an HTTP-date, Reset) are measured from the later of the server's Date and the local clock:
+ *   the shorter reading, since Date is truncated to the second.
+ */
+export function obligationMs(v: View, wait: RetryAfterWait): number {
+  const now = Math.max(v.nowMs, v.ex.localTime);
+  const asked = wait.untilEpochMs === null ? wait.waitS * 1000 : wait.untilEpochMs - now;
+  const cap = wait.resetEpochMs === null ? wait.boundS * 1000 : wait.resetEpochMs - now;
+  return Math.min(asked, cap);
+}
+
+/**
+ * `clockScale`: the run clock runs that many times faster than real time; the slack of 2 real ms (timer
+ * granularity) is 2 × clockScale clock ms. Traffic tagged `ban…` (the opt-in ban probe) is deliberate and exempt.
+ */
+export function createBackoffJudge(clockScale: number): (v: View, wait: RetryAfterWait | null, r: Recorder) => void {
+  const slackMs = 2 * clockScale;
+  const holdsByKey = new Map<string, Hold[]>();
+  return (v, wait, r) => {
+    const { ex } = v;
+    if (ex.auth !== 'valid' || ex.keyLabel === null) return;
+    let holds = holdsByKey.get(ex.keyLabel);
+    if (ex.tag.startsWith('ban')) {
+      r.skip('backoff.respects-retry-after', ex, 'deliberate ban-probe traffic is exempt');
+    } else {
+      const sent = ex.timing.sent;
+      const hit = holds?.find((h) => sent > h.from && sent < h.until - slackMs);
+      if (hit === undefined) r.pass('backoff.respects-retry-after', ex);
+      else {
+        r.fail(
+          'backoff.respects-retry-after',
+          ex,
+          `sent ${Math.round(sent - hit.from)} ms after a 429 whose Retry-After ${JSON.stringify(hit.raw)} held the key for ${Math.round(hit.until - hit.from)} ms (run-clock ms)`,
+        );
+      }
+    }
+    if (wait === null) return;
+    const ms = obligationMs(v, wait);
+    if (!(ms > 0)) return;
+    if (holds === undefined) holdsByKey.set(ex.keyLabel, (holds = []));
+    holds.push({ from: ex.timing.done, until: ex.timing.done + ms, raw: wait.raw.slice(0, 40) });
+    if (holds.length > MAX_HOLDS) holds.shift();
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * Contract checks on every exchange: transport, server errors, documented statuses, content type,
+ * error bodies. Each judges one property; bodies it cannot read are skipped naming the owning check.
+ */
+import { OPERATIONS } from '../../api/operations.js';
+import { ErrorBody } from '../../api/schemas.js';
+import { headerValues } from '../../http/exchange.js';
+import { formatIssues } from '../../config/zod-issues.js';
+import type { RequestScope } from './request.js';
+import { declaresJson, is2xx, JSON_MEDIA_TYPE, type Recorder, type View } from './view.js';
+
+/** At most this many schema issues are spelled out in one failure message. */
+const MAX_ISSUES = 3;
+
+/** One line of at most MAX_ISSUES zod issues, located by path. */
+export function issueSummary(error: Parameters<typeof formatIssues>[0], input: unknown): string {
+  const lines = formatIssues(error, input);
+  const more = lines.length > MAX_ISSUES ? ` (+${lines.length - MAX_ISSUES} more)` : '';
+  return lines.slice(0, MAX_ISSUES).join('; ') + more;
+}
+
+/**
+ * contract.transport: a whole HTTP response, and a body that parses as its Content-Type says.
+ * Chosen: a body over the read cap is not a transport failure (the content is simply big; the checks
+ * that need it skip it); an exchange aborted by petload itself (interrupt, ban guard) is skipped.
+ */
+export function judgeTransport(v: View, r: Recorder): void {
+  const { ex } = v;
+  if (ex.error?.kind === 'aborted') return r.skip('contract.transport', ex, 'aborted by petload itself, not judged');
+  if (ex.error !== null) return r.fail('contract.transport', ex, `no whole HTTP response (${ex.error.kind})`);
+  if (ex.status === null) return r.fail('contract.transport', ex, 'no HTTP response');
+  if (ex.body.kind === 'unparseable' && declaresJson(v.mediaType)) {
+    return r.fail('contract.transport', ex, `the body declared ${v.mediaType ?? ''} does not parse: ${ex.body.error}`);
+  }
+  r.pass('contract.transport', ex);
+}
+
+/** contract.no-server-errors: no 5xx, ever; an over-limit answer in particular must be 429. */
+export function judgeNoServerErrors(v: View, r: Recorder): void {
+  const { ex, status } = v;
+  if (status === null) return;
+  if (status < 500) return r.pass('contract.no-server-errors', ex);
+  const overLimit = headerValues(ex.headers, 'retry-after').length > 0 || headerValues(ex.headers, 'x-ratelimit-remaining').some((x) => x.trim() === '0');
+  r.fail('contract.no-server-errors', ex, `server error ${status}${overLimit ? ' with rate-limit signs (Retry-After or Remaining 0): an over-limit answer must be 429' : ''}`);
+}
+
+/**
+ * contract.documented-status: the status is one the interface lists for the operation; a request outside
+ * the constraints may also get 400 or 404. Not judged: requests to no documented operation; 5xx (owned by
+ * contract.no-server-errors). Chosen: traffic tagged `ban…` (the opt-in ban probe) is exempt, since a ban's
+ * status is not documented.
+ */
+export function judgeDocumentedStatus(v: View, scope: RequestScope, r: Recorder): void {
+  const { ex, status } = v;
+  if (status === null || ex.operation === null) return;
+  if (status >= 500) return r.skip('contract.documented-status', ex, 'a 5xx is judged by contract.no-server-errors');
+  const documented: readonly number[] = OPERATIONS[ex.operation].statuses;
+  if (documented.includes(status) || (scope.outside && (status === 400 || status === 404))) {
+    return r.pass('contract.documented-status', ex);
+  }
+  if (ex.tag.startsWith('ban')) return r.skip('contract.documented-status', ex, 'deliberate ban-probe traffic: a ban\'s status is not documented');
+  const extra = scope.outside ? '; 400 or 404 for a request outside the constraints' : '';
+  r.fail('contract.documented-status', ex, `${status} is not documented for ${ex.operation} (documented: ${documented.join(', ')}${extra})`);
+}
+
+/**
+ * contract.json-content-type: every response with a body says application/json (parameters such as charset
+ * allowed). Chosen: strictly that media type; `application/problem+json` fails, since the interface names
+ * application/json for every body. 429 bodies are included ("every response").
+ */
+export function judgeJsonContentType(v: View, r: Recorder): void {
+  const { ex } = v;
+  if (ex.status === null || ex.body.kind === 'none') return;
+  if (v.mediaType === JSON_MEDIA_TYPE) return r.pass('contract.json-content-type', ex);
+  const found = headerValues(ex.headers, 'content-type');
+  const what = found.length === 0 ? 'no Content-Type' : found.length > 1 ? `Content-Type repeated (${found.join(' | ')})` : `Content-Type ${found[0]}`;
+  r.fail('contract.json-content-type', ex, `a body with ${what}; expected ${JSON_MEDIA_TYPE}`);
+}
+
+/**
+ * contract.error-shape: every non-2xx body is an Error whose `status` is the HTTP status.
+ * Chosen: 429 bodies are left to retry-after.error-body, because the interface leaves open whether a 429
+ * carries an Error ("not shown"); judging them here would make that advisory question critical.
+ */
+export function judgeErrorShape(v: View, r: Recorder): void {
+  const { ex, status, body } = v;
+  if (status === null || is2xx(status) || body.kind === 'none') return;
+  if (status === 429) return r.skip('contract.error-shape', ex, 'a 429 body is judged by retry-after.error-body');
+  if (body.kind === 'unusable') return r.skip('contract.error-shape', ex, body.reason);
+  const problem = errorBodyProblem(body.value, status);
+  if (problem === null) r.pass('contract.error-shape', ex);
+  else r.fail('contract.error-shape', ex, problem);
+}
+
+/** What keeps `value` from being an Error body for HTTP `status`, or null when it is one. */
+export function errorBodyProblem(value: unknown, status: number): string | null {
+  const res = ErrorBody.safeParse(value);
+  if (!res.success) return `not an Error body: ${issueSummary(res.error, value)}`;
+  if (res.data.status !== status) return `Error body says status ${res.data.status}, the HTTP status is ${status}`;
+  return null;
+}

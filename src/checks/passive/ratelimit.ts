@@ -1,0 +1,164 @@
+/**
+ * Per-response rate-limit header checks: presence (on 2xx/429, and on 400/401/404), syntax, the plan's
+ * figure, and Reset as a Unix timestamp. `readRateLimit` gathers what they found so that the stream and
+ * Retry-After checks use only values these checks accepted, and skip naming them otherwise.
+ */
+import { windowOfLimit } from '../../api/plans.js';
+import { parseRateLimit, type IntHeader } from '../../http/headers.js';
+import type { CheckId } from '../catalogue.js';
+import { is2xx, windowSeconds, type Recorder, type View } from './view.js';
+
+/** A header value the other checks may use, or why not (null: nothing required it, nothing to say). */
+export type Field = { ok: true; value: number } | { ok: false; reason: string | null };
+
+export interface RateLimitRead {
+  limit: Field;
+  remaining: Field;
+  reset: Field;
+  /** True when Reset passed ratelimit.reset-is-timestamp. */
+  resetIsTimestamp: boolean;
+  /** True when the three are present once, well formed and consistent, and Reset is a timestamp. */
+  usable: boolean;
+  /** Why `usable` is false, naming the check that judged it. */
+  reason: string;
+}
+
+const NAMES = { limit: 'X-RateLimit-Limit', remaining: 'X-RateLimit-Remaining', reset: 'X-RateLimit-Reset' } as const;
+type Part = keyof typeof NAMES;
+const PARTS: readonly Part[] = ['limit', 'remaining', 'reset'];
+
+/** Which check judges the presence of the headers on a response with this status, if any. */
+export function presenceCheckFor(status: number | null): CheckId | null {
+  if (status === null) return null;
+  if (is2xx(status) || status === 429) return 'ratelimit.headers-present';
+  if (status === 400 || status === 401 || status === 404) return 'ratelimit.headers-on-errors';
+  return null;
+}
+
+/** ratelimit.headers-present / ratelimit.headers-on-errors: all three, once each. */
+function judgePresence(v: View, raw: Record<Part, IntHeader>, r: Recorder): void {
+  const id = presenceCheckFor(v.status);
+  if (id === null) return;
+  const problems: string[] = [];
+  for (const p of PARTS) {
+    const h = raw[p];
+    if (!h.ok && h.problem === 'missing') problems.push(`${NAMES[p]} missing`);
+    else if (!h.ok && h.problem === 'repeated') problems.push(`${NAMES[p]} repeated (${h.raw ?? ''})`);
+  }
+  if (problems.length === 0) r.pass(id, v.ex);
+  else r.fail(id, v.ex, `${v.status} response: ${problems.join('; ')}`);
+}
+
+/**
+ * ratelimit.headers-syntax: each header present is a plain non-negative integer, Limit > 0, Remaining <= Limit.
+ * A repeated header is a list, so a syntax failure, unless a presence check already failed it.
+ * Returns the fields for the other checks.
+ */
+function judgeSyntax(v: View, raw: Record<Part, IntHeader>, r: Recorder): Record<Part, Field> {
+  const presence = presenceCheckFor(v.status);
+  const absentReason = presence === null ? null : `X-RateLimit-* missing or repeated (${presence})`;
+  const syntaxReason = 'an X-RateLimit-* value is not usable (ratelimit.headers-syntax)';
+  const fields = {} as Record<Part, Field>;
+  const problems: string[] = [];
+  let present = 0;
+  for (const p of PARTS) {
+    const h = raw[p];
+    if (h.ok) {
+      present++;
+      fields[p] = h;
+    } else if (h.problem === 'missing') {
+      fields[p] = { ok: false, reason: absentReason };
+    } else {
+      present++;
+      if (h.problem === 'repeated' && presence !== null) {
+        fields[p] = { ok: false, reason: absentReason };
+      } else {
+        fields[p] = { ok: false, reason: syntaxReason };
+        problems.push(`${NAMES[p]} ${JSON.stringify(h.raw ?? '')} is not a plain non-negative integer`);
+      }
+    }
+  }
+  if (present === 0) return fields;
+  const { limit, remaining } = fields;
+  if (limit.ok && limit.value === 0) {
+    problems.push(`${NAMES.limit} is 0; a limit is at least 1`);
+    fields.limit = { ok: false, reason: syntaxReason };
+  } else if (limit.ok && remaining.ok && remaining.value > limit.value) {
+    problems.push(`${NAMES.remaining} ${remaining.value} exceeds ${NAMES.limit} ${limit.value}`);
+    fields.remaining = { ok: false, reason: syntaxReason };
+  }
+  if (problems.length === 0) r.pass('ratelimit.headers-syntax', v.ex);
+  else r.fail('ratelimit.headers-syntax', v.ex, problems.join('; '));
+  return fields;
+}
+
+/** ratelimit.limit-matches-plan: on valid-key responses, Limit is the plan's per-minute or per-day figure. */
+function judgeLimitMatchesPlan(v: View, limit: Field, r: Recorder): void {
+  const { ex } = v;
+  if (ex.auth !== 'valid' || ex.plan === null) return;
+  if (!limit.ok) {
+    if (limit.reason !== null) r.skip('ratelimit.limit-matches-plan', ex, limit.reason);
+    return;
+  }
+  const figures = v.planLimits;
+  if (figures === undefined) return r.skip('ratelimit.limit-matches-plan', ex, `no figures known for plan ${ex.plan}`);
+  if (windowOfLimit(limit.value, figures) !== null) return r.pass('ratelimit.limit-matches-plan', ex);
+  r.fail(
+    'ratelimit.limit-matches-plan',
+    ex,
+    `Limit ${limit.value} is neither the ${ex.plan} plan's per-minute (${figures.perMinute}) nor per-day (${figures.perDay}) figure`,
+  );
+}
+
+/** Epoch seconds beyond this (year 5138) are taken for milliseconds. */
+const MS_THRESHOLD = 1e11;
+/** Epoch seconds below this (2001-09-09) are taken for a number of seconds rather than a timestamp. */
+const DELTA_THRESHOLD = 1e9;
+
+/**
+ * ratelimit.reset-is-timestamp: `Date - 1 s <= Reset <= Date + window + 1 s`, the window being the one the
+ * Limit describes (60 s or 86 400 s; the day when the Limit cannot be tied to the plan). Milliseconds and
+ * seconds-until-reset are named as such. Returns whether Reset is usable as a timestamp.
+ */
+function judgeResetIsTimestamp(v: View, limit: Field, reset: Field, r: Recorder): boolean {
+  const { ex } = v;
+  if (!reset.ok) {
+    if (reset.reason !== null) r.skip('ratelimit.reset-is-timestamp', ex, reset.reason);
+    return false;
+  }
+  const window = windowSeconds(limit.ok ? limit.value : null, v.planLimits);
+  const now = v.nowMs / 1000;
+  const value = reset.value;
+  if (value >= now - 1 && value <= now + window + 1) {
+    r.pass('ratelimit.reset-is-timestamp', ex);
+    return true;
+  }
+  const ref = `${v.nowSource} ${Math.floor(now)}`;
+  let message: string;
+  if (value > MS_THRESHOLD) {
+    message = `Reset ${value} looks like Unix milliseconds (read as ms it is ${Math.round(value / 1000 - now)} s from ${ref}); expected Unix seconds`;
+  } else if (value < DELTA_THRESHOLD) {
+    message = `Reset ${value} looks like seconds until reset, not a Unix timestamp (${ref})`;
+  } else if (value < now - 1) {
+    message = `Reset ${value} is ${Math.round(now - value)} s before ${ref}`;
+  } else {
+    const limitText = limit.ok ? `Limit ${limit.value}` : 'an unknown Limit';
+    message = `Reset ${value} is ${Math.round(value - now)} s after ${ref}, beyond the ${window} s window of ${limitText}`;
+  }
+  r.fail('ratelimit.reset-is-timestamp', ex, message);
+  return false;
+}
+
+/** Judges the per-response rate-limit checks and returns what they found. */
+export function readRateLimit(v: View, r: Recorder): RateLimitRead {
+  const raw = parseRateLimit(v.ex.headers);
+  judgePresence(v, raw, r);
+  const fields = judgeSyntax(v, raw, r);
+  judgeLimitMatchesPlan(v, fields.limit, r);
+  const resetOk = judgeResetIsTimestamp(v, fields.limit, fields.reset, r);
+  for (const p of PARTS) {
+    const f = fields[p];
+    if (!f.ok) return { ...fields, resetIsTimestamp: resetOk, usable: false, reason: f.reason ?? `no ${NAMES[p]} on a ${v.status} response` };
+  }
+  return { ...fields, resetIsTimestamp: resetOk, usable: resetOk, reason: resetOk ? '' : 'Reset is not a usable timestamp (ratelimit.reset-is-timestamp)' };
+}

@@ -1,0 +1,102 @@
+/**
+ * 429 checks: exactly one Retry-After, in a form a sender may generate, asking for a plausible wait,
+ * and an Error body if there is a body. Returns the wait for the client-discipline check.
+ */
+import { DAY_S } from '../../api/plans.js';
+import { headerValues } from '../../http/exchange.js';
+import { isImfFixdate, parseRetryAfter } from '../../http/headers.js';
+import { errorBodyProblem } from './contract.js';
+import type { RateLimitRead } from './ratelimit.js';
+import { windowSeconds, type Recorder, type View } from './view.js';
+
+/** The wait a 429 asks for, when its Retry-After is usable. */
+export interface RetryAfterWait {
+  raw: string;
+  /** Seconds from the response (negative for an HTTP-date already past), measured from the view's reference time. */
+  waitS: number;
+  /** For the HTTP-date form, the instant it names (epoch ms); null for delay-seconds. */
+  untilEpochMs: number | null;
+  /** The Reset instant (epoch ms) when Reset bounds the wait; null when the bound is a window length. */
+  resetEpochMs: number | null;
+  /** The longest wait this response can justify, in seconds (see `plausibleBound`). */
+  boundS: number;
+}
+
+/**
+ * The longest wait a 429 can justify: `Reset - Date + 1 s` when Reset is a usable timestamp, else the
+ * window length of the Limit (+1 s). Chosen: when the 429 shows Remaining > 0, the window that refused is
+ * not the one the triple describes (the server reports another of its windows), so its Reset does not bound
+ * the wait; the longest window does.
+ */
+export function plausibleBound(v: View, rl: RateLimitRead): { boundS: number; basis: string; resetEpochMs: number | null } {
+  if (!rl.reset.ok || !rl.resetIsTimestamp) {
+    const w = windowSeconds(rl.limit.ok ? rl.limit.value : null, v.planLimits);
+    return { boundS: w + 1, basis: `the ${w} s window length (Reset is not usable)`, resetEpochMs: null };
+  }
+  if (rl.remaining.ok && rl.remaining.value > 0) {
+    return { boundS: DAY_S + 1, basis: `the ${DAY_S} s day window (Remaining ${rl.remaining.value}: another window refused)`, resetEpochMs: null };
+  }
+  const boundS = rl.reset.value - v.nowMs / 1000 + 1;
+  return { boundS, basis: `the ${Math.round(boundS)} s until Reset (1 s tolerance)`, resetEpochMs: rl.reset.value * 1000 };
+}
+
+const EPOCH_S = 1e9;
+const EPOCH_MS = 1e11;
+
+function implausibility(raw: string, kind: 'seconds' | 'date', waitS: number, boundS: number, basis: string): string {
+  const base = `Retry-After ${raw} asks for ${Math.round(waitS)} s, more than ${basis}`;
+  if (kind === 'seconds' && waitS >= EPOCH_MS) return `${base}: it looks like an epoch timestamp in milliseconds, not delay-seconds`;
+  if (kind === 'seconds' && waitS >= EPOCH_S) return `${base}: it looks like an epoch timestamp, not delay-seconds`;
+  // Read as milliseconds it fits, and it is far too large as seconds: a thousand times too large, give or take rounding.
+  if (kind === 'seconds' && waitS / 1000 <= boundS && waitS >= 100 * boundS) return `${base}: it looks like milliseconds`;
+  return base;
+}
+
+/** Judges the 429 checks (nothing for other statuses); returns the usable wait, or null. */
+export function judgeRetryAfter(v: View, rl: RateLimitRead, r: Recorder): RetryAfterWait | null {
+  const { ex } = v;
+  if (v.status !== 429) return null;
+  judgeErrorBody(v, r);
+  const values = headerValues(ex.headers, 'retry-after');
+
+  // retry-after.present
+  if (values.length !== 1) {
+    r.fail('retry-after.present', ex, values.length === 0 ? 'a 429 without Retry-After' : `Retry-After repeated: ${values.join(' | ')}`);
+    const reason = 'no single Retry-After (retry-after.present)';
+    r.skip('retry-after.syntax', ex, reason);
+    r.skip('retry-after.plausible', ex, reason);
+    return null;
+  }
+  r.pass('retry-after.present', ex);
+  const raw = values[0]!;
+  const parsed = parseRetryAfter(raw);
+
+  // retry-after.syntax: delay-seconds or IMF-fixdate (the obsolete date forms are readable, not sendable).
+  if (parsed.kind === 'seconds' || isImfFixdate(raw)) r.pass('retry-after.syntax', ex);
+  else if (parsed.kind === 'date') r.fail('retry-after.syntax', ex, `Retry-After ${JSON.stringify(raw)} is an obsolete HTTP-date form; a sender must use IMF-fixdate`);
+  else r.fail('retry-after.syntax', ex, `Retry-After ${JSON.stringify(raw)} is neither delay-seconds nor an HTTP-date`);
+
+  // retry-after.plausible: judged on any readable value, even an obsolete date form (one defect, one failure).
+  if (parsed.kind === 'malformed') {
+    r.skip('retry-after.plausible', ex, 'Retry-After is not readable (retry-after.syntax)');
+    return null;
+  }
+  const waitS = parsed.kind === 'seconds' ? parsed.seconds : (parsed.epochMs - v.nowMs) / 1000;
+  const { boundS, basis, resetEpochMs } = plausibleBound(v, rl);
+  if (waitS <= boundS) r.pass('retry-after.plausible', ex);
+  else r.fail('retry-after.plausible', ex, implausibility(JSON.stringify(raw), parsed.kind, waitS, boundS, basis));
+  return { raw, waitS, untilEpochMs: parsed.kind === 'date' ? parsed.epochMs : null, boundS, resetEpochMs };
+}
+
+/**
+ * retry-after.error-body: a 429 with a body has an Error with status 429. A body that is not JSON is
+ * contract.json-content-type's failure, one that does not parse contract.transport's.
+ */
+function judgeErrorBody(v: View, r: Recorder): void {
+  const { ex, body } = v;
+  if (body.kind === 'none') return;
+  if (body.kind === 'unusable') return r.skip('retry-after.error-body', ex, body.reason);
+  const problem = errorBodyProblem(body.value, 429);
+  if (problem === null) r.pass('retry-after.error-body', ex);
+  else r.fail('retry-after.error-body', ex, problem);
+}

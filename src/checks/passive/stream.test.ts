@@ -1,0 +1,257 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Ledger } from '../ledger.js';
+import {
+  buildExchange,
+  countsOf,
+  FIXED_NOW,
+  httpDate,
+  MINUTE_RESET,
+  outcomeOf,
+  rateLimitHeaders,
+  TEST_PLANS,
+  type ExchangeParts,
+} from '../../testing/exchange-builder.js';
+import { readRateLimit } from './ratelimit.js';
+import { createStreamJudge } from './stream.js';
+import { createRecorder, createViewer } from './view.js';
+
+const DEC = 'ratelimit.remaining-decrements';
+const WIN = 'ratelimit.window-consistency';
+
+interface Step {
+  status?: number;
+  limit?: number;
+  remaining: number;
+  reset?: number;
+  /** Seconds after FIXED_NOW (server Date and local clock). */
+  at?: number;
+  overlapped?: boolean;
+  /** Run-clock ms; defaults keep steps sequential, 100 ms apart. */
+  sent?: number;
+  done?: number;
+}
+
+/** Feeds one key's exchanges through the rate-limit reading and the stream checks, as the observer does. */
+function session() {
+  const ledger = new Ledger();
+  const r = createRecorder(ledger);
+  const view = createViewer(TEST_PLANS);
+  const judge = createStreamJudge();
+  let t = 0;
+  const feed = (parts: ExchangeParts) => {
+    const v = view(buildExchange(parts));
+    judge(v, v.status === null ? null : readRateLimit(v, r), r);
+  };
+  return {
+    ledger,
+    feed,
+    see(...steps: Step[]) {
+      for (const s of steps) {
+        t += 100;
+        const now = FIXED_NOW + (s.at ?? 0) * 1000;
+        feed({
+          status: s.status ?? 200,
+          headers: { ...rateLimitHeaders(s.limit ?? 60, s.remaining, s.reset ?? MINUTE_RESET), date: httpDate(now) },
+          localTime: now,
+          overlapped: s.overlapped ?? false,
+          timing: { sent: s.sent ?? t, done: s.done ?? t + 50 },
+        });
+      }
+    },
+  };
+}
+const messages = (l: Ledger, id: Parameters<typeof outcomeOf>[1]) => outcomeOf(l, id)?.evidence.map((e) => e.message) ?? [];
+
+describe('ratelimit.remaining-decrements', () => {
+  it('passes a run of 2xx going down by one', () => {
+    const s = session();
+    s.see({ remaining: 59 }, { remaining: 58 }, { remaining: 57 });
+    expect(countsOf(s.ledger, DEC)).toEqual({ passed: 3, failed: 0, skipped: 0 });
+  });
+
+  it('fails a 2xx that leaves Remaining at Limit (the request was not counted)', () => {
+    const s = session();
+    s.see({ remaining: 60 });
+    expect(messages(s.ledger, DEC)).toEqual(['a 200 shows Remaining 60 of Limit 60: the request it answers was not counted (at most 59 can remain)']);
+  });
+
+  it('fails a 2xx that does not go down by exactly one', () => {
+    const s = session();
+    s.see({ remaining: 59 }, { remaining: 59 }, { remaining: 57 });
+    expect(messages(s.ledger, DEC)).toEqual([
+      `Remaining 59 on a 200 after (Limit 60, Remaining 59, Reset ${MINUTE_RESET}, status 200) in the same window; expected 58`,
+      `Remaining 57 on a 200 after (Limit 60, Remaining 59, Reset ${MINUTE_RESET}, status 200) in the same window; expected 58`,
+    ]);
+  });
+
+  it('lets a non-2xx count or not, but no more than one', () => {
+    const s = session();
+    s.see({ remaining: 59 }, { status: 400, remaining: 59 }, { status: 404, remaining: 58 }, { status: 401, remaining: 56 });
+    expect(countsOf(s.ledger, DEC)).toEqual({ passed: 3, failed: 1, skipped: 0 });
+    expect(messages(s.ledger, DEC)[0]).toMatch(/^Remaining 56 on a 401 .* expected 58 or 57$/);
+  });
+
+  it('accepts a 2xx that shows the Remaining of the error before it (a refunded error)', () => {
+    const s = session();
+    s.see({ remaining: 58 }, { status: 400, remaining: 57 }, { remaining: 57 });
+    expect(countsOf(s.ledger, DEC)).toEqual({ passed: 3, failed: 0, skipped: 0 });
+  });
+
+  it('fails a 2xx once the window showed Remaining 0', () => {
+    const s = session();
+    s.see({ remaining: 0 }, { status: 429, remaining: 0 }, { remaining: 0 });
+    expect(messages(s.ledger, DEC)).toEqual([
+      `accepted (200) after (Limit 60, Remaining 0, Reset ${MINUTE_RESET}, status 429): the window was already exhausted`,
+    ]);
+  });
+
+  it('compares only within one window (same Limit, Reset within 1 s)', () => {
+    const s = session();
+    s.see({ remaining: 50 }, { remaining: 49, reset: MINUTE_RESET + 1 }, { remaining: 59, reset: MINUTE_RESET + 60, at: 31 }, { remaining: 998, limit: 1000, reset: MINUTE_RESET + 3600 });
+    expect(countsOf(s.ledger, DEC)).toEqual({ passed: 4, failed: 0, skipped: 0 });
+  });
+
+  it('skips a pair when either overlapped another request on the key', () => {
+    const s = session();
+    s.see({ remaining: 59 }, { status: 429, remaining: 40, overlapped: true });
+    expect(outcomeOf(s.ledger, DEC)?.skipReasons).toEqual(['overlapped another request on the same key: their order at the server is unknown']);
+    expect(countsOf(s.ledger, DEC).failed).toBe(0);
+  });
+
+  it('skips unusable triples naming the check that judged them, and restarts the chain after them', () => {
+    const s = session();
+    s.see({ remaining: 59 });
+    s.feed({ headers: { 'x-ratelimit-remaining': 'many' }, timing: { sent: 1000, done: 1050 } });
+    s.see({ remaining: 56 });
+    s.feed({ status: null, headers: {}, body: { kind: 'none' }, error: { kind: 'reset', message: 'socket hang up' }, timing: { sent: 2000, done: 2001 } });
+    s.see({ remaining: 50 });
+    expect(countsOf(s.ledger, DEC)).toEqual({ passed: 3, failed: 0, skipped: 2 });
+    expect(outcomeOf(s.ledger, DEC)?.skipReasons).toEqual([
+      'an X-RateLimit-* value is not usable (ratelimit.headers-syntax)',
+      'no response (contract.transport)',
+    ]);
+  });
+
+  it('skips a Reset that is not a timestamp, naming ratelimit.reset-is-timestamp', () => {
+    const s = session();
+    s.see({ remaining: 59, reset: 30 }, { remaining: 59, reset: 30 });
+    expect(countsOf(s.ledger, DEC)).toEqual({ passed: 0, failed: 0, skipped: 2 });
+    expect(outcomeOf(s.ledger, DEC)?.skipReasons).toEqual(['Reset is not a usable timestamp (ratelimit.reset-is-timestamp)']);
+  });
+
+  it('judges only valid keys', () => {
+    const s = session();
+    s.feed({ auth: 'none', keyLabel: null, plan: null, status: 401 });
+    s.feed({ auth: 'invalid', keyLabel: 'unknown key', plan: null, status: 200, headers: rateLimitHeaders(60, 60, MINUTE_RESET) });
+    expect(countsOf(s.ledger, DEC, null)).toEqual({ passed: 0, failed: 0, skipped: 0 });
+    expect(countsOf(s.ledger, WIN, null)).toEqual({ passed: 0, failed: 0, skipped: 0 });
+  });
+});
+
+describe('ratelimit.window-consistency', () => {
+  it('passes a window that only goes down, then a fresh one after Reset', () => {
+    const s = session();
+    s.see({ remaining: 59 }, { remaining: 58 }, { status: 429, remaining: 0 }, { remaining: 59, reset: MINUTE_RESET + 60, at: 30 });
+    expect(countsOf(s.ledger, WIN)).toEqual({ passed: 3, failed: 0, skipped: 0 });
+  });
+
+  it('fails Remaining rising within one window', () => {
+    const s = session();
+    s.see({ remaining: 40 }, { remaining: 41 });
+    expect(messages(s.ledger, WIN)).toEqual([
+      `Remaining rose from 40 to 41 within one window (Limit 60, Reset ${MINUTE_RESET}), on a request sent after the other completed`,
+    ]);
+  });
+
+  it('sees a rise across overlapping requests, against any exchange completed before the send', () => {
+    const s = session();
+    s.see(
+      { remaining: 40, sent: 0, done: 100 },
+      { remaining: 38, sent: 150, done: 300, overlapped: true },
+      { remaining: 39, sent: 200, done: 350, overlapped: true },
+    );
+    expect(countsOf(s.ledger, WIN)).toEqual({ passed: 2, failed: 0, skipped: 0 });
+    s.see({ remaining: 39, sent: 320, done: 400, overlapped: true });
+    expect(messages(s.ledger, WIN)).toEqual([expect.stringMatching(/^Remaining rose from 38 to 39/)]);
+  });
+
+  it('remembers the lowest Remaining of a window beyond its recent exchanges', () => {
+    const s = session();
+    for (let i = 0; i < 20; i++) s.see({ remaining: 59 - i });
+    s.see({ remaining: 45, overlapped: true });
+    expect(messages(s.ledger, WIN)).toEqual([expect.stringMatching(/^Remaining rose from 40 to 45/)]);
+  });
+
+  it('fails a Reset that moves before the previous window was due to end', () => {
+    const s = session();
+    s.see({ remaining: 59 }, { remaining: 59, reset: MINUTE_RESET + 30, at: 10 });
+    expect(messages(s.ledger, WIN)).toEqual([
+      `Reset moved from ${MINUTE_RESET} to ${MINUTE_RESET + 30} (Limit 60) at Date ${MINUTE_RESET - 20}, before the earlier window was due to end`,
+    ]);
+  });
+
+  it('fails a day Limit whose Reset moves on every minute', () => {
+    const s = session();
+    s.see({ limit: 1000, remaining: 900 }, { limit: 1000, remaining: 899, reset: MINUTE_RESET + 60, at: 30 });
+    expect(messages(s.ledger, WIN)).toEqual([
+      `Limit 1000 names a 86400 s window, but consecutive Resets are 60 s apart (${MINUTE_RESET} → ${MINUTE_RESET + 60})`,
+    ]);
+  });
+
+  it('does not judge an older window that completes after a newer one', () => {
+    const s = session();
+    s.see({ remaining: 59, reset: MINUTE_RESET + 60, at: 30, sent: 1000, done: 1100, overlapped: true });
+    s.see({ remaining: 3, reset: MINUTE_RESET, at: 29, sent: 900, done: 1200, overlapped: true });
+    expect(countsOf(s.ledger, WIN)).toEqual({ passed: 0, failed: 0, skipped: 0 });
+  });
+});
+
+describe('a correct server never fails the stream checks', () => {
+  /** A request as scheduled by a client: send time, duration, and where in between the server handles it. */
+  const request = fc.record({
+    sent: fc.integer({ min: 0, max: 150_000 }),
+    duration: fc.integer({ min: 1, max: 3000 }),
+    handledAt: fc.double({ min: 0, max: 1, noNaN: true }),
+    bad: fc.boolean(),
+  });
+
+  it('an atomic fixed-window limiter, under any overlap of requests on one key', () => {
+    fc.assert(
+      fc.property(fc.array(request, { minLength: 1, maxLength: 90 }), fc.boolean(), (reqs, countErrors) => {
+        const origin = Date.UTC(2030, 0, 15, 12, 0, 0);
+        const timed = reqs.map((q) => ({ ...q, done: q.sent + q.duration, at: q.sent + q.handledAt * q.duration }));
+        // The server handles requests in `at` order: 60 per aligned minute, 429 beyond, errors counted or not.
+        const counts = new Map<number, number>();
+        const answers = new Map<(typeof timed)[number], { status: number; remaining: number; reset: number }>();
+        for (const q of [...timed].sort((a, b) => a.at - b.at)) {
+          const windowStart = Math.floor(q.at / 60_000) * 60_000;
+          const used = counts.get(windowStart) ?? 0;
+          const reset = (origin + windowStart + 60_000) / 1000;
+          if (used >= 60) answers.set(q, { status: 429, remaining: 0, reset });
+          else {
+            const counted = !q.bad || countErrors;
+            if (counted) counts.set(windowStart, used + 1);
+            answers.set(q, { status: q.bad ? 400 : 200, remaining: 60 - used - (counted ? 1 : 0), reset });
+          }
+        }
+        const s = session();
+        for (const q of [...timed].sort((a, b) => a.done - b.done)) {
+          const a = answers.get(q)!;
+          const overlapped = timed.some((o) => o !== q && o.sent <= q.done && q.sent <= o.done);
+          s.feed({
+            status: a.status,
+            headers: { ...rateLimitHeaders(60, a.remaining, a.reset), date: httpDate(Math.floor((origin + q.at) / 1000) * 1000) },
+            localTime: origin + q.done,
+            overlapped,
+            timing: { sent: q.sent, done: q.done },
+          });
+        }
+        for (const id of [DEC, WIN, 'ratelimit.reset-is-timestamp', 'ratelimit.headers-syntax'] as const) {
+          expect(outcomeOf(s.ledger, id)?.evidence ?? []).toEqual([]);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

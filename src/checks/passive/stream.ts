@@ -1,0 +1,184 @@
+/**
+ * Stream checks: each valid key's sequence of Limit/Remaining/Reset triples, in completion order.
+ *
+ * - ratelimit.remaining-decrements: every 2xx leaves at most Limit-1 (it was counted); and between two
+ *   consecutive exchanges of a key, neither overlapping another request on the key, in the same window:
+ *   after a 2xx exactly previous-1; after a non-2xx previous or previous-1 (whether errors count is measured,
+ *   not prescribed); never a 2xx once the window showed Remaining 0.
+ * - ratelimit.window-consistency: within one window Remaining never rises for a request sent after the
+ *   other completed; a Reset that moves (same Limit) before the previous Reset has passed, or sooner than
+ *   the window the Limit names, shows a triple that does not describe one window.
+ *
+ * "Same window" is the same Limit with Resets at most 1 s apart (whole-second rounding). Only triples the
+ * per-response checks accepted (syntax, and Reset as a timestamp) are used; others skip naming those checks
+ * and break the chain, since the exchange may have been counted. State is per key and bounded.
+ */
+import { WINDOW_SECONDS, windowOfLimit } from '../../api/plans.js';
+import type { RateLimitRead } from './ratelimit.js';
+import { is2xx, type Recorder, type View } from './view.js';
+
+interface Seen {
+  limit: number;
+  remaining: number;
+  reset: number;
+  status: number;
+  overlapped: boolean;
+  sent: number;
+  done: number;
+}
+
+interface WindowMin {
+  limit: number;
+  reset: number;
+  min: number;
+}
+
+interface KeyState {
+  /** The previous exchange in completion order; null when it had no usable triple. */
+  last: Seen | null;
+  /** The most recent exchanges, oldest first, for the never-rises rule across overlapping requests. */
+  recent: Seen[];
+  /** The lowest Remaining of exchanges dropped from `recent`, for one window. */
+  settled: WindowMin | null;
+  /** Per Limit, the exchange with the latest Reset: the window a new Reset must follow. */
+  latestByLimit: Map<number, Seen>;
+}
+
+const RECENT = 16;
+/** Distinct Limits remembered per key; a target that sends more is already failing limit-matches-plan. */
+const MAX_LIMITS = 4;
+const OVERLAP_REASON = 'overlapped another request on the same key: their order at the server is unknown';
+
+function sameWindow(a: { limit: number; reset: number }, b: { limit: number; reset: number }): boolean {
+  return a.limit === b.limit && Math.abs(a.reset - b.reset) <= 1;
+}
+
+function describe(s: Seen): string {
+  return `Limit ${s.limit}, Remaining ${s.remaining}, Reset ${s.reset}, status ${s.status}`;
+}
+
+/** What is wrong between two consecutive, sequential exchanges of one window, or null. */
+function pairProblem(prev: Seen, cur: Seen): string | null {
+  const after = `after (${describe(prev)})`;
+  if (is2xx(cur.status) && prev.remaining === 0) return `accepted (${cur.status}) ${after}: the window was already exhausted`;
+  // After a non-2xx, a 2xx may also show previous (not previous-1): a server may count an error and then
+  // refund it once answered (e.g. a skip-failed-requests option), so that the error's Remaining read one low.
+  const allowed = is2xx(cur.status) && is2xx(prev.status) ? [prev.remaining - 1] : [prev.remaining, prev.remaining - 1].filter((x) => x >= 0);
+  if (allowed.includes(cur.remaining)) return null;
+  return `Remaining ${cur.remaining} on a ${cur.status} ${after} in the same window; expected ${allowed.join(' or ')}`;
+}
+
+export interface StreamJudge {
+  (v: View, rl: RateLimitRead | null, r: Recorder): void;
+}
+
+export function createStreamJudge(): StreamJudge {
+  const keys = new Map<string, KeyState>();
+
+  const stateOf = (label: string): KeyState => {
+    let st = keys.get(label);
+    if (st === undefined) keys.set(label, (st = { last: null, recent: [], settled: null, latestByLimit: new Map() }));
+    return st;
+  };
+
+  const remember = (st: KeyState, cur: Seen): void => {
+    st.last = cur;
+    st.recent.push(cur);
+    if (st.recent.length > RECENT) {
+      const old = st.recent.shift()!;
+      st.settled = st.settled !== null && sameWindow(st.settled, old)
+        ? { ...st.settled, min: Math.min(st.settled.min, old.remaining) }
+        : { limit: old.limit, reset: old.reset, min: old.remaining };
+    }
+    const latest = st.latestByLimit.get(cur.limit);
+    if (latest === undefined || cur.reset >= latest.reset) {
+      st.latestByLimit.delete(cur.limit);
+      st.latestByLimit.set(cur.limit, cur);
+      if (st.latestByLimit.size > MAX_LIMITS) st.latestByLimit.delete(st.latestByLimit.keys().next().value!);
+    }
+  };
+
+  const judgeDecrements = (st: KeyState, cur: Seen, v: View, r: Recorder): void => {
+    const problems: string[] = [];
+    let judged = false;
+    let overlapped = false;
+    if (is2xx(cur.status)) {
+      judged = true;
+      if (cur.remaining > cur.limit - 1) {
+        problems.push(`a ${cur.status} shows Remaining ${cur.remaining} of Limit ${cur.limit}: the request it answers was not counted (at most ${cur.limit - 1} can remain)`);
+      }
+    }
+    const prev = st.last;
+    if (prev !== null && sameWindow(prev, cur)) {
+      if (prev.overlapped || cur.overlapped || cur.sent < prev.done) overlapped = true;
+      else {
+        judged = true;
+        const p = pairProblem(prev, cur);
+        if (p !== null) problems.push(p);
+      }
+    }
+    if (problems.length > 0) r.fail('ratelimit.remaining-decrements', v.ex, problems.join('; '));
+    else if (judged) r.pass('ratelimit.remaining-decrements', v.ex);
+    else if (overlapped) r.skip('ratelimit.remaining-decrements', v.ex, OVERLAP_REASON);
+  };
+
+  const judgeConsistency = (st: KeyState, cur: Seen, v: View, r: Recorder): void => {
+    const problems: string[] = [];
+    let judged = false;
+
+    // Never rises: against every remembered exchange of the window that completed before this one was sent.
+    let low = Infinity;
+    for (const e of st.recent) if (e.done <= cur.sent && sameWindow(e, cur)) low = Math.min(low, e.remaining);
+    const oldest = st.recent[0];
+    // Exchanges dropped from `recent` completed before its oldest one: usable when that one is, too.
+    if (st.settled !== null && oldest !== undefined && cur.sent >= oldest.done && sameWindow(st.settled, cur)) low = Math.min(low, st.settled.min);
+    if (low !== Infinity) {
+      judged = true;
+      if (cur.remaining > low) {
+        problems.push(`Remaining rose from ${low} to ${cur.remaining} within one window (Limit ${cur.limit}, Reset ${cur.reset}), on a request sent after the other completed`);
+      }
+    }
+
+    // A new Reset for the same Limit must follow the end of the previous window, at least a window later.
+    const p = st.latestByLimit.get(cur.limit);
+    if (p !== undefined && cur.sent >= p.done && Math.abs(cur.reset - p.reset) > 1) {
+      judged = true;
+      const nowS = v.nowMs / 1000;
+      const window = v.planLimits === undefined ? null : windowOfLimit(cur.limit, v.planLimits);
+      if (nowS < p.reset - 1) {
+        problems.push(`Reset moved from ${p.reset} to ${cur.reset} (Limit ${cur.limit}) at ${v.nowSource} ${Math.floor(nowS)}, before the earlier window was due to end`);
+      } else if (window !== null && cur.reset - p.reset < WINDOW_SECONDS[window] - 1) {
+        // A Limit that matches no figure of the plan is limit-matches-plan's failure; its window is unknown.
+        problems.push(`Limit ${cur.limit} names a ${WINDOW_SECONDS[window]} s window, but consecutive Resets are ${cur.reset - p.reset} s apart (${p.reset} → ${cur.reset})`);
+      }
+    }
+
+    if (problems.length > 0) r.fail('ratelimit.window-consistency', v.ex, problems.join('; '));
+    else if (judged) r.pass('ratelimit.window-consistency', v.ex);
+  };
+
+  return (v, rl, r) => {
+    const { ex } = v;
+    if (ex.auth !== 'valid' || ex.keyLabel === null) return;
+    const st = stateOf(ex.keyLabel);
+    if (rl === null || !rl.usable || v.status === null || !rl.limit.ok || !rl.remaining.ok || !rl.reset.ok) {
+      const reason = rl === null ? 'no response (contract.transport)' : rl.reason;
+      r.skip('ratelimit.remaining-decrements', ex, reason);
+      r.skip('ratelimit.window-consistency', ex, reason);
+      st.last = null;
+      return;
+    }
+    const cur: Seen = {
+      limit: rl.limit.value,
+      remaining: rl.remaining.value,
+      reset: rl.reset.value,
+      status: v.status,
+      overlapped: ex.overlapped,
+      sent: ex.timing.sent,
+      done: ex.timing.done,
+    };
+    judgeDecrements(st, cur, v, r);
+    judgeConsistency(st, cur, v, r);
+    remember(st, cur);
+  };
+}

@@ -1,0 +1,350 @@
+/**
+ * Thresholds: pass/fail rules on a run's metrics, from a scenario or `--threshold`. Each becomes the check
+ * `threshold.<expression>`, the expression normalised so that two spellings of one rule share one id.
+ */
+import type { ThresholdCheckId } from './catalogue.js';
+import { addInto, decodeHistogram, type Histogram, percentile, summarize, totalCount } from '../metrics/histogram.js';
+import { ALL_HISTOGRAM, ERROR_STATUS, type MetricsSnapshot, OPERATION_NAMES, type OperationName } from '../metrics/recorder.js';
+
+export type Comparison = '<' | '<=' | '>' | '>=' | '==' | '!=';
+export type TimeUnit = 'us' | 'ms' | 's';
+
+export type StatusSelector =
+  | { kind: 'code'; code: number }
+  /** `hundred` 4 is 4xx: 400..499, 429 included. */
+  | { kind: 'class'; hundred: number }
+  | { kind: 'errors' }
+  | { kind: 'dropped' };
+
+export type ThresholdMetric =
+  | { kind: 'percentile'; percentile: number }
+  | { kind: 'avg' | 'min' | 'med' | 'max' }
+  | { kind: 'rate' | 'count'; status: StatusSelector };
+
+export interface Threshold {
+  /** The expression as written (trimmed). */
+  source: string;
+  /** The normalised expression, e.g. `p(95)[listPets] < 250ms` for `p95(listPets)<250ms`. */
+  expression: string;
+  metric: ThresholdMetric;
+  /** The operation the rule is scoped to; null: all requests. */
+  operation: OperationName | null;
+  comparison: Comparison;
+  value: number;
+  /** A time unit for latency, `%` or `` (a fraction) for rate, `` for count. */
+  unit: TimeUnit | '%' | '';
+}
+
+/*
+ * Grammar (whitespace is allowed between tokens):
+ *
+ *   threshold  = metric [scope] comparison value
+ *   metric     = "p(" number ")"                        latency percentile, 0..100
+ *              | "p" digit [digit] ["(" operation ")"]  alias: p95 = p(95); p95(listPets) = p(95)[listPets]
+ *              | "p99" digits ["(" operation ")"]       alias: p999 = p(99.9), p9999 = p(99.99)
+ *              | "avg" | "min" | "med" | "max"          latency statistics
+ *              | ("rate" | "count") "(" ["status" "="] status ")"
+ *   status     = digit digit digit                      a status code, 100..599 (e.g. 429)
+ *              | digit "xx"                             a class, 1xx..5xx (4xx includes 429)
+ *              | "errors"                               transport errors: no response
+ *              | "dropped"                              sends that could not start on time (no scope)
+ *   scope      = "[" operation "]"
+ *   operation  = "listPets" | "createPet" | "getPet" | "other"
+ *   comparison = "<" | "<=" | ">" | ">=" | "==" | "!="
+ *   value      = number [unit]
+ *   unit       = "us" | "ms" | "s"                      required after a latency metric
+ *              | "%"                                    rate only; a rate without % is a fraction 0..1
+ *   number     = digits ["." digits]                    count takes an integer and no unit
+ *
+ * Latency is measured from the intended send time. rate = matching requests / requests in scope
+ * (dropped: dropped / (requests + dropped)).
+ */
+
+interface Token {
+  kind: 'word' | 'punct' | 'comparison' | 'end';
+  text: string;
+  /** 0-based offset in the source text. */
+  pos: number;
+}
+
+const COMPARISONS: readonly Comparison[] = ['<=', '>=', '==', '!=', '<', '>'];
+const WORD = /[A-Za-z0-9_.]/;
+const NUMBER = /^\d+(\.\d+)?$/;
+const VALUE = /^(\d+(?:\.\d+)?)([A-Za-z]*)$/;
+const STATS = ['avg', 'min', 'med', 'max'] as const;
+const METRIC_EXPECTED = 'a metric (p(N), pN, avg, min, med, max, rate(...) or count(...))';
+const OPERATION_EXPECTED = `an operation (${OPERATION_NAMES.join(', ')})`;
+const STATUS_EXPECTED = 'a status (a code like 429, a class like 5xx, errors or dropped)';
+const TIME_UNIT_EXPECTED = 'a time unit (us, ms or s)';
+
+function describe(t: Token): string {
+  return t.kind === 'end' ? 'end of input' : `"${t.text}"`;
+}
+
+function tokenize(text: string, fail: (pos: number, message: string) => never): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (/\s/.test(c)) {
+      i++;
+      continue;
+    }
+    const cmp = COMPARISONS.find((op) => text.startsWith(op, i));
+    if (cmp !== undefined) {
+      tokens.push({ kind: 'comparison', text: cmp, pos: i });
+      i += cmp.length;
+    } else if ('()[]=%'.includes(c)) {
+      tokens.push({ kind: 'punct', text: c, pos: i });
+      i++;
+    } else if (WORD.test(c)) {
+      const start = i;
+      while (i < text.length && WORD.test(text[i]!)) i++;
+      tokens.push({ kind: 'word', text: text.slice(start, i), pos: start });
+    } else {
+      fail(i, `unexpected character "${c}"`);
+    }
+  }
+  tokens.push({ kind: 'end', text: '', pos: text.length });
+  return tokens;
+}
+
+function isOperation(word: string): word is OperationName {
+  return (OPERATION_NAMES as readonly string[]).includes(word);
+}
+
+/** Parses one threshold expression; throws an Error naming the column and what was expected. */
+export function parseThreshold(text: string): Threshold {
+  const fail = (pos: number, message: string): never => {
+    throw new Error(`invalid threshold "${text}": column ${pos + 1}: ${message}`);
+  };
+  const tokens = tokenize(text, fail);
+  let i = 0;
+  const peek = (): Token => tokens[i]!;
+  const next = (): Token => tokens[i++]!;
+  const expected = (t: Token, what: string): never => fail(t.pos, `expected ${what}, found ${describe(t)}`);
+  const expectPunct = (ch: string): Token => {
+    const t = next();
+    return t.kind === 'punct' && t.text === ch ? t : expected(t, `"${ch}"`);
+  };
+  const parseNumber = (what: string): { value: number; token: Token } => {
+    const t = next();
+    return t.kind === 'word' && NUMBER.test(t.text) ? { value: Number(t.text), token: t } : expected(t, what);
+  };
+  const parseOperation = (): OperationName => {
+    const t = next();
+    return t.kind === 'word' && isOperation(t.text) ? t.text : expected(t, OPERATION_EXPECTED);
+  };
+
+  // metric
+  let operation: OperationName | null = null;
+  let metric: ThresholdMetric;
+  const m = next();
+  if (m.kind !== 'word') return expected(m, METRIC_EXPECTED);
+  if (m.text === 'p') {
+    expectPunct('(');
+    const { value, token } = parseNumber('a percentile (a number from 0 to 100)');
+    if (value > 100) fail(token.pos, `percentile must be from 0 to 100, found ${token.text}`);
+    metric = { kind: 'percentile', percentile: value };
+    expectPunct(')');
+  } else if (/^p\d+$/.test(m.text)) {
+    const digits = m.text.slice(1);
+    if (digits.length > 2 && !digits.startsWith('99')) fail(m.pos, `expected a percentile alias like p95 or p999, found "${m.text}" (write p(N) for others)`);
+    metric = { kind: 'percentile', percentile: Number(digits.length <= 2 ? digits : `99.${digits.slice(2)}`) };
+    if (peek().kind === 'punct' && peek().text === '(') {
+      next();
+      operation = parseOperation();
+      expectPunct(')');
+    }
+  } else if ((STATS as readonly string[]).includes(m.text)) {
+    metric = { kind: m.text as (typeof STATS)[number] };
+  } else if (m.text === 'rate' || m.text === 'count') {
+    expectPunct('(');
+    if (peek().kind === 'word' && peek().text === 'status') {
+      next();
+      expectPunct('=');
+    }
+    const s = next();
+    let status: StatusSelector;
+    if (s.kind === 'word' && /^\d{3}$/.test(s.text) && Number(s.text) >= 100 && Number(s.text) <= 599) {
+      status = { kind: 'code', code: Number(s.text) };
+    } else if (s.kind === 'word' && /^[1-5]xx$/.test(s.text)) {
+      status = { kind: 'class', hundred: Number(s.text[0]) };
+    } else if (s.kind === 'word' && (s.text === 'errors' || s.text === 'dropped')) {
+      status = { kind: s.text };
+    } else {
+      status = expected(s, STATUS_EXPECTED);
+    }
+    expectPunct(')');
+    metric = { kind: m.text, status };
+  } else {
+    metric = expected(m, METRIC_EXPECTED);
+  }
+
+  // scope
+  if (peek().kind === 'punct' && peek().text === '[') {
+    const open = next();
+    if (operation !== null) fail(open.pos, `the operation is already given as ${operation}`);
+    if ('status' in metric && metric.status.kind === 'dropped') fail(open.pos, 'dropped sends belong to no operation: remove the [...] scope');
+    operation = parseOperation();
+    expectPunct(']');
+  }
+
+  // comparison
+  const c = next();
+  const comparison = c.kind === 'comparison' ? (c.text as Comparison) : expected(c, 'a comparison (<, <=, >, >=, == or !=)');
+
+  // value and unit
+  const v = next();
+  const parts = v.kind === 'word' ? VALUE.exec(v.text) : null;
+  if (parts === null) return expected(v, 'a number');
+  const [, digits = '', suffix = ''] = parts;
+  const value = Number(digits);
+  let unit = suffix;
+  let unitPos = v.pos + digits.length;
+  if (unit === '' && (peek().kind === 'word' || (peek().kind === 'punct' && peek().text === '%'))) {
+    const u = next();
+    unit = u.text;
+    unitPos = u.pos;
+  }
+  const end = peek();
+  if (end.kind !== 'end') expected(end, 'end of input');
+
+  if (metric.kind === 'rate') {
+    if (unit !== '' && unit !== '%') fail(unitPos, `expected % or nothing after a rate, found "${unit}"`);
+    if (unit === '%' && value > 100) fail(v.pos, `a percentage must be from 0 to 100, found ${value}`);
+    if (unit === '' && value > 1) fail(v.pos, `a rate without % is a fraction from 0 to 1, found ${value} (write ${value}% for a percentage)`);
+  } else if (metric.kind === 'count') {
+    if (unit !== '') fail(unitPos, `expected a plain integer for a count, found unit "${unit}"`);
+    if (!Number.isInteger(value)) fail(v.pos, `expected an integer for a count, found ${v.text}`);
+  } else if (unit !== 'us' && unit !== 'ms' && unit !== 's') {
+    // Any word or % after the number was taken as its unit, so a missing unit means the input ended there.
+    fail(unitPos, `expected ${TIME_UNIT_EXPECTED}, found ${unit === '' ? 'end of input' : `"${unit}"`}`);
+  }
+
+  const threshold = { source: text.trim(), metric, operation, comparison, value, unit: unit as Threshold['unit'] };
+  return { ...threshold, expression: formatExpression(threshold) };
+}
+
+function formatMetric(metric: ThresholdMetric): string {
+  switch (metric.kind) {
+    case 'percentile':
+      return `p(${metric.percentile})`;
+    case 'rate':
+    case 'count': {
+      const s = metric.status;
+      const sel = s.kind === 'code' ? String(s.code) : s.kind === 'class' ? `${s.hundred}xx` : s.kind;
+      return `${metric.kind}(${sel})`;
+    }
+    default:
+      return metric.kind;
+  }
+}
+
+function formatExpression(t: Omit<Threshold, 'expression'>): string {
+  const scope = t.operation === null ? '' : `[${t.operation}]`;
+  return `${formatMetric(t.metric)}${scope} ${t.comparison} ${t.value}${t.unit}`;
+}
+
+export function thresholdCheckId(t: Threshold): ThresholdCheckId {
+  return `threshold.${t.expression}`;
+}
+
+export interface ThresholdEvaluation {
+  /** In `unit`; null when there was nothing to measure (no request in scope). */
+  observed: number | null;
+  unit: string;
+  ok: boolean;
+}
+
+function compare(a: number, op: Comparison, b: number): boolean {
+  switch (op) {
+    case '<':
+      return a < b;
+    case '<=':
+      return a <= b;
+    case '>':
+      return a > b;
+    case '>=':
+      return a >= b;
+    case '==':
+      return a === b;
+    case '!=':
+      return a !== b;
+  }
+}
+
+const MICROS_PER: Record<TimeUnit, number> = { us: 1, ms: 1000, s: 1_000_000 };
+
+function latencyHistogram(snap: MetricsSnapshot, operation: OperationName | null): Histogram | null {
+  let merged: Histogram | null = null;
+  for (const op of snap.operations) {
+    if (operation !== null && op.operation !== operation) continue;
+    const b64 = op.histograms[ALL_HISTOGRAM];
+    if (b64 === undefined) continue;
+    const h = decodeHistogram(b64);
+    if (merged === null) merged = h;
+    else addInto(merged, h);
+  }
+  return merged !== null && totalCount(merged) > 0 ? merged : null;
+}
+
+/** Latency statistic in whole microseconds. */
+function latencyMicros(h: Histogram, metric: ThresholdMetric): number {
+  const ms =
+    metric.kind === 'percentile' ? percentile(h, metric.percentile)
+    : metric.kind === 'med' ? percentile(h, 50)
+    : metric.kind === 'avg' ? summarize(h).mean
+    : metric.kind === 'min' ? summarize(h).min
+    : summarize(h).max;
+  return Math.round(ms * 1000);
+}
+
+function matching(counts: Record<string, number>, status: StatusSelector, transportErrors: number): number {
+  switch (status.kind) {
+    case 'code':
+      return counts[String(status.code)] ?? 0;
+    case 'class':
+      return Object.entries(counts).reduce((sum, [k, n]) => (/^\d{3}$/.test(k) && k[0] === String(status.hundred) ? sum + n : sum), 0);
+    case 'errors':
+      return transportErrors;
+    case 'dropped':
+      return 0;
+  }
+}
+
+/**
+ * Evaluates a threshold against a run's metrics. With no request in scope (or, for dropped, nothing sent or
+ * dropped), `observed` is null and the threshold fails: unlike k6, which passes thresholds without data, a
+ * rule about traffic that never happened (an operation the mix never reached, a run that sent nothing) is
+ * a sign of a broken run and must not read as a pass.
+ */
+export function evaluateThreshold(t: Threshold, snap: MetricsSnapshot): ThresholdEvaluation {
+  const m = t.metric;
+  if (m.kind === 'rate' || m.kind === 'count') {
+    const op = t.operation === null ? null : snap.operations.find((o) => o.operation === t.operation);
+    let hits: number;
+    let total: number;
+    if (m.status.kind === 'dropped') {
+      hits = snap.totals.dropped;
+      total = snap.totals.requests + snap.totals.dropped;
+    } else if (t.operation === null) {
+      hits = matching(snap.totals.statusCounts, m.status, snap.totals.transportErrors);
+      total = snap.totals.requests;
+    } else {
+      hits = op ? matching(op.statusCounts, m.status, op.statusCounts[ERROR_STATUS] ?? 0) : 0;
+      total = op?.count ?? 0;
+    }
+    if (total === 0) return { observed: null, unit: t.unit, ok: false };
+    if (m.kind === 'count') return { observed: hits, unit: t.unit, ok: compare(hits, t.comparison, t.value) };
+    // Compared as hits * scale vs value * total, so that no division rounds a boundary case.
+    const scale = t.unit === '%' ? 100 : 1;
+    return { observed: (hits * scale) / total, unit: t.unit, ok: compare(hits * scale, t.comparison, t.value * total) };
+  }
+  const h = latencyHistogram(snap, t.operation);
+  if (h === null) return { observed: null, unit: t.unit, ok: false };
+  const unit = t.unit as TimeUnit;
+  const observedMicros = latencyMicros(h, m);
+  const limitMicros = Math.round(t.value * MICROS_PER[unit]);
+  return { observed: observedMicros / MICROS_PER[unit], unit, ok: compare(observedMicros, t.comparison, limitMicros) };
+}

@@ -1,0 +1,39 @@
+/** `petload list scenarios|checks|executors|faults|probes`: the registries, as plain text. */
+import type { CommandModule } from 'yargs';
+import { CATALOGUE, CHECK_IDS } from '../checks/catalogue.js';
+import { listScenarios } from '../config/load-scenario.js';
+import { EXECUTORS, EXECUTOR_NAMES } from '../executors/names.js';
+import { PROBES, PROBE_NAMES } from '../probes/names.js';
+import { FAULTS, FAULT_NAMES } from '../server/faults.js';
+
+const WHAT = ['scenarios', 'checks', 'executors', 'faults', 'probes'] as const;
+type What = (typeof WHAT)[number];
+
+const pad = (rows: [string, string][]) => {
+  const w = Math.max(...rows.map(([a]) => a.length));
+  return rows.map(([a, b]) => `${a.padEnd(w)}  ${b}`).join('\n');
+};
+
+export function listing(what: What): string {
+  switch (what) {
+    case 'scenarios':
+      return pad(listScenarios().map((s) => [s.name, s.description]));
+    case 'checks':
+      return pad(CHECK_IDS.map((id) => [id, `${CATALOGUE[id].severity.padEnd(8)}  ${CATALOGUE[id].title}`]));
+    case 'executors':
+      return pad(EXECUTOR_NAMES.map((n) => [n, EXECUTORS[n]]));
+    case 'faults':
+      return pad(FAULT_NAMES.map((n) => [n, FAULTS[n]]));
+    case 'probes':
+      return pad(PROBE_NAMES.map((n) => [n, PROBES[n]]));
+  }
+}
+
+export const listCommand: CommandModule<object, { what: What }> = {
+  command: 'list <what>',
+  describe: 'List scenarios, checks, executors, faults or probes',
+  builder: (y) => y.positional('what', { choices: WHAT, demandOption: true }) as never,
+  handler: (argv) => {
+    process.stdout.write(`${listing(argv.what)}\n`);
+  },
+};

@@ -1,0 +1,30 @@
+/**
+ * `petload merge <report.json>... --out DIR`: one report from several runs of the same scenario (e.g. on
+ * several machines): histograms merged exactly, counts added, checks combined, thresholds and verdict judged
+ * again. Exits with the merged verdict's exit code.
+ */
+import type { Argv, CommandModule } from 'yargs';
+import { renderConsoleSummary } from '../outputs/console.js';
+import { mergeReports } from '../outputs/merge-reports.js';
+import { readReportFile } from '../outputs/read.js';
+import { writeReports } from '../outputs/write.js';
+
+interface MergeArgs {
+  files: string[];
+  out: string;
+}
+
+export const mergeCommand: CommandModule<object, MergeArgs> = {
+  command: 'merge <files..>',
+  describe: 'Merge the report.json of several runs of one scenario and write every format',
+  builder: (y: Argv) =>
+    y
+      .positional('files', { type: 'string', array: true, demandOption: true, describe: 'report.json files of runs of one scenario' })
+      .option('out', { type: 'string', demandOption: true, describe: 'directory for the merged reports' }) as unknown as Argv<MergeArgs>,
+  handler: async (args) => {
+    const merged = mergeReports(args.files.map((source) => ({ report: readReportFile(source), source })));
+    const files = await writeReports(merged, args.out);
+    process.stdout.write(renderConsoleSummary(merged, { color: process.stdout.isTTY === true, files }));
+    process.exitCode = merged.exitCode;
+  },
+};

@@ -1,0 +1,93 @@
+/**
+ * The progress reporter of `petload run`. On a terminal, one live line rewritten in place; otherwise (CI
+ * logs) a plain line every few seconds, so that a log shows progress without a flood of lines. The engine
+ * feeds it numbers (from its metrics) through `update`; it touches nothing but the stream it is given.
+ */
+import { formatDuration, formatMs } from '../outputs/format.js';
+
+/** What one progress line shows. */
+export interface ProgressStats {
+  /** What is running: a probe, or a load phase such as "phase 1 (constant-rate)". */
+  phase: string;
+  /** Run-clock ms elapsed, and in all (0 when the length is not known, as for a probe or a burst). */
+  elapsedMs: number;
+  totalMs: number;
+  /** Requests sent so far. */
+  sent: number;
+  /** Requests per run-clock second, recently. */
+  rate: number;
+  s2xx: number;
+  /** 4xx other than 429. */
+  s4xx: number;
+  s429: number;
+  /** Latency p99 in real ms, null before the first response. */
+  p99Ms: number | null;
+}
+
+/** The part of a writable stream the reporter uses; `isTTY` chooses the live line. */
+export interface ProgressStream {
+  write(text: string): unknown;
+  readonly isTTY?: boolean;
+  readonly columns?: number;
+}
+
+export interface ProgressReporter {
+  update(stats: ProgressStats): void;
+  /** Ends the live line (or prints the last numbers not yet printed), so that what follows starts on a new line. */
+  done(): void;
+}
+
+export interface ProgressOptions {
+  /** Real ms between plain lines (default 5000). */
+  plainEveryMs?: number;
+  /** A monotonic real-time clock in ms (default performance.now). */
+  now?: () => number;
+}
+
+const PLAIN_EVERY_MS = 5000;
+
+/** One line of progress, without a line ending. */
+export function progressLine(s: ProgressStats): string {
+  const elapsed = s.totalMs > 0 ? `${formatDuration(s.elapsedMs)} of ${formatDuration(s.totalMs)}` : formatDuration(s.elapsedMs);
+  const p99 = s.p99Ms === null ? '-' : `${formatMs(s.p99Ms)} ms`;
+  return `${s.phase}: ${elapsed}, sent ${s.sent}, ${s.rate.toFixed(1)}/s, 2xx ${s.s2xx} / 4xx ${s.s4xx} / 429 ${s.s429}, p99 ${p99}`;
+}
+
+export function createProgressReporter(stream: ProgressStream, options: ProgressOptions = {}): ProgressReporter {
+  const every = options.plainEveryMs ?? PLAIN_EVERY_MS;
+  const now = options.now ?? (() => performance.now());
+  if (stream.isTTY === true) {
+    let drawn = false;
+    return {
+      update(stats) {
+        // Never wider than the terminal: a wrapped line cannot be rewritten with a carriage return.
+        const width = Math.max(20, (stream.columns ?? 80) - 1);
+        const line = progressLine(stats);
+        stream.write(`\r${line.length > width ? `${line.slice(0, width - 1)}…` : line}\x1b[K`);
+        drawn = true;
+      },
+      done() {
+        if (drawn) stream.write('\n');
+        drawn = false;
+      },
+    };
+  }
+  let lastPrinted = Number.NEGATIVE_INFINITY;
+  let unprinted: ProgressStats | null = null;
+  return {
+    update(stats) {
+      const t = now();
+      if (t - lastPrinted >= every) {
+        stream.write(`${progressLine(stats)}\n`);
+        lastPrinted = t;
+        unprinted = null;
+      } else {
+        unprinted = stats;
+      }
+    },
+    done() {
+      if (unprinted !== null) stream.write(`${progressLine(unprinted)}\n`);
+      unprinted = null;
+    },
+  };
+}

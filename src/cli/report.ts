@@ -1,0 +1,30 @@
+/**
+ * `petload report <report.json> [--out DIR]`: renders every format again from a report.json (after a change
+ * of petload, or to get the HTML of a report copied from CI). Exits with the report's own exit code, so that
+ * a script gating on it reads the same verdict as the run.
+ */
+import { dirname } from 'node:path';
+import type { Argv, CommandModule } from 'yargs';
+import { renderConsoleSummary } from '../outputs/console.js';
+import { readReportFile } from '../outputs/read.js';
+import { writeReports } from '../outputs/write.js';
+
+interface ReportArgs {
+  file: string;
+  out?: string;
+}
+
+export const reportCommand: CommandModule<object, ReportArgs> = {
+  command: 'report <file>',
+  describe: 'Render report.json, junit.xml, summary.md and report.html again from a report.json',
+  builder: (y: Argv) =>
+    y
+      .positional('file', { type: 'string', demandOption: true, describe: 'a report.json written by petload run or merge' })
+      .option('out', { type: 'string', describe: "where to write (default: the report.json's directory)" }) as unknown as Argv<ReportArgs>,
+  handler: async (args) => {
+    const report = readReportFile(args.file);
+    const files = await writeReports(report, args.out ?? dirname(args.file));
+    process.stdout.write(renderConsoleSummary(report, { color: process.stdout.isTTY === true, files }));
+    process.exitCode = report.exitCode;
+  },
+};

@@ -1,0 +1,73 @@
+/**
+ * `petload serve`: runs the reference Animal Store server until SIGINT or SIGTERM. The first line on stdout is
+ * always `listening http://HOST:PORT/v1`; without a keys file, one line per generated key follows
+ * (`key <plan> <key>`): they are local test keys, valid only on this server.
+ */
+import type { Argv, CommandModule } from 'yargs';
+import { loadKeysFile } from '../config/keys-file.js';
+import { FAULT_NAMES, type FaultName } from '../server/faults.js';
+import { createReferenceServer } from '../server/index.js';
+import { WINDOW_REPORTS, type WindowReport } from '../server/limiter.js';
+
+interface ServeArgs {
+  host: string;
+  port: number;
+  'keys-file'?: string;
+  'time-scale': number;
+  fault?: FaultName[];
+  'window-report': WindowReport;
+  'count-errors': 'yes' | 'no';
+  'ban-threshold': number;
+  'ban-seconds': number;
+}
+
+export const serveCommand: CommandModule<object, ServeArgs> = {
+  command: 'serve',
+  describe: 'Run the reference Animal Store server (a compliant target, or a faulty one with --fault)',
+  builder: (y: Argv) =>
+    y
+      .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
+      .option('port', { type: 'number', default: 8080, describe: 'port to listen on (0: any free port)' })
+      .option('keys-file', { type: 'string', describe: 'keys file (JSON); also PETLOAD_KEYS_FILE; default: one generated key per plan' })
+      .option('time-scale', { type: 'number', default: 1, describe: 'run the server clock N times faster than real time' })
+      .option('fault', { type: 'string', array: true, choices: FAULT_NAMES, describe: 'switch on a fault of the catalogue (repeatable)' })
+      .option('window-report', { type: 'string', choices: WINDOW_REPORTS, default: 'tightest', describe: 'which window the rate-limit headers describe' })
+      .option('count-errors', { type: 'string', choices: ['yes', 'no'] as const, default: 'no', describe: 'whether 400/404 answers consume quota' })
+      .option('ban-threshold', { type: 'number', default: 10, describe: 'requests tolerated during a running Retry-After before a ban' })
+      .option('ban-seconds', { type: 'number', default: 900, describe: 'length of a ban, in server-clock seconds' }) as unknown as Argv<ServeArgs>,
+  handler: async (args) => {
+    const keysFile = args['keys-file'] ?? process.env.PETLOAD_KEYS_FILE;
+    const server = await createReferenceServer({
+      host: args.host,
+      port: args.port,
+      ...(keysFile ? { keys: loadKeysFile(keysFile) } : {}),
+      timeScale: args['time-scale'],
+      faults: args.fault ?? [],
+      windowReport: args['window-report'],
+      countErrors: args['count-errors'] === 'yes',
+      banThreshold: args['ban-threshold'],
+      banSeconds: args['ban-seconds'],
+    });
+    process.stdout.write(`listening ${server.url}\n`);
+    if (keysFile) {
+      process.stderr.write(`${server.keys.length} key(s) from ${keysFile}: ${server.keys.map((k) => k.label).join(', ')}\n`);
+    } else {
+      for (const k of server.keys) process.stdout.write(`key ${k.plan} ${k.secret}\n`);
+      process.stderr.write('note: the keys above are local test keys made for this server only; they are valid nowhere else\n');
+    }
+    if (args['time-scale'] !== 1) {
+      process.stderr.write(`time scale ${args['time-scale']}: a server minute lasts ${(60 / args['time-scale']).toFixed(2)} s\n`);
+    }
+    if (args.fault?.length) process.stderr.write(`faults on: ${args.fault.join(', ')}\n`);
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    await server.close();
+  },
+};

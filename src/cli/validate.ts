@@ -1,0 +1,31 @@
+/** `petload validate <file>...`: check scenario files without running them. Exit 0 if all are valid, else 2. */
+import type { Argv, CommandModule } from 'yargs';
+import { loadScenario } from '../config/load-scenario.js';
+import { PetloadError, isPetloadError } from '../errors.js';
+
+interface ValidateArgs {
+  files: string[];
+}
+
+export const validateCommand: CommandModule<object, ValidateArgs> = {
+  command: 'validate <files..>',
+  describe: 'Check scenario files (paths or shipped names) and list every problem, without running anything',
+  builder: (y: Argv) =>
+    y.positional('files', { type: 'string', array: true, demandOption: true, describe: 'Scenario files or shipped scenario names' }) as unknown as Argv<ValidateArgs>,
+  handler: (args) => {
+    let invalid = 0;
+    for (const file of args.files) {
+      try {
+        const scenario = loadScenario(file);
+        process.stdout.write(`ok ${file} (${scenario.name})\n`);
+      } catch (e) {
+        if (!isPetloadError(e)) throw e;
+        invalid++;
+        process.stderr.write(`${e.message}\n`);
+      }
+    }
+    if (invalid > 0) {
+      throw new PetloadError('E_SCENARIO', `${invalid} of ${args.files.length} scenario file${args.files.length === 1 ? '' : 's'} ${invalid === 1 ? 'is' : 'are'} invalid`);
+    }
+  },
+};

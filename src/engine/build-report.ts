@@ -1,0 +1,98 @@
+/** Assembles report.json from what a run collected: ledger outcomes, metrics, thresholds, notes. */
+import type { PlanName } from '../api/plans.js';
+import { CATALOGUE, CHECK_IDS, metaOf, type AnyCheckId, type CheckId, type Severity } from '../checks/catalogue.js';
+import { statusOf, type Outcome } from '../checks/ledger.js';
+import type { ApiKey } from '../config/keys-file.js';
+import type { MetricsSnapshot } from '../metrics/recorder.js';
+import { REPORT_SCHEMA_VERSION, type CheckResult, type Report } from './report-schema.js';
+import { verdictOf } from './verdict.js';
+import { VERSION } from './version.js';
+
+/** Why a check has no outcome at all in a run, by check, when the reason is more specific than "not exercised". */
+const UNEXERCISED: Partial<Record<CheckId, string>> = {
+  'backoff.no-ban': 'judged only by scenarios whose load runs through the backoff policy (e.g. overload-backoff)',
+  'ban.probe': 'opt-in: run the ban-probe scenario with a key marked "sacrificial": true',
+  'backoff.respects-retry-after': 'no 429 was received, so there was no Retry-After to respect',
+  'retry-after.present': 'no 429 was received',
+  'retry-after.syntax': 'no 429 with a Retry-After was received',
+  'retry-after.plausible': 'no 429 with a usable Retry-After was received',
+  'retry-after.error-body': 'no 429 with a body was received',
+  'auth.challenge': 'no 401 was received',
+  'ratelimit.headers-on-errors': 'no 400, 401 or 404 response was received',
+};
+
+export interface ReportInput {
+  scenario: { name: string; description?: string; file?: string };
+  target: Report['target'];
+  plans: readonly PlanName[];
+  keys: readonly ApiKey[];
+  startedAt: Date;
+  endedAt: Date;
+  outcomes: readonly Outcome[];
+  thresholds: Report['thresholds'];
+  /** Severity per threshold check id (default major). */
+  thresholdSeverity: ReadonlyMap<string, Severity>;
+  metrics: MetricsSnapshot;
+  notes: readonly string[];
+  aborted?: { reason: string; exitCode: number };
+}
+
+function checkResult(id: AnyCheckId, outcomes: readonly Outcome[], severity: Severity, fallbackReason: string): CheckResult {
+  const meta = metaOf(id);
+  const mine = outcomes.filter((o) => o.id === id);
+  const byPlan: CheckResult['byPlan'] =
+    mine.length === 0
+      ? [{ plan: null, status: 'skip', counts: { passed: 0, failed: 0, skipped: 0 }, evidence: [], reasons: [fallbackReason], info: {} }]
+      : mine.map((o) => ({
+          plan: o.plan,
+          status: statusOf(o),
+          counts: { passed: o.passed, failed: o.failed, skipped: o.skipped },
+          evidence: o.evidence,
+          reasons: o.skipReasons,
+          info: o.info,
+        }));
+  const counts = byPlan.reduce(
+    (a, p) => ({ passed: a.passed + p.counts.passed, failed: a.failed + p.counts.failed, skipped: a.skipped + p.counts.skipped }),
+    { passed: 0, failed: 0, skipped: 0 },
+  );
+  return { id, title: meta.title, severity, status: statusOf(counts), counts, byPlan };
+}
+
+export function buildReport(input: ReportInput): Report {
+  const { outcomes } = input;
+  const checks: CheckResult[] = CHECK_IDS.map((id) =>
+    checkResult(id, outcomes, CATALOGUE[id].severity, UNEXERCISED[id] ?? `not exercised by scenario ${input.scenario.name}: no response it applies to`),
+  );
+  for (const t of input.thresholds) {
+    checks.push(checkResult(t.checkId as AnyCheckId, outcomes, input.thresholdSeverity.get(t.checkId) ?? 'major', 'no data'));
+  }
+  const v = verdictOf(checks);
+  const verdict = input.aborted ? 'aborted' : v.verdict;
+  const exitCode = input.aborted ? input.aborted.exitCode : v.verdict === 'pass' ? 0 : 1;
+  const report: Report = {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    tool: { name: 'petload', version: VERSION },
+    scenario: input.scenario,
+    target: input.target,
+    plans: [...input.plans],
+    keys: input.keys.map((k) => ({ label: k.label, plan: k.plan, sacrificial: k.sacrificial })),
+    startedAt: input.startedAt.toISOString(),
+    endedAt: input.endedAt.toISOString(),
+    durationMs: input.endedAt.getTime() - input.startedAt.getTime(),
+    verdict,
+    exitCode,
+    summary: {
+      checks: checks.length,
+      passed: v.passed.length,
+      failed: v.failed.length,
+      warnings: v.warnings.length,
+      skipped: v.skipped.length,
+    },
+    checks,
+    thresholds: input.thresholds,
+    ...input.metrics,
+    notes: [...new Set(input.notes)],
+  };
+  if (input.aborted) report.abortReason = input.aborted.reason;
+  return report;
+}

@@ -1,0 +1,101 @@
+/**
+ * What the suite knows about each key's rate-limit windows, learnt from the responses it got.
+ * Used to start rate-limit probes on a fresh window ("it waits until X-RateLimit-Reset has passed, or uses a key
+ * that has not been used in the current window") and to honour Retry-After everywhere.
+ */
+import { MINUTE_S } from '../api/plans.js';
+import type { ApiKey } from '../config/keys-file.js';
+import { headerValue, type Exchange } from '../http/exchange.js';
+import { parseHttpDate, parseRateLimit, parseRetryAfter } from '../http/headers.js';
+
+/** Whole-second rounding of Date and Reset. */
+export const TOLERANCE_MS = 1000;
+
+export interface KeyState {
+  readonly key: ApiKey;
+  /** Any request sent on this key during the run. */
+  used: boolean;
+  /** Run-clock wall time of the last request sent on the key. */
+  lastSentAt: number | null;
+  /** Local wall time (run clock) until which no request may be sent: the end of the latest Retry-After. */
+  blockedUntil: number;
+  /** Local wall time by which the minute window that held the last request has certainly ended. */
+  minuteWindowEndsBy: number | null;
+  suspectedBan: boolean;
+}
+
+/** Offset to add to a server time to get local run-clock time, from an exchange's Date header (0 if absent). */
+export function serverOffset(ex: Exchange): number {
+  const raw = headerValue(ex.headers, 'date');
+  const d = raw === undefined ? null : parseHttpDate(raw);
+  // Date floors to the second: the true server time is in [d, d+1s), so the offset is within 1 s.
+  return d === null ? 0 : ex.localTime - d;
+}
+
+/** The server's time when the exchange completed (Date header, else local clock). */
+export function serverTimeOf(ex: Exchange): number {
+  const raw = headerValue(ex.headers, 'date');
+  const d = raw === undefined ? null : parseHttpDate(raw);
+  return d ?? ex.localTime;
+}
+
+/** The wait a 429 asks for, in ms, or null when Retry-After is missing or malformed. */
+export function retryAfterMs(ex: Exchange): number | null {
+  const raw = headerValue(ex.headers, 'retry-after');
+  if (raw === undefined) return null;
+  const ra = parseRetryAfter(raw);
+  if (ra.kind === 'seconds') return ra.seconds * 1000;
+  if (ra.kind === 'date') return Math.max(0, ra.epochMs - serverTimeOf(ex));
+  return null;
+}
+
+export class KeyStates {
+  private readonly states = new Map<string, KeyState>();
+
+  constructor(keys: readonly ApiKey[]) {
+    for (const key of keys) {
+      this.states.set(key.label, { key, used: false, lastSentAt: null, blockedUntil: 0, minuteWindowEndsBy: null, suspectedBan: false });
+    }
+  }
+
+  get(key: ApiKey): KeyState {
+    const s = this.states.get(key.label);
+    if (!s) throw new Error(`unknown key ${key.label}`);
+    return s;
+  }
+
+  all(): KeyState[] {
+    return [...this.states.values()];
+  }
+
+  noteSent(key: ApiKey, at: number): void {
+    const s = this.get(key);
+    s.used = true;
+    s.lastSentAt = at;
+    // Without better knowledge, the minute window holding this request ends at most a minute (+rounding) later.
+    const bound = at + MINUTE_S * 1000 + TOLERANCE_MS;
+    s.minuteWindowEndsBy = s.minuteWindowEndsBy === null || s.minuteWindowEndsBy < at ? bound : Math.min(s.minuteWindowEndsBy, bound);
+  }
+
+  /** Learn from a response on a valid key: the minute window's end (when the headers describe it) and Retry-After. */
+  noteResponse(key: ApiKey, ex: Exchange): void {
+    const s = this.get(key);
+    const rl = parseRateLimit(ex.headers);
+    if (rl.limit.ok && rl.reset.ok && rl.limit.value === key.limits.perMinute && key.limits.perMinute !== key.limits.perDay) {
+      const resetLocal = rl.reset.value * 1000 + serverOffset(ex) + TOLERANCE_MS;
+      // Only trust a Reset that is plausible for a minute window (a broken Reset is judged by its own check).
+      if (resetLocal >= ex.localTime - TOLERANCE_MS && resetLocal <= ex.localTime + (MINUTE_S + 2) * 1000) {
+        s.minuteWindowEndsBy = s.minuteWindowEndsBy === null ? resetLocal : Math.min(s.minuteWindowEndsBy, resetLocal);
+      }
+    }
+    if (ex.status === 429) {
+      const wait = retryAfterMs(ex);
+      if (wait !== null) {
+        s.blockedUntil = Math.max(s.blockedUntil, ex.localTime + wait);
+        // The refused window ends when Retry-After says (bounded by the window length).
+        const end = ex.localTime + Math.min(wait, MINUTE_S * 1000) + TOLERANCE_MS;
+        s.minuteWindowEndsBy = Math.max(s.minuteWindowEndsBy ?? 0, Math.min(end, ex.localTime + (MINUTE_S * 1000 + TOLERANCE_MS)));
+      }
+    }
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Where a run sends its traffic: an external base URL with keys from a keys file or the environment, or the
+ * embedded reference server on a loopback port, started for the run with keys made for it and a scaled clock.
+ */
+import { randomBytes } from 'node:crypto';
+import type { PlanName } from '../api/plans.js';
+import { limitsFor } from '../api/plans.js';
+import { keyLabel, type ApiKey } from '../config/keys-file.js';
+import { PetloadError } from '../errors.js';
+import type { FaultName } from '../server/faults.js';
+import { createReferenceServer } from '../server/index.js';
+import type { WindowReport } from '../server/limiter.js';
+import { createClock, realClock, type Clock } from './clock.js';
+
+export interface EmbeddedOptions {
+  timeScale: number;
+  faults: readonly FaultName[];
+  windowReport: WindowReport;
+  countErrors: boolean;
+  plans: readonly PlanName[];
+  keysPerPlan: number;
+  sacrificial: boolean;
+}
+
+export interface Target {
+  url: string;
+  embedded: boolean;
+  clock: Clock;
+  keys: readonly ApiKey[];
+  faults: readonly FaultName[];
+  variant?: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** Figures for the embedded server's enterprise keys (custom by definition). */
+const EMBEDDED_ENTERPRISE = { perMinute: 2000, perDay: 200_000 };
+
+function makeKeys(plans: readonly PlanName[], perPlan: number, sacrificial: boolean): ApiKey[] {
+  const keys: ApiKey[] = [];
+  for (const plan of plans) {
+    for (let i = 1; i <= perPlan; i++) {
+      const secret = `pl_${plan}_${randomBytes(12).toString('hex')}`;
+      keys.push(Object.freeze({ secret, plan, limits: limitsFor(plan, EMBEDDED_ENTERPRISE), label: keyLabel(secret, `${plan}#${i}`), sacrificial }));
+    }
+  }
+  return keys;
+}
+
+export async function startEmbeddedTarget(o: EmbeddedOptions): Promise<Target> {
+  const clock = createClock(o.timeScale);
+  const keys = makeKeys(o.plans, o.keysPerPlan, o.sacrificial);
+  const server = await createReferenceServer({
+    host: '127.0.0.1',
+    port: 0,
+    keys,
+    clock,
+    faults: [...o.faults],
+    windowReport: o.windowReport,
+    countErrors: o.countErrors,
+  });
+  return {
+    url: server.url,
+    embedded: true,
+    clock,
+    keys,
+    faults: o.faults,
+    variant: { windowReport: o.windowReport, countErrors: o.countErrors ? 'yes' : 'no' },
+    close: () => server.close(),
+  };
+}
+
+export function externalTarget(url: string, keys: readonly ApiKey[]): Target {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new PetloadError('E_USAGE', `--target ${JSON.stringify(url)} is not a URL (expected e.g. https://staging.example.com/v1)`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new PetloadError('E_USAGE', `--target must be an http or https URL, found ${parsed.protocol}`);
+  }
+  if (parsed.username || parsed.password) {
+    throw new PetloadError('E_KEYS_ON_ARGV', '--target must not carry credentials; keys go in the keys file');
+  }
+  return { url: parsed.href.replace(/\/$/, ''), embedded: false, clock: realClock, keys, faults: [], close: async () => {} };
+}
+
+/** True for loopback addresses (127.0.0.0/8, ::1, localhost). */
+export function isLoopback(url: string): boolean {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}

@@ -1,0 +1,35 @@
+/**
+ * What the load executors get from the engine. `send` is the engine's: every exchange it returns has already
+ * been judged by the passive checks, recorded by the metrics and noted in the key states.
+ */
+import type { PlanName } from '../api/plans.js';
+import type { Ledger } from '../checks/ledger.js';
+import type { ApiKey } from '../config/keys-file.js';
+import type { Clock } from '../engine/clock.js';
+import type { KeyStates } from '../engine/key-state.js';
+import type { Exchange, RequestSpec } from '../http/exchange.js';
+
+export interface LoadContext {
+  readonly clock: Clock;
+  readonly signal: AbortSignal;
+  readonly ledger: Ledger;
+  readonly keyStates: KeyStates;
+  /** The plans judged in this run and their keys (a plan's keys share its traffic). */
+  readonly plans: readonly PlanName[];
+  readonly keys: readonly ApiKey[];
+  /** Target base URL (for executors that bring their own client, such as saturate). */
+  readonly baseUrl: string;
+  send(spec: RequestSpec): Promise<Exchange>;
+  /**
+   * Send every spec at once over at least `specs.length` connections (a dedicated pool, closed afterwards), for
+   * the burst executor; each exchange is judged, measured and noted like those of `send`.
+   */
+  sendSimultaneous(specs: readonly RequestSpec[]): Promise<Exchange[]>;
+  /** Requests in flight on the engine's client now. */
+  inFlight(): number;
+  /** Count sends that could not start on time (in-flight cap reached), like k6's dropped iterations. */
+  dropped(n?: number): void;
+  /** Progress for the console: called by executors about once a second of real time. */
+  progress(p: { phase: string; elapsedMs: number; totalMs: number }): void;
+  log(line: string): void;
+}

@@ -1,0 +1,16 @@
+/** The executors by public name (names.ts): a plain object, so a missing or extra executor is a type error. */
+import { burst } from './burst.js';
+import { concurrency } from './concurrency.js';
+import { constantRate } from './constant-rate.js';
+import type { ExecutorName } from './names.js';
+import type { Executor } from './phase.js';
+import { rampingRate } from './ramping-rate.js';
+import { saturate } from './saturate.js';
+
+export const EXECUTOR_REGISTRY: { readonly [N in ExecutorName]: Executor<N> } = {
+  'constant-rate': constantRate,
+  'ramping-rate': rampingRate,
+  concurrency,
+  burst,
+  saturate,
+};

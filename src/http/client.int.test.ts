@@ -1,0 +1,547 @@
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseKeys } from '../config/keys-file.js';
+import { createClock } from '../engine/clock.js';
+import { createHttpClient, type HttpClientOptions } from './client.js';
+import type { Exchange, HttpClient, RequestSpec } from './exchange.js';
+
+const SECRET = 'sk-test-0123456789-abcdef-Zq9w';
+const OTHER_SECRET = 'sk-other-9876543210-xyz-Pp4r';
+const [KEY, OTHER_KEY] = parseKeys(
+  {
+    keys: [
+      { key: SECRET, plan: 'pro' },
+      { key: OTHER_SECRET, plan: 'free' },
+    ],
+  },
+  'test',
+) as [ReturnType<typeof parseKeys>[number], ReturnType<typeof parseKeys>[number]];
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+/** A node:http server on a loopback port; it records every request it receives. */
+async function httpServer(handler: Handler): Promise<{ origin: string; seen: Seen[]; server: HttpServer }> {
+  const seen: Seen[] = [];
+  const server = createHttpServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (c: Buffer) => parts.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(parts).toString('utf8');
+      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      handler(req, res, body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  const addr = server.address();
+  if (addr === null || typeof addr === 'string') throw new Error('no port');
+  return { origin: `http://127.0.0.1:${addr.port}`, seen, server };
+}
+
+/** A raw TCP server for answers node:http will not produce; `onRequest` gets each socket once a request head arrived. */
+async function rawServer(onRequest: (socket: Socket, head: string) => void): Promise<{ origin: string; connections: () => number }> {
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const server: NetServer = createNetServer((socket) => {
+    connections++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    let buf = '';
+    socket.on('data', (d: Buffer) => {
+      buf += d.toString('latin1');
+      let end = buf.indexOf('\r\n\r\n');
+      while (end !== -1) {
+        const head = buf.slice(0, end);
+        buf = buf.slice(end + 4);
+        onRequest(socket, head);
+        end = buf.indexOf('\r\n\r\n');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  );
+  const addr = server.address();
+  if (addr === null || typeof addr === 'string') throw new Error('no port');
+  return { origin: `http://127.0.0.1:${addr.port}`, connections: () => connections };
+}
+
+/** A loopback port on which nothing listens (bound, then released). */
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const addr = server.address();
+  if (addr === null || typeof addr === 'string') throw new Error('no port');
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return addr.port;
+}
+
+/** Poll a condition every few ms; fail after 2 s instead of hanging. */
+async function waitFor(cond: () => boolean): Promise<void> {
+  const deadline = performance.now() + 2000;
+  while (!cond()) {
+    if (performance.now() > deadline) throw new Error('condition not met within 2 s');
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+const clock = createClock(600);
+
+function client(origin: string, extra: Partial<HttpClientOptions> = {}): HttpClient {
+  const c = createHttpClient({ baseUrl: `${origin}/v1`, clock, ...extra });
+  cleanups.push(() => c.close());
+  return c;
+}
+
+function spec(overrides: Partial<RequestSpec> = {}): RequestSpec {
+  return { operation: 'listPets', method: 'GET', path: '/pets?limit=5', auth: { kind: 'key', key: KEY }, tag: 'test', ...overrides };
+}
+
+function json(res: ServerResponse, status: number, text: string, type = 'application/json'): void {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function serialise(ex: Exchange): string {
+  return JSON.stringify(ex, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+}
+
+describe('HTTP client: bodies', () => {
+  it('parses JSON losslessly, keeps the base path, measures the exchange and numbers it', async () => {
+    const { origin, seen } = await httpServer((_req, res) =>
+      json(res, 200, '[{"id":9223372036854775807,"name":"Rex","categoryId":9007199254740993},{"id":7,"name":"Tom","categoryId":1}]'),
+    );
+    const c = client(origin);
+    const before = clock.monotonic();
+    const ex = await c.send(spec());
+    const second = await c.send(spec({ intended: 5 }));
+
+    expect(seen[0]?.url).toBe('/v1/pets?limit=5');
+    expect(seen[0]?.headers.accept).toBe('application/json');
+    expect(ex.status).toBe(200);
+    expect(ex.error).toBeNull();
+    expect(ex.body).toStrictEqual({
+      kind: 'json',
+      value: [
+        { id: 9223372036854775807n, name: 'Rex', categoryId: 9007199254740993n },
+        { id: 7, name: 'Tom', categoryId: 1 },
+      ],
+      excerpt: '[{"id":9223372036854775807,"name":"Rex","categoryId":9007199254740993},{"id":7,"name":"Tom","categoryId":1}]',
+    });
+    expect(ex.headers['content-type']).toBe('application/json');
+    expect(ex).toMatchObject({ operation: 'listPets', method: 'GET', path: '/pets?limit=5', tag: 'test', requestBody: null });
+    expect(second.seq).toBe(ex.seq + 1);
+
+    const t = ex.timing;
+    expect(t.intended).toBeGreaterThanOrEqual(before);
+    expect(t.sent).toBeGreaterThanOrEqual(t.intended);
+    expect(t.headers).not.toBeNull();
+    expect(t.headers as number).toBeGreaterThanOrEqual(t.sent);
+    expect(t.done).toBeGreaterThanOrEqual(t.headers as number);
+    expect(ex.localTime).toBeGreaterThan(Date.now() - 1000);
+    expect(second.timing.intended).toBe(5);
+    expect(c.inFlight()).toBe(0);
+  });
+
+  it('parses +json types, and reports JSON that does not parse with its error', async () => {
+    const { origin } = await httpServer((req, res) => {
+      if (req.url?.includes('problem')) json(res, 400, '{"code":"bad","message":"no","status":400}', 'application/problem+json; charset=utf-8');
+      else json(res, 200, '{"id": 1, "name": "Rex"', 'Application/JSON; charset=utf-8');
+    });
+    const c = client(origin);
+    const problem = await c.send(spec({ path: '/problem' }));
+    expect(problem.body).toMatchObject({ kind: 'json', value: { code: 'bad', message: 'no', status: 400 } });
+    const broken = await c.send(spec());
+    expect(broken.error).toBeNull();
+    expect(broken.body.kind).toBe('unparseable');
+    if (broken.body.kind !== 'unparseable') return;
+    expect(broken.body.error).not.toBe('');
+    expect(broken.body.excerpt).toBe('{"id": 1, "name": "Rex"');
+  });
+
+  it('keeps other content types as a text excerpt of at most ~500 characters', async () => {
+    const long = 'x'.repeat(5000);
+    const { origin } = await httpServer((req, res) => {
+      if (req.url?.includes('long')) json(res, 200, long, 'text/plain');
+      else json(res, 502, '<html>Bad gateway</html>', 'text/html');
+    });
+    const c = client(origin);
+    const html = await c.send(spec());
+    expect(html.status).toBe(502);
+    expect(html.body).toStrictEqual({ kind: 'text', excerpt: '<html>Bad gateway</html>' });
+    const text = await c.send(spec({ path: '/long' }));
+    expect(text.body.kind).toBe('text');
+    if (text.body.kind !== 'text') return;
+    expect(text.body.excerpt.startsWith('xxxxx')).toBe(true);
+    expect(text.body.excerpt.length).toBeLessThanOrEqual(501);
+  });
+
+  it('reports an empty body as none, whatever the content type', async () => {
+    const { origin } = await httpServer((req, res) => {
+      if (req.url?.includes('204')) {
+        res.writeHead(204).end();
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '0' }).end();
+      }
+    });
+    const c = client(origin);
+    expect((await c.send(spec({ path: '/204' }))).body).toStrictEqual({ kind: 'none' });
+    const empty = await c.send(spec());
+    expect(empty).toMatchObject({ status: 200, error: null, body: { kind: 'none' } });
+  });
+
+  it('stops reading at the body cap, without a transport error, and the client stays usable', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    const total = 5 * 1024 * 1024;
+    let written = 0;
+    const { origin } = await httpServer((req, res) => {
+      if (req.url?.includes('small')) return json(res, 200, '{"ok":true}');
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': total });
+      const pump = (): void => {
+        while (written < total) {
+          written += chunk.length;
+          if (!res.write(chunk)) {
+            res.once('drain', pump);
+            return;
+          }
+        }
+        res.end();
+      };
+      res.on('error', () => undefined);
+      pump();
+    });
+    const cap = 64 * 1024;
+    const c = client(origin, { maxBodyBytes: cap });
+    const ex = await c.send(spec());
+    expect(ex.status).toBe(200);
+    expect(ex.error).toBeNull();
+    expect(ex.body.kind).toBe('too-large');
+    if (ex.body.kind !== 'too-large') return;
+    expect(ex.body.bytesRead).toBeGreaterThan(cap);
+    expect(ex.body.bytesRead).toBeLessThan(total);
+    expect(ex.body.excerpt.startsWith('aaaa')).toBe(true);
+    expect(ex.body.excerpt.length).toBeLessThanOrEqual(501);
+    const next = await c.send(spec({ path: '/small' }));
+    expect(next.body).toMatchObject({ kind: 'json', value: { ok: true } });
+  });
+
+  it('sends the request body with its content type and keeps an excerpt of it', async () => {
+    const { origin, seen } = await httpServer((_req, res) => json(res, 201, '{"id":1,"name":"Rex","categoryId":2}'));
+    const c = client(origin);
+    const body = JSON.stringify({ name: 'Rex', categoryId: 2 });
+    const ex = await c.send(spec({ operation: 'createPet', method: 'POST', path: '/pets', body }));
+    expect(seen[0]).toMatchObject({ method: 'POST', url: '/v1/pets', body });
+    expect(seen[0]?.headers['content-type']).toBe('application/json');
+    expect(ex.requestBody).toBe(body);
+    expect(ex.status).toBe(201);
+
+    await c.send(spec({ method: 'POST', path: '/pets', body: 'name=Rex', contentType: 'application/x-www-form-urlencoded' }));
+    expect(seen[1]?.headers['content-type']).toBe('application/x-www-form-urlencoded');
+  });
+});
+
+describe('HTTP client: headers and framing', () => {
+  it('keeps repeated headers as arrays, with lower-case names', async () => {
+    const { origin } = await rawServer((socket) => {
+      const body = '{}';
+      socket.write(
+        'HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nX-RateLimit-Limit: 60\r\n' +
+          'X-RateLimit-Limit: 10000\r\nRetry-After: 7\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\n' +
+          `Content-Length: ${body.length}\r\n\r\n${body}`,
+      );
+    });
+    const ex = await client(origin).send(spec());
+    expect(ex.status).toBe(429);
+    expect(ex.headers['x-ratelimit-limit']).toStrictEqual(['60', '10000']);
+    expect(ex.headers['set-cookie']).toStrictEqual(['a=1', 'b=2']);
+    expect(ex.headers['retry-after']).toBe('7');
+  });
+
+  it('reads HTTP/1.0 responses delimited by the connection close', async () => {
+    const { origin, connections } = await rawServer((socket) => {
+      socket.end('HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n{"id":12345678901234567890}');
+    });
+    const c = client(origin, { connections: 1 });
+    for (let i = 0; i < 3; i++) {
+      const ex = await c.send(spec());
+      expect(ex).toMatchObject({ status: 200, error: null, body: { kind: 'json', value: { id: 12345678901234567890n } } });
+    }
+    expect(connections()).toBe(3);
+  });
+
+  it('opens a new connection after a response with connection: close', async () => {
+    const { origin, server } = await httpServer((_req, res) => {
+      res.setHeader('connection', 'close');
+      json(res, 200, '{"ok":true}');
+    });
+    let connections = 0;
+    server.on('connection', () => connections++);
+    const c = client(origin, { connections: 1 });
+    for (let i = 0; i < 4; i++) expect((await c.send(spec())).body).toMatchObject({ kind: 'json', value: { ok: true } });
+    expect(connections).toBe(4);
+  });
+
+  it('ignores 1xx informational responses', async () => {
+    const { origin } = await rawServer((socket) => {
+      socket.write('HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+    });
+    const ex = await client(origin).send(spec());
+    expect(ex).toMatchObject({ status: 200, error: null, body: { kind: 'json', value: {} } });
+    expect(ex.headers.link).toBeUndefined();
+  });
+});
+
+describe('HTTP client: transport failures are values', () => {
+  it('times out a request that gets no response, in real milliseconds', async () => {
+    const { origin } = await httpServer(() => undefined);
+    const c = client(origin, { timeoutMs: 300 });
+    const started = performance.now();
+    const ex = await c.send(spec());
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+    expect(ex).toMatchObject({ status: null, body: { kind: 'none' }, error: { kind: 'timeout' } });
+    expect(ex.timing.headers).toBeNull();
+    expect(c.inFlight()).toBe(0);
+  });
+
+  it('times out a body that stalls, keeping the status and headers that arrived', async () => {
+    const { origin } = await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('[{"id":1');
+    });
+    const ex = await client(origin, { timeoutMs: 300 }).send(spec());
+    expect(ex).toMatchObject({ status: 200, body: { kind: 'none' }, error: { kind: 'timeout' } });
+    expect(ex.timing.headers).not.toBeNull();
+    expect(ex.headers['content-length']).toBe('100');
+  });
+
+  it('times out requests still queued behind a busy connection', async () => {
+    const { origin } = await httpServer(() => undefined);
+    const c = client(origin, { timeoutMs: 300, connections: 1 });
+    const both = await Promise.all([c.send(spec()), c.send(spec())]);
+    expect(both.map((e) => e.error?.kind)).toStrictEqual(['timeout', 'timeout']);
+  });
+
+  it('never sends a queued request that was given up before it got a connection', async () => {
+    const held: ServerResponse[] = [];
+    const { origin, seen } = await httpServer((_req, res) => held.push(res));
+    const c = client(origin, { connections: 1 });
+    const first = c.send(spec({ path: '/first' }));
+    const abort = new AbortController();
+    const queued = c.send(spec({ path: '/queued', signal: abort.signal }));
+    await waitFor(() => seen.length === 1);
+    abort.abort();
+    expect((await queued).error?.kind).toBe('aborted');
+    json(held[0] as ServerResponse, 200, '[]');
+    expect((await first).status).toBe(200);
+    const third = c.send(spec({ path: '/third' }));
+    await waitFor(() => seen.length === 2);
+    json(held[1] as ServerResponse, 200, '[]');
+    expect((await third).status).toBe(200);
+    expect(seen.map((s) => s.url)).toStrictEqual(['/v1/first', '/v1/third']);
+  });
+
+  it('reports a connection reset in the middle of the body as reset', async () => {
+    const { origin } = await rawServer((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n[{"id":1,', () => {
+        setTimeout(() => socket.resetAndDestroy(), 20);
+      });
+    });
+    const ex = await client(origin).send(spec());
+    expect(ex.error?.kind).toBe('reset');
+    expect(ex.status).toBe(200);
+    expect(ex.body).toStrictEqual({ kind: 'none' });
+  });
+
+  it('reports a connection reset before any response as reset', async () => {
+    const { origin } = await rawServer((socket) => socket.resetAndDestroy());
+    const ex = await client(origin).send(spec());
+    expect(ex).toMatchObject({ status: null, error: { kind: 'reset' } });
+  });
+
+  it('reports a body shorter than its content-length as truncated', async () => {
+    const { origin } = await rawServer((socket) => {
+      socket.end('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n[{"id":1,"na');
+    });
+    const ex = await client(origin).send(spec());
+    expect(ex).toMatchObject({ status: 200, error: { kind: 'truncated' }, body: { kind: 'none' } });
+  });
+
+  it('reports a short body on an HTTP/1.0 connection: close response as truncated', async () => {
+    const { origin } = await rawServer((socket) => {
+      socket.end('HTTP/1.0 200 OK\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"id":1');
+    });
+    const ex = await client(origin).send(spec());
+    expect(ex).toMatchObject({ status: 200, error: { kind: 'truncated' } });
+  });
+
+  it('reports invalid chunking and a premature end of a chunked body as truncated', async () => {
+    const { origin } = await rawServer((socket, head) => {
+      const prefix = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n';
+      if (head.includes('/bad-chunk')) socket.end(`${prefix}zz\r\n{}\r\n0\r\n\r\n`);
+      else socket.end(`${prefix}5\r\n{"id"\r\n`);
+    });
+    const c = client(origin);
+    expect((await c.send(spec({ path: '/bad-chunk' }))).error?.kind).toBe('truncated');
+    expect((await c.send(spec({ path: '/early-end' }))).error?.kind).toBe('truncated');
+  });
+
+  it('reports malformed HTTP as protocol', async () => {
+    const { origin } = await rawServer((socket) => socket.end('HTTP/1.1 2OO OK\r\nContent-Length: 0\r\n\r\n'));
+    const ex = await client(origin).send(spec());
+    expect(ex).toMatchObject({ status: null, error: { kind: 'protocol' } });
+  });
+
+  it('reports a port nothing listens on as refused', async () => {
+    const port = await freePort();
+    const ex = await client(`http://127.0.0.1:${port}`).send(spec());
+    expect(ex).toMatchObject({ status: null, headers: {}, body: { kind: 'none' }, error: { kind: 'refused' } });
+    expect(ex.error?.message).toContain('ECONNREFUSED');
+  });
+
+  it('never retries: a request the server drops is sent exactly once', async () => {
+    let requests = 0;
+    const { origin } = await rawServer((socket) => {
+      requests++;
+      socket.destroy();
+    });
+    const c = client(origin);
+    const get = await c.send(spec());
+    const post = await c.send(spec({ method: 'POST', path: '/pets', body: '{"name":"a","categoryId":1}' }));
+    expect(get.error?.kind).toBe('reset');
+    expect(post.error?.kind).toBe('reset');
+    expect(requests).toBe(2);
+  });
+
+  it('does not follow redirects', async () => {
+    const { origin, seen } = await httpServer((_req, res) => {
+      res.writeHead(302, { location: '/v1/elsewhere', 'content-length': '0' }).end();
+    });
+    const ex = await client(origin).send(spec());
+    expect(ex.status).toBe(302);
+    expect(seen.length).toBe(1);
+  });
+
+  it('reports a request whose signal aborts as aborted, and does not send one aborted already', async () => {
+    const { origin, seen } = await httpServer(() => undefined);
+    const c = client(origin);
+    const pre = new AbortController();
+    pre.abort();
+    const early = await c.send(spec({ signal: pre.signal }));
+    expect(early).toMatchObject({ status: null, error: { kind: 'aborted' } });
+
+    const mid = new AbortController();
+    const pending = c.send(spec({ signal: mid.signal }));
+    await waitFor(() => seen.length === 1);
+    mid.abort();
+    expect((await pending).error?.kind).toBe('aborted');
+    expect(seen.length).toBe(1);
+    expect(c.inFlight()).toBe(0);
+  });
+
+  it('close() ends a hanging request after a short grace instead of waiting for it', async () => {
+    const { origin, seen } = await httpServer(() => undefined);
+    const c = createHttpClient({ baseUrl: `${origin}/v1`, clock, timeoutMs: 20_000 });
+    const pending = c.send(spec());
+    await waitFor(() => seen.length === 1);
+    await c.close();
+    const ex = await pending;
+    expect(ex.status).toBeNull();
+    expect(ex.error).not.toBeNull();
+    const after = await c.send(spec());
+    expect(after.error?.kind).toBe('other');
+  });
+});
+
+describe('HTTP client: keys and overlap', () => {
+  it('sends a key as a bearer token and never puts the secret in the exchange', async () => {
+    const { origin, seen } = await httpServer((_req, res) => json(res, 200, '[]'));
+    const ex = await client(origin).send(spec());
+    expect(seen[0]?.headers.authorization).toBe(`Bearer ${SECRET}`);
+    expect(ex).toMatchObject({ auth: 'valid', keyLabel: KEY.label, plan: 'pro' });
+    expect(serialise(ex)).not.toContain(SECRET);
+  });
+
+  it('sends no authorization header without a key', async () => {
+    const { origin, seen } = await httpServer((_req, res) => json(res, 401, '{"code":"unauthorized","message":"no key","status":401}'));
+    const ex = await client(origin).send(spec({ auth: { kind: 'none' } }));
+    expect(seen[0]?.headers.authorization).toBeUndefined();
+    expect(ex).toMatchObject({ auth: 'none', keyLabel: null, plan: null, status: 401 });
+  });
+
+  it('sends a raw credential exactly as given, labelled, and keeps it out of the exchange', async () => {
+    const { origin, seen } = await httpServer((_req, res) => json(res, 401, '{"code":"unauthorized","message":"bad key","status":401}'));
+    const raw = `Basic ${SECRET}`;
+    const ex = await client(origin).send(spec({ auth: { kind: 'raw', header: raw, label: 'basic scheme' } }));
+    expect(seen[0]?.headers.authorization).toBe(raw);
+    expect(ex).toMatchObject({ auth: 'invalid', keyLabel: 'basic scheme', plan: null });
+    expect(serialise(ex)).not.toContain(SECRET);
+  });
+
+  it('marks requests on one key that were in flight together, and only those', async () => {
+    const held: ServerResponse[] = [];
+    const { origin, seen } = await httpServer((req, res) => {
+      if (req.url?.includes('hold')) held.push(res);
+      else json(res, 200, '[]');
+    });
+    const release = (): void => {
+      for (const r of held.splice(0)) json(r, 200, '[]');
+    };
+    const waitSeen = (n: number): Promise<void> => waitFor(() => seen.length === n);
+    const c = client(origin);
+
+    // Alone on its key, even with another key in flight at the same time.
+    const a = c.send(spec({ path: '/hold' }));
+    const b = c.send(spec({ path: '/hold', auth: { kind: 'key', key: OTHER_KEY } }));
+    expect(c.inFlight()).toBe(2);
+    await waitSeen(2);
+    release();
+    expect((await a).overlapped).toBe(false);
+    expect((await b).overlapped).toBe(false);
+
+    // One after another: no overlap.
+    expect((await c.send(spec())).overlapped).toBe(false);
+    expect((await c.send(spec())).overlapped).toBe(false);
+
+    // A chain: 1 and 2 overlap; 1 ends; 3 starts while 2 is in flight.
+    const first = c.send(spec({ path: '/hold' }));
+    const second = c.send(spec({ path: '/hold' }));
+    await waitSeen(6);
+    const releaseFirst = held.shift();
+    if (releaseFirst === undefined) throw new Error('not held');
+    json(releaseFirst, 200, '[]');
+    expect((await first).overlapped).toBe(true);
+    const third = c.send(spec({ path: '/hold' }));
+    await waitSeen(7);
+    release();
+    expect((await second).overlapped).toBe(true);
+    expect((await third).overlapped).toBe(true);
+
+    // Once the key is idle again, a lone request is not marked.
+    expect((await c.send(spec())).overlapped).toBe(false);
+  });
+});

@@ -1,0 +1,334 @@
+/**
+ * The suite's HTTP client: the project's only undici import. One Pool per target, one request per connection
+ * at a time, no retries and no redirects: every retry is a decision of the backoff policy, never of the client.
+ *
+ * Each request is driven by one handler object given straight to undici's dispatcher (no response stream, no
+ * per-request closures beyond the promise executor): it measures the exchange on the run clock, reads at most
+ * `maxBodyBytes`, and settles with an Exchange whatever the target does.
+ */
+import { errors, Pool, type Dispatcher } from 'undici';
+import type { Clock } from '../engine/clock.js';
+import { PetloadError } from '../errors.js';
+import { decodeBody, excerpt } from './body.js';
+import type { AuthKind, Exchange, HeaderMap, HttpClient, ParsedBody, RequestSpec, TransportError, TransportErrorKind } from './exchange.js';
+
+export interface HttpClientOptions {
+  /** Target base URL, e.g. `http://127.0.0.1:8080/v1`; its path is the prefix of every request path. */
+  baseUrl: string;
+  /** The run clock: exchanges are timed on it. */
+  clock: Clock;
+  /** Pool size: the most requests in flight at once (default 16). */
+  connections?: number;
+  /** Deadline of a whole exchange (queueing, connect, headers and body) in real milliseconds (default 10 000). */
+  timeoutMs?: number;
+  /** Body bytes read before giving up on the rest (default 1 MiB). */
+  maxBodyBytes?: number;
+}
+
+const DEFAULT_CONNECTIONS = 16;
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/** How long close() lets requests in flight finish before it destroys the connections. */
+const CLOSE_GRACE_MS = 1000;
+
+const NO_BODY: ParsedBody = Object.freeze({ kind: 'none' });
+const NO_HEADERS: HeaderMap = Object.freeze({}) as HeaderMap;
+
+/** Requests on one key label that have overlapped in time. It is reset once none of them is in flight. */
+interface OverlapGroup {
+  inFlight: number;
+  overlapped: boolean;
+}
+
+interface ClientState {
+  readonly pool: Pool;
+  readonly clock: Clock;
+  readonly basePath: string;
+  readonly timeoutMs: number;
+  readonly maxBodyBytes: number;
+  readonly overlap: Map<string, OverlapGroup>;
+  seq: number;
+  inFlight: number;
+}
+
+/** undici error codes, and the socket errors it passes through, by the kind of failure they mean. */
+const KIND_BY_CODE: Record<string, TransportErrorKind> = {
+  ECONNREFUSED: 'refused',
+  ECONNRESET: 'reset',
+  EPIPE: 'reset',
+  ETIMEDOUT: 'timeout',
+  UND_ERR_CONNECT_TIMEOUT: 'timeout',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'truncated',
+};
+
+function classify(err: unknown, headersReceived: boolean): TransportError {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  const raw = typeof e?.message === 'string' && e.message !== '' ? e.message : String(err);
+  const message = code === '' || raw.includes(code) ? raw : `${raw} (${code})`;
+  let kind = KIND_BY_CODE[code];
+  if (kind === undefined) {
+    if (code === 'UND_ERR_SOCKET') {
+      // The other side closed the connection: before the response it is a reset, during the body a premature close.
+      kind = headersReceived ? 'truncated' : 'reset';
+    } else if (err instanceof errors.HTTPParserError) {
+      // llhttp rejected the bytes: in a status line or headers that is malformed HTTP, in a body it is broken chunking.
+      kind = headersReceived ? 'truncated' : 'protocol';
+    } else {
+      kind = 'other';
+    }
+  }
+  return { kind, message };
+}
+
+function onTimeout(handler: ExchangeHandler): void {
+  handler.timedOut();
+}
+
+/** The reason given to undici when the client drops a request it has already settled (never reported). */
+const ABANDONED = new Error('exchange already settled');
+
+class ExchangeHandler implements Dispatcher.DispatchHandler {
+  resolve!: (exchange: Exchange) => void;
+  private readonly state: ClientState;
+  private readonly spec: RequestSpec;
+  private readonly seq: number;
+  private readonly auth: AuthKind;
+  private readonly keyLabel: string | null;
+  private readonly group: OverlapGroup | null;
+  private readonly intended: number;
+  private sent: number;
+  private headersAt: number | null = null;
+  private controller: Dispatcher.DispatchController | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private settled = false;
+  private status: number | null = null;
+  private headers: HeaderMap = NO_HEADERS;
+  private contentType: string | undefined = undefined;
+  private chunks: Buffer[] = [];
+  private bytes = 0;
+
+  constructor(state: ClientState, spec: RequestSpec, seq: number, now: number) {
+    this.state = state;
+    this.spec = spec;
+    this.seq = seq;
+    this.intended = spec.intended ?? now;
+    this.sent = now;
+    const auth = spec.auth;
+    if (auth.kind === 'key') {
+      this.auth = 'valid';
+      this.keyLabel = auth.key.label;
+    } else if (auth.kind === 'raw') {
+      this.auth = 'invalid';
+      this.keyLabel = auth.label;
+    } else {
+      this.auth = 'none';
+      this.keyLabel = null;
+    }
+    this.group = this.keyLabel === null ? null : joinOverlap(state.overlap, this.keyLabel);
+  }
+
+  /** Dispatch the request; everything after this arrives through the handler methods. */
+  start(): void {
+    const spec = this.spec;
+    if (spec.signal?.aborted) {
+      this.settle({ kind: 'aborted', message: 'aborted before sending' }, NO_BODY);
+      return;
+    }
+    spec.signal?.addEventListener('abort', this);
+    this.timer = setTimeout(onTimeout, this.state.timeoutMs, this);
+    const headers = ['accept', 'application/json'];
+    const auth = spec.auth;
+    if (auth.kind === 'key') headers.push('authorization', `Bearer ${auth.key.secret}`);
+    else if (auth.kind === 'raw') headers.push('authorization', auth.header);
+    if (spec.body !== undefined) headers.push('content-type', spec.contentType ?? 'application/json');
+    this.state.pool.dispatch(
+      { path: this.state.basePath + spec.path, method: spec.method, headers, body: spec.body ?? null },
+      this,
+    );
+  }
+
+  /** The spec's signal aborted (EventListenerObject). */
+  handleEvent(): void {
+    this.abort({ kind: 'aborted', message: 'aborted by the caller' });
+  }
+
+  timedOut(): void {
+    this.timer = null;
+    const stage = this.headersAt === null ? 'no response' : 'no complete body';
+    this.abort({ kind: 'timeout', message: `${stage} within ${this.state.timeoutMs} ms` });
+  }
+
+  private abort(error: TransportError): void {
+    if (this.settled) return;
+    this.settle(error, NO_BODY);
+    // A request still queued in the pool has no controller yet: onRequestStart aborts it when it gets one.
+    this.controller?.abort(ABANDONED);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    if (this.settled) {
+      controller.abort(ABANDONED);
+      return;
+    }
+    this.controller = controller;
+    this.sent = this.state.clock.monotonic();
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    // 1xx informational responses precede the real one.
+    if (this.settled || statusCode < 200) return;
+    this.headersAt = this.state.clock.monotonic();
+    this.status = statusCode;
+    this.headers = headers as HeaderMap;
+    const ct = headers['content-type'];
+    this.contentType = Array.isArray(ct) ? ct[0] : ct;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    const room = this.state.maxBodyBytes - this.bytes;
+    if (chunk.length <= room) {
+      this.chunks.push(chunk);
+      this.bytes += chunk.length;
+      return;
+    }
+    // Over the cap: keep what fits, stop reading and drop the connection (the rest of the body is still coming).
+    if (room > 0) this.chunks.push(chunk.subarray(0, room));
+    const text = Buffer.concat(this.chunks).toString('utf8');
+    this.settle(null, { kind: 'too-large', bytesRead: this.bytes + chunk.length, excerpt: excerpt(text) });
+    controller.abort(ABANDONED);
+  }
+
+  onResponseEnd(): void {
+    if (this.settled) return;
+    if (this.bytes === 0) {
+      this.settle(null, NO_BODY);
+      return;
+    }
+    const chunks = this.chunks;
+    const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, this.bytes);
+    this.settle(null, decodeBody(raw.toString('utf8'), this.contentType));
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error): void {
+    if (this.settled) return;
+    this.settle(classify(err, this.headersAt !== null), NO_BODY);
+  }
+
+  private settle(error: TransportError | null, body: ParsedBody): void {
+    this.settled = true;
+    const state = this.state;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.spec.signal?.removeEventListener('abort', this);
+    state.inFlight--;
+    let overlapped = false;
+    const group = this.group;
+    if (group !== null) {
+      overlapped = group.overlapped;
+      group.inFlight--;
+    }
+    const spec = this.spec;
+    const auth = spec.auth;
+    this.resolve({
+      seq: this.seq,
+      operation: spec.operation,
+      method: spec.method,
+      path: spec.path,
+      auth: this.auth,
+      keyLabel: this.keyLabel,
+      plan: auth.kind === 'key' ? auth.key.plan : null,
+      requestBody: spec.body === undefined ? null : excerpt(spec.body),
+      status: this.status,
+      headers: this.headers,
+      body,
+      error,
+      timing: { intended: this.intended, sent: this.sent, headers: this.headersAt, done: state.clock.monotonic() },
+      localTime: state.clock.now(),
+      overlapped,
+      tag: spec.tag,
+    });
+  }
+}
+
+/** Enter the key's overlap group; starting while another request on the key is in flight marks the whole group. */
+function joinOverlap(groups: Map<string, OverlapGroup>, label: string): OverlapGroup {
+  let group = groups.get(label);
+  if (group === undefined) {
+    group = { inFlight: 0, overlapped: false };
+    groups.set(label, group);
+  } else if (group.inFlight === 0) {
+    group.overlapped = false;
+  } else {
+    group.overlapped = true;
+  }
+  group.inFlight++;
+  return group;
+}
+
+function parseBaseUrl(baseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new PetloadError('E_USAGE', `target ${JSON.stringify(baseUrl)} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new PetloadError('E_USAGE', `target ${url.origin}${url.pathname} is not http: or https:`);
+  }
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+    throw new PetloadError('E_USAGE', `target ${url.origin}${url.pathname} must not carry credentials, a query or a fragment`);
+  }
+  return url;
+}
+
+function destroyPool(pool: Pool): void {
+  pool.destroy().catch(() => undefined);
+}
+
+export function createHttpClient(options: HttpClientOptions): HttpClient {
+  const url = parseBaseUrl(options.baseUrl);
+  const pool = new Pool(url.origin, {
+    connections: options.connections ?? DEFAULT_CONNECTIONS,
+    pipelining: 1,
+    // The per-exchange deadline below covers headers and body; undici's own timers would only duplicate it.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    connectTimeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  });
+  const state: ClientState = {
+    pool,
+    clock: options.clock,
+    basePath: url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    overlap: new Map(),
+    seq: 0,
+    inFlight: 0,
+  };
+  let closing: Promise<void> | null = null;
+
+  return {
+    send(spec: RequestSpec): Promise<Exchange> {
+      const handler = new ExchangeHandler(state, spec, ++state.seq, state.clock.monotonic());
+      state.inFlight++;
+      const done = new Promise<Exchange>((resolve) => {
+        handler.resolve = resolve;
+      });
+      handler.start();
+      return done;
+    },
+    inFlight: () => state.inFlight,
+    close(): Promise<void> {
+      closing ??= (async () => {
+        const timer = setTimeout(destroyPool, CLOSE_GRACE_MS, pool);
+        try {
+          await pool.close();
+        } finally {
+          clearTimeout(timer);
+        }
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * JSON parsing that keeps int64 identifiers exact. JSON.parse silently rounds integers beyond 2^53, which
+ * would hide a server that emits (or mangles) large ids; lossless-json keeps them, at several times the cost,
+ * so it only runs on texts that could hold such an integer.
+ */
+import { parse as losslessParse } from 'lossless-json';
+
+/** Integers of up to 15 digits are always safe (2^53 - 1 has 16), so shorter digit runs never need the slow path. */
+const UNSAFE_DIGITS = 16;
+
+function hasLongDigitRun(text: string): boolean {
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      if (++run >= UNSAFE_DIGITS) return true;
+    } else {
+      run = 0;
+    }
+  }
+  return false;
+}
+
+/** A JSON number literal is an integer when it has neither a fraction nor an exponent. */
+function parseNumber(literal: string): number | bigint {
+  const n = Number(literal);
+  if (Number.isSafeInteger(n) || literal.includes('.') || literal.includes('e') || literal.includes('E')) return n;
+  return BigInt(literal);
+}
+
+/** Like JSON.parse (last duplicate key wins, SyntaxError on bad input), but integers that are not safe JS integers become bigints. */
+export function parseJsonLossless(text: string): unknown {
+  if (!hasLongDigitRun(text)) return JSON.parse(text);
+  return losslessParse(text, null, { parseNumber, onDuplicateKey: (d) => d.newValue });
+}

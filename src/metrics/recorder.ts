@@ -1,0 +1,186 @@
+/**
+ * The run's metrics. `record` is on the hot path (every exchange): a few counter updates, three histogram
+ * records and, for a key of the keys file, two header reads; nothing is kept per request, so memory does not
+ * grow with the number of requests (measured: ~0.7-1.2 µs and well under 20 MB of RSS for 1,000,000
+ * exchanges). Everything else is computed in `snapshot`.
+ *
+ * Times: exchange timings are on the run clock, which may be scaled; latencies are converted back to real
+ * time (a scaled run must not report latencies `scale` times too long). Latency is measured from the
+ * intended send time (no coordinated omission), service time from the actual send. Timelines are placed
+ * on the run clock, like the target's windows.
+ */
+import type { OperationId } from '../api/operations.js';
+import type { Clock } from '../engine/clock.js';
+import type { Report } from '../engine/report-schema.js';
+import type { Exchange } from '../http/exchange.js';
+import { addInto, createHistogram, encodeHistogram, type Histogram, percentile, record, summarize, totalCount } from './histogram.js';
+import { KeyTimelines } from './key-timelines.js';
+import { Timeline } from './timeline.js';
+
+export type MetricsSnapshot = Pick<Report, 'totals' | 'operations' | 'timeline' | 'keyTimelines'>;
+
+/** Cheap running figures for a live progress line (snapshot() encodes every histogram: tens of ms). */
+export interface MetricsProgress {
+  requests: number;
+  dropped: number;
+  transportErrors: number;
+  s2xx: number;
+  /** 4xx other than 429. */
+  s4xx: number;
+  s429: number;
+  s5xx: number;
+  /** p99 latency (ms) of all requests so far; null before the first. */
+  p99: number | null;
+}
+
+export interface Metrics {
+  /** Records one completed exchange (response or transport error). */
+  record(ex: Exchange): void;
+  /** Counts sends that could not start on time (in-flight cap reached), like k6's dropped iterations. */
+  dropped(n?: number): void;
+  progress(): MetricsProgress;
+  /**
+   * Everything so far, as report.json carries it. `totals.rps` is requests per real second (not run-clock
+   * second) from `startMono` to now: the throughput the machine achieved.
+   */
+  snapshot(): MetricsSnapshot;
+}
+
+export type OperationName = OperationId | 'other';
+/** Report order of operations. */
+export const OPERATION_NAMES: readonly OperationName[] = ['listPets', 'createPet', 'getPet', 'other'];
+
+/** Status-count key of a transport error (no response). */
+export const ERROR_STATUS = 'error';
+/** Names of the encoded histograms of an operation besides its status classes. */
+export const ALL_HISTOGRAM = 'all';
+export const SERVICE_TIME_HISTOGRAM = 'serviceTime';
+
+const CLASS_BY_HUNDRED = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx', '6xx', '7xx', '8xx', '9xx'];
+
+/** Latency class of a status: `2xx`, `4xx` (without 429), `429`, `5xx`, ..., or `error` for no response. */
+export function statusClass(status: number | null): string {
+  if (status === null) return ERROR_STATUS;
+  if (status === 429) return '429';
+  return CLASS_BY_HUNDRED[Math.floor(status / 100)] ?? 'other';
+}
+
+class OperationState {
+  count = 0;
+  /** Status code → count; -1 for transport errors. Numbers, so the hot path builds no strings. */
+  readonly statusCounts = new Map<number, number>();
+  readonly latencyByClass = new Map<string, Histogram>();
+  readonly serviceTime = createHistogram();
+
+  latencyOf(cls: string): Histogram {
+    let h = this.latencyByClass.get(cls);
+    if (h === undefined) {
+      h = createHistogram();
+      this.latencyByClass.set(cls, h);
+    }
+    return h;
+  }
+}
+
+function statusCountsRecord(counts: Map<number, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [status, n] of counts) out[status === -1 ? ERROR_STATUS : String(status)] = n;
+  return out;
+}
+
+export function createMetrics(opts: { clock: Clock; startMono: number }): Metrics {
+  const { clock, startMono } = opts;
+  const toMicros = 1000 / clock.scale;
+  const ops = new Map<OperationName, OperationState>();
+  const timeline = new Timeline();
+  const keys = new KeyTimelines();
+  let requests = 0;
+  let transportErrors = 0;
+  let dropped = 0;
+
+  function opState(name: OperationName): OperationState {
+    let s = ops.get(name);
+    if (s === undefined) {
+      s = new OperationState();
+      ops.set(name, s);
+    }
+    return s;
+  }
+
+  return {
+    record(ex) {
+      const op = opState(ex.operation ?? 'other');
+      const status = ex.status;
+      const statusKey = status ?? -1;
+      requests++;
+      op.count++;
+      if (status === null) transportErrors++;
+      op.statusCounts.set(statusKey, (op.statusCounts.get(statusKey) ?? 0) + 1);
+      const { intended, sent, headers, done } = ex.timing;
+      const latency = (done - intended) * toMicros;
+      record(op.latencyOf(statusClass(status)), latency);
+      record(op.serviceTime, (done - sent) * toMicros);
+      timeline.add(sent - startMono, status, latency);
+      keys.add(ex, (headers ?? done) - startMono);
+    },
+
+    dropped(n = 1) {
+      dropped += n;
+    },
+
+    progress() {
+      const p: MetricsProgress = { requests, dropped, transportErrors, s2xx: 0, s4xx: 0, s429: 0, s5xx: 0, p99: null };
+      const all = createHistogram();
+      for (const s of ops.values()) {
+        for (const [status, n] of s.statusCounts) {
+          if (status === 429) p.s429 += n;
+          else if (status >= 200 && status < 300) p.s2xx += n;
+          else if (status >= 400 && status < 500) p.s4xx += n;
+          else if (status >= 500 && status < 600) p.s5xx += n;
+        }
+        for (const h of s.latencyByClass.values()) addInto(all, h);
+      }
+      if (totalCount(all) > 0) p.p99 = percentile(all, 99);
+      return p;
+    },
+
+    snapshot() {
+      const operations: MetricsSnapshot['operations'] = [];
+      const totalCounts = new Map<number, number>();
+      for (const name of OPERATION_NAMES) {
+        const s = ops.get(name);
+        if (s === undefined) continue;
+        for (const [k, n] of s.statusCounts) totalCounts.set(k, (totalCounts.get(k) ?? 0) + n);
+        const all = createHistogram();
+        const histograms: Record<string, string> = {};
+        for (const [cls, h] of [...s.latencyByClass].sort((a, b) => a[0].localeCompare(b[0]))) {
+          addInto(all, h);
+          histograms[cls] = encodeHistogram(h);
+        }
+        histograms[ALL_HISTOGRAM] = encodeHistogram(all);
+        histograms[SERVICE_TIME_HISTOGRAM] = encodeHistogram(s.serviceTime);
+        operations.push({
+          operation: name,
+          count: s.count,
+          statusCounts: statusCountsRecord(s.statusCounts),
+          latency: summarize(all),
+          serviceTime: summarize(s.serviceTime),
+          histograms,
+        });
+      }
+      const realSeconds = (clock.monotonic() - startMono) / clock.scale / 1000;
+      return {
+        totals: {
+          requests,
+          dropped,
+          transportErrors,
+          statusCounts: statusCountsRecord(totalCounts),
+          rps: realSeconds > 0 ? requests / realSeconds : 0,
+        },
+        operations,
+        timeline: timeline.snapshot(),
+        keyTimelines: keys.snapshot(),
+      };
+    },
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * The summary printed at the end of every run: verdict, failed checks with their first evidence, warnings,
+ * skips, a latency table per operation, thresholds and where the report files are. Plain ASCII markers, so
+ * that it reads the same in a CI log; colour only when asked (the CLI decides from the terminal).
+ */
+import { basename, dirname, sep } from 'node:path';
+import type { CheckResult, Report } from '../engine/report-schema.js';
+import { verdictOf } from '../engine/verdict.js';
+import {
+  caseName,
+  countsLine,
+  evidenceLine,
+  formatDuration,
+  formatMs,
+  formatObserved,
+  keysLine,
+  skipsByReason,
+  targetLine,
+  thresholdWord,
+  verdictWord,
+} from './format.js';
+
+export interface ConsoleOptions {
+  color: boolean;
+  /** Where the report files were written (as returned by writeReports). */
+  files?: Readonly<Record<string, string>>;
+}
+
+/** Skipped ids shown per reason: the full list is in the report files. */
+const SKIP_IDS_SHOWN = 5;
+
+const ANSI = { red: 31, green: 32, yellow: 33, dim: 2, bold: 1 } as const;
+type Style = keyof typeof ANSI;
+
+/** A target's text can hold terminal escapes: control characters are shown, never sent to the terminal. */
+function clean(s: string, max = 200): string {
+  const one = s.replace(/[\r\n\t]+/g, ' ').replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return one.length > max ? `${one.slice(0, max)}…` : one;
+}
+
+function pad(s: string, n: number, right = false): string {
+  return right ? s.padStart(n) : s.padEnd(n);
+}
+
+export function renderConsoleSummary(report: Report, opts: ConsoleOptions): string {
+  const paint = (style: Style, s: string) => (opts.color ? `\x1b[${ANSI[style]}m${s}\x1b[0m` : s);
+  const word = verdictWord(report.verdict);
+  const verdictStyle: Style = report.verdict === 'pass' ? 'green' : report.verdict === 'fail' ? 'red' : 'yellow';
+  const v = verdictOf(report.checks);
+  const out: string[] = [];
+
+  out.push(
+    `${paint('bold', `petload ${clean(report.scenario.name)}:`)} ${paint(verdictStyle, paint('bold', word))}  ` +
+      `${countsLine(report.summary)}; ` +
+      `${report.totals.requests} requests in ${formatDuration(report.durationMs)}`,
+  );
+  if (report.verdict === 'aborted') out.push(paint('yellow', `  aborted: ${clean(report.abortReason ?? 'the run was interrupted')}`));
+  out.push(paint('dim', `  target ${clean(targetLine(report))}; plans ${report.plans.join(', ') || 'none'}; keys ${clean(keysLine(report), 400)}`));
+
+  const listChecks = (title: string, checks: CheckResult[], mark: string, style: Style) => {
+    if (checks.length === 0) return;
+    out.push('', paint('bold', title));
+    for (const c of checks) {
+      for (const o of c.byPlan.filter((p) => p.status === 'fail')) {
+        out.push(`  ${paint(style, mark)} ${caseName(c.id, o.plan)} (${c.severity}) ${o.counts.failed} of ${o.counts.failed + o.counts.passed} failed`);
+        const e = o.evidence[0];
+        if (e) out.push(`      ${clean(evidenceLine(e), 300)}`);
+      }
+    }
+  };
+  listChecks('Failed', v.failed, 'FAIL', 'red');
+  listChecks('Warnings', v.warnings, 'WARN', 'yellow');
+  if (v.skipped.length > 0) {
+    out.push('', paint('bold', 'Skipped'));
+    for (const g of skipsByReason(v.skipped)) {
+      const ids = g.ids.length > SKIP_IDS_SHOWN ? `${g.ids.slice(0, SKIP_IDS_SHOWN).join(', ')} and ${g.ids.length - SKIP_IDS_SHOWN} more` : g.ids.join(', ');
+      out.push(`  ${paint('dim', 'SKIP')} ${clean(g.reason)}: ${ids}`);
+    }
+  }
+
+  if (report.operations.length > 0) {
+    const head = ['operation', 'count', 'p50', 'p95', 'p99', 'max'];
+    const rows = report.operations.map((op) => [
+      clean(op.operation, 40),
+      String(op.count),
+      ...[op.latency.p50, op.latency.p95, op.latency.p99, op.latency.max].map(formatMs),
+    ]);
+    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+    const line = (r: string[]) => `  ${r.map((c, i) => pad(c, widths[i]!, i > 0)).join('  ')}`;
+    out.push('', paint('bold', 'Latency (ms, from the intended send time)'), paint('dim', line(head)), ...rows.map(line));
+    const t = report.totals;
+    out.push(paint('dim', `  ${t.rps.toFixed(1)} requests/s; ${t.dropped} dropped sends; ${t.transportErrors} transport errors`));
+  }
+
+  if (report.thresholds.length > 0) {
+    out.push('', paint('bold', 'Thresholds'));
+    for (const t of report.thresholds) {
+      const w = thresholdWord(t);
+      out.push(`  ${paint(w === 'PASS' ? 'green' : w === 'FAIL' ? 'red' : 'yellow', w)} ${clean(t.expression)}  observed ${formatObserved(t)}`);
+    }
+  }
+
+  const files = Object.values(opts.files ?? {});
+  const dirs = new Set(files.map((f) => dirname(f)));
+  if (dirs.size === 1) out.push('', `Reports in ${[...dirs][0]}${sep}: ${files.map((f) => basename(f)).join(', ')}`);
+  else if (files.length > 0) out.push('', `Reports: ${files.join(', ')}`);
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,129 @@
+/** Small text helpers shared by the renderers, so that every format words a report the same way. */
+import { FAILING_SEVERITIES } from '../checks/catalogue.js';
+import type { CheckResult, Report } from '../engine/report-schema.js';
+
+export type PlanOutcome = CheckResult['byPlan'][number];
+export type Evidence = PlanOutcome['evidence'][number];
+export type VerdictWord = 'PASS' | 'FAIL' | 'ABORTED';
+
+export function verdictWord(verdict: Report['verdict']): VerdictWord {
+  return verdict === 'pass' ? 'PASS' : verdict === 'fail' ? 'FAIL' : 'ABORTED';
+}
+
+/** Milliseconds with precision that fits their size: 0.42, 12.3, 250. */
+export function formatMs(ms: number): string {
+  if (!Number.isFinite(ms)) return '-';
+  if (ms < 1) return ms.toFixed(2);
+  if (ms < 100) return ms.toFixed(1);
+  return Math.round(ms).toString();
+}
+
+export function formatDuration(ms: number): string {
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(1)} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${Math.round(s - m * 60)} s`;
+  return `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+/** The name of a check result for one plan: `id [plan]`, or the bare id when judged without a plan. */
+export function caseName(id: string, plan: PlanOutcome['plan']): string {
+  return plan === null ? id : `${id} [${plan}]`;
+}
+
+/** One line for a piece of evidence: message, then request, status and key when known. */
+export function evidenceLine(e: Evidence): string {
+  const parts = [e.message];
+  const exchange = [e.request, e.status === undefined ? undefined : `-> ${e.status ?? 'no response'}`].filter(Boolean).join(' ');
+  if (exchange) parts.push(`(${exchange})`);
+  if (e.key) parts.push(`key ${e.key}`);
+  return parts.join(' ');
+}
+
+/** Every detail of a piece of evidence, one per line (headers and body excerpt included). */
+export function evidenceBlock(e: Evidence): string {
+  const lines = [e.message];
+  if (e.request) lines.push(`request: ${e.request}`);
+  if (e.status !== undefined) lines.push(`status: ${e.status ?? 'no response'}`);
+  if (e.key) lines.push(`key: ${e.key}`);
+  if (e.tag) lines.push(`tag: ${e.tag}`);
+  for (const [h, v] of Object.entries(e.headers ?? {})) lines.push(`${h}: ${v}`);
+  if (e.body !== undefined) lines.push(`body: ${e.body}`);
+  return lines.join('\n');
+}
+
+export function firstEvidence(check: CheckResult): { plan: PlanOutcome['plan']; evidence: Evidence } | undefined {
+  for (const o of check.byPlan) {
+    const e = o.evidence[0];
+    if (e) return { plan: o.plan, evidence: e };
+  }
+  return undefined;
+}
+
+/** Skip reasons of a check over all its plans, without repeats. */
+export function skipReasons(check: CheckResult): string[] {
+  return [...new Set(check.byPlan.flatMap((o) => o.reasons))];
+}
+
+/** Responses per status class (2xx, 3xx, 4xx without 429, 429, 5xx, other) from per-status counts. */
+export function statusClasses(counts: Record<string, number>): Record<'2xx' | '3xx' | '4xx' | '429' | '5xx' | 'other', number> {
+  const out = { '2xx': 0, '3xx': 0, '4xx': 0, '429': 0, '5xx': 0, other: 0 };
+  for (const [status, n] of Object.entries(counts)) {
+    const s = Number(status);
+    if (s === 429) out['429'] += n;
+    else if (s >= 200 && s < 300) out['2xx'] += n;
+    else if (s >= 300 && s < 400) out['3xx'] += n;
+    else if (s >= 400 && s < 500) out['4xx'] += n;
+    else if (s >= 500 && s < 600) out['5xx'] += n;
+    else out.other += n;
+  }
+  return out;
+}
+
+/** The observed value of a threshold with its unit, or `no data`. */
+export function formatObserved(t: Report['thresholds'][number]): string {
+  if (t.observed === null) return 'no data';
+  const v = t.unit === 'ms' ? formatMs(t.observed) : Number.isInteger(t.observed) ? String(t.observed) : t.observed.toFixed(3);
+  return t.unit === '' ? v : `${v}${t.unit === '%' ? '' : ' '}${t.unit}`;
+}
+
+export function keysLine(report: Report): string {
+  if (report.keys.length === 0) return 'none';
+  return report.keys.map((k) => `${k.label} (${k.plan}${k.sacrificial ? ', sacrificial' : ''})`).join(', ');
+}
+
+export function targetLine(report: Report): string {
+  const t = report.target;
+  const bits = [t.url];
+  if (t.embedded) bits.push(`embedded, time x${t.timeScale}`);
+  else if (t.timeScale !== 1) bits.push(`time x${t.timeScale}`);
+  if (t.faults.length > 0) bits.push(`faults: ${t.faults.join(', ')}`);
+  for (const [k, v] of Object.entries(t.variant ?? {})) bits.push(`${k}=${v}`);
+  return bits.length === 1 ? t.url : `${t.url} (${bits.slice(1).join('; ')})`;
+}
+
+/** PASS, FAIL (a failing severity broke) or WARN (a severity that does not fail the run broke). */
+export function thresholdWord(t: Report['thresholds'][number]): 'PASS' | 'FAIL' | 'WARN' {
+  if (t.ok) return 'PASS';
+  return FAILING_SEVERITIES.has(t.severity) ? 'FAIL' : 'WARN';
+}
+
+/** `1 warning`, `2 warnings`. */
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** The counts line shared by every format: `42 checks: 6 passed, 2 failed, 1 warning, 33 skipped`. */
+export function countsLine(s: Report['summary']): string {
+  return `${plural(s.checks, 'check')}: ${s.passed} passed, ${s.failed} failed, ${plural(s.warnings, 'warning')}, ${s.skipped} skipped`;
+}
+
+/** Skipped checks grouped by their first reason, so that one common reason is said once. */
+export function skipsByReason(checks: readonly CheckResult[]): { reason: string; ids: string[] }[] {
+  const groups = new Map<string, string[]>();
+  for (const c of checks) {
+    const reason = skipReasons(c)[0] ?? 'not judged';
+    groups.set(reason, [...(groups.get(reason) ?? []), c.id]);
+  }
+  return [...groups].map(([reason, ids]) => ({ reason, ids }));
+}

@@ -1,0 +1,191 @@
+/**
+ * report.html in a real headless Chromium (Debian's, via playwright-core): it loads from file:// with no
+ * network request and no console or page error, every chart draws its series, and a report without data
+ * shows messages instead. Screenshots go to reports/screenshots/ for a person to look at.
+ */
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Report } from '../engine/report-schema.js';
+import { verdictOf } from '../engine/verdict.js';
+import { CHROMIUM_INSTALL_TIMEOUT_MS, launchChromium } from '../testing/chromium.js';
+import { SAMPLE_COUNTS, sampleReport } from '../testing/sample-report.js';
+import { writeReports } from './write.js';
+
+const SCREENSHOTS = fileURLToPath(new URL('../../reports/screenshots/', import.meta.url));
+
+let browser: Browser;
+let dir: string;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  dir = await mkdtemp(join(tmpdir(), 'petload-html-'));
+  await mkdir(SCREENSHOTS, { recursive: true });
+}, CHROMIUM_INSTALL_TIMEOUT_MS);
+
+afterAll(async () => {
+  await browser?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+interface Opened {
+  page: Page;
+  errors: string[];
+  requests: string[];
+  junit: string;
+}
+
+async function open(report: Report, name: string): Promise<Opened> {
+  const files = await writeReports(report, join(dir, name));
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors: string[] = [];
+  const requests: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('request', (r) => requests.push(r.url()));
+  const url = pathToFileURL(files.html).href;
+  await page.goto(url, { waitUntil: 'load' });
+  return { page, errors, requests: requests.filter((r) => r !== url), junit: await readFile(files.junit, 'utf8') };
+}
+
+interface ChartPixels {
+  id: string;
+  canvases: number;
+  width: number;
+  painted: number;
+  /** Per series colour: pixels of (nearly) that colour. */
+  byColour: number[];
+}
+
+/** For each chart container: its canvas, how many pixels are painted, and how many have each series' colour. */
+function chartPixels(page: Page): Promise<ChartPixels[]> {
+  return page.$$eval('.chart', (els) =>
+    els.map((el) => {
+      const canvas = el.querySelector('canvas');
+      const colours = (JSON.parse(el.getAttribute('data-colors') ?? '[]') as string[]).map((hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)));
+      const out = { id: el.id, canvases: el.querySelectorAll('canvas').length, width: canvas?.width ?? 0, painted: 0, byColour: colours.map(() => 0) };
+      if (!canvas || canvas.width === 0) return out;
+      const px = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+      for (let i = 0; i < px.length; i += 4) {
+        if (px[i + 3]! === 0) continue;
+        out.painted++;
+        if (px[i + 3]! < 250) continue;
+        colours.forEach((c, k) => {
+          if (Math.abs(px[i]! - c[0]!) + Math.abs(px[i + 1]! - c[1]!) + Math.abs(px[i + 2]! - c[2]!) < 24) out.byColour[k]!++;
+        });
+      }
+      return out;
+    }),
+  );
+}
+
+describe('report.html in headless Chromium', () => {
+  it('loads with no error and no request, shows the verdict, and draws every chart', async () => {
+    const report = sampleReport();
+    const { page, errors, requests } = await open(report, 'sample');
+    try {
+      expect(errors).toEqual([]);
+      expect(requests).toEqual([]);
+      expect(await page.textContent('#verdict')).toBe('FAIL');
+      expect(await page.textContent('#counts')).toBe(SAMPLE_COUNTS.line);
+      const charts = await chartPixels(page);
+      expect(charts.map((c) => c.id)).toEqual(['chart-latency', 'chart-rate', 'chart-status', 'chart-key-0', 'chart-key-1']);
+      for (const c of charts) {
+        expect(c.canvases, c.id).toBe(1);
+        expect(c.width, c.id).toBeGreaterThan(300);
+        expect(c.painted, c.id).toBeGreaterThan(1000);
+        // The first series of each chart (a latency spectrum, sent/s, 2xx/s, Remaining) is drawn.
+        expect(c.byColour[0], c.id).toBeGreaterThan(50);
+      }
+      // Each 429 is marked: the free key (index 0) ran out of quota, the pro key never did.
+      const keyIndex = (plan: string) => report.keyTimelines.findIndex((k) => k.plan === plan);
+      const marks = (plan: string) => charts.find((c) => c.id === `chart-key-${keyIndex(plan)}`)!.byColour[2]!;
+      expect(marks('free')).toBeGreaterThan(100);
+      expect(marks('pro')).toBe(0);
+      await page.screenshot({ path: join(SCREENSHOTS, 'report-sample.png'), fullPage: true });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('filters the check table by status', async () => {
+    const { page, errors } = await open(sampleReport(), 'filter');
+    try {
+      await page.click('[data-filter="fail"]');
+      const visible = await page.$$eval('#checks tbody tr', (rows) => rows.filter((r) => !r.hasAttribute('hidden')).map((r) => r.querySelector('code')!.textContent));
+      expect(visible).toEqual(['ratelimit.reset-is-timestamp [free]', 'threshold.rate(429) < 1%']);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('shows messages instead of charts when there is no data', async () => {
+    const r = sampleReport();
+    const checks = r.checks.filter((c) => c.status !== 'fail');
+    const v = verdictOf(checks);
+    const empty: Report = {
+      ...r,
+      verdict: 'pass',
+      exitCode: 0,
+      checks,
+      summary: { checks: checks.length, passed: v.passed.length, failed: 0, warnings: 0, skipped: v.skipped.length },
+      operations: [],
+      timeline: { bucketMs: 1000, buckets: [] },
+      keyTimelines: [],
+      thresholds: [],
+      totals: { requests: 0, dropped: 0, transportErrors: 0, statusCounts: {}, rps: 0 },
+    };
+    const { page, errors, requests } = await open(empty, 'empty');
+    try {
+      expect(errors).toEqual([]);
+      expect(requests).toEqual([]);
+      expect(await page.textContent('#verdict')).toBe('PASS');
+      expect(await page.$$('.chart')).toHaveLength(0);
+      expect(await page.textContent('#chart-latency-empty')).toBe('No latency was recorded in this run.');
+      expect(await page.textContent('#chart-rate-empty')).toBe('No traffic timeline was recorded in this run.');
+      expect(await page.textContent('#chart-keys-empty')).toBe('No rate-limit headers were recorded per key in this run.');
+      await page.screenshot({ path: join(SCREENSHOTS, 'report-empty.png'), fullPage: true });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('runs no script from the report and keeps hostile text as text', async () => {
+    const r: Report = structuredClone(sampleReport());
+    const evil = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2">';
+    r.checks[0]!.byPlan[0]!.evidence = [{ message: evil }];
+    r.notes = [evil];
+    r.keyTimelines[0]!.key = evil;
+    const { page, errors, requests } = await open(r, 'hostile');
+    try {
+      expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
+      expect(requests).toEqual([]);
+      expect(errors).toEqual([]);
+      expect(await page.textContent('main')).toContain(evil);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('writes a junit.xml that the browser\'s XML parser accepts', async () => {
+    const report = sampleReport();
+    const { page, junit } = await open(report, 'junit');
+    try {
+      // A string expression: the test's TypeScript has no DOM types, the page has DOMParser.
+      const parsed = (await page.evaluate(
+        `(() => { const doc = new DOMParser().parseFromString(${JSON.stringify(junit)}, 'application/xml');
+          return { error: doc.querySelector('parsererror')?.textContent ?? null, cases: doc.querySelectorAll('testcase').length }; })()`,
+      )) as { error: string | null; cases: number };
+      expect(parsed.error).toBeNull();
+      expect(parsed.cases).toBe(report.checks.reduce((n, c) => n + c.byPlan.length, 0));
+    } finally {
+      await page.close();
+    }
+  });
+});

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import type { Report } from '../engine/report-schema.js';
+import { createHistogram, encodeHistogram, percentile, record } from '../metrics/histogram.js';
+import { SAMPLE_COUNTS, sampleReport } from '../testing/sample-report.js';
+import { renderHtml } from './html.js';
+import { chartData, PERCENTILE_LADDER, spectrumX } from './html-charts.js';
+
+function embeddedData(html: string): unknown {
+  const m = /<script type="application\/json" id="petload-data">([^<]*)<\/script>/.exec(html);
+  if (!m) throw new Error('no embedded data');
+  return JSON.parse(m[1]!);
+}
+
+function emptyReport(): Report {
+  const r = sampleReport();
+  return {
+    ...r,
+    operations: [],
+    timeline: { bucketMs: 1000, buckets: [] },
+    keyTimelines: [],
+    thresholds: [],
+    totals: { requests: 0, dropped: 0, transportErrors: 0, statusCounts: {}, rps: 0 },
+  };
+}
+
+describe('renderHtml', () => {
+  const report = sampleReport();
+  const html = renderHtml(report);
+
+  it('is one self-contained file: no external script, style, image or link, and a CSP that forbids fetching', () => {
+    expect(html).not.toMatch(/<(script|img|iframe)[^>]+src=/i);
+    expect(html).not.toMatch(/<link\b/i);
+    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)?.[1]?.replace(/&#39;/g, "'");
+    expect(csp).toBe("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:");
+    expect(html).toContain('uPlot');
+    expect(html.match(/<script>/g)?.length).toBe(2);
+  });
+
+  it('shows the verdict, counts and every check per plan', () => {
+    expect(html).toContain('<div class="verdict" id="verdict">FAIL</div>');
+    expect(html).toContain(`<div class="counts" id="counts">${SAMPLE_COUNTS.line}</div>`);
+    const rows = html.match(/<tr data-status="/g)?.length;
+    expect(rows).toBe(report.checks.reduce((n, c) => n + c.byPlan.length, 0));
+    expect(html).toContain('<code>ratelimit.reset-is-timestamp [free]</code>');
+  });
+
+  it('embeds chart data with < escaped, and a container per chart', () => {
+    const data = embeddedData(html) as ReturnType<typeof chartData>;
+    expect(data).toEqual(JSON.parse(JSON.stringify(chartData(report))));
+    for (const id of ['chart-latency', 'chart-rate', 'chart-status', 'chart-key-0', 'chart-key-1']) expect(html).toContain(`<div class="chart" id="${id}">`);
+  });
+
+  it('escapes every text from the report', () => {
+    const r: Report = structuredClone(report);
+    const evil = '</script><script>alert(1)</script><img src=x onerror=alert(2)>';
+    r.checks[0]!.byPlan[0]!.evidence = [{ message: evil }];
+    r.scenario.name = evil;
+    r.notes = [evil];
+    r.keyTimelines[0]!.key = evil;
+    const out = renderHtml(r);
+    expect(out).not.toContain('<img src=x');
+    expect(out.match(/<script>/g)?.length).toBe(2);
+    expect(out).toContain('&lt;/script&gt;&lt;script&gt;alert(1)');
+    expect((embeddedData(out) as ReturnType<typeof chartData>).keys[0]!.key).toBe(evil);
+  });
+
+  it('says so instead of drawing when there is no data', () => {
+    const out = renderHtml(emptyReport());
+    expect(out).not.toContain('class="chart"');
+    expect(out).toContain('No latency was recorded in this run.');
+    expect(out).toContain('No traffic timeline was recorded in this run.');
+    expect(out).toContain('No rate-limit headers were recorded per key in this run.');
+  });
+});
+
+describe('chartData', () => {
+  it('puts the percentile spectrum of each operation on a log axis, from the histograms', () => {
+    const h = createHistogram();
+    for (let i = 1; i <= 1000; i++) record(h, i * 100);
+    const report: Report = { ...sampleReport(), operations: [{ ...sampleReport().operations[0]!, histograms: { all: encodeHistogram(h) } }] };
+    const lat = chartData(report).latency!;
+    expect(lat.x).toEqual(PERCENTILE_LADDER.map(spectrumX));
+    expect(lat.series[0]!.values).toEqual(PERCENTILE_LADDER.map((p) => percentile(h, p)));
+    expect(lat.series[0]!.values.at(-1)).toBeCloseTo(100, 0);
+    expect([spectrumX(0), spectrumX(90), spectrumX(99.9), spectrumX(100)].map((x) => Math.round(x))).toEqual([1, 10, 1000, 1e6]);
+  });
+
+  it('marks each 429 of a key on the time axis with its Remaining samples', () => {
+    const report = sampleReport();
+    const free = report.keyTimelines.find((k) => k.plan === 'free')!;
+    const chart = chartData(report).keys.find((k) => k.plan === 'free')!;
+    expect(chart.refusals).toBe(free.refusals.length);
+    expect(chart.refused.filter((v) => v === 0).length).toBe(new Set(free.refusals.map((r) => r[0])).size);
+    expect(chart.t).toEqual([...chart.t].sort((a, b) => a - b));
+    expect(chart.remaining.filter((v) => v !== null).length).toBe(new Set(free.remaining.map((r) => r[0])).size);
+  });
+});

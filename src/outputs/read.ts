@@ -1,0 +1,50 @@
+/**
+ * Reading a report.json back (`petload report`, `petload merge`): parsed and validated at the edge, so that
+ * the renderers and the merge work on a Report whose histograms are known to decode.
+ */
+import { readFileSync } from 'node:fs';
+import { formatIssues } from '../config/zod-issues.js';
+import { type Report, ReportSchema } from '../engine/report-schema.js';
+import { PetloadError } from '../errors.js';
+import { decodeHistogram } from '../metrics/histogram.js';
+
+const HINT = 'Give a report.json written by `petload run` (or by `petload merge`).';
+
+function invalid(path: string, why: string): PetloadError {
+  return new PetloadError('E_USAGE', `${path}: ${why}`, { hint: HINT });
+}
+
+/** A report document already decoded from JSON; `source` names it in messages. */
+export function parseReport(doc: unknown, source: string): Report {
+  const res = ReportSchema.safeParse(doc);
+  if (!res.success) {
+    const lines = formatIssues(res.error, doc);
+    throw invalid(source, `not a valid petload report\n  ${lines.join('\n  ')}`);
+  }
+  res.data.operations.forEach((op, i) => {
+    for (const [name, b64] of Object.entries(op.histograms)) {
+      try {
+        decodeHistogram(b64);
+      } catch (e) {
+        throw invalid(source, `not a valid petload report\n  operations[${i}].histograms.${name}: ${(e as Error).message}`);
+      }
+    }
+  });
+  return res.data;
+}
+
+export function readReportFile(path: string): Report {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw invalid(path, `cannot read the report (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw invalid(path, `not valid JSON (${(e as Error).message})`);
+  }
+  return parseReport(doc, path);
+}

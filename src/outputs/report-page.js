@@ -1,0 +1,168 @@
+/*
+ * report.html's script (inlined by html.ts, after uPlot). It only draws: the chart data is computed in Node
+ * and embedded as JSON in #petload-data. Each chart container gets data-colors (its series colours), which
+ * the browser test uses to find the drawn lines.
+ */
+(function () {
+  'use strict';
+  var data = JSON.parse(document.getElementById('petload-data').textContent);
+  var PALETTE = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#000000'];
+  var STATUS = { sent: '#0072B2', s2xx: '#009E73', s4xx: '#E69F00', s429: '#CC79A7', s5xx: '#D55E00', errors: '#000000', p99: '#777777' };
+  var charts = [];
+
+  function fmtNum(v, unit) {
+    if (v == null || !isFinite(v)) return '-';
+    if (v === 0) return unit ? '0 ' + unit : '0';
+    var a = Math.abs(v);
+    var s = a >= 100 ? Math.round(v).toString() : a >= 1 ? v.toFixed(1) : v.toFixed(2);
+    return unit ? s + ' ' + unit : s;
+  }
+  function pctLabel(x) {
+    if (x >= 1e6) return 'max';
+    var p = 100 * (1 - 1 / x);
+    return parseFloat(p.toFixed(4)) + '%';
+  }
+  function widthOf(el) {
+    return Math.max(320, Math.floor(el.clientWidth || 800));
+  }
+  function zeroBased(u, min, max) {
+    return [0, max > 0 ? max * 1.08 : 1];
+  }
+  function draw(id, build) {
+    var el = document.getElementById(id);
+    if (!el) return;
+    try {
+      var spec = build();
+      el.dataset.colors = JSON.stringify(spec.colors);
+      spec.opts.width = widthOf(el);
+      spec.opts.height = spec.opts.height || 280;
+      charts.push({ el: el, plot: new uPlot(spec.opts, spec.data, el) });
+    } catch (e) {
+      el.textContent = 'This chart could not be drawn: ' + (e && e.message ? e.message : String(e));
+      console.error(e);
+    }
+  }
+  function line(label, color, unit, extra) {
+    var s = { label: label, stroke: color, width: 2, value: function (u, v) { return fmtNum(v, unit); } };
+    for (var k in extra || {}) s[k] = extra[k];
+    return s;
+  }
+  // uPlot's own tick labels: their precision follows the tick spacing, so short spans stay distinct.
+  var secondsAxis = { label: 'seconds since start (run clock)' };
+  var xSeconds = { label: 't', value: function (u, v) { return fmtNum(v, 's'); } };
+
+  if (data.latency) {
+    draw('chart-latency', function () {
+      var lat = data.latency;
+      var colors = lat.series.map(function (s, i) { return PALETTE[i % PALETTE.length]; });
+      // Operations whose latencies differ by orders of magnitude all stay readable on a log axis.
+      var all = [].concat.apply([], lat.series.map(function (s) { return s.values; }));
+      var positive = all.filter(function (v) { return v > 0; });
+      var lo = Math.min.apply(null, positive);
+      var hi = Math.max.apply(null, all);
+      var logY = positive.length > 0 && hi / lo > 30;
+      var floor = lo / 2;
+      var yScale = logY ? { distr: 3, log: 10, range: function () { return [floor, hi * 1.5]; } } : { range: zeroBased };
+      var values = lat.series.map(function (s) { return s.values.map(function (v) { return logY && v <= 0 ? floor : v; }); });
+      return {
+        colors: colors,
+        data: [lat.x].concat(values),
+        opts: {
+          scales: { x: { time: false, distr: 3, log: 10 }, y: yScale },
+          axes: [
+            {
+              label: 'percentile',
+              splits: function (u) {
+                return [1, 10, 100, 1e3, 1e4, 1e5, 1e6].filter(function (v) { return v >= u.scales.x.min && v <= u.scales.x.max; });
+              },
+              values: function (u, vals) { return vals.map(pctLabel); },
+            },
+            { label: logY ? 'latency (ms, log scale)' : 'latency (ms)', size: 60, values: function (u, vals) { return vals.map(function (v) { return fmtNum(v); }); } },
+          ],
+          series: [{ label: 'percentile', value: function (u, v) { return v == null ? '-' : pctLabel(v); } }].concat(
+            lat.series.map(function (s, i) {
+              return line(s.name, colors[i], 'ms', { points: { show: true, size: 5 } });
+            }),
+          ),
+        },
+      };
+    });
+  }
+
+  if (data.timeline) {
+    var tl = data.timeline;
+    draw('chart-rate', function () {
+      return {
+        colors: [STATUS.sent, STATUS.p99],
+        data: [tl.t, tl.sent, tl.p99],
+        opts: {
+          scales: { x: { time: false }, y: { range: zeroBased }, ms: { range: zeroBased } },
+          axes: [
+            secondsAxis,
+            { label: 'requests / s', size: 60 },
+            { label: 'p99 (ms)', scale: 'ms', side: 1, size: 60, grid: { show: false } },
+          ],
+          series: [xSeconds, line('sent / s', STATUS.sent, '/s'), line('p99', STATUS.p99, 'ms', { scale: 'ms', dash: [6, 4] })],
+        },
+      };
+    });
+    draw('chart-status', function () {
+      var names = [['2xx', 's2xx'], ['4xx', 's4xx'], ['429', 's429'], ['5xx', 's5xx'], ['errors', 'errors']];
+      return {
+        colors: names.map(function (n) { return STATUS[n[1]]; }),
+        data: [tl.t].concat(names.map(function (n) { return tl[n[1]]; })),
+        opts: {
+          scales: { x: { time: false }, y: { range: zeroBased } },
+          axes: [secondsAxis, { label: 'responses / s', size: 60 }],
+          series: [xSeconds].concat(names.map(function (n) { return line(n[0], STATUS[n[1]], '/s'); })),
+        },
+      };
+    });
+  }
+
+  data.keys.forEach(function (k, i) {
+    draw('chart-key-' + i, function () {
+      return {
+        colors: ['#0072B2', '#999999', '#D55E00'],
+        data: [k.t, k.remaining, k.limit, k.refused],
+        opts: {
+          height: 180,
+          scales: { x: { time: false }, y: { range: zeroBased } },
+          axes: [secondsAxis, { label: 'Remaining', size: 60 }],
+          series: [
+            xSeconds,
+            line('Remaining', '#0072B2', '', { spanGaps: true, paths: uPlot.paths.stepped({ align: 1 }) }),
+            line('Limit', '#999999', '', { spanGaps: true, dash: [6, 4], width: 1, points: { show: false } }),
+            {
+              label: '429',
+              stroke: '#D55E00',
+              paths: function () { return null; },
+              points: { show: true, size: 10, stroke: '#D55E00', fill: '#D55E00' },
+              value: function (u, v) { return v == null ? '-' : '429'; },
+            },
+          ],
+        },
+      };
+    });
+  });
+
+  var resizeTimer = null;
+  window.addEventListener('resize', function () {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(function () {
+      charts.forEach(function (c) { c.plot.setSize({ width: widthOf(c.el), height: c.plot.height }); });
+    }, 100);
+  });
+
+  // Check table filter: show the rows of one status, or all.
+  var buttons = document.querySelectorAll('[data-filter]');
+  Array.prototype.forEach.call(buttons, function (b) {
+    b.addEventListener('click', function () {
+      var f = b.getAttribute('data-filter');
+      Array.prototype.forEach.call(buttons, function (o) { o.setAttribute('aria-pressed', String(o === b)); });
+      Array.prototype.forEach.call(document.querySelectorAll('#checks tbody tr'), function (row) {
+        row.hidden = f !== 'all' && row.getAttribute('data-status') !== f;
+      });
+    });
+  });
+})();

@@ -1,0 +1,126 @@
+/**
+ * What a probe gets to work with: a way to send (every exchange is judged by the passive checks and measured),
+ * the keys and what is known of their windows, the ledger, the clock, and a bounded way to wait.
+ */
+import type { OperationId } from '../api/operations.js';
+import { MINUTE_S, type PlanName } from '../api/plans.js';
+import type { CheckId } from '../checks/catalogue.js';
+import type { Ledger } from '../checks/ledger.js';
+import type { ApiKey } from '../config/keys-file.js';
+import type { Clock } from '../engine/clock.js';
+import type { KeyStates } from '../engine/key-state.js';
+import type { Exchange, RequestSpec } from '../http/exchange.js';
+import type { Refusals } from './window.js';
+
+export interface ProbeContext {
+  readonly clock: Clock;
+  readonly ledger: Ledger;
+  readonly keyStates: KeyStates;
+  readonly signal: AbortSignal;
+  /** 429s left by earlier probes, for probes that need a refusal to wait out. */
+  readonly refusals: Refusals;
+  /** Send one request; the exchange is observed by the passive checks, metrics and key state before it returns. */
+  send(spec: RequestSpec): Promise<Exchange>;
+  /** Send many requests at once over at least `specs.length` connections (a dedicated pool). */
+  sendSimultaneous(specs: RequestSpec[]): Promise<Exchange[]>;
+  /** Record a fact for the report's notes. */
+  note(text: string): void;
+  /** Progress line for the console (never contains a key). */
+  log(text: string): void;
+}
+
+/** The tag probes put on their exchanges. */
+export const probeTag = (name: string) => `probe:${name}`;
+
+export function keySpec(key: ApiKey, operation: OperationId, path: string, tag: string, body?: unknown): RequestSpec {
+  const spec: RequestSpec = {
+    operation,
+    method: operation === 'createPet' ? 'POST' : 'GET',
+    path,
+    auth: { kind: 'key', key },
+    tag,
+  };
+  if (body !== undefined) spec.body = typeof body === 'string' ? body : JSON.stringify(body);
+  return spec;
+}
+
+/** A cheap request that any correct server answers 200: the smallest page of the list. */
+export const cheapList = (key: ApiKey, tag: string) => keySpec(key, 'listPets', '/pets?limit=1', tag);
+
+export const isAccepted = (ex: Exchange) => ex.status !== null && ex.status >= 200 && ex.status < 300;
+
+/** Wait on the run clock, abortable. */
+export async function waitUntil(ctx: ProbeContext, localTime: number): Promise<void> {
+  const ms = localTime - ctx.clock.now();
+  if (ms > 0) await ctx.clock.sleep(ms, ctx.signal);
+}
+
+/** Keys of a plan that are not suspected banned. */
+export function keysOf(ctx: ProbeContext, plan: PlanName): ApiKey[] {
+  return ctx.keyStates
+    .all()
+    .filter((s) => s.key.plan === plan && !s.suspectedBan)
+    .map((s) => s.key);
+}
+
+export interface FreshKey {
+  key: ApiKey;
+  /** 'unused': no request on it in this run, so every window is fresh; 'waited': the minute window holding its
+   * last request has ended. */
+  how: 'unused' | 'waited';
+}
+
+/**
+ * A key of the plan on a fresh minute window: an unused key if there is one, else the key whose window ends first,
+ * after waiting for that end (bounded by the window length). `exclude` keeps keys a probe already holds.
+ */
+export async function freshKey(ctx: ProbeContext, plan: PlanName, exclude: readonly ApiKey[] = []): Promise<FreshKey | null> {
+  const candidates = ctx.keyStates.all().filter((s) => s.key.plan === plan && !s.suspectedBan && !exclude.includes(s.key));
+  const unused = candidates.find((s) => !s.used);
+  if (unused) {
+    unused.used = true; // reserve it
+    return { key: unused.key, how: 'unused' };
+  }
+  if (candidates.length === 0) return null;
+  const readyAt = (s: (typeof candidates)[number]) => Math.max(s.minuteWindowEndsBy ?? 0, s.blockedUntil);
+  const best = candidates.reduce((a, b) => (readyAt(a) <= readyAt(b) ? a : b));
+  const bound = ctx.clock.now() + (MINUTE_S + 2) * 1000;
+  await waitUntil(ctx, Math.min(readyAt(best), bound));
+  return { key: best.key, how: 'waited' };
+}
+
+/** Skip every listed check for a plan with one reason. */
+export function skipAll(ctx: ProbeContext, ids: readonly CheckId[], plan: PlanName | null, reason: string): void {
+  for (const id of ids) ctx.ledger.skip(id, plan, reason);
+}
+
+/**
+ * A key of the plan that may be sent on now: preferably one already used (unused keys stay fresh for the
+ * rate-limit probes), waiting out a running Retry-After if every key has one (bounded by the window length).
+ */
+export async function usableKey(ctx: ProbeContext, plan: PlanName): Promise<ApiKey | null> {
+  const states = ctx.keyStates.all().filter((s) => s.key.plan === plan && !s.suspectedBan);
+  if (states.length === 0) return null;
+  const now = ctx.clock.now();
+  const ready = states.filter((s) => s.blockedUntil <= now);
+  const pick = ready.find((s) => s.used) ?? ready[0];
+  if (pick) return pick.key;
+  const soonest = states.reduce((a, b) => (a.blockedUntil <= b.blockedUntil ? a : b));
+  await waitUntil(ctx, Math.min(soonest.blockedUntil, now + (MINUTE_S + 2) * 1000));
+  return soonest.key;
+}
+
+/**
+ * Send, and if the answer is 429, wait what it asks (bounded by the window length) and try again: at most
+ * `tries` requests. This is the probes' backoff policy for requests that are not about rate limits.
+ */
+export async function sendPatiently(ctx: ProbeContext, spec: RequestSpec, tries = 3): Promise<Exchange> {
+  let ex = await ctx.send(spec);
+  for (let i = 1; i < tries && ex.status === 429 && spec.auth.kind === 'key' && !ctx.signal.aborted; i++) {
+    const s = ctx.keyStates.get(spec.auth.key);
+    const until = s.blockedUntil > ctx.clock.now() ? s.blockedUntil : (s.minuteWindowEndsBy ?? ctx.clock.now() + MINUTE_S * 1000);
+    await waitUntil(ctx, Math.min(until, ctx.clock.now() + (MINUTE_S + 2) * 1000));
+    ex = await ctx.send(spec);
+  }
+  return ex;
+}

@@ -1,0 +1,266 @@
+/**
+ * Probes for the request/response contract: auth table, invalid bodies, list tables, create-then-get, unknown ids,
+ * the deprecated endpoint. Most of their verdicts come from the passive checks, which judge every exchange by its
+ * request; these probes judge what needs knowledge of the sequence (what was created, what was counted).
+ */
+import { randomBytes } from 'node:crypto';
+import { OPERATIONS, GET_PET_SUNSET } from '../api/operations.js';
+import type { PlanName } from '../api/plans.js';
+import { Pet, Pets } from '../api/schemas.js';
+import type { ApiKey } from '../config/keys-file.js';
+import { headerValue, type Exchange, type RequestSpec } from '../http/exchange.js';
+import { parseDeprecation, parseHttpDate } from '../http/headers.js';
+import { keySpec, probeTag, sendPatiently, skipAll, usableKey, type ProbeContext } from './context.js';
+import type { Probe } from './probe.js';
+import { sameWindow, tripleOf } from './window.js';
+
+const nonce = () => randomBytes(4).toString('hex');
+const idText = (v: unknown) => (typeof v === 'bigint' || typeof v === 'number' ? String(v) : null);
+
+/** Ids and names of the animals in a list response (empty when the body is not a list of Pets). */
+function petsIn(ex: Exchange): { id: string; name: string; status?: string }[] {
+  if (ex.body.kind !== 'json') return [];
+  const r = Pets.safeParse(ex.body.value);
+  return r.success ? r.data.map((p) => ({ id: String(p.id), name: p.name, ...(p.status ? { status: p.status } : {}) })) : [];
+}
+
+async function withKey(ctx: ProbeContext, probe: Probe, plan: PlanName | null, body: (key: ApiKey) => Promise<void>) {
+  const key = plan === null ? null : await usableKey(ctx, plan);
+  if (!key) return skipAll(ctx, probe.checks, plan, `no usable ${plan ?? ''} key`);
+  await body(key);
+}
+
+const ENDPOINTS: { operation: 'listPets' | 'createPet' | 'getPet'; path: string; body?: string }[] = [
+  { operation: 'listPets', path: '/pets' },
+  { operation: 'createPet', path: '/pets', body: JSON.stringify({ name: 'petload-auth', categoryId: 1 }) },
+  { operation: 'getPet', path: '/pets/1' },
+];
+
+export const authProbe: Probe = {
+  name: 'auth',
+  checks: ['auth.missing-key', 'auth.invalid-key', 'auth.challenge'],
+  perPlan: false,
+  async run(ctx) {
+    const tag = probeTag('auth');
+    const creds: RequestSpec['auth'][] = [
+      { kind: 'none' },
+      { kind: 'raw', header: `Bearer pl-unknown-${nonce()}${nonce()}`, label: 'unknown key' },
+      { kind: 'raw', header: 'Bearer ', label: 'empty Bearer' },
+      { kind: 'raw', header: `Basic ${Buffer.from('petload:not-a-key').toString('base64')}`, label: 'Basic credential' },
+    ];
+    for (const e of ENDPOINTS) {
+      for (const auth of creds) {
+        const spec: RequestSpec = { operation: e.operation, method: OPERATIONS[e.operation].method, path: e.path, auth, tag };
+        if (e.body !== undefined) spec.body = e.body;
+        await ctx.send(spec); // judged by auth.* and the header checks, passively
+      }
+    }
+  },
+};
+
+/** Invalid NewPet bodies, raw text so that malformed JSON and integers beyond int64 are sent as such. */
+export const INVALID_BODIES: { what: string; body: (name: string) => string }[] = [
+  { what: 'missing name', body: () => '{"categoryId":1}' },
+  { what: 'missing categoryId', body: (n) => JSON.stringify({ name: n }) },
+  { what: 'categoryId as string', body: (n) => JSON.stringify({ name: n, categoryId: '1' }) },
+  { what: 'categoryId as 1.5', body: (n) => `{"name":${JSON.stringify(n)},"categoryId":1.5}` },
+  { what: 'categoryId beyond int64', body: (n) => `{"name":${JSON.stringify(n)},"categoryId":9223372036854775808}` },
+  { what: 'name as number', body: () => '{"name":42,"categoryId":1}' },
+  { what: 'status "foo"', body: (n) => JSON.stringify({ name: n, categoryId: 1, status: 'foo' }) },
+  { what: 'malformed JSON', body: (n) => `{"name":${JSON.stringify(n)},"categoryId":` },
+  { what: 'empty body', body: () => '' },
+  { what: 'a JSON array', body: (n) => JSON.stringify([{ name: n, categoryId: 1 }]) },
+];
+
+export const inputProbe: Probe = {
+  name: 'input',
+  checks: ['create.rejects-invalid'],
+  perPlan: true,
+  async run(ctx, plan) {
+    await withKey(ctx, this, plan, async (key) => {
+      const tag = probeTag('input');
+      const marker = `petload-invalid-${nonce()}`;
+      for (const [i, b] of INVALID_BODIES.entries()) {
+        const ex = await sendPatiently(ctx, keySpec(key, 'createPet', '/pets', tag, b.body(`${marker}-${i}`)));
+        if (ex.status === 429) {
+          ctx.ledger.skip('create.rejects-invalid', plan, `${b.what}: refused by the rate limit, not judged`);
+          continue;
+        }
+        ctx.ledger.judge('create.rejects-invalid', plan, ex.status === 400, () => `${b.what}: expected 400, got ${ex.status ?? 'no response'}`, ex);
+      }
+      // Nothing may have been created: look for the marker in every list the interface lets us read.
+      for (const q of ['?limit=100', '?limit=100&status=available', '?limit=100&status=pending', '?limit=100&status=sold']) {
+        const ex = await sendPatiently(ctx, keySpec(key, 'listPets', `/pets${q}`, tag));
+        const leaked = petsIn(ex).filter((p) => p.name.startsWith(marker));
+        if (leaked.length > 0) {
+          ctx.ledger.fail('create.rejects-invalid', plan, `an animal was created from an invalid body: ${leaked.map((p) => `${p.name} (id ${p.id})`).join(', ')}`, ex);
+        }
+      }
+    });
+  },
+};
+
+export const listProbe: Probe = {
+  name: 'list',
+  checks: ['list.schema', 'list.limit-respected', 'list.limit-out-of-range', 'list.status-filter', 'list.invalid-status'],
+  perPlan: true,
+  async run(ctx, plan) {
+    await withKey(ctx, this, plan, async (key) => {
+      const tag = probeTag('list');
+      const queries = [
+        '', '?limit=1', '?limit=2', '?limit=50', '?limit=100',
+        '?status=available', '?status=pending', '?status=sold', '?limit=100&status=available',
+        '?limit=0', '?limit=101', '?limit=-1', '?limit=abc', '?limit=1.5',
+        '?status=foo', '?status=AVAILABLE',
+      ];
+      // Judged passively by the list.* checks, from each request's query.
+      for (const q of queries) await sendPatiently(ctx, keySpec(key, 'listPets', `/pets${q}`, tag));
+    });
+  },
+};
+
+export const createGetProbe: Probe = {
+  name: 'create-get',
+  checks: ['create.returns-pet', 'get.returns-pet'],
+  perPlan: true,
+  async run(ctx, plan) {
+    await withKey(ctx, this, plan, async (key) => {
+      const tag = probeTag('create-get');
+      const seen = new Set(petsIn(await sendPatiently(ctx, keySpec(key, 'listPets', '/pets?limit=100', tag))).map((p) => p.id));
+      const sent = [
+        { name: `petload-${nonce()}-with-status`, categoryId: 7, status: 'pending' as const },
+        { name: `petload-${nonce()}-no-status`, categoryId: 8 },
+      ];
+      const made: { id: string; pet: Pet }[] = [];
+      for (const body of sent) {
+        const ex = await sendPatiently(ctx, keySpec(key, 'createPet', '/pets', tag, body));
+        if (ex.status !== 201) {
+          ctx.ledger.fail('create.returns-pet', plan, `valid NewPet ${JSON.stringify(body)}: expected 201, got ${ex.status ?? 'no response'}`, ex);
+          continue;
+        }
+        const parsed = ex.body.kind === 'json' ? Pet.safeParse(ex.body.value) : null;
+        if (!parsed?.success) {
+          ctx.ledger.fail('create.returns-pet', plan, `201 body is not a Pet${parsed ? `: ${parsed.error.issues[0]?.message ?? ''}` : ''}`, ex);
+          continue;
+        }
+        const pet = parsed.data;
+        const id = String(pet.id);
+        const problems: string[] = [];
+        if (pet.name !== body.name) problems.push(`name ${JSON.stringify(pet.name)} instead of ${JSON.stringify(body.name)}`);
+        if (String(pet.categoryId) !== String(body.categoryId)) problems.push(`categoryId ${String(pet.categoryId)} instead of ${body.categoryId}`);
+        if ('status' in body && pet.status !== body.status) problems.push(`status ${String(pet.status)} instead of ${body.status}`);
+        if (seen.has(id)) problems.push(`id ${id} is not new`);
+        seen.add(id);
+        ctx.ledger.judge('create.returns-pet', plan, problems.length === 0, () => `created Pet does not echo the request: ${problems.join('; ')}`, ex);
+        if (!('status' in body)) {
+          const what = pet.status === undefined ? 'no status' : `status "${pet.status}"`;
+          ctx.ledger.info('create.returns-pet', plan, 'statusWhenOmitted', what);
+          ctx.note(`An animal added without a status gets ${what}.`);
+        }
+        made.push({ id, pet });
+      }
+      for (const { id, pet } of made) {
+        const ex = await sendPatiently(ctx, keySpec(key, 'getPet', `/pets/${id}`, tag));
+        if (ex.status !== 200) {
+          ctx.ledger.fail('get.returns-pet', plan, `GET of the animal just created (id ${id}): expected 200, got ${ex.status ?? 'no response'}`, ex);
+          continue;
+        }
+        const got = ex.body.kind === 'json' ? Pet.safeParse(ex.body.value) : null;
+        const same =
+          got?.success === true &&
+          String(got.data.id) === id &&
+          got.data.name === pet.name &&
+          String(got.data.categoryId) === String(pet.categoryId) &&
+          got.data.status === pet.status;
+        ctx.ledger.judge('get.returns-pet', plan, same, () => `GET /pets/${id} does not return the animal as created`, ex);
+      }
+    });
+  },
+};
+
+export const unknownIdProbe: Probe = {
+  name: 'unknown-id',
+  checks: ['get.unknown-404'],
+  perPlan: true,
+  async run(ctx, plan) {
+    await withKey(ctx, this, plan, async (key) => {
+      const tag = probeTag('unknown-id');
+      const ids = petsIn(await sendPatiently(ctx, keySpec(key, 'listPets', '/pets?limit=100', tag))).map((p) => BigInt(p.id));
+      const max = ids.reduce((a, b) => (a > b ? a : b), 0n);
+      // Far above any id seen, but a safe integer; and the largest int64.
+      const unknown = [String(max + 1_000_003n < 2n ** 53n ? max + 1_000_003n : 2n ** 53n - 7n), '9223372036854775807'];
+      for (const id of unknown) {
+        const ex = await sendPatiently(ctx, keySpec(key, 'getPet', `/pets/${id}`, tag));
+        if (ex.status === 429) {
+          ctx.ledger.skip('get.unknown-404', plan, 'refused by the rate limit, not judged');
+          continue;
+        }
+        ctx.ledger.judge('get.unknown-404', plan, ex.status === 404, () => `GET /pets/${id} (never created): expected 404, got ${ex.status ?? 'no response'}`, ex);
+      }
+      // A malformed id: 400 or 404 are both documented for it (judged by contract.documented-status).
+      await sendPatiently(ctx, keySpec(key, 'getPet', '/pets/not-a-number', tag));
+    });
+  },
+};
+
+export const deprecatedProbe: Probe = {
+  name: 'deprecated',
+  checks: ['deprecation.behaviour-unchanged', 'deprecation.announced'],
+  perPlan: true,
+  async run(ctx, plan) {
+    await withKey(ctx, this, plan, async (key) => {
+      const tag = probeTag('deprecated');
+      const before = await sendPatiently(ctx, keySpec(key, 'listPets', '/pets?limit=1', tag));
+      let id = petsIn(before)[0]?.id;
+      if (id === undefined) {
+        const c = await sendPatiently(ctx, keySpec(key, 'createPet', '/pets', tag, { name: `petload-${nonce()}`, categoryId: 1 }));
+        id = c.body.kind === 'json' ? (idText((c.body.value as { id?: unknown } | null)?.id) ?? undefined) : undefined;
+      }
+      if (id === undefined) return skipAll(ctx, this.checks, plan, 'no animal id to get (see list.schema and create.returns-pet)');
+      const get = await ctx.send(keySpec(key, 'getPet', `/pets/${id}`, tag));
+      const after = await ctx.send(keySpec(key, 'listPets', '/pets?limit=1', tag));
+      judgeDeprecated(ctx, plan, before, get, after);
+      judgeAnnouncement(ctx, plan, get);
+    });
+  },
+};
+
+function judgeDeprecated(ctx: ProbeContext, plan: PlanName | null, before: Exchange, get: Exchange, after: Exchange): void {
+  const id = 'deprecation.behaviour-unchanged';
+  if (get.status === 429) return ctx.ledger.skip(id, plan, 'refused by the rate limit, not judged');
+  const pet = get.body.kind === 'json' && Pet.safeParse(get.body.value).success;
+  if (!ctx.ledger.judge(id, plan, get.status === 200 && pet, () => `GET /pets/{id} of an existing animal: expected 200 with a Pet, got ${get.status ?? 'no response'}`, get)) return;
+  const [tb, tg, ta] = [tripleOf(before), tripleOf(get), tripleOf(after)];
+  if (!tg) return ctx.ledger.fail(id, plan, 'the deprecated endpoint answers without usable X-RateLimit-* headers', get);
+  if (!sameWindow(tb, tg) || !sameWindow(tg, ta) || before.overlapped || get.overlapped || after.overlapped) {
+    return ctx.ledger.skip(id, plan, 'quota use not judged: the window changed during the sequence');
+  }
+  const counted = tb!.remaining - tg.remaining === 1 && tg.remaining - ta!.remaining === 1;
+  ctx.ledger.judge(id, plan, counted, () => `Remaining went ${tb!.remaining} → ${tg.remaining} (get) → ${ta!.remaining}: the deprecated endpoint does not count against the same quota as the list`, get);
+}
+
+const RFC9745 = /^@-?\d+$/;
+
+function judgeAnnouncement(ctx: ProbeContext, plan: PlanName | null, get: Exchange): void {
+  const id = 'deprecation.announced';
+  const dep = headerValue(get.headers, 'deprecation');
+  const sunset = headerValue(get.headers, 'sunset');
+  if (dep === undefined && sunset === undefined) {
+    ctx.ledger.pass(id, plan);
+    return ctx.ledger.info(id, plan, 'headers', 'neither Deprecation nor Sunset is sent');
+  }
+  const problems: string[] = [];
+  const depMs = dep === undefined ? null : parseDeprecation(dep);
+  if (dep !== undefined && (depMs === null || !RFC9745.test(dep.trim()))) problems.push(`Deprecation ${JSON.stringify(dep)} is not an RFC 9745 date (@<seconds>)`);
+  if (sunset !== undefined) {
+    const s = parseHttpDate(sunset);
+    if (s === null) problems.push(`Sunset ${JSON.stringify(sunset)} is not an HTTP-date`);
+    else {
+      if (new Date(s).toISOString().slice(0, 10) !== GET_PET_SUNSET.toISOString().slice(0, 10)) problems.push(`Sunset ${sunset} is not 5 Dec 2030 (the announced removal date)`);
+      if (depMs !== null && s < depMs) problems.push('Sunset is before Deprecation');
+    }
+  }
+  ctx.ledger.judge(id, plan, problems.length === 0, () => problems.join('; '), get);
+}
+
+export const contractProbes = [authProbe, inputProbe, listProbe, createGetProbe, unknownIdProbe, deprecatedProbe];

@@ -1,0 +1,89 @@
+/** Rate-limit helpers shared by the probes: reading a response's window, exhausting a key, refusals to reuse. */
+import type { PlanName } from '../api/plans.js';
+import type { ApiKey } from '../config/keys-file.js';
+import type { Exchange } from '../http/exchange.js';
+import { parseRateLimit } from '../http/headers.js';
+import { cheapList, isAccepted, type ProbeContext } from './context.js';
+
+export interface Triple {
+  limit: number;
+  remaining: number;
+  reset: number;
+}
+
+/** The response's Limit/Remaining/Reset when all three are usable, else null (their checks judge why). */
+export function tripleOf(ex: Exchange): Triple | null {
+  const rl = parseRateLimit(ex.headers);
+  if (!rl.limit.ok || !rl.remaining.ok || !rl.reset.ok) return null;
+  return { limit: rl.limit.value, remaining: rl.remaining.value, reset: rl.reset.value };
+}
+
+export const sameWindow = (a: Triple | null, b: Triple | null): boolean =>
+  a !== null && b !== null && a.limit === b.limit && a.reset === b.reset;
+
+/** How many requests a fresh minute window accepts: the smaller of the plan's figures. */
+export const minuteQuota = (key: ApiKey) => Math.min(key.limits.perMinute, key.limits.perDay);
+
+export interface Exhaustion {
+  first: Exchange;
+  accepted: number;
+  /** The first refusal, or null if `cap` requests were all accepted. */
+  refusal: Exchange | null;
+  /** Accepted responses spanned more than one minute window (the run was too slow for the window). */
+  rolledOver: boolean;
+}
+
+const PARALLEL = 8;
+const SEQUENTIAL_TAIL = 8;
+
+/**
+ * Send cheap requests on `key` until one is refused or `cap` were accepted. Most are sent 8 at a time (so that a
+ * 1000/min plan is exhausted well within a scaled minute); the last few strictly one after another, so the
+ * boundary is exact. Bounded by `cap + PARALLEL` requests. Stops at the first refusal: nothing is sent after a 429.
+ */
+export async function exhaust(ctx: ProbeContext, key: ApiKey, tag: string, cap: number): Promise<Exhaustion> {
+  const first = await ctx.send(cheapList(key, tag));
+  let accepted = isAccepted(first) ? 1 : 0;
+  let refusal: Exchange | null = isAccepted(first) ? null : first;
+  const firstLocal = first.localTime;
+  const resets = new Set<number>();
+  const t0 = tripleOf(first);
+  if (t0) resets.add(t0.reset);
+  const onAccepted = (ex: Exchange) => {
+    accepted++;
+    const t = tripleOf(ex);
+    if (t && t0 && t.limit === t0.limit) resets.add(t.reset);
+  };
+  let sent = 1;
+  const bulk = Math.max(0, cap - SEQUENTIAL_TAIL);
+  const worker = async () => {
+    while (refusal === null && sent < bulk && !ctx.signal.aborted) {
+      sent++;
+      const ex = await ctx.send(cheapList(key, tag));
+      if (isAccepted(ex)) onAccepted(ex);
+      else refusal ??= ex;
+    }
+  };
+  if (refusal === null) await Promise.all(Array.from({ length: PARALLEL }, worker));
+  while (refusal === null && sent < cap + 1 && !ctx.signal.aborted) {
+    sent++;
+    const ex = await ctx.send(cheapList(key, tag));
+    if (isAccepted(ex)) onAccepted(ex);
+    else refusal = ex;
+  }
+  const spanMs = (refusal ?? first).localTime - firstLocal;
+  return { first, accepted, refusal, rolledOver: resets.size > 1 || spanMs > 59_000 };
+}
+
+/** Refusals a probe left behind (a key with a 429 and nothing sent since), for the next probe that needs one. */
+export class Refusals {
+  private readonly byPlan = new Map<PlanName, { key: ApiKey; ex: Exchange }[]>();
+  push(key: ApiKey, ex: Exchange): void {
+    const list = this.byPlan.get(key.plan) ?? [];
+    list.push({ key, ex });
+    this.byPlan.set(key.plan, list);
+  }
+  pop(plan: PlanName): { key: ApiKey; ex: Exchange } | undefined {
+    return this.byPlan.get(plan)?.pop();
+  }
+}

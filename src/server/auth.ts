@@ -1,0 +1,41 @@
+/** Bearer authentication of the reference server (spec: "Authentication"). */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { ApiKey } from '../config/keys-file.js';
+
+export type Credential = { kind: 'none' } | { kind: 'bearer'; token: string } | { kind: 'other' };
+
+const BEARER = /^bearer(?:[ \t]+(.*))?$/i;
+
+/** Reads an Authorization header: no header, a Bearer credential (possibly with an empty token), or another scheme. */
+export function parseAuthorization(header: string | undefined): Credential {
+  if (header === undefined) return { kind: 'none' };
+  const m = BEARER.exec(header.trim());
+  if (m === null) return { kind: 'other' };
+  return { kind: 'bearer', token: (m[1] ?? '').trim() };
+}
+
+function digest(secret: string): Buffer {
+  return createHash('sha256').update(secret).digest();
+}
+
+/**
+ * The valid keys. Lookup compares SHA-256 digests with `timingSafeEqual` against every key, without an
+ * early exit, so the time taken tells nothing about how much of a key was guessed.
+ */
+export class KeyRing {
+  private readonly entries: { key: ApiKey; digest: Buffer }[];
+
+  constructor(keys: readonly ApiKey[]) {
+    this.entries = keys.filter((k) => k.secret.length > 0).map((key) => ({ key, digest: digest(key.secret) }));
+  }
+
+  find(token: string): ApiKey | undefined {
+    if (token.length === 0) return undefined;
+    const d = digest(token);
+    let found: ApiKey | undefined;
+    for (const e of this.entries) {
+      if (timingSafeEqual(d, e.digest) && found === undefined) found = e.key;
+    }
+    return found;
+  }
+}

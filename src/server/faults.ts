@@ -1,0 +1,33 @@
+/**
+ * The fault catalogue of the reference server (../shared/checks.md, "Fault catalogue"). Each fault makes the
+ * server misbehave in exactly one way, so the suite can prove it sees what it claims to see. The names are a
+ * public contract shared with the catalogue's fault matrix.
+ */
+export const FAULTS = {
+  'reset-in-ms': 'X-RateLimit-Reset as Unix milliseconds',
+  'reset-as-delta': 'X-RateLimit-Reset as seconds until the reset',
+  'retry-after-missing': '429 without Retry-After',
+  'retry-after-ms': 'Retry-After in milliseconds',
+  'retry-after-short': 'Retry-After about half the real wait (at least 1 s short)',
+  'remaining-off-by-one': 'X-RateLimit-Remaining one higher than the truth (never above Limit)',
+  'no-headers-on-errors': 'no rate-limit headers on 400, 401 and 404',
+  'no-headers-on-429': 'no rate-limit headers on 429',
+  'limit-not-enforced': 'never answers 429 for the rate limit',
+  'wrong-plan-limit': 'gives every plan the Business limits (and enforces them)',
+  'over-limit-503': 'answers 503 instead of 429',
+  'non-atomic-counter': 'reads the counter, awaits, then writes it: concurrent requests slip through',
+  'shared-quota': 'one counter for all keys',
+  'invalid-keys-drain': 'charges requests with unknown keys to every real key',
+  'schema-drift': 'categoryId as a string in every Pet',
+  'list-envelope': 'list wrapped in {"data": [...]}',
+  'ignore-limit': 'ignores the value of limit and returns up to 150 animals',
+  'ignore-status-filter': 'ignores the value of status',
+  'accept-invalid': 'creates animals from invalid bodies (201)',
+  'error-shape': 'error bodies without status',
+  'auth-bypass': 'accepts any bearer token (as a Free key)',
+  slow: 'adds a fixed delay to every answer',
+  flaky: 'resets some connections and answers some with truncated JSON',
+} as const;
+
+export type FaultName = keyof typeof FAULTS;
+export const FAULT_NAMES = Object.keys(FAULTS) as FaultName[];

@@ -1,0 +1,174 @@
+/**
+ * Test-only: a realistic report made by the real pipeline (Ledger, metrics recorder, thresholds, buildReport)
+ * from synthetic exchanges, deterministic for a seed. Two keys (free and pro); the free key runs out of quota
+ * and gets 429s with Retry-After; a critical check fails with evidence, a minor one fails (a warning), one is
+ * skipped with a reason, one records info facts; one threshold passes and one fails.
+ */
+import type { OperationId } from '../api/operations.js';
+import { CHECK_IDS } from '../checks/catalogue.js';
+import { Ledger } from '../checks/ledger.js';
+import { evaluateThreshold, parseThreshold, thresholdCheckId } from '../checks/thresholds.js';
+import { type ApiKey, parseKeys } from '../config/keys-file.js';
+import { buildReport } from '../engine/build-report.js';
+import type { Clock } from '../engine/clock.js';
+import type { Report } from '../engine/report-schema.js';
+import type { Exchange, HeaderMap } from '../http/exchange.js';
+import { createMetrics } from '../metrics/recorder.js';
+
+export const SAMPLE_KEYS: readonly ApiKey[] = parseKeys(
+  {
+    keys: [
+      { key: 'sk_free_sample_0123456789abcd', plan: 'free' },
+      { key: 'sk_pro_sample_9876543210wxyz', plan: 'pro' },
+    ],
+  },
+  'sample keys',
+);
+
+export interface SampleOptions {
+  seed?: number;
+  /** Exchanges over one minute of the run clock, alternating between the two keys. */
+  requests?: number;
+  scenario?: string;
+  startedAt?: string;
+  /** A text (e.g. a key) planted in evidence, headers, body, reasons, info and notes, for redaction tests. */
+  leak?: string;
+}
+
+export interface SampleRun {
+  report: Report;
+  /** The latencies recorded per operation, in microseconds, as the histograms received them. */
+  latencies: Record<string, number[]>;
+}
+
+/** mulberry32: a small seeded generator, so that a seed always gives the same report. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WINDOW_MS = 60_000;
+
+export function sampleRun(opts: SampleOptions = {}): SampleRun {
+  const random = rng(opts.seed ?? 1);
+  const n = opts.requests ?? 240;
+  const scenario = opts.scenario ?? 'compliance';
+  const startedAt = new Date(opts.startedAt ?? '2030-01-01T00:00:00.000Z');
+  const epoch = startedAt.getTime();
+  const leak = opts.leak ?? '';
+  let nowMono = 0;
+  const clock: Clock = { scale: 1, now: () => epoch + nowMono, monotonic: () => nowMono, sleep: async () => undefined };
+  const metrics = createMetrics({ clock, startMono: 0 });
+  const ledger = new Ledger();
+  const latencies: Record<string, number[]> = {};
+  const used = new Map<ApiKey, number>();
+
+  for (let i = 0; i < n; i++) {
+    const key = SAMPLE_KEYS[i % 2]!;
+    const t = Math.floor((i * WINDOW_MS) / n);
+    const r = random();
+    const operation: OperationId = r < 0.6 ? 'listPets' : r < 0.85 ? 'createPet' : 'getPet';
+    const count = (used.get(key) ?? 0) + 1;
+    used.set(key, count);
+    const limit = key.limits.perMinute;
+    const refused = count > limit;
+    const status = refused ? 429 : operation === 'createPet' ? 201 : operation === 'getPet' && random() < 0.3 ? 404 : 200;
+    // Whole microseconds, so that the test can rebuild the same histogram from these numbers.
+    const micros = refused ? 300 + Math.floor(random() * 700) : Math.floor(2000 * Math.exp(random() * 2.5) + random() * 1000);
+    const latencyMs = micros / 1000;
+    (latencies[operation] ??= []).push(micros);
+    const resetS = Math.floor((epoch + WINDOW_MS) / 1000);
+    const headers: HeaderMap = {
+      'content-type': 'application/json',
+      'x-ratelimit-limit': String(limit),
+      'x-ratelimit-remaining': String(Math.max(0, limit - count)),
+      // The free key's server sends Reset in milliseconds (fault reset-in-ms): the failing check below.
+      'x-ratelimit-reset': String(key.plan === 'free' ? resetS * 1000 : resetS),
+    };
+    if (refused) headers['retry-after'] = String(Math.max(1, Math.ceil((WINDOW_MS - t) / 1000)));
+    if (leak && i === 0) headers['www-authenticate'] = `Bearer realm="${leak}"`;
+    const body = status === 429 ? '{"code":"rate_limited","message":"Too many requests","status":429}' : '[{"id":1,"name":"Rex","categoryId":2}]';
+    nowMono = t + latencyMs;
+    const ex: Exchange = {
+      seq: i,
+      operation,
+      method: operation === 'createPet' ? 'POST' : 'GET',
+      path: operation === 'getPet' ? `/pets/${1000 + i}` : operation === 'listPets' ? '/pets?limit=20' : '/pets',
+      auth: 'valid',
+      keyLabel: key.label,
+      plan: key.plan,
+      requestBody: operation === 'createPet' ? '{"name":"Rex","categoryId":2}' : null,
+      status,
+      headers,
+      body: { kind: 'json', value: null, excerpt: leak && i === 0 ? `${body} ${leak}` : body },
+      error: null,
+      timing: { intended: t, sent: t + 0.1, headers: t + latencyMs * 0.8, done: t + latencyMs },
+      localTime: epoch + t + latencyMs,
+      overlapped: false,
+      tag: 'constant-rate',
+    };
+    metrics.record(ex);
+    ledger.pass('contract.transport', key.plan);
+    ledger.pass('ratelimit.headers-present', key.plan);
+    if (operation === 'listPets' && status === 200) ledger.pass('list.schema', key.plan);
+    if (refused) ledger.pass('retry-after.present', key.plan);
+    if (key.plan === 'free') {
+      const message = `X-RateLimit-Reset ${headers['x-ratelimit-reset']} looks like Unix milliseconds, not seconds${leak && i === 0 ? ` (${leak})` : ''}`;
+      ledger.fail('ratelimit.reset-is-timestamp', key.plan, message, ex);
+    } else {
+      ledger.pass('ratelimit.reset-is-timestamp', key.plan);
+    }
+  }
+  ledger.fail('auth.challenge', null, '401 without a WWW-Authenticate header');
+  ledger.skip('ratelimit.key-isolation', 'free', `needs two keys of the free plan; the keys file has one${leak ? ` ${leak}` : ''}`);
+  ledger.info('ratelimit.what-counts', 'pro', 'counted', ['200', '201']);
+  ledger.info('ratelimit.what-counts', 'pro', 'notCounted', ['400', '404']);
+  if (leak) ledger.info('ratelimit.what-counts', 'pro', leak, leak);
+  ledger.pass('ratelimit.what-counts', 'pro');
+
+  const snapshot = metrics.snapshot();
+  const thresholds = ['p(95) < 250ms', 'rate(429) < 1%'].map((expression) => {
+    const parsed = parseThreshold(expression);
+    const checkId = thresholdCheckId(parsed);
+    const r = evaluateThreshold(parsed, snapshot);
+    ledger.judge(checkId, null, r.ok, () => `${parsed.expression}: observed ${r.observed ?? 'no data'}${r.unit}`);
+    return { expression: parsed.expression, checkId, severity: 'major' as const, observed: r.observed, unit: r.unit, ok: r.ok };
+  });
+
+  const report = buildReport({
+    scenario: { name: scenario, description: 'Sample run for the report tests' },
+    target: {
+      url: 'http://127.0.0.1:45678/v1',
+      embedded: true,
+      timeScale: 60,
+      faults: ['reset-in-ms'],
+      variant: { windowReport: 'tightest', countErrors: 'no' },
+    },
+    plans: ['free', 'pro'],
+    keys: SAMPLE_KEYS,
+    startedAt,
+    endedAt: new Date(epoch + WINDOW_MS),
+    outcomes: ledger.all(),
+    thresholds,
+    thresholdSeverity: new Map(thresholds.map((t) => [t.checkId, t.severity])),
+    metrics: snapshot,
+    notes: ['limit=101 is clamped to 100', ...(leak ? [`note mentioning ${leak}`] : [])],
+  });
+  return { report, latencies };
+}
+
+/** The counts line of the sample report: every catalogue check and the two thresholds, 6 passed, 2 failed, 1 warning. */
+export const SAMPLE_COUNTS = (() => {
+  const checks = CHECK_IDS.length + 2;
+  return { checks, passed: 6, failed: 2, warnings: 1, skipped: checks - 9, line: `${checks} checks: 6 passed, 2 failed, 1 warning, ${checks - 9} skipped` };
+})();
+
+export function sampleReport(opts: SampleOptions = {}): Report {
+  return sampleRun(opts).report;
+}
