@@ -1,15 +1,17 @@
 /**
  * The backoff policy: per key, when it may be sent on again, and whether it is suspected banned.
  *
- * - After a refusal, the key waits the larger of what the target says (Retry-After; and Reset when the
- *   refused window is the one described, Remaining 0) and a full-jitter exponential backoff
- *   `random(0, min(cap, base * 2^n))`, n counting the earlier refusals of the streak. A refusal that says
- *   nothing usable (no Retry-After, no usable Reset) waits the minute window's length.
+ * - After a refusal, the key waits the larger of what the target says (Retry-After and Reset, see `ends`)
+ *   and a full-jitter exponential backoff `random(0, min(cap, base * 2^n))`, n counting the earlier
+ *   refusals of the streak. A refusal that says nothing usable (no Retry-After, no usable Reset) waits the
+ *   minute window's length.
  * - After a response with Remaining 0, the key pauses until Reset (when Reset is usable): the next request
- *   would only be refused.
+ *   would only be refused. More generally, a key never has more requests in flight than the Remaining its
+ *   window last showed: the end of a quota is met by one request, not by a herd that would all be refused
+ *   (and whose stragglers would reach the target after the refusal).
  * - A key still refused for a request sent after both the Retry-After and the Reset of the streak's first
- *   refusal had passed (+1 s of rounding) is suspected banned: it is marked in the key states and no
- *   request is ever sent on it again.
+ *   refusal had passed (+1 s of rounding; the minute window's length where no usable Reset belongs to the
+ *   refused window) is suspected banned: it is marked in the key states and no request is sent on it again.
  * - Once a refused key's wait is over, it takes one request at a time until one is answered (like a
  *   circuit breaker's half-open state): no herd of requests lands on a window that may still be refusing,
  *   and the request that tells a ban apart is the only one on its way.
@@ -43,17 +45,20 @@ interface KeyBackoff {
   readyAt: number;
   /** When the streak's first refusal is over by what the target said (+rounding); null outside a streak. */
   clearAt: number | null;
-  /** The refusal that opened the streak, for the log line. */
-  firstRefusal: Exchange | null;
   /** When the one request allowed while the key is half-open (after a refusal) was sent; null: none on its way. */
   probeSentAt: number | null;
+  /** Requests on their way on the key. */
+  inFlight: number;
+  /** The lowest Remaining seen in the window with Reset `remainingReset` (Unix s), which ends at `remainingUntil` (local). */
+  remaining: number;
+  remainingReset: number;
+  remainingUntil: number;
 }
 
 export interface SuspectedBan {
   key: ApiKey;
   /** The refusal of a request sent after the first refusal's wait had passed. */
   refusal: Exchange;
-  firstRefusal: Exchange | null;
 }
 
 export class BackoffPolicy {
@@ -74,7 +79,7 @@ export class BackoffPolicy {
     if (s === undefined) {
       // A wait left by the probes' traffic still holds, bounded by the minute window from now.
       const inherited = Math.min(this.keyStates.get(key).blockedUntil, this.clock.now() + MINUTE_MS + TOLERANCE_MS);
-      s = { streak: 0, lastRefusalAt: -Infinity, readyAt: inherited, clearAt: null, firstRefusal: null, probeSentAt: null };
+      s = { streak: 0, lastRefusalAt: -Infinity, readyAt: inherited, clearAt: null, probeSentAt: null, inFlight: 0, remaining: 0, remainingReset: 0, remainingUntil: 0 };
       this.states.set(key.label, s);
     }
     return s;
@@ -92,13 +97,28 @@ export class BackoffPolicy {
   /** Whether a request may be sent on the key at local run-clock time `now`. */
   isFree(key: ApiKey, now: number): boolean {
     const s = this.state(key);
-    return s.readyAt <= now && !(s.clearAt !== null && s.probeSentAt !== null) && !this.isBanned(key);
+    if (s.readyAt > now || (s.clearAt !== null && s.probeSentAt !== null)) return false;
+    if (now < s.remainingUntil && s.inFlight >= s.remaining) return false;
+    return !this.isBanned(key);
   }
 
   /** Call when a request is sent on the key at local run-clock time `at` (the `sentAt` of its response). */
   noteSent(key: ApiKey, at: number): void {
     const s = this.state(key);
+    s.inFlight++;
     if (s.clearAt !== null && s.probeSentAt === null) s.probeSentAt = at;
+  }
+
+  /** Remember the lowest Remaining of the latest window the responses described. */
+  private noteRemaining(s: KeyBackoff, w: ResponseWindow): void {
+    if (w.remaining === null || w.reset === null || w.resetLocal === null || w.reset < s.remainingReset) return;
+    if (w.reset > s.remainingReset) {
+      s.remainingReset = w.reset;
+      s.remainingUntil = w.resetLocal;
+      s.remaining = w.remaining;
+    } else {
+      s.remaining = Math.min(s.remaining, w.remaining);
+    }
   }
 
   /**
@@ -107,15 +127,16 @@ export class BackoffPolicy {
    */
   onResponse(key: ApiKey, sentAt: number, ex: Exchange, w: ResponseWindow = readWindow(ex, key)): Verdict {
     const s = this.state(key);
+    s.inFlight--;
     if (s.probeSentAt !== null && sentAt >= s.probeSentAt) s.probeSentAt = null;
     if (ex.status === null) return 'no-response';
+    this.noteRemaining(s, w);
     if (!isRefusal(ex)) {
       // Only an answer to a request sent after the latest refusal was known ends the streak: one that was
       // already on its way says nothing about whether the refusal is over.
       if (sentAt >= s.lastRefusalAt) {
         s.streak = 0;
         s.clearAt = null;
-        s.firstRefusal = null;
       }
       if (w.remaining === 0 && w.resetLocal !== null) s.readyAt = Math.max(s.readyAt, w.resetLocal);
       return isAccepted(ex) ? 'accepted' : 'answered';
@@ -123,29 +144,33 @@ export class BackoffPolicy {
     if (this.isBanned(key)) return 'refused';
     if (s.clearAt !== null && sentAt >= s.clearAt) {
       this.keyStates.get(key).suspectedBan = true;
-      this.onBan({ key, refusal: ex, firstRefusal: s.firstRefusal });
+      this.onBan({ key, refusal: ex });
       return 'banned';
     }
     const now = ex.localTime;
     if (sentAt >= s.lastRefusalAt) s.streak++;
     s.lastRefusalAt = now;
-    const told = this.toldEnd(ex, w);
+    const { told, clear } = this.ends(ex, w);
     const jitter = this.options.enabled ? fullJitter(s.streak - 1, this.options.baseMs, this.options.capMs, this.random) : 0;
     s.readyAt = Math.max(s.readyAt, told, now + jitter);
-    if (s.clearAt === null) {
-      s.clearAt = told + TOLERANCE_MS;
-      s.firstRefusal = ex;
-    }
+    s.clearAt ??= clear;
     return 'refused';
   }
 
-  /** When the refusal is over by what the target said: the later of Retry-After and Reset (of an exhausted window). */
-  private toldEnd(ex: Exchange, w: ResponseWindow): number {
+  /**
+   * When a refusal is over by what the target said, and from when a refusal of the key would mean a ban.
+   * The end is the later of Retry-After and Reset, Reset counting when it can belong to the refused window:
+   * Remaining 0, or a minute window (at most a minute away, so waiting for it costs little even when the
+   * refusal came from another window, and it covers a Retry-After that is too short). When no usable Reset
+   * belongs to the refused window, a ban is suspected only once the minute window's length has passed too.
+   */
+  private ends(ex: Exchange, w: ResponseWindow): { told: number; clear: number } {
     const now = ex.localTime;
     const ra = retryAfterWaitMs(ex, w);
-    const raEnd = ra === null ? null : now + ra;
-    const resetEnd = w.remaining === 0 ? w.resetLocal : null;
-    if (raEnd === null && resetEnd === null) return now + MINUTE_MS;
-    return Math.max(raEnd ?? -Infinity, resetEnd ?? -Infinity);
+    const raEnd = ra === null ? -Infinity : now + ra;
+    const resetEnd = w.resetLocal !== null && (w.remaining === 0 || w.window === 'minute') ? w.resetLocal : null;
+    if (ra === null && resetEnd === null) return { told: now + MINUTE_MS, clear: now + MINUTE_MS + TOLERANCE_MS };
+    const told = Math.max(raEnd, resetEnd ?? -Infinity);
+    return { told, clear: Math.max(told, resetEnd ?? now + MINUTE_MS) + TOLERANCE_MS };
   }
 }

@@ -64,6 +64,12 @@ export class KeyStates {
     return s;
   }
 
+  /** True while a Retry-After received on the key (by label) is running. */
+  blockedNow(label: string, now: number): boolean {
+    const s = this.states.get(label);
+    return s !== undefined && s.blockedUntil > now;
+  }
+
   all(): KeyState[] {
     return [...this.states.values()];
   }

@@ -55,6 +55,17 @@ export interface RunResult {
   files: { json: string; junit: string; markdown: string; html: string } | null;
 }
 
+/** Thrown by send() once the run is interrupted, to unwind probes and executors at once. */
+class Interrupted extends Error {}
+
+/** How long in-flight requests may finish after an interrupt (real ms). */
+const DRAIN_MS = 2000;
+
+async function drain(client: HttpClient | null, ms: number): Promise<void> {
+  const until = performance.now() + ms;
+  while (client && client.inFlight() > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 20));
+}
+
 const DEFAULT_PLANS: readonly PlanName[] = ['free', 'pro', 'business'];
 const POOL_CONNECTIONS = 64;
 
@@ -105,6 +116,8 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   let client: HttpClient | null = null;
 
   const record = (spec: RequestSpec, ex: Exchange) => {
+    // A request cancelled before it reached the wire was never sent: nothing to judge or measure.
+    if (ex.error?.kind === 'aborted') return;
     observer.observe(ex);
     metrics.record(ex);
     if (spec.auth.kind === 'key') keyStates.noteResponse(spec.auth.key, ex);
@@ -121,7 +134,8 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       throw new PetloadError('E_SAFETY', `scenario ${scenario.name} needs a key marked "sacrificial": true; none of the keys is`);
     }
     await assertReachable(target.url);
-    const c = createHttpClient({ baseUrl: target.url, clock, connections: POOL_CONNECTIONS, timeoutMs: o.timeoutMs ?? 10_000 });
+    const holdBack = (label: string) => keyStates.blockedNow(label, clock.now());
+    const c = createHttpClient({ baseUrl: target.url, clock, connections: POOL_CONNECTIONS, timeoutMs: o.timeoutMs ?? 10_000, holdBack });
     client = c;
     const ctx: ProbeContext = {
       clock,
@@ -130,19 +144,22 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       signal,
       refusals: new Refusals(),
       async send(spec) {
+        if (signal.aborted) throw new Interrupted();
         if (spec.auth.kind === 'key' && keyStates.get(spec.auth.key).suspectedBan) {
           throw new PetloadError('E_INTERNAL', `a probe tried to send on ${spec.auth.key.label}, which is suspected banned`);
         }
         noteSent(spec);
-        const ex = await c.send({ ...spec, signal });
+        // In-flight requests are not cancelled by an interrupt: they finish (bounded by the drain below).
+        const ex = await c.send(spec);
         record(spec, ex);
         return ex;
       },
       async sendSimultaneous(specs) {
-        const burst = createHttpClient({ baseUrl: target.url, clock, connections: specs.length, timeoutMs: o.timeoutMs ?? 10_000 });
+        if (signal.aborted) throw new Interrupted();
+        const burst = createHttpClient({ baseUrl: target.url, clock, connections: specs.length, timeoutMs: o.timeoutMs ?? 10_000, holdBack });
         try {
           specs.forEach(noteSent);
-          const exs = await Promise.all(specs.map((s) => burst.send({ ...s, signal })));
+          const exs = await Promise.all(specs.map((s) => burst.send(s)));
           exs.forEach((ex, i) => record(specs[i]!, ex));
           return exs;
         } finally {
@@ -165,17 +182,21 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       aborted = { reason: 'every key is suspected banned', exitCode: EXIT.aborted };
     }
   } catch (e) {
-    if (!isPetloadError(e) || (e.code !== 'E_TARGET_UNREACHABLE' && e.code !== 'E_KEY_BANNED')) {
+    if (e instanceof Interrupted) {
+      aborted = { reason: 'interrupted', exitCode: EXIT.interrupted };
+    } else if (!isPetloadError(e) || (e.code !== 'E_TARGET_UNREACHABLE' && e.code !== 'E_KEY_BANNED')) {
       await client?.close();
       await target.close();
       throw e;
+    } else {
+      aborted = { reason: e.message, exitCode: e.exitCode };
+      log(`aborted: ${e.message}`);
     }
-    aborted = { reason: e.message, exitCode: e.exitCode };
-    log(`aborted: ${e.message}`);
   } finally {
     observer.finish();
   }
   if (!aborted && o.signal?.aborted) aborted = { reason: 'interrupted', exitCode: EXIT.interrupted };
+  await drain(client, DRAIN_MS);
   await client?.close();
   await target.close();
 

@@ -19,8 +19,14 @@ async function closedLane(env: PhaseEnv, lane: PlanLane, workers: number, durati
   const limit = pLimit(workers);
   const iteration = async () => {
     // Iterations still queued when the phase ends find the time up and return at once.
-    if (ctx.clock.now() >= env.endsAt) return;
-    const key = await lane.waitForKey(env.endsAt);
+    const now = ctx.clock.now();
+    if (now >= env.endsAt) return;
+    let key = lane.freeKey(now);
+    if (key === null) {
+      // The worker has to wait for a key: counted once as held back.
+      lane.holdBack();
+      key = await lane.waitForKey(env.endsAt);
+    }
     if (key === null || !budget.take()) return;
     lane.counts.planned++;
     await lane.request(key);
@@ -52,9 +58,10 @@ export const concurrency: Executor<'concurrency'> = {
     const workers = Math.max(1, Math.min(phase.workers, Math.floor(maxInFlight / env.lanes.length)));
     await Promise.all(env.lanes.map((lane) => closedLane(env, lane, workers, phase.duration)));
     const elapsed = ctx.clock.monotonic() - env.startMono;
-    // A closed model's offered rate is whatever the target lets it reach: a refusal shows it exceeded the limit.
+    // A closed model's offered rate is whatever the target lets it reach: a worker that had to wait for a key,
+    // or a refusal, shows that it exceeded the limit.
     const offered = new Map<PlanName, Offered>(
-      env.lanes.map((lane) => [lane.plan, lane.counts.refused > 0 ? { exceededLimit: true, withinLimit: planLimitPerMs(lane.keys) * elapsed } : { exceededLimit: false }]),
+      env.lanes.map((lane) => [lane.plan, lane.counts.refused + lane.counts.heldBack > 0 ? { exceededLimit: true, withinLimit: planLimitPerMs(lane.keys) * elapsed } : { exceededLimit: false }]),
     );
     return { offered };
   },

@@ -161,7 +161,7 @@ export class PlanLane {
     for (let tries = 1; ; tries++) {
       const sentAt = this.sending(key, tries);
       const ex = await ctx.send(spec);
-      if (this.learn(key, sentAt, ex) !== 'refused' || maxTries <= 1) return;
+      if (this.learn(key, sentAt, ex) !== 'refused') return;
       const next = tries < maxTries ? await this.waitForKey(this.options.endsAt) : null;
       if (next === null || ctx.inFlight() >= maxInFlight || !budget.take()) {
         this.counts.gaveUp++;

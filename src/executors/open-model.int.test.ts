@@ -14,7 +14,7 @@ afterEach(async () => {
 });
 
 async function setup(scale: number, options: ReferenceServerOptions = {}): Promise<LoadTarget> {
-  const t = await startLoadTarget([business, pro], scale, options);
+  const t = await startLoadTarget([business, pro], scale, options, { connections: 1000 });
   targets.push(t);
   return t;
 }
@@ -22,7 +22,8 @@ async function setup(scale: number, options: ReferenceServerOptions = {}): Promi
 describe('constant-rate', () => {
   it('sends each plan its rate, evenly spaced from the phase start, with nothing dropped or refused', async () => {
     const t = await setup(30);
-    const load = parseLoad({ phases: [{ executor: 'constant-rate', rate: '80%', duration: '30s' }] });
+    // The in-flight cap well out of reach: this test is about the schedule, dropped sends have their own.
+    const load = parseLoad({ maxInFlight: 1000, phases: [{ executor: 'constant-rate', rate: '80%', duration: '30s' }] });
     const outcome = await runLoad(t.ctx, load);
     const [phase] = outcome.phases;
     // 80% of 1000/min and of 300/min for 30 s of run clock.
@@ -99,5 +100,31 @@ describe('dropped sends', () => {
     for (const [, d] of events) most = Math.max(most, (inFlight += d));
     expect(most).toBeLessThanOrEqual(2);
     expect(t.exchanges.every((ex) => ex.timing.done - ex.timing.intended >= 100)).toBe(true);
+  });
+});
+
+describe('runLoad', () => {
+  it('runs the phases in order and stops at the run\'s signal', async () => {
+    const stop = new AbortController();
+    const t = await startLoadTarget([business], 60, {}, { signal: stop.signal });
+    targets.push(t);
+    const load = parseLoad({
+      phases: [
+        { executor: 'constant-rate', rate: '10/s', duration: '10s' },
+        { executor: 'constant-rate', rate: '2/s', duration: '10m' },
+        { executor: 'burst', requests: 5 },
+      ],
+    });
+    const progress: string[] = [];
+    t.ctx.progress = (p) => progress.push(p.phase);
+    setTimeout(() => stop.abort(), 500);
+    const outcome = await runLoad(t.ctx, load);
+    expect(outcome.stopped).toBe('signal');
+    expect(outcome.phases.map((p) => p.label)).toEqual(['phase 1 (constant-rate)', 'phase 2 (constant-rate)']);
+    expect(outcome.phases[0]!.plans[0]!.sent).toBe(100);
+    // 10 minutes at 2/s would be 1200; the signal came about 20 s of run clock into it.
+    expect(outcome.phases[1]!.plans[0]!.planned).toBeLessThan(200);
+    expect(progress[0]).toBe('phase 1 (constant-rate)');
+    expect(progress.at(-1)).toBe('phase 2 (constant-rate)');
   });
 });

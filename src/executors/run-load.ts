@@ -13,7 +13,7 @@ import { Budget } from './budget.js';
 import type { LoadContext } from './context.js';
 import { PlanLane, type LaneShared, type PlanCounts } from './lane.js';
 import type { ExecutorName } from './names.js';
-import type { Executor, PhaseEnv, PhaseOf, PhaseResult } from './phase.js';
+import type { Executor, PhaseEnv, PhaseResult } from './phase.js';
 import { EXECUTOR_REGISTRY } from './registry.js';
 import type { SaturateResult } from './saturate.js';
 import { Traffic } from './traffic.js';
@@ -84,7 +84,7 @@ export async function runLoad(ctx: LoadContext, load: LoadSection): Promise<Load
     timer.unref();
     let result: PhaseResult;
     try {
-      result = await executor.run(env, phase as PhaseOf<ExecutorName>);
+      result = await executor.run(env, phase);
       await Promise.all(lanes.map((lane) => lane.idle()));
     } finally {
       clearInterval(timer);

@@ -24,6 +24,7 @@ export interface SaturateResult {
   connections: number;
   /** Real seconds autocannon ran. */
   durationS: number;
+  /** Requests answered. */
   requests: number;
   requestsPerSecond: number;
   /** Real milliseconds. */
@@ -84,13 +85,19 @@ export const saturate: Executor<'saturate'> = {
         ...(Number.isFinite(budget.remaining) ? { maxOverallRequests: budget.remaining } : {}),
       };
       const r = await run(options, env.signal);
+      // `sent` counts requests whether or not they were answered; `total` the answered ones.
       const total = r.requests.total;
-      budget.spend(total);
-      lane.counts.planned += total;
-      lane.counts.sent += total;
-      lane.counts.accepted += r['2xx'];
+      const sent = Math.max(total, r.requests.sent);
+      budget.spend(sent);
+      lane.counts.planned += sent;
+      lane.counts.sent += sent;
       const statusCounts: Record<string, number> = {};
       for (const [code, stat] of Object.entries(r.statusCodeStats ?? {})) statusCounts[code] = stat.count ?? 0;
+      const refused = statusCounts['429'] ?? 0;
+      lane.counts.accepted += r['2xx'];
+      lane.counts.refused += refused;
+      lane.counts.answered += r.non2xx - refused;
+      lane.counts.failed += r.errors;
       const result: SaturateResult = {
         plan: lane.plan,
         key: key.label,

@@ -23,6 +23,11 @@ export interface HttpClientOptions {
   timeoutMs?: number;
   /** Body bytes read before giving up on the rest (default 1 MiB). */
   maxBodyBytes?: number;
+  /**
+   * Asked when a request on a key is about to be written to a socket: true cancels it unsent. A request queued
+   * before a 429 on its key arrived must not reach the wire while that 429's Retry-After runs.
+   */
+  holdBack?: (keyLabel: string) => boolean;
 }
 
 const DEFAULT_CONNECTIONS = 16;
@@ -47,6 +52,7 @@ interface ClientState {
   readonly timeoutMs: number;
   readonly maxBodyBytes: number;
   readonly overlap: Map<string, OverlapGroup>;
+  readonly holdBack: ((keyLabel: string) => boolean) | null;
   seq: number;
   inFlight: number;
 }
@@ -168,6 +174,11 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     if (this.settled) {
+      controller.abort(ABANDONED);
+      return;
+    }
+    if (this.auth === 'valid' && this.state.holdBack?.(this.keyLabel!) === true) {
+      this.settle({ kind: 'aborted', message: 'held back unsent: the key is waiting out a Retry-After' }, NO_BODY);
       controller.abort(ABANDONED);
       return;
     }
@@ -303,6 +314,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     overlap: new Map(),
+    holdBack: options.holdBack ?? null,
     seq: 0,
     inFlight: 0,
   };

@@ -12,7 +12,7 @@ import { headerValue, type Exchange, type RequestSpec } from '../http/exchange.j
 import { parseDeprecation, parseHttpDate } from '../http/headers.js';
 import { keySpec, probeTag, sendPatiently, skipAll, usableKey, type ProbeContext } from './context.js';
 import type { Probe } from './probe.js';
-import { sameWindow, tripleOf } from './window.js';
+import { HEADER_CHECKS, sameWindow, tripleOf } from './window.js';
 
 const nonce = () => randomBytes(4).toString('hex');
 const idText = (v: unknown) => (typeof v === 'bigint' || typeof v === 'number' ? String(v) : null);
@@ -231,7 +231,9 @@ function judgeDeprecated(ctx: ProbeContext, plan: PlanName | null, before: Excha
   const pet = get.body.kind === 'json' && Pet.safeParse(get.body.value).success;
   if (!ctx.ledger.judge(id, plan, get.status === 200 && pet, () => `GET /pets/{id} of an existing animal: expected 200 with a Pet, got ${get.status ?? 'no response'}`, get)) return;
   const [tb, tg, ta] = [tripleOf(before), tripleOf(get), tripleOf(after)];
-  if (!tg) return ctx.ledger.fail(id, plan, 'the deprecated endpoint answers without usable X-RateLimit-* headers', get);
+  const missing = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].filter((h) => headerValue(get.headers, h) === undefined);
+  if (missing.length > 0) return ctx.ledger.fail(id, plan, `the deprecated endpoint answers without ${missing.join(', ')}`, get);
+  if (!tg) return ctx.ledger.skip(id, plan, `quota use not judged: unusable X-RateLimit-* (${HEADER_CHECKS})`);
   if (!sameWindow(tb, tg) || !sameWindow(tg, ta) || before.overlapped || get.overlapped || after.overlapped) {
     return ctx.ledger.skip(id, plan, 'quota use not judged: the window changed during the sequence');
   }

@@ -23,7 +23,7 @@ import {
   type ProbeContext,
 } from './context.js';
 import type { Probe } from './probe.js';
-import { exhaust, minuteQuota, sameWindow, tripleOf } from './window.js';
+import { exhaust, HEADER_CHECKS, minuteQuota, sameWindow, tripleOf } from './window.js';
 
 const WINDOW_MS = MINUTE_S * 1000;
 
@@ -71,7 +71,7 @@ async function enforceOnce(ctx: ProbeContext, plan: PlanName, fk: FreshKey): Pro
   if (!isAccepted(run.first)) {
     ctx.ledger.skip('ratelimit.remaining-decrements', plan, 'first request of the window was refused (see ratelimit.enforced)');
   } else if (t0 === null) {
-    ctx.ledger.skip('ratelimit.remaining-decrements', plan, 'first response has no usable X-RateLimit-* (see ratelimit.headers-present, ratelimit.headers-syntax)');
+    ctx.ledger.skip('ratelimit.remaining-decrements', plan, `first response has no usable X-RateLimit-* (${HEADER_CHECKS})`);
   } else if (fk.how === 'unused' || t0.limit === key.limits.perMinute) {
     ctx.ledger.judge(
       'ratelimit.remaining-decrements',
@@ -265,7 +265,7 @@ export const quotaDrainProbe: Probe = {
         if (!isAccepted(last) && isAccepted(first)) {
           return ctx.ledger.fail(id, plan, `after ${sent} requests with invalid keys, the valid key is refused (${refusedAs(last)})`, last);
         }
-        if (!t1 || !t2) return ctx.ledger.skip(id, plan, 'no usable X-RateLimit-* headers (see ratelimit.headers-present)');
+        if (!t1 || !t2) return ctx.ledger.skip(id, plan, `no usable X-RateLimit-* headers (${HEADER_CHECKS})`);
         if (!sameWindow(t1, t2)) continue; // the window ended in between: try once more
         return void ctx.ledger.judge(
           id,

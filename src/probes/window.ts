@@ -1,6 +1,7 @@
 /** Rate-limit helpers shared by the probes: reading a response's window, exhausting a key, refusals to reuse. */
-import type { PlanName } from '../api/plans.js';
+import { DAY_S, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../config/keys-file.js';
+import { serverTimeOf, TOLERANCE_MS } from '../engine/key-state.js';
 import type { Exchange } from '../http/exchange.js';
 import { parseRateLimit } from '../http/headers.js';
 import { cheapList, isAccepted, type ProbeContext } from './context.js';
@@ -11,12 +12,21 @@ export interface Triple {
   reset: number;
 }
 
-/** The response's Limit/Remaining/Reset when all three are usable, else null (their checks judge why). */
+/**
+ * The response's Limit/Remaining/Reset when all three are usable, else null (their checks judge why): present,
+ * plain integers, and a Reset that reads as a Unix timestamp no further than a day ahead (reset-is-timestamp).
+ */
 export function tripleOf(ex: Exchange): Triple | null {
   const rl = parseRateLimit(ex.headers);
   if (!rl.limit.ok || !rl.remaining.ok || !rl.reset.ok) return null;
+  const at = serverTimeOf(ex);
+  const resetMs = rl.reset.value * 1000;
+  if (resetMs < at - TOLERANCE_MS || resetMs > at + (DAY_S + 1) * 1000) return null;
   return { limit: rl.limit.value, remaining: rl.remaining.value, reset: rl.reset.value };
 }
+
+/** Where a probe names the checks that judge unusable headers. */
+export const HEADER_CHECKS = 'see ratelimit.headers-present, ratelimit.headers-syntax, ratelimit.reset-is-timestamp';
 
 export const sameWindow = (a: Triple | null, b: Triple | null): boolean =>
   a !== null && b !== null && a.limit === b.limit && a.reset === b.reset;

@@ -138,7 +138,7 @@ export async function startLoadTarget(
   keys: readonly ApiKey[],
   scale: number,
   server: Omit<ReferenceServerOptions, 'keys' | 'clock' | 'timeScale'> = {},
-  context: Pick<TestLoadContextOptions, 'plans' | 'connections'> = {},
+  context: Pick<TestLoadContextOptions, 'plans' | 'connections' | 'signal'> = {},
 ): Promise<LoadTarget> {
   const clock = createClock(scale);
   const s = await createReferenceServer({ ...server, keys: [...keys], clock });

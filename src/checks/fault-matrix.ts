@@ -1,0 +1,33 @@
+/**
+ * The fault matrix of ../shared/checks.md: for each fault of the reference server, the checks that must fail
+ * when it is on. With no fault every check must pass. The tests hold the suite to this table.
+ */
+import type { FaultName } from '../server/faults.js';
+import type { CheckId } from './catalogue.js';
+
+export const FAULT_MATRIX: Readonly<Record<FaultName, readonly CheckId[]>> = {
+  'reset-in-ms': ['ratelimit.reset-is-timestamp'],
+  'reset-as-delta': ['ratelimit.reset-is-timestamp'],
+  'retry-after-missing': ['retry-after.present'],
+  'retry-after-ms': ['retry-after.plausible'],
+  'retry-after-short': ['retry-after.honest'],
+  'remaining-off-by-one': ['ratelimit.remaining-decrements'],
+  'no-headers-on-errors': ['ratelimit.headers-on-errors'],
+  'no-headers-on-429': ['ratelimit.headers-present'],
+  'limit-not-enforced': ['ratelimit.enforced'],
+  'wrong-plan-limit': ['ratelimit.limit-matches-plan'],
+  'over-limit-503': ['ratelimit.enforced', 'contract.no-server-errors'],
+  'non-atomic-counter': ['ratelimit.no-over-admission'],
+  'shared-quota': ['ratelimit.key-isolation'],
+  'invalid-keys-drain': ['auth.no-quota-drain'],
+  'schema-drift': ['list.schema'],
+  'list-envelope': ['list.schema'],
+  'ignore-limit': ['list.limit-respected'],
+  'ignore-status-filter': ['list.status-filter'],
+  'accept-invalid': ['create.rejects-invalid'],
+  'error-shape': ['contract.error-shape'],
+  'auth-bypass': ['auth.invalid-key'],
+  // Used to test latency measurement: no check fails.
+  slow: [],
+  flaky: ['contract.transport'],
+};

@@ -1,0 +1,37 @@
+/**
+ * With no fault, and with every compliant variant of the reference server, the compliance run finds zero failures
+ * of any severity, and every catalogue id is in the report (pass, or skip with a reason).
+ */
+import { describe, expect, it } from 'vitest';
+import { CHECK_IDS } from '../checks/catalogue.js';
+import type { WindowReport } from '../server/limiter.js';
+import { complianceRun } from '../testing/compliance-run.js';
+
+const VARIANTS: { windowReport?: WindowReport; countErrors?: boolean }[] = [
+  {},
+  { windowReport: 'minute' },
+  { windowReport: 'day' },
+  { windowReport: 'tightest', countErrors: true },
+  { countErrors: false },
+];
+
+describe('compliant reference server', () => {
+  for (const v of VARIANTS) {
+    it(`passes with no failure of any severity: ${JSON.stringify(v)}`, { timeout: 120_000 }, async () => {
+      const r = await complianceRun(v);
+      const failures = r.report.checks.filter((c) => c.status === 'fail').map((c) => `${c.id}: ${c.byPlan.flatMap((p) => p.evidence.map((e) => e.message)).join(' | ')}`);
+      expect(failures).toEqual([]);
+      expect(r.report.verdict).toBe('pass');
+      expect(r.exitCode).toBe(0);
+      expect(r.report.checks.map((c) => c.id)).toEqual(expect.arrayContaining(CHECK_IDS));
+      for (const c of r.report.checks.filter((c) => c.status === 'skip')) {
+        expect(c.byPlan.flatMap((p) => p.reasons).length, `${c.id} is skipped without a reason`).toBeGreaterThan(0);
+      }
+      // The probes that exist to judge a check did judge it on a compliant server.
+      const judged = new Set(r.report.checks.filter((c) => c.status === 'pass').map((c) => c.id));
+      for (const id of ['ratelimit.enforced', 'ratelimit.no-over-admission', 'ratelimit.key-isolation', 'retry-after.honest', 'ratelimit.quota-restored', 'auth.no-quota-drain']) {
+        expect(judged.has(id), `${id} was not judged`).toBe(true);
+      }
+    });
+  }
+});
