@@ -62,10 +62,10 @@ describe('backoff at 150% of the plan', () => {
     const counts = outcome.phases[0]!.plans[0]!;
     expect(outcome.suspectedBans).toEqual([]);
     expect(t.exchanges.filter((ex) => ex.status === 429).length).toBeGreaterThanOrEqual(2);
-    // 90 arrivals a minute for three minutes; about 60 a window accepted, the rest held back while the key waits.
+    // 90 arrivals a minute for three minutes; about 60 a window accepted (expectNoBan: never more), the rest held
+    // back while the key waits.
     expect(counts.planned).toBe(270);
     expect(counts.accepted).toBeGreaterThanOrEqual(150);
-    expect(counts.accepted).toBeLessThanOrEqual(180);
     expect(counts.heldBack).toBeGreaterThan(60);
     expectNoBan(t, 'phase 1 (constant-rate)');
   });

@@ -16,7 +16,7 @@ import type { SuspectedBan } from './policy.js';
 import { MINUTE_MS } from './response.js';
 import type { AcceptedWindows } from './windows.js';
 
-export const THROUGHPUT_SHARE = 0.8;
+const THROUGHPUT_SHARE = 0.8;
 const ID = 'backoff.no-ban';
 
 /** What the offered traffic asked of the limit: the requests it would have had accepted under a perfect policy. */

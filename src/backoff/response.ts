@@ -11,7 +11,7 @@ import type { Exchange } from '../http/exchange.js';
 import { parseRateLimit } from '../http/headers.js';
 
 export const MINUTE_MS = MINUTE_S * 1000;
-export const DAY_MS = DAY_S * 1000;
+const DAY_MS = DAY_S * 1000;
 
 /**
  * A refusal: 429, or a status that also means "not now" for a valid key: 503 with a Retry-After (RFC 9110
@@ -58,7 +58,7 @@ export function readWindow(ex: Exchange, key: ApiKey): ResponseWindow {
  * refused window is the minute window the headers describe (Remaining 0), else the day, since another window
  * refused or the headers do not say which; one second of rounding on top.
  */
-export function waitBoundMs(w: ResponseWindow): number {
+function waitBoundMs(w: ResponseWindow): number {
   return (w.window === 'minute' && w.remaining === 0 ? MINUTE_MS : DAY_MS) + TOLERANCE_MS;
 }
 

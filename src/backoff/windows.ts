@@ -31,7 +31,7 @@ interface KeyWindows {
 
 const KEPT_WINDOWS = 4;
 const REFUSED_WINDOW_SPAN_MS = MINUTE_MS - 1000;
-export const MAX_EXCESSES = 5;
+const MAX_EXCESSES = 5;
 
 export class AcceptedWindows {
   private readonly perKey = new Map<string, KeyWindows>();

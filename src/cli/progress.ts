@@ -3,26 +3,10 @@
  * logs) a plain line every few seconds, so that a log shows progress without a flood of lines. The engine
  * feeds it numbers (from its metrics) through `update`; it touches nothing but the stream it is given.
  */
+import type { ProgressStats } from '../engine/progress.js';
 import { formatDuration, formatMs } from '../outputs/format.js';
 
-/** What one progress line shows. */
-export interface ProgressStats {
-  /** What is running: a probe, or a load phase such as "phase 1 (constant-rate)". */
-  phase: string;
-  /** Run-clock ms elapsed, and in all (0 when the length is not known, as for a probe or a burst). */
-  elapsedMs: number;
-  totalMs: number;
-  /** Requests sent so far. */
-  sent: number;
-  /** Requests per run-clock second, recently. */
-  rate: number;
-  s2xx: number;
-  /** 4xx other than 429. */
-  s4xx: number;
-  s429: number;
-  /** Latency p99 in real ms, null before the first response. */
-  p99Ms: number | null;
-}
+export type { ProgressStats };
 
 /** The part of a writable stream the reporter uses; `isTTY` chooses the live line. */
 export interface ProgressStream {

@@ -13,6 +13,7 @@ import { parseThreshold } from '../checks/thresholds.js';
 import { runScenario, type RunResult } from '../engine/run.js';
 import { EXIT, PetloadError } from '../errors.js';
 import { renderConsoleSummary } from '../outputs/console.js';
+import { createProgressReporter, type ProgressStats } from './progress.js';
 import { FAULT_NAMES, type FaultName } from '../server/faults.js';
 import { WINDOW_REPORTS, type WindowReport } from '../server/limiter.js';
 
@@ -109,6 +110,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
 
+    const progress = createProgressReporter(process.stderr);
     let worst = 0;
     const results: RunResult[] = [];
     for (const { arg, scenario } of scenarios) {
@@ -131,7 +133,9 @@ export const runCommand: CommandModule<object, RunArgs> = {
         reportDir,
         signal: controller.signal,
         log,
+        ...(argv.quiet ? {} : { onProgress: (p: ProgressStats) => progress.update(p) }),
       });
+      progress.done();
       results.push(result);
       process.stdout.write(`${renderConsoleSummary(result.report, { color: process.stdout.isTTY === true, ...(result.files ? { files: result.files } : {}) })}\n`);
       if (severityOfExit(result.exitCode) > severityOfExit(worst)) worst = result.exitCode;

@@ -12,6 +12,7 @@ import { VERSION } from './version.js';
 const UNEXERCISED: Partial<Record<CheckId, string>> = {
   'backoff.no-ban': 'judged only by scenarios whose load runs through the backoff policy (e.g. overload-backoff)',
   'ban.probe': 'opt-in: run the ban-probe scenario with a key marked "sacrificial": true',
+  'load.capacity': 'measured only by scenarios with a saturate phase (e.g. capacity)',
   'backoff.respects-retry-after': 'no 429 was received, so there was no Retry-After to respect',
   'retry-after.present': 'no 429 was received',
   'retry-after.syntax': 'no 429 with a Retry-After was received',

@@ -3,7 +3,7 @@
  * Used to start rate-limit probes on a fresh window ("it waits until X-RateLimit-Reset has passed, or uses a key
  * that has not been used in the current window") and to honour Retry-After everywhere.
  */
-import { MINUTE_S } from '../api/plans.js';
+import { DAY_S, MINUTE_S } from '../api/plans.js';
 import type { ApiKey } from '../config/keys-file.js';
 import { headerValue, type Exchange } from '../http/exchange.js';
 import { parseHttpDate, parseRateLimit, parseRetryAfter } from '../http/headers.js';
@@ -97,7 +97,11 @@ export class KeyStates {
     if (ex.status === 429) {
       const wait = retryAfterMs(ex);
       if (wait !== null) {
-        s.blockedUntil = Math.max(s.blockedUntil, ex.localTime + wait);
+        // Waits follow the target, bounded by the length of the window that refused: the day when the headers
+        // say the day is used up, else the minute (a Retry-After in milliseconds must not hold a key for hours).
+        const dayRefused = rl.limit.ok && rl.remaining.ok && rl.limit.value === key.limits.perDay && rl.remaining.value === 0;
+        const bound = ((dayRefused ? DAY_S : MINUTE_S) * 1000) + TOLERANCE_MS;
+        s.blockedUntil = Math.max(s.blockedUntil, ex.localTime + Math.min(wait, bound));
         // The refused window ends when Retry-After says (bounded by the window length).
         const end = ex.localTime + Math.min(wait, MINUTE_S * 1000) + TOLERANCE_MS;
         s.minuteWindowEndsBy = Math.max(s.minuteWindowEndsBy ?? 0, Math.min(end, ex.localTime + (MINUTE_S * 1000 + TOLERANCE_MS)));

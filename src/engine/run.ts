@@ -21,7 +21,9 @@ import { probesInOrder } from '../probes/index.js';
 import { Refusals } from '../probes/window.js';
 import type { FaultName } from '../server/faults.js';
 import type { WindowReport } from '../server/limiter.js';
+import { runLoad, type LoadOutcome } from '../executors/run-load.js';
 import { buildReport } from './build-report.js';
+import type { ProgressStats } from './progress.js';
 import { KeyStates } from './key-state.js';
 import type { Report } from './report-schema.js';
 import { externalTarget, startEmbeddedTarget, type Target } from './target.js';
@@ -47,6 +49,8 @@ export interface RunOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   log?: (line: string) => void;
+  /** Called about once a second of real time during load phases. */
+  onProgress?: (stats: ProgressStats) => void;
 }
 
 export interface RunResult {
@@ -64,6 +68,19 @@ const DRAIN_MS = 2000;
 async function drain(client: HttpClient | null, ms: number): Promise<void> {
   const until = performance.now() + ms;
   while (client && client.inFlight() > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** One note per load phase and plan: what was offered and what became of it. */
+function loadNotes(outcome: LoadOutcome): string[] {
+  const lines = outcome.phases.flatMap((ph) =>
+    ph.plans.map(
+      (p) =>
+        `load phase ${ph.index} (${ph.label}) [${p.plan}]: planned ${p.planned}, sent ${p.sent} (${p.retries} retries), accepted ${p.accepted}, refused ${p.refused}, other answers ${p.answered}, no answer ${p.failed}, held back by backoff ${p.heldBack}, dropped ${p.dropped}, gave up ${p.gaveUp}`,
+    ),
+  );
+  if (outcome.suspectedBans.length > 0) lines.push(`suspected banned during the load: ${outcome.suspectedBans.join(', ')}`);
+  if (outcome.stopped === 'max-requests') lines.push('the load stopped early: maxRequests was reached');
+  return lines;
 }
 
 const DEFAULT_PLANS: readonly PlanName[] = ['free', 'pro', 'business'];
@@ -114,6 +131,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   setMaxListeners(0, signal);
   let aborted: { reason: string; exitCode: number } | undefined;
   let client: HttpClient | null = null;
+  let loadOutcome: LoadOutcome | undefined;
 
   const record = (spec: RequestSpec, ex: Exchange) => {
     // A request cancelled before it reached the wire was never sent: nothing to judge or measure.
@@ -135,7 +153,10 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     }
     await assertReachable(target.url);
     const holdBack = (label: string) => keyStates.blockedNow(label, clock.now());
-    const c = createHttpClient({ baseUrl: target.url, clock, connections: POOL_CONNECTIONS, timeoutMs: o.timeoutMs ?? 10_000, holdBack });
+    // As many connections as requests may be in flight: a request queued in the pool would leave at a time
+    // the backoff did not choose.
+    const connections = Math.max(POOL_CONNECTIONS, scenario.load?.maxInFlight ?? 0);
+    const c = createHttpClient({ baseUrl: target.url, clock, connections, timeoutMs: o.timeoutMs ?? 10_000, holdBack });
     client = c;
     const ctx: ProbeContext = {
       clock,
@@ -177,6 +198,35 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
         await probe.run(ctx, plan);
         log(`probe ${probe.name}${plan ? ` [${plan}]` : ''} done in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
       }
+    }
+    if (scenario.load && !signal.aborted) {
+      let last = { sent: 0, at: clock.monotonic() };
+      loadOutcome = await runLoad(
+        {
+          clock,
+          signal,
+          ledger,
+          keyStates,
+          plans,
+          keys,
+          baseUrl: target.url,
+          send: ctx.send,
+          sendSimultaneous: ctx.sendSimultaneous,
+          inFlight: () => c.inFlight(),
+          dropped: (n) => metrics.dropped(n),
+          progress: (p) => {
+            if (!o.onProgress) return;
+            const m = metrics.progress();
+            const now = clock.monotonic();
+            const rate = now > last.at ? ((m.requests - last.sent) * 1000) / (now - last.at) : 0;
+            last = { sent: m.requests, at: now };
+            o.onProgress({ ...p, sent: m.requests, rate, s2xx: m.s2xx, s4xx: m.s4xx, s429: m.s429, p99Ms: m.p99 });
+          },
+          log: (t) => log(redact(t)),
+        },
+        scenario.load,
+      );
+      notes.push(...loadNotes(loadOutcome));
     }
     if (keyStates.all().every((s) => s.suspectedBan)) {
       aborted = { reason: 'every key is suspected banned', exitCode: EXIT.aborted };

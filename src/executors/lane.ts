@@ -187,6 +187,11 @@ export class PlanLane {
     this.shared.traffic.learn(ex);
     const w = readWindow(ex, key);
     const verdict = this.shared.policy.onResponse(key, sentAt, ex, w);
+    if (ex.error?.kind === 'aborted') {
+      // The client cancelled it unsent (a 429 on its key arrived while it was queued): held back, not lost.
+      this.holdBack();
+      return verdict;
+    }
     this.record.windows.note(key, sentAt, ex, w);
     switch (verdict) {
       case 'accepted':

@@ -4,6 +4,7 @@
  * run. Bounded: each phase by its schedule's count or its duration, the whole section by `maxRequests`, and
  * everything stops at ctx.signal.
  */
+import { setMaxListeners } from 'node:events';
 import type { PlanName } from '../api/plans.js';
 import { judgeNoBan } from '../backoff/no-ban.js';
 import { BackoffPolicy } from '../backoff/policy.js';
@@ -48,6 +49,8 @@ export async function runLoad(ctx: LoadContext, load: LoadSection): Promise<Load
   const { clock } = ctx;
   const halt = new AbortController();
   const signal = AbortSignal.any([ctx.signal, halt.signal]);
+  // Every waiting worker and retry listens to it: more than 10 at once is no leak.
+  setMaxListeners(0, signal);
   const current = new Map<PlanName, PlanLane>();
   const suspectedBans: string[] = [];
   const policy = new BackoffPolicy(ctx.keyStates, clock, { enabled: load.backoff.enabled, baseMs: load.backoff.base, capMs: load.backoff.cap }, (ban) => {

@@ -1,6 +1,7 @@
 /**
  * Test-only: an engine-like LoadContext over real parts: the HTTP client, a Ledger, the observer (every
- * passive check), the metrics and the key states, wired as src/engine/run.ts wires them for a run.
+ * passive check), the metrics and the key states, wired as src/engine/run.ts wires them for a run (a send
+ * after the run's signal throws, as the engine's does).
  * It also keeps every exchange in order, for assertions. Never imported by src.
  */
 import { setMaxListeners } from 'node:events';
@@ -53,9 +54,10 @@ export function createTestLoadContext(o: TestLoadContextOptions): TestLoadContex
   const observer = createObserver({ ledger, plans: limits, clockScale: clock.scale });
   const metrics = createMetrics({ clock, startMono: clock.monotonic() });
   const keyStates = new KeyStates(keys);
-  const client = createHttpClient({ baseUrl: o.baseUrl, clock, connections: o.connections ?? 64, timeoutMs });
+  const holdBack = (label: string) => keyStates.blockedNow(label, clock.now());
+  const client = createHttpClient({ baseUrl: o.baseUrl, clock, connections: o.connections ?? 64, timeoutMs, holdBack });
   const signal = o.signal ?? new AbortController().signal;
-  // Every request in flight listens to the run's signal, as in the engine: more than 10 is no leak.
+  // As in the engine: many waits may listen to the run's signal at once, which is no leak.
   setMaxListeners(0, signal);
   const exchanges: Exchange[] = [];
   const logs: string[] = [];
@@ -65,6 +67,8 @@ export function createTestLoadContext(o: TestLoadContextOptions): TestLoadContex
     if (spec.auth.kind === 'key') keyStates.noteSent(spec.auth.key, clock.now());
   };
   const record = (spec: RequestSpec, ex: Exchange) => {
+    // A request the client cancelled before it reached the wire was never sent: nothing to judge or measure.
+    if (ex.error?.kind === 'aborted') return;
     observer.observe(ex);
     metrics.record(ex);
     if (spec.auth.kind === 'key') keyStates.noteResponse(spec.auth.key, ex);
@@ -80,16 +84,19 @@ export function createTestLoadContext(o: TestLoadContextOptions): TestLoadContex
     keys,
     baseUrl: o.baseUrl,
     async send(spec) {
+      if (signal.aborted) throw new Error('a request was sent after the run was stopped');
       noteSent(spec);
-      const ex = await client.send({ ...spec, signal });
+      // Requests in flight are not cancelled by the signal: they finish, as in the engine.
+      const ex = await client.send(spec);
       record(spec, ex);
       return ex;
     },
     async sendSimultaneous(specs) {
-      const burst = createHttpClient({ baseUrl: o.baseUrl, clock, connections: specs.length, timeoutMs });
+      if (signal.aborted) throw new Error('a burst was sent after the run was stopped');
+      const burst = createHttpClient({ baseUrl: o.baseUrl, clock, connections: specs.length, timeoutMs, holdBack });
       try {
         specs.forEach(noteSent);
-        const exs = await Promise.all(specs.map((s) => burst.send({ ...s, signal })));
+        const exs = await Promise.all(specs.map((s) => burst.send(s)));
         exs.forEach((ex, i) => record(specs[i]!, ex));
         return exs;
       } finally {
