@@ -52,11 +52,16 @@ function checkResult(id: AnyCheckId, outcomes: readonly Outcome[], severity: Sev
           reasons: o.skipReasons,
           info: o.info,
         }));
-  const counts = byPlan.reduce(
+  const counts = totalCounts(byPlan);
+  return { id, title: meta.title, severity, status: statusOf(counts), counts, byPlan };
+}
+
+/** A check's counts over its plans. */
+export function totalCounts(byPlan: CheckResult['byPlan']): CheckResult['counts'] {
+  return byPlan.reduce(
     (a, p) => ({ passed: a.passed + p.counts.passed, failed: a.failed + p.counts.failed, skipped: a.skipped + p.counts.skipped }),
     { passed: 0, failed: 0, skipped: 0 },
   );
-  return { id, title: meta.title, severity, status: statusOf(counts), counts, byPlan };
 }
 
 export function buildReport(input: ReportInput): Report {

@@ -14,6 +14,7 @@ import { verdictOf } from '../engine/verdict.js';
 import { EXIT, PetloadError } from '../errors.js';
 import { mergeSnapshots } from '../metrics/merge.js';
 import type { MetricsSnapshot } from '../metrics/recorder.js';
+import { totalCounts } from '../engine/build-report.js';
 
 export interface SourcedReport {
   report: Report;
@@ -74,10 +75,7 @@ function combineChecks(inputs: readonly SourcedReport[]): CheckResult[] {
         reasons: o.skipReasons,
         info: o.info,
       }));
-    const counts = byPlan.reduce(
-      (a, o) => ({ passed: a.passed + o.counts.passed, failed: a.failed + o.counts.failed, skipped: a.skipped + o.counts.skipped }),
-      { passed: 0, failed: 0, skipped: 0 },
-    );
+    const counts = totalCounts(byPlan);
     return { id: c.id, title: c.title, severity: c.severity, status: combineStatus(statuses.get(c.id) ?? []), counts, byPlan };
   });
 }
