@@ -21,7 +21,7 @@ export const ERRORS = {
     hint: 'Put keys in a keys file (--keys-file or PETLOAD_KEYS_FILE) or in PETLOAD_KEYS; never on the command line.',
   },
   E_NO_KEYS: { exit: EXIT.usage, hint: 'Give a keys file with at least one key of the plans to judge.' },
-  E_SAFETY: { exit: EXIT.usage, hint: 'See README.md ("Safety").' },
+  E_SAFETY: { exit: EXIT.usage, hint: 'See README.md ("Safety and secrets").' },
   E_TARGET_UNREACHABLE: { exit: EXIT.aborted, hint: 'Check --target and that the service is up.' },
   E_KEY_BANNED: { exit: EXIT.aborted, hint: 'Every key is suspected banned; wait for the ban to end before another run.' },
   E_INTERRUPTED: { exit: EXIT.interrupted, hint: 'The run was interrupted; partial reports were written.' },

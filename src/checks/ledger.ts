@@ -7,6 +7,8 @@ import { headerValue, type Exchange } from '../http/exchange.js';
 import { type AnyCheckId, CATALOGUE, type CheckId } from './catalogue.js';
 
 export const MAX_EVIDENCE = 5;
+/** A message quotes what the target sent: an absurd header must not make an absurd report. */
+const MAX_MESSAGE = 500;
 const MAX_REASONS = 5;
 const BODY_EXCERPT = 300;
 
@@ -138,6 +140,7 @@ export class Ledger {
   }
 
   private scrub(ev: Evidence): Evidence {
+    if (ev.message.length > MAX_MESSAGE) ev.message = `${ev.message.slice(0, MAX_MESSAGE)}…`;
     const json = this.redact(JSON.stringify(ev));
     return JSON.parse(json) as Evidence;
   }

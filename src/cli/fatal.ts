@@ -1,15 +1,15 @@
-/** One place turns a thrown error into one clear line on stderr and an exit code. No stack traces for tool errors. */
+/**
+ * One place turns a thrown error into one clear line on stderr (and a hint) and an exit code. No stack traces
+ * for tool errors; an internal error (a bug) keeps its stack, for the bug report. Every message goes through
+ * the redactor of the keys the command line or environment names: the last line of defence for secrets.
+ */
 import { EXIT, isPetloadError } from '../errors.js';
 
-export function reportFatal(e: unknown): never {
+export function reportFatal(e: unknown, redact: (text: string) => string = (t) => t): never {
   if (isPetloadError(e)) {
-    process.stderr.write(`petload: ${e.message}\n  hint: ${e.hint}\n`);
+    process.stderr.write(redact(`petload: ${e.message}\n  hint: ${e.hint}\n`));
     process.exit(e.exitCode);
   }
-  if (e instanceof Error && e.constructor.name === 'UsageError') {
-    process.stderr.write(`petload: ${e.message}\n  hint: see \`petload --help\`\n`);
-    process.exit(EXIT.usage);
-  }
-  process.stderr.write(`petload: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.stderr.write(redact(`petload: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`));
   process.exit(EXIT.internal);
 }

@@ -8,11 +8,15 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { PLAN_NAMES, limitsFor, type PlanLimits, type PlanName } from '../api/plans.js';
 import { PetloadError } from '../errors.js';
+import { findJsonSyntaxError } from './json-syntax.js';
 import { formatIssues } from './zod-issues.js';
 
 const KeyEntry = z
   .strictObject({
-    key: z.string().min(8, 'a key has at least 8 characters').regex(/^[\x21-\x7e]+$/, 'a key is printable ASCII without spaces'),
+    key: z
+      .string()
+      .min(8, 'expected a key of at least 8 characters')
+      .regex(/^[\x21-\x7e]+$/, 'expected a key of printable ASCII characters without spaces'),
     plan: z.enum(PLAN_NAMES),
     label: z.string().min(1).max(40).optional(),
     perMinute: z.number().int().positive().optional(),
@@ -20,17 +24,25 @@ const KeyEntry = z
     sacrificial: z.boolean().optional(),
   })
   .superRefine((e, ctx) => {
-    if (e.plan === 'enterprise') {
-      if (e.perMinute === undefined) ctx.addIssue({ code: 'custom', path: ['perMinute'], message: 'an enterprise key needs perMinute' });
-      if (e.perDay === undefined) ctx.addIssue({ code: 'custom', path: ['perDay'], message: 'an enterprise key needs perDay' });
-    } else if (e.perMinute !== undefined || e.perDay !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['plan'], message: `perMinute/perDay are only for enterprise keys; ${e.plan} has published figures` });
+    // Messages that say what was found are used whole (zod-issues.ts).
+    for (const field of ['perMinute', 'perDay'] as const) {
+      const what = field === 'perMinute' ? 'requests per minute' : 'requests per day';
+      if (e.plan === 'enterprise' && e[field] === undefined) {
+        ctx.addIssue({ code: 'custom', path: [field], message: `expected ${field} (the key's ${what}) on an enterprise key, found nothing` });
+      } else if (e.plan !== 'enterprise' && e[field] !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `expected no ${field} on a ${e.plan} key (only enterprise keys have custom figures; ${e.plan}'s are published), found ${e[field]}`,
+        });
+      }
     }
   });
 
 export const KeysFile = z
-  .strictObject({ keys: z.array(KeyEntry).min(1, 'at least one key') })
+  .strictObject({ keys: z.array(KeyEntry) })
   .superRefine((f, ctx) => {
+    if (f.keys.length === 0) ctx.addIssue({ code: 'custom', path: ['keys'], message: 'expected at least one key, found an empty list' });
     const seen = new Set<string>();
     f.keys.forEach((k, i) => {
       if (seen.has(k.key)) ctx.addIssue({ code: 'custom', path: ['keys', i, 'key'], message: 'the same key appears twice' });
@@ -71,18 +83,23 @@ function toApiKeys(file: KeysFile): ApiKey[] {
 export function parseKeys(doc: unknown, source: string): ApiKey[] {
   const res = KeysFile.safeParse(doc);
   if (!res.success) {
-    const lines = formatIssues(res.error, doc, (path) => path[path.length - 1] === 'key');
+    const lines = formatIssues(res.error, doc, (path) => path[path.length - 1] === 'key', KeysFile);
     throw new PetloadError('E_KEYS_FILE', `${source}: invalid keys file\n  ${lines.join('\n  ')}`);
   }
   return toApiKeys(res.data);
 }
 
 export function parseKeysText(text: string, source: string): ApiKey[] {
+  // Editors on Windows may start the file with a byte-order mark, which JSON does not allow.
+  const json = text.startsWith('\uFEFF') ? text.slice(1) : text;
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
-  } catch (e) {
-    throw new PetloadError('E_KEYS_FILE', `${source}: not valid JSON (${(e as Error).message})`);
+    doc = JSON.parse(json);
+  } catch {
+    // JSON.parse's own message quotes the text around the error, which may be a key: locate it ourselves.
+    const at = findJsonSyntaxError(json);
+    const where = at === null ? '' : `:${at.line}:${at.col}`;
+    throw new PetloadError('E_KEYS_FILE', `${source}${where}: not valid JSON: ${at?.text ?? 'it does not parse'}`);
   }
   return parseKeys(doc, source);
 }
@@ -109,13 +126,42 @@ export function toKeysDocument(keys: readonly ApiKey[]): KeysFile {
   };
 }
 
-/** Replace every known secret in a text by its label. Used as the last line of defence on every output. */
+/** The shortest start of a key worth hiding when an excerpt cuts the key (the label already shows the last four). */
+const CUT_KEY_MIN = 4;
+
+/**
+ * Where a cut key's start ends, in `text`: at the end of the text, or before the `…` an excerpt ends with.
+ * Returns [from, to) of the longest such piece of `secret` (at least CUT_KEY_MIN characters), or null.
+ */
+function cutKeyAt(text: string, secret: string, end: number): [number, number] | null {
+  for (let n = Math.min(secret.length - 1, end); n >= CUT_KEY_MIN; n--) {
+    if (text.startsWith(secret.slice(0, n), end - n)) return [end - n, end];
+  }
+  return null;
+}
+
+/**
+ * Replace every known secret in a text by its label. Used as the last line of defence on every output.
+ * Also the start of a key cut off by an excerpt (a body quoted in evidence may end in the middle of a key
+ * the target echoed): at the end of the text, or before the ellipsis that marks the cut.
+ */
 export function createRedactor(keys: readonly ApiKey[]): (text: string) => string {
   const secrets = keys.filter((k) => k.secret.length > 0).map((k) => [k.secret, `[key ${k.label}]`] as const);
   if (secrets.length === 0) return (t) => t;
   return (text) => {
     let out = text;
-    for (const [s, l] of secrets) if (out.includes(s)) out = out.split(s).join(l);
+    for (const [s, l] of secrets) {
+      if (out.includes(s)) out = out.split(s).join(l);
+      // Cheap test first: a cut key starts like the key.
+      if (!out.includes(s.slice(0, CUT_KEY_MIN))) continue;
+      const ends = [out.length];
+      for (let i = out.indexOf('…'); i !== -1; i = out.indexOf('…', i + 1)) ends.push(i);
+      // From the last end to the first, so that earlier positions stay valid as pieces are replaced.
+      for (const end of ends.sort((a, b) => b - a)) {
+        const cut = cutKeyAt(out, s, end);
+        if (cut) out = `${out.slice(0, cut[0])}${l}${out.slice(cut[1])}`;
+      }
+    }
     return out;
   };
 }

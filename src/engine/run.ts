@@ -10,13 +10,15 @@ import { createObserver } from '../checks/observer.js';
 import { evaluateThreshold, parseThreshold, thresholdCheckId, type Threshold } from '../checks/thresholds.js';
 import type { Scenario } from '../config/scenario.js';
 import { createRedactor, type ApiKey } from '../config/keys-file.js';
-import { PetloadError, isPetloadError, EXIT } from '../errors.js';
+import type { Clock } from './clock.js';
+import { ERRORS, PetloadError, isPetloadError, EXIT } from '../errors.js';
 import { createHttpClient } from '../http/client.js';
 import type { Exchange, HttpClient, RequestSpec } from '../http/exchange.js';
 import { assertReachable } from '../http/reachability.js';
 import { createMetrics } from '../metrics/recorder.js';
-import { writeReports } from '../outputs/write.js';
+import { redactDeep, writeReports } from '../outputs/write.js';
 import type { ProbeContext } from '../probes/context.js';
+import { cheapList } from '../probes/context.js';
 import { probesInOrder } from '../probes/index.js';
 import { Refusals } from '../probes/window.js';
 import type { FaultName } from '../server/faults.js';
@@ -26,7 +28,9 @@ import { buildReport } from './build-report.js';
 import type { ProgressStats } from './progress.js';
 import { KeyStates } from './key-state.js';
 import type { Report } from './report-schema.js';
-import { externalTarget, startEmbeddedTarget, type Target } from './target.js';
+import { describeEstimate, estimateRequests, type Estimate } from './estimate.js';
+import { decideQuota, readDayQuota } from './quota.js';
+import { externalTarget, isLoopback, startEmbeddedTarget, type Target } from './target.js';
 
 export interface RunOptions {
   /** A validated scenario (src/config/scenario.ts). */
@@ -37,6 +41,18 @@ export interface RunOptions {
   target?: string;
   /** Keys for an external target (from the keys file or the environment). */
   keys?: readonly ApiKey[];
+  /**
+   * The clock an external target runs on (default: the real clock). A reference server started on a scaled
+   * clock (createReferenceServer({ clock })) is judged on that same clock.
+   */
+  targetClock?: Clock;
+  /**
+   * Treat a loopback target as remote: announce the run and check the keys' daily quota first. A testing
+   * aid (the CLI sets it from PETLOAD_TREAT_AS_REMOTE=1), since tests may not send traffic off the machine.
+   */
+  treatAsRemote?: boolean;
+  /** Run against a remote target even when the estimate exceeds a key's remaining daily quota. */
+  allowQuotaExhaustion?: boolean;
   timeScale?: number;
   faults?: readonly FaultName[];
   windowReport?: WindowReport;
@@ -49,6 +65,8 @@ export interface RunOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   log?: (line: string) => void;
+  /** Lines the user must see even when the log is quiet: what a run against a remote target will send. Default: log. */
+  notice?: (line: string) => void;
   /** Called about once a second of real time during load phases. */
   onProgress?: (stats: ProgressStats) => void;
 }
@@ -57,17 +75,40 @@ export interface RunResult {
   report: Report;
   exitCode: number;
   files: { json: string; junit: string; markdown: string; html: string } | null;
+  /** What to do about an aborted run (the hint of the tool error that aborted it). */
+  hint?: string;
 }
 
 /** Thrown by send() once the run is interrupted, to unwind probes and executors at once. */
 class Interrupted extends Error {}
 
-/** How long in-flight requests may finish after an interrupt (real ms). */
+/** How long in-flight requests may finish after an interrupt (real ms); then they are abandoned, unjudged. */
 const DRAIN_MS = 2000;
 
-async function drain(client: HttpClient | null, ms: number): Promise<void> {
-  const until = performance.now() + ms;
-  while (client && client.inFlight() > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 20));
+/**
+ * The end of the grace period of requests in flight: it aborts DRAIN_MS after the run's signal does (or after
+ * start(), at the end of a run). Every request carries it, so nothing waits on a stalled target past it.
+ */
+function drainDeadline(signal: AbortSignal): { signal: AbortSignal; start(): void; dispose(): void } {
+  const deadline = new AbortController();
+  setMaxListeners(0, deadline.signal);
+  let timer: NodeJS.Timeout | undefined;
+  const start = () => {
+    timer ??= setTimeout(() => deadline.abort(), DRAIN_MS);
+  };
+  signal.addEventListener('abort', start, { once: true });
+  return {
+    signal: deadline.signal,
+    start,
+    dispose: () => {
+      signal.removeEventListener('abort', start);
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function drain(client: HttpClient | null, deadline: AbortSignal): Promise<void> {
+  while (client && client.inFlight() > 0 && !deadline.aborted) await new Promise((r) => setTimeout(r, 20));
 }
 
 /** One note per load phase and plan: what was offered and what became of it. */
@@ -75,7 +116,7 @@ function loadNotes(outcome: LoadOutcome): string[] {
   const lines = outcome.phases.flatMap((ph) =>
     ph.plans.map(
       (p) =>
-        `load phase ${ph.index} (${ph.label}) [${p.plan}]: planned ${p.planned}, sent ${p.sent} (${p.retries} retries), accepted ${p.accepted}, refused ${p.refused}, other answers ${p.answered}, no answer ${p.failed}, held back by backoff ${p.heldBack}, dropped ${p.dropped}, gave up ${p.gaveUp}`,
+        `load ${ph.label} [${p.plan}]: planned ${p.planned}, sent ${p.sent} (${p.retries} retries), accepted ${p.accepted}, refused ${p.refused}, other answers ${p.answered}, no answer ${p.failed}, held back by backoff ${p.heldBack}, dropped ${p.dropped}, gave up ${p.gaveUp}`,
     ),
   );
   if (outcome.suspectedBans.length > 0) lines.push(`suspected banned during the load: ${outcome.suspectedBans.join(', ')}`);
@@ -93,8 +134,19 @@ function plansOf(o: RunOptions, keys: readonly ApiKey[]): PlanName[] {
   return PLAN_NAMES.filter((p) => have.has(p));
 }
 
+/** A remote run's announcement, before anything is sent. */
+function preamble(scenario: Scenario, url: string, plans: readonly PlanName[], keys: readonly ApiKey[], estimate: Estimate): string[] {
+  return [
+    `petload: ${scenario.name} against the remote target ${url}`,
+    `  plans ${plans.join(', ')}; keys ${keys.map((k) => k.label).join(', ')}`,
+    `  ${describeEstimate(estimate)}`,
+    '  first, one request per key reads how much of its daily quota is left',
+  ];
+}
+
 export async function runScenario(o: RunOptions): Promise<RunResult> {
   const log = o.log ?? (() => {});
+  const notice = o.notice ?? log;
   const startedAt = new Date();
   const scenario = o.scenario;
   const thresholdSpecs: { expression: string; severity: Severity; parsed: Threshold }[] = [
@@ -104,7 +156,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
 
   const embeddedPlans = o.plans ?? scenario.plans ?? DEFAULT_PLANS;
   const target: Target = o.target
-    ? externalTarget(o.target, o.keys ?? [])
+    ? externalTarget(o.target, o.keys ?? [], o.targetClock)
     : await startEmbeddedTarget({
         timeScale: o.timeScale ?? scenario.timeScale ?? 60,
         faults: o.faults ?? [],
@@ -125,11 +177,9 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   const observer = createObserver({ ledger, plans: planLimits, clockScale: clock.scale });
   const metrics = createMetrics({ clock, startMono: clock.monotonic() });
   const keyStates = new KeyStates(keys);
-  const internal = new AbortController();
-  const signal = o.signal ? AbortSignal.any([o.signal, internal.signal]) : internal.signal;
-  // Every request in flight listens to the run's signal: a burst has more than the default 10 listeners.
-  setMaxListeners(0, signal);
-  let aborted: { reason: string; exitCode: number } | undefined;
+  const signal = o.signal ?? new AbortController().signal;
+  const deadline = drainDeadline(signal);
+  let aborted: { reason: string; exitCode: number; hint?: string } | undefined;
   let client: HttpClient | null = null;
   let loadOutcome: LoadOutcome | undefined;
 
@@ -143,6 +193,9 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   const noteSent = (spec: RequestSpec) => {
     if (spec.auth.kind === 'key') keyStates.noteSent(spec.auth.key, clock.now());
   };
+  // Requests are not cancelled by an interrupt: they get until the drain deadline to finish.
+  const withDeadline = (spec: RequestSpec): RequestSpec => ({ ...spec, signal: spec.signal ? AbortSignal.any([spec.signal, deadline.signal]) : deadline.signal });
+  const remote = !target.embedded && (o.treatAsRemote === true || !isLoopback(target.url));
 
   try {
     if (keys.length === 0) {
@@ -151,13 +204,38 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     if (scenario.requiresSacrificialKey && !keys.some((k) => k.sacrificial)) {
       throw new PetloadError('E_SAFETY', `scenario ${scenario.name} needs a key marked "sacrificial": true; none of the keys is`);
     }
-    await assertReachable(target.url);
+    const estimate = remote ? estimateRequests(scenario, keys, plans, { quotaRead: true }) : null;
+    if (estimate) {
+      for (const line of preamble(scenario, target.url, plans, keys, estimate)) notice(redact(line));
+      notes.push(redact(`Before the run: ${describeEstimate(estimate)}.`));
+    }
+    await assertReachable(target.url, 5000, signal);
+    if (signal.aborted) throw new Interrupted();
     const holdBack = (label: string) => keyStates.blockedNow(label, clock.now());
     // As many connections as requests may be in flight: a request queued in the pool would leave at a time
     // the backoff did not choose.
     const connections = Math.max(POOL_CONNECTIONS, scenario.load?.maxInFlight ?? 0);
     const c = createHttpClient({ baseUrl: target.url, clock, connections, timeoutMs: o.timeoutMs ?? 10_000, holdBack });
     client = c;
+    if (estimate) {
+      const quotas = [];
+      for (const key of keys) {
+        if (signal.aborted) throw new Interrupted();
+        const spec = cheapList(key, 'quota-read');
+        noteSent(spec);
+        const ex = await c.send(withDeadline(spec));
+        record(spec, ex);
+        quotas.push(readDayQuota(key, ex));
+      }
+      const decision = decideQuota(estimate, quotas, o.allowQuotaExhaustion === true);
+      for (const line of decision.lines) notice(redact(`  ${line}`));
+      notes.push(...decision.lines.map((line) => redact(`Daily quota before the run: ${line}.`)));
+      if (!decision.proceed) {
+        throw new PetloadError('E_SAFETY', `${decision.problem ?? 'the run would use up a key\'s daily quota'}; nothing more was sent`, {
+          hint: 'Run fewer plans or a shorter scenario, wait for the day window to reset, or pass --allow-quota-exhaustion if the keys may run dry.',
+        });
+      }
+    }
     const ctx: ProbeContext = {
       clock,
       ledger,
@@ -170,8 +248,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
           throw new PetloadError('E_INTERNAL', `a probe tried to send on ${spec.auth.key.label}, which is suspected banned`);
         }
         noteSent(spec);
-        // In-flight requests are not cancelled by an interrupt: they finish (bounded by the drain below).
-        const ex = await c.send(spec);
+        const ex = await c.send(withDeadline(spec));
         record(spec, ex);
         return ex;
       },
@@ -180,7 +257,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
         const burst = createHttpClient({ baseUrl: target.url, clock, connections: specs.length, timeoutMs: o.timeoutMs ?? 10_000, holdBack });
         try {
           specs.forEach(noteSent);
-          const exs = await Promise.all(specs.map((s) => burst.send(s)));
+          const exs = await Promise.all(specs.map((s) => burst.send(withDeadline(s))));
           exs.forEach((ex, i) => record(specs[i]!, ex));
           return exs;
         } finally {
@@ -229,24 +306,27 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       notes.push(...loadNotes(loadOutcome));
     }
     if (keyStates.all().every((s) => s.suspectedBan)) {
-      aborted = { reason: 'every key is suspected banned', exitCode: EXIT.aborted };
+      aborted = { reason: 'every key is suspected banned', exitCode: EXIT.aborted, hint: ERRORS.E_KEY_BANNED.hint };
     }
   } catch (e) {
     if (e instanceof Interrupted) {
       aborted = { reason: 'interrupted', exitCode: EXIT.interrupted };
     } else if (!isPetloadError(e) || (e.code !== 'E_TARGET_UNREACHABLE' && e.code !== 'E_KEY_BANNED')) {
+      deadline.dispose();
       await client?.close();
       await target.close();
       throw e;
     } else {
-      aborted = { reason: e.message, exitCode: e.exitCode };
-      log(`aborted: ${e.message}`);
+      aborted = { reason: e.message, exitCode: e.exitCode, hint: e.hint };
     }
   } finally {
     observer.finish();
   }
-  if (!aborted && o.signal?.aborted) aborted = { reason: 'interrupted', exitCode: EXIT.interrupted };
-  await drain(client, DRAIN_MS);
+  if (!aborted && signal.aborted) aborted = { reason: 'interrupted', exitCode: EXIT.interrupted };
+  // Nothing should be in flight by now; should something be, it gets the same grace as after an interrupt.
+  deadline.start();
+  await drain(client, deadline.signal);
+  deadline.dispose();
   await client?.close();
   await target.close();
 
@@ -276,8 +356,10 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     thresholdSeverity: new Map(thresholds.map((t) => [t.checkId, t.severity])),
     metrics: snapshot,
     notes,
-    ...(aborted ? { aborted } : {}),
+    ...(aborted ? { aborted: { reason: aborted.reason, exitCode: aborted.exitCode } } : {}),
   });
-  const files = await writeReports(report, o.reportDir, { redact });
-  return { report, exitCode: report.exitCode, files };
+  // What the caller prints comes from the report too: it gets the redacted one, as the files do.
+  const clean = redactDeep(report, redact);
+  const files = await writeReports(clean, o.reportDir, { redact });
+  return { report: clean, exitCode: clean.exitCode, files, ...(aborted?.hint ? { hint: aborted.hint } : {}) };
 }

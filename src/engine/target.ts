@@ -69,20 +69,36 @@ export async function startEmbeddedTarget(o: EmbeddedOptions): Promise<Target> {
   };
 }
 
-export function externalTarget(url: string, keys: readonly ApiKey[]): Target {
-  let parsed: URL;
+/**
+ * A --target value as a base URL: http or https, no credentials (keys go in the keys file), no query or fragment.
+ * Messages never echo a value that may carry credentials.
+ */
+export function parseTargetUrl(raw: string): URL {
+  const shown = raw.includes('@') ? 'a value with an @ in it (not shown: it may carry credentials)' : JSON.stringify(raw);
+  let url: URL;
   try {
-    parsed = new URL(url);
+    url = new URL(raw);
   } catch {
-    throw new PetloadError('E_USAGE', `--target ${JSON.stringify(url)} is not a URL (expected e.g. https://staging.example.com/v1)`);
+    const fix = /^(localhost|[\w-]+(\.[\w-]+)+)(:\d+)?(\/|$)/.test(raw) ? ` (did you mean "http://${raw}"?)` : '';
+    throw new PetloadError('E_USAGE', `--target: expected a base URL such as https://staging.example.com/v1, found ${shown}${fix}`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new PetloadError('E_USAGE', `--target must be an http or https URL, found ${parsed.protocol}`);
+  if (url.username !== '' || url.password !== '') {
+    throw new PetloadError('E_KEYS_ON_ARGV', '--target: expected a URL without credentials, found one with a user or password in it; keys go in the keys file');
   }
-  if (parsed.username || parsed.password) {
-    throw new PetloadError('E_KEYS_ON_ARGV', '--target must not carry credentials; keys go in the keys file');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    const fix = /^(localhost|[\w-]+(\.[\w-]+)+):\d+/.test(raw) ? ` (did you mean "http://${raw}"?)` : '';
+    throw new PetloadError('E_USAGE', `--target: expected an http: or https: URL, found ${shown}${fix}`);
   }
-  return { url: parsed.href.replace(/\/$/, ''), embedded: false, clock: realClock, keys, faults: [], close: async () => {} };
+  if (url.search !== '' || url.hash !== '') {
+    throw new PetloadError('E_USAGE', `--target: expected a base URL without a query or fragment, found ${shown}`);
+  }
+  return url;
+}
+
+/** An external target at `url`, judged on `clock` (the real clock, unless it is a reference server on a scaled one). */
+export function externalTarget(url: string, keys: readonly ApiKey[], clock: Clock = realClock): Target {
+  const parsed = parseTargetUrl(url);
+  return { url: parsed.href.replace(/\/$/, ''), embedded: false, clock, keys, faults: [], close: async () => {} };
 }
 
 /** True for loopback addresses (127.0.0.0/8, ::1, localhost). */

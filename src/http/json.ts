@@ -5,21 +5,12 @@
  */
 import { parse as losslessParse } from 'lossless-json';
 
-/** Integers of up to 15 digits are always safe (2^53 - 1 has 16), so shorter digit runs never need the slow path. */
-const UNSAFE_DIGITS = 16;
-
-function hasLongDigitRun(text: string): boolean {
-  let run = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 48 && c <= 57) {
-      if (++run >= UNSAFE_DIGITS) return true;
-    } else {
-      run = 0;
-    }
-  }
-  return false;
-}
+/**
+ * Integers of up to 15 digits are always safe (2^53 - 1 has 16), so shorter digit runs never need the slow
+ * path. A regular expression finds a run of 16 several times faster than a loop over the characters: this
+ * runs on every JSON body of a load run.
+ */
+const LONG_DIGIT_RUN = /[0-9]{16}/;
 
 /** A JSON number literal is an integer when it has neither a fraction nor an exponent. */
 function parseNumber(literal: string): number | bigint {
@@ -30,6 +21,6 @@ function parseNumber(literal: string): number | bigint {
 
 /** Like JSON.parse (last duplicate key wins, SyntaxError on bad input), but integers that are not safe JS integers become bigints. */
 export function parseJsonLossless(text: string): unknown {
-  if (!hasLongDigitRun(text)) return JSON.parse(text);
+  if (!LONG_DIGIT_RUN.test(text)) return JSON.parse(text);
   return losslessParse(text, null, { parseNumber, onDuplicateKey: (d) => d.newValue });
 }

@@ -82,8 +82,8 @@ export const inputProbe: Probe = {
       const marker = `petload-invalid-${nonce()}`;
       for (const [i, b] of INVALID_BODIES.entries()) {
         const ex = await sendPatiently(ctx, keySpec(key, 'createPet', '/pets', tag, b.body(`${marker}-${i}`)));
-        if (ex.status === 429) {
-          ctx.ledger.skip('create.rejects-invalid', plan, `${b.what}: refused by the rate limit, not judged`);
+        if (ex.status === 429 || ex.error !== null) {
+          ctx.ledger.skip('create.rejects-invalid', plan, ex.error ? `${b.what}: no whole response (see contract.transport)` : `${b.what}: refused by the rate limit, not judged`);
           continue;
         }
         ctx.ledger.judge('create.rejects-invalid', plan, ex.status === 400, () => `${b.what}: expected 400, got ${ex.status ?? 'no response'}`, ex);
@@ -134,6 +134,10 @@ export const createGetProbe: Probe = {
       const made: { id: string; pet: Pet }[] = [];
       for (const body of sent) {
         const ex = await sendPatiently(ctx, keySpec(key, 'createPet', '/pets', tag, body));
+        if (ex.error !== null) {
+          ctx.ledger.skip('create.returns-pet', plan, 'no whole response (see contract.transport)');
+          continue;
+        }
         if (ex.status !== 201) {
           ctx.ledger.fail('create.returns-pet', plan, `valid NewPet ${JSON.stringify(body)}: expected 201, got ${ex.status ?? 'no response'}`, ex);
           continue;
@@ -161,6 +165,10 @@ export const createGetProbe: Probe = {
       }
       for (const { id, pet } of made) {
         const ex = await sendPatiently(ctx, keySpec(key, 'getPet', `/pets/${id}`, tag));
+        if (ex.error !== null) {
+          ctx.ledger.skip('get.returns-pet', plan, 'no whole response (see contract.transport)');
+          continue;
+        }
         if (ex.status !== 200) {
           ctx.ledger.fail('get.returns-pet', plan, `GET of the animal just created (id ${id}): expected 200, got ${ex.status ?? 'no response'}`, ex);
           continue;
@@ -191,8 +199,8 @@ export const unknownIdProbe: Probe = {
       const unknown = [String(max + 1_000_003n < 2n ** 53n ? max + 1_000_003n : 2n ** 53n - 7n), '9223372036854775807'];
       for (const id of unknown) {
         const ex = await sendPatiently(ctx, keySpec(key, 'getPet', `/pets/${id}`, tag));
-        if (ex.status === 429) {
-          ctx.ledger.skip('get.unknown-404', plan, 'refused by the rate limit, not judged');
+        if (ex.status === 429 || ex.error !== null) {
+          ctx.ledger.skip('get.unknown-404', plan, ex.error ? 'no whole response (see contract.transport)' : 'refused by the rate limit, not judged');
           continue;
         }
         ctx.ledger.judge('get.unknown-404', plan, ex.status === 404, () => `GET /pets/${id} (never created): expected 404, got ${ex.status ?? 'no response'}`, ex);
@@ -228,6 +236,7 @@ export const deprecatedProbe: Probe = {
 function judgeDeprecated(ctx: ProbeContext, plan: PlanName | null, before: Exchange, get: Exchange, after: Exchange): void {
   const id = 'deprecation.behaviour-unchanged';
   if (get.status === 429) return ctx.ledger.skip(id, plan, 'refused by the rate limit, not judged');
+  if (get.error !== null) return ctx.ledger.skip(id, plan, 'no whole response (see contract.transport)');
   const pet = get.body.kind === 'json' && Pet.safeParse(get.body.value).success;
   if (!ctx.ledger.judge(id, plan, get.status === 200 && pet, () => `GET /pets/{id} of an existing animal: expected 200 with a Pet, got ${get.status ?? 'no response'}`, get)) return;
   const [tb, tg, ta] = [tripleOf(before), tripleOf(get), tripleOf(after)];

@@ -66,6 +66,10 @@ async function enforceOnce(ctx: ProbeContext, plan: PlanName, fk: FreshKey): Pro
   const r = run.refusal;
   if (r?.status === 429) ctx.refusals.push(key, r);
   if (run.rolledOver && run.accepted > expected) return false;
+  if (run.lost !== null) {
+    skipAll(ctx, ['ratelimit.enforced', 'ratelimit.remaining-decrements'], plan, 'a request got no whole response, so what the target counted is unknown (see contract.transport)');
+    return true;
+  }
   // "A key's first request in a fresh window shows Limit-1": judgeable when every window is fresh (unused key)
   // or when the headers describe the minute window whose end we waited for.
   if (!isAccepted(run.first)) {

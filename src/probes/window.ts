@@ -41,6 +41,8 @@ export interface Exhaustion {
   refusal: Exchange | null;
   /** Accepted responses spanned more than one minute window (the run was too slow for the window). */
   rolledOver: boolean;
+  /** A request got no whole response: whether the target counted it is unknown, so the count proves nothing. */
+  lost: Exchange | null;
 }
 
 const PARALLEL = 8;
@@ -55,6 +57,7 @@ export async function exhaust(ctx: ProbeContext, key: ApiKey, tag: string, cap: 
   const first = await ctx.send(cheapList(key, tag));
   let accepted = isAccepted(first) ? 1 : 0;
   let refusal: Exchange | null = isAccepted(first) ? null : first;
+  let lost: Exchange | null = first.error !== null ? first : null;
   const firstLocal = first.localTime;
   const resets = new Set<number>();
   const t0 = tripleOf(first);
@@ -72,6 +75,7 @@ export async function exhaust(ctx: ProbeContext, key: ApiKey, tag: string, cap: 
       const ex = await ctx.send(cheapList(key, tag));
       if (isAccepted(ex)) onAccepted(ex);
       else refusal ??= ex;
+      if (ex.error !== null) lost ??= ex;
     }
   };
   if (refusal === null) await Promise.all(Array.from({ length: PARALLEL }, worker));
@@ -80,9 +84,10 @@ export async function exhaust(ctx: ProbeContext, key: ApiKey, tag: string, cap: 
     const ex = await ctx.send(cheapList(key, tag));
     if (isAccepted(ex)) onAccepted(ex);
     else refusal = ex;
+    if (ex.error !== null) lost ??= ex;
   }
   const spanMs = (refusal ?? first).localTime - firstLocal;
-  return { first, accepted, refusal, rolledOver: resets.size > 1 || spanMs > 59_000 };
+  return { first, accepted, refusal, rolledOver: resets.size > 1 || spanMs > 59_000, lost };
 }
 
 /** Refusals a probe left behind (a key with a 429 and nothing sent since), for the next probe that needs one. */

@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { INT64_MAX, INT64_MIN, Pets } from '../../api/schemas.js';
 import { Ledger } from '../ledger.js';
 import { buildExchange, countsOf, outcomeOf, TEST_PLANS, type ExchangeParts } from '../../testing/exchange-builder.js';
 import { judgeInvalidStatus, judgeLimitOutOfRange, judgeLimitRespected, judgeListSchema, judgeStatusFilter } from './list.js';
@@ -26,6 +28,34 @@ const pets = (n: number, status?: string) =>
 const message = (l: Ledger, id: Parameters<typeof outcomeOf>[1]) => outcomeOf(l, id)?.evidence[0]?.message;
 
 describe('list.schema', () => {
+  it('passes exactly the arrays the Pets schema accepts (its fast path never disagrees with the schema)', () => {
+    const int64 = fc.oneof(
+      fc.integer(),
+      fc.constantFrom(0, -0, 1.5, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 2, Number.NaN),
+      fc.constantFrom(INT64_MIN, INT64_MAX, INT64_MAX + 1n, INT64_MIN - 1n, 2n ** 53n + 1n),
+      fc.constant('1'),
+    );
+    const field = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ weight: 4, arbitrary: arb }, fc.constantFrom(undefined, null, true, 'x', 3));
+    const pet = fc.record(
+      {
+        id: field(int64),
+        name: field(fc.string({ maxLength: 4 })),
+        categoryId: field(int64),
+        status: field(fc.constantFrom('available', 'pending', 'sold', 'Sold', '')),
+        extra: fc.anything({ maxDepth: 1 }),
+      },
+      { requiredKeys: [] },
+    );
+    const element = fc.oneof({ weight: 8, arbitrary: pet }, fc.constantFrom(null, 1, 'pet', [], [{ id: 1 }]));
+    fc.assert(
+      fc.property(fc.array(element, { maxLength: 4 }), (value) => {
+        const passed = countsOf(run({ json: value }), 'list.schema').passed === 1;
+        expect(passed).toBe(Pets.safeParse(value).success);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('passes a bare array of Pet, with or without status, with bigint ids beyond 2^53', () => {
     const l = run({ json: [{ id: 2n ** 62n, name: 'Rex', categoryId: 9_007_199_254_740_993n, status: 'sold' }, { id: 2, name: 'Tom', categoryId: 1 }] });
     expect(countsOf(l, 'list.schema')).toEqual({ passed: 1, failed: 0, skipped: 0 });

@@ -4,7 +4,7 @@
  * Retry-After checks use only values these checks accepted, and skip naming them otherwise.
  */
 import { windowOfLimit } from '../../api/plans.js';
-import { parseRateLimit, type IntHeader } from '../../http/headers.js';
+import { parseRateLimit, type IntHeader, type RateLimitHeaders } from '../../http/headers.js';
 import type { CheckId } from '../catalogue.js';
 import { is2xx, windowSeconds, type Recorder, type View } from './view.js';
 
@@ -27,8 +27,16 @@ const NAMES = { limit: 'X-RateLimit-Limit', remaining: 'X-RateLimit-Remaining', 
 type Part = keyof typeof NAMES;
 const PARTS: readonly Part[] = ['limit', 'remaining', 'reset'];
 
+interface Fields {
+  limit: Field;
+  remaining: Field;
+  reset: Field;
+}
+
+type PresenceCheck = Extract<CheckId, 'ratelimit.headers-present' | 'ratelimit.headers-on-errors'>;
+
 /** Which check judges the presence of the headers on a response with this status, if any. */
-export function presenceCheckFor(status: number | null): CheckId | null {
+export function presenceCheckFor(status: number | null): PresenceCheck | null {
   if (status === null) return null;
   if (is2xx(status) || status === 429) return 'ratelimit.headers-present';
   if (status === 400 || status === 401 || status === 404) return 'ratelimit.headers-on-errors';
@@ -36,9 +44,10 @@ export function presenceCheckFor(status: number | null): CheckId | null {
 }
 
 /** ratelimit.headers-present / ratelimit.headers-on-errors: all three, once each. */
-function judgePresence(v: View, raw: Record<Part, IntHeader>, r: Recorder): void {
+function judgePresence(v: View, raw: RateLimitHeaders, r: Recorder): void {
   const id = presenceCheckFor(v.status);
   if (id === null) return;
+  if (raw.limit.ok && raw.remaining.ok && raw.reset.ok) return r.pass(id, v.ex);
   const problems: string[] = [];
   for (const p of PARTS) {
     const h = raw[p];
@@ -49,43 +58,44 @@ function judgePresence(v: View, raw: Record<Part, IntHeader>, r: Recorder): void
   else r.fail(id, v.ex, `${v.status} response: ${problems.join('; ')}`);
 }
 
+/** Why a field is missing, naming the presence check that judged it (fixed strings: no per-exchange building). */
+const ABSENT_REASON: Record<PresenceCheck, string> = {
+  'ratelimit.headers-present': 'X-RateLimit-* missing or repeated (ratelimit.headers-present)',
+  'ratelimit.headers-on-errors': 'X-RateLimit-* missing or repeated (ratelimit.headers-on-errors)',
+};
+const SYNTAX_REASON = 'an X-RateLimit-* value is not usable (ratelimit.headers-syntax)';
+
+const isMissing = (h: IntHeader): boolean => !h.ok && h.problem === 'missing';
+
+/** One header as a Field, noting a syntax problem in `problems`. */
+function syntaxField(h: IntHeader, name: string, presence: PresenceCheck | null, problems: string[]): Field {
+  if (h.ok) return h;
+  // A repeated header is a list, so a syntax failure, unless a presence check already failed it.
+  if (h.problem === 'missing' || (h.problem === 'repeated' && presence !== null)) return { ok: false, reason: presence === null ? null : ABSENT_REASON[presence] };
+  problems.push(`${name} ${JSON.stringify(h.raw ?? '')} is not a plain non-negative integer`);
+  return { ok: false, reason: SYNTAX_REASON };
+}
+
 /**
  * ratelimit.headers-syntax: each header present is a plain non-negative integer, Limit > 0, Remaining <= Limit.
- * A repeated header is a list, so a syntax failure, unless a presence check already failed it.
- * Returns the fields for the other checks.
+ * Returns the fields for the other checks. On the hot path: it builds no string unless something is wrong.
  */
-function judgeSyntax(v: View, raw: Record<Part, IntHeader>, r: Recorder): Record<Part, Field> {
+function judgeSyntax(v: View, raw: RateLimitHeaders, r: Recorder): Fields {
   const presence = presenceCheckFor(v.status);
-  const absentReason = presence === null ? null : `X-RateLimit-* missing or repeated (${presence})`;
-  const syntaxReason = 'an X-RateLimit-* value is not usable (ratelimit.headers-syntax)';
-  const fields = {} as Record<Part, Field>;
   const problems: string[] = [];
-  let present = 0;
-  for (const p of PARTS) {
-    const h = raw[p];
-    if (h.ok) {
-      present++;
-      fields[p] = h;
-    } else if (h.problem === 'missing') {
-      fields[p] = { ok: false, reason: absentReason };
-    } else {
-      present++;
-      if (h.problem === 'repeated' && presence !== null) {
-        fields[p] = { ok: false, reason: absentReason };
-      } else {
-        fields[p] = { ok: false, reason: syntaxReason };
-        problems.push(`${NAMES[p]} ${JSON.stringify(h.raw ?? '')} is not a plain non-negative integer`);
-      }
-    }
-  }
-  if (present === 0) return fields;
+  const fields: Fields = {
+    limit: syntaxField(raw.limit, NAMES.limit, presence, problems),
+    remaining: syntaxField(raw.remaining, NAMES.remaining, presence, problems),
+    reset: syntaxField(raw.reset, NAMES.reset, presence, problems),
+  };
+  if (isMissing(raw.limit) && isMissing(raw.remaining) && isMissing(raw.reset)) return fields;
   const { limit, remaining } = fields;
   if (limit.ok && limit.value === 0) {
     problems.push(`${NAMES.limit} is 0; a limit is at least 1`);
-    fields.limit = { ok: false, reason: syntaxReason };
+    fields.limit = { ok: false, reason: SYNTAX_REASON };
   } else if (limit.ok && remaining.ok && remaining.value > limit.value) {
     problems.push(`${NAMES.remaining} ${remaining.value} exceeds ${NAMES.limit} ${limit.value}`);
-    fields.remaining = { ok: false, reason: syntaxReason };
+    fields.remaining = { ok: false, reason: SYNTAX_REASON };
   }
   if (problems.length === 0) r.pass('ratelimit.headers-syntax', v.ex);
   else r.fail('ratelimit.headers-syntax', v.ex, problems.join('; '));
@@ -149,16 +159,23 @@ function judgeResetIsTimestamp(v: View, limit: Field, reset: Field, r: Recorder)
   return false;
 }
 
+/** Why the other checks may not use the triple: the first field that is not usable, or null. */
+function unusableReason(status: number | null, { limit, remaining, reset }: Fields): string | null {
+  if (!limit.ok) return limit.reason ?? `no ${NAMES.limit} on a ${status} response`;
+  if (!remaining.ok) return remaining.reason ?? `no ${NAMES.remaining} on a ${status} response`;
+  if (!reset.ok) return reset.reason ?? `no ${NAMES.reset} on a ${status} response`;
+  return null;
+}
+
 /** Judges the per-response rate-limit checks and returns what they found. */
 export function readRateLimit(v: View, r: Recorder): RateLimitRead {
   const raw = parseRateLimit(v.ex.headers);
   judgePresence(v, raw, r);
   const fields = judgeSyntax(v, raw, r);
-  judgeLimitMatchesPlan(v, fields.limit, r);
-  const resetOk = judgeResetIsTimestamp(v, fields.limit, fields.reset, r);
-  for (const p of PARTS) {
-    const f = fields[p];
-    if (!f.ok) return { ...fields, resetIsTimestamp: resetOk, usable: false, reason: f.reason ?? `no ${NAMES[p]} on a ${v.status} response` };
-  }
-  return { ...fields, resetIsTimestamp: resetOk, usable: resetOk, reason: resetOk ? '' : 'Reset is not a usable timestamp (ratelimit.reset-is-timestamp)' };
+  const { limit, remaining, reset } = fields;
+  judgeLimitMatchesPlan(v, limit, r);
+  const resetIsTimestamp = judgeResetIsTimestamp(v, limit, reset, r);
+  const unusable = unusableReason(v.status, fields);
+  if (unusable !== null) return { limit, remaining, reset, resetIsTimestamp, usable: false, reason: unusable };
+  return { limit, remaining, reset, resetIsTimestamp, usable: resetIsTimestamp, reason: resetIsTimestamp ? '' : 'Reset is not a usable timestamp (ratelimit.reset-is-timestamp)' };
 }

@@ -86,9 +86,9 @@ export function createStreamJudge(): StreamJudge {
     st.recent.push(cur);
     if (st.recent.length > RECENT) {
       const old = st.recent.shift()!;
-      st.settled = st.settled !== null && sameWindow(st.settled, old)
-        ? { ...st.settled, min: Math.min(st.settled.min, old.remaining) }
-        : { limit: old.limit, reset: old.reset, min: old.remaining };
+      // Updated in place: this runs for nearly every exchange of a load run.
+      if (st.settled !== null && sameWindow(st.settled, old)) st.settled.min = Math.min(st.settled.min, old.remaining);
+      else st.settled = { limit: old.limit, reset: old.reset, min: old.remaining };
     }
     const latest = st.latestByLimit.get(cur.limit);
     if (latest === undefined || cur.reset >= latest.reset) {

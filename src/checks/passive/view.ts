@@ -49,9 +49,10 @@ function mediaTypeOf(ex: Exchange): string | null {
 
 function bodyOf(ex: Exchange, mediaType: string | null): BodyRead {
   const b = ex.body;
-  if (b.kind === 'none') return b;
-  // A body that arrived alongside a transport error (truncated, reset mid-body) is not the target's answer.
+  // A body that arrived alongside a transport error (truncated, reset mid-body) is not the target's answer;
+  // nor is the absence of one: the body may simply not have arrived.
   if (ex.error !== null) return { kind: 'unusable', reason: REASONS.transportBody };
+  if (b.kind === 'none') return b;
   switch (b.kind) {
     case 'json':
       // Parsed JSON is judged even under a wrong Content-Type: the header is json-content-type's business.

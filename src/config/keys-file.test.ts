@@ -1,0 +1,88 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PetloadError } from '../errors.js';
+import { createRedactor, loadKeysFile, parseKeysText } from './keys-file.js';
+
+const SECRET = 'sk_live_0123456789abcdef';
+
+/** The message of the error parsing `text` throws. */
+function problem(text: string): string {
+  try {
+    parseKeysText(text, 'keys.json');
+  } catch (e) {
+    expect(e).toBeInstanceOf(PetloadError);
+    expect((e as PetloadError).code).toBe('E_KEYS_FILE');
+    expect((e as PetloadError).exitCode).toBe(2);
+    return (e as Error).message;
+  }
+  throw new Error('no error');
+}
+
+describe('broken keys files: each problem names the file, where, what was expected and what was found', () => {
+  it.each([
+    ['a trailing comma', `{"keys":[{"key":"${SECRET}","plan":"free",}]}`, 'keys.json:1:58: not valid JSON: expected a property name in double quotes, found "}" (a trailing comma before it is not allowed in JSON)'],
+    ['a missing comma', `{"keys":[{"key":"${SECRET}" "plan":"free"}]}`, 'keys.json:1:44: not valid JSON: expected "," or "}" after a value in an object, found a string'],
+    ['an unquoted key', `{\n  "keys": [{"key": ${SECRET}, "plan": "free"}]\n}`, 'keys.json:2:20: not valid JSON: expected a value (a string, number, object, list, true, false or null), found an unquoted word'],
+    ['an empty file', '', 'keys.json:1:1: not valid JSON: expected a value (a string, number, object, list, true, false or null), found the end of the file'],
+    ['a misspelt field', `{"keys":[{"key":"${SECRET}","plna":"free"}]}`, 'keys[0].plna: expected one of the keys key, plan, label, perMinute, perDay, sacrificial, found unknown key "plna" (did you mean "plan"?)'],
+    ['a misspelt plan', `{"keys":[{"key":"${SECRET}","plan":"fre"}]}`, 'keys[0].plan: expected one of free, pro, business, enterprise, found "fre" (did you mean "free"?)'],
+    ['a misspelt top-level key', '{"kyes":[]}', 'kyes: expected one of the keys keys, found unknown key "kyes" (did you mean "keys"?)'],
+    ['no keys', '{"keys":[]}', 'keys: expected at least one key, found an empty list'],
+    ['a list at the top', '[]', '(top level): expected a mapping, found a list'],
+    ['an enterprise key without figures', `{"keys":[{"key":"${SECRET}","plan":"enterprise","perDay":5}]}`, "keys[0].perMinute: expected perMinute (the key's requests per minute) on an enterprise key, found nothing"],
+    ['figures on a published plan', `{"keys":[{"key":"${SECRET}","plan":"pro","perDay":5}]}`, "keys[0].perDay: expected no perDay on a pro key (only enterprise keys have custom figures; pro's are published), found 5"],
+    ['sacrificial as a string', `{"keys":[{"key":"${SECRET}","plan":"free","sacrificial":"yes"}]}`, 'keys[0].sacrificial: expected true or false, found "yes"'],
+    ['a short key', '{"keys":[{"key":"sk_1234","plan":"free"}]}', 'keys[0].key: expected a key of at least 8 characters, found (a secret value, not shown)'],
+    ['a key with a space', '{"keys":[{"key":"sk_live 0123456789","plan":"free"}]}', 'keys[0].key: expected a key of printable ASCII characters without spaces, found (a secret value, not shown)'],
+    ['a key twice', `{"keys":[{"key":"${SECRET}","plan":"free"},{"key":"${SECRET}","plan":"pro"}]}`, 'keys[1].key: the same key appears twice, found (a secret value, not shown)'],
+  ])('%s', (_what, text, expected) => {
+    const message = problem(text);
+    expect(message).toContain(expected);
+    expect(message.startsWith('keys.json')).toBe(true);
+  });
+
+  it('never shows a key, whatever is wrong around it', () => {
+    for (const text of [`{"keys":[{"key":${SECRET}}]}`, `{"keys":[{"key":"${SECRET}","plan":"gold"}]}`, `{"keys":[{"key":"${SECRET} x","plan":"free"}]}`, `{"keys":[{"key":"${SECRET}"`]) {
+      expect(problem(text)).not.toContain('0123456789');
+    }
+  });
+
+  it('reads a file that starts with a byte-order mark', () => {
+    expect(parseKeysText(`\uFEFF{"keys":[{"key":"${SECRET}","plan":"free"}]}`, 'keys.json')[0]!.plan).toBe('free');
+  });
+
+  it('names a file it cannot read, and why', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'petload-keys-'));
+    expect(() => loadKeysFile(join(dir, 'missing.json'))).toThrow(/missing\.json: cannot read keys file \(ENOENT\)/);
+    expect(() => loadKeysFile(dir)).toThrow(/cannot read keys file \(EISDIR\)/);
+    writeFileSync(join(dir, 'k.json'), '{"keys":[{"key":"sk_live_0123456789","plan":"free"}]}');
+    expect(loadKeysFile(join(dir, 'k.json'))).toHaveLength(1);
+  });
+});
+
+describe('createRedactor', () => {
+  const keys = parseKeysText(`{"keys":[{"key":"${SECRET}","plan":"free"}]}`, 'k');
+  const label = `[key ${keys[0]!.label}]`;
+
+  it.each([
+    ['at the end of a text', `Bearer ${SECRET.slice(0, 13)}`, `Bearer ${label}`],
+    ['before the ellipsis of an excerpt', `Bearer ${SECRET.slice(0, 9)}…`, `Bearer ${label}…`],
+    ['down to four characters', `x ${SECRET.slice(0, 4)}`, `x ${label}`],
+  ])('hides the start of a key cut off %s', (_where, text, expected) => {
+    expect(createRedactor(keys)(text)).toBe(expected);
+  });
+
+  it('leaves alone three characters, and a key start in the middle of a text', () => {
+    const redact = createRedactor(keys);
+    expect(redact(`x ${SECRET.slice(0, 3)}`)).toBe(`x ${SECRET.slice(0, 3)}`);
+    expect(redact(`${SECRET.slice(0, 8)} and more`)).toBe(`${SECRET.slice(0, 8)} and more`);
+  });
+
+  it('replaces every occurrence of every key by its label', () => {
+    const keys = parseKeysText(`{"keys":[{"key":"${SECRET}","plan":"free"},{"key":"sk_other_key_99","plan":"pro"}]}`, 'k');
+    const redact = createRedactor(keys);
+    expect(redact(`a ${SECRET} b ${SECRET} sk_other_key_99`)).toBe(`a [key ${keys[0]!.label}] b [key ${keys[0]!.label}] [key ${keys[1]!.label}]`);
+  });
+});

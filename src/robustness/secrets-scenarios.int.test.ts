@@ -1,0 +1,61 @@
+/**
+ * Secrets, every shipped scenario: each runs against a reference server that knows recognisable keys (an
+ * external target, as in production: the engine did not make the keys), on a scaled clock shared by both, and
+ * nothing it prints (log, notices, the console summary) or writes (all four reports) holds any part of a key.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseKeys } from '../config/keys-file.js';
+import { loadScenario, shippedScenarioNames } from '../config/load-scenario.js';
+import { createClock } from '../engine/clock.js';
+import { runScenario } from '../engine/run.js';
+import { renderConsoleSummary } from '../outputs/console.js';
+import { createReferenceServer } from '../server/index.js';
+import { filesUnder, findSecret, recognisableKey } from '../testing/secrets.js';
+
+/** Scales that keep each scenario to a few seconds of real time (day-quota's day lasts 1.5 s). */
+const SCALE: Record<string, number> = { 'day-quota': 57_600, capacity: 10 };
+
+describe('no key in anything a run prints or writes', () => {
+  it.each(shippedScenarioNames())('%s', { timeout: 60_000 }, async (name) => {
+    const scenario = loadScenario(name);
+    const entries = [
+      { key: recognisableKey('free'), plan: 'free', sacrificial: true },
+      { key: recognisableKey('free'), plan: 'free' },
+      { key: recognisableKey('pro'), plan: 'pro' },
+      { key: recognisableKey('pro'), plan: 'pro' },
+      { key: recognisableKey('business'), plan: 'business' },
+    ];
+    const keys = parseKeys({ keys: entries }, 'test');
+    const clock = createClock(SCALE[name] ?? 300);
+    const server = await createReferenceServer({ keys, clock });
+    const dir = mkdtempSync(join(tmpdir(), `petload-secrets-${name}-`));
+    const printed: string[] = [];
+    try {
+      const result = await runScenario({
+        scenario,
+        target: server.url,
+        keys,
+        targetClock: clock,
+        // Announce and read the quota as for a production target; day-quota and capacity use up a key's day.
+        treatAsRemote: true,
+        allowQuotaExhaustion: true,
+        reportDir: dir,
+        log: (l) => printed.push(l),
+        notice: (l) => printed.push(l),
+        onProgress: (p) => printed.push(JSON.stringify(p)),
+      });
+      printed.push(renderConsoleSummary(result.report, { color: false, ...(result.files ? { files: result.files } : {}) }));
+      expect(result.report.totals.requests).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
+    const secrets = entries.map((e) => e.key);
+    expect(findSecret(printed.join('\n'), secrets)).toBeNull();
+    const files = filesUnder(dir);
+    expect(files.map((f) => f.path.slice(dir.length + 1)).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'summary.md']);
+    for (const f of files) expect(findSecret(f.text, secrets), f.path).toBeNull();
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * Test-only: run the real CLI (bin/petload.js) in a child process and collect what a user would see, plus
+ * a scratch directory with a keys file and a small scenario for runs against a loopback target.
+ * Never imported by src.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ReportSchema, type Report } from '../engine/report-schema.js';
+
+export const BIN = resolve(fileURLToPath(new URL('../../bin/petload.js', import.meta.url)));
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Real ms from spawn to exit. */
+  ms: number;
+}
+
+export interface CliRun {
+  readonly child: ChildProcess;
+  /** Resolves when some stderr output matches (or the child exits first: rejects). */
+  waitForStderr(pattern: RegExp): Promise<void>;
+  readonly done: Promise<CliResult>;
+}
+
+/** Start `petload ...args`. `killAfterMs` bounds the child's life (SIGKILL), so that no test can hang on it. */
+export function startCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; killAfterMs?: number } = {}): CliRun {
+  const started = performance.now();
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? process.cwd(),
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const waiters: { pattern: RegExp; resolve: () => void; reject: (e: Error) => void }[] = [];
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+    for (const w of waiters.splice(0)) {
+      if (w.pattern.test(stderr)) w.resolve();
+      else waiters.push(w);
+    }
+  });
+  // As long as a test may last (vitest.config.ts): a child never outlives its test.
+  const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 30_000);
+  const done = new Promise<CliResult>((resolveDone) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(killer);
+      for (const w of waiters.splice(0)) w.reject(new Error(`petload exited (${code ?? signal}) before stderr matched ${w.pattern}:\n${stderr}`));
+      resolveDone({ code, signal, stdout, stderr, ms: performance.now() - started });
+    });
+  });
+  return {
+    child,
+    done,
+    waitForStderr: (pattern) =>
+      new Promise<void>((res, rej) => {
+        if (pattern.test(stderr)) res();
+        else waiters.push({ pattern, resolve: res, reject: rej });
+      }),
+  };
+}
+
+export function runCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; killAfterMs?: number } = {}): Promise<CliResult> {
+  return startCli(args, options).done;
+}
+
+/** A stack trace line, as node prints them. */
+export const STACK_LINE = /^\s+at .+\(?.*:\d+:\d+\)?$/m;
+
+export const REPORT_FILES = ['report.json', 'junit.xml', 'summary.md', 'report.html'] as const;
+
+/** The report files of a directory that exist. */
+export function reportFilesIn(dir: string): string[] {
+  return REPORT_FILES.filter((f) => existsSync(join(dir, f)));
+}
+
+/** report.json of a directory, validated against its schema. */
+export function readReportJson(dir: string): Report {
+  return ReportSchema.parse(JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')));
+}
+
+export interface Scratch {
+  readonly dir: string;
+  /** Write a file into the scratch directory; returns its path. */
+  file(name: string, text: string): string;
+  /** A keys file of the given entries. */
+  keys(entries: readonly { key: string; plan: string; sacrificial?: boolean; perMinute?: number; perDay?: number }[]): string;
+}
+
+export function scratch(prefix = 'petload-test-'): Scratch {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const file = (name: string, text: string) => {
+    const p = join(dir, name);
+    writeFileSync(p, text);
+    return p;
+  };
+  return { dir, file, keys: (entries) => file('keys.json', JSON.stringify({ keys: entries })) };
+}
