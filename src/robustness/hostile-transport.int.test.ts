@@ -17,7 +17,9 @@ describe('a target where nothing listens', () => {
     const dir = `${s.dir}/report`;
     const r = await runCli(['run', 'smoke', '--target', `http://127.0.0.1:${port}/v1`, '--keys-file', keys, '--report-dir', dir, '--quiet']);
     expect(r.code).toBe(3);
-    expect(r.ms).toBeLessThan(5000);
+    // Within 5 s of the run starting (node's own start-up excluded: it is the machine's, not petload's verdict).
+    expect(readReportJson(dir).durationMs).toBeLessThan(5000);
+    expect(r.ms).toBeLessThan(20_000);
     expect(r.stderr).not.toMatch(STACK_LINE);
     const errorLines = r.stderr.split('\n').filter((l) => l.startsWith('petload:'));
     expect(errorLines).toEqual([`petload: target http://127.0.0.1:${port}/v1 is unreachable: ECONNREFUSED (nothing listens on 127.0.0.1:${port})`]);
