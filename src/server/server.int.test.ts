@@ -216,6 +216,16 @@ describe('hostile input', () => {
     expect((await call(server.url, '/pets?limit=1', { auth: business() })).status).toBe(200);
   });
 
+  it('reads Authorization whatever the case of its name, and the first of repeated ones', async () => {
+    const key = business().secret;
+    const lower = await raw(`GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nauthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+    expect(lower).toMatch(/^HTTP\/1\.1 200 /);
+    const first = await raw(`GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nAUTHORIZATION: Bearer ${key}\r\nAuthorization: Bearer nope-nope-nope\r\nConnection: close\r\n\r\n`);
+    expect(first).toMatch(/^HTTP\/1\.1 200 /);
+    const invalidFirst = await raw(`GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer nope-nope-nope\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+    expect(invalidFirst).toMatch(/^HTTP\/1\.1 401 /);
+  });
+
   it('keeps no state per unknown key: they share their address quota', async () => {
     const before = server.stats().addresses;
     const statuses = new Set<number>();

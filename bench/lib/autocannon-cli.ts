@@ -1,0 +1,67 @@
+/**
+ * The peer load generator: the plain autocannon CLI (node_modules/.bin/autocannon), as a user would run it,
+ * pinned like every load generator of the bench. Its result comes from its own `--json` output.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Pinning } from './processes.js';
+import { runCommand } from './processes.js';
+
+const BIN = fileURLToPath(new URL('../../node_modules/.bin/autocannon', import.meta.url));
+
+export interface AutocannonOptions {
+  /** Full URL of the one request, e.g. `http://127.0.0.1:PORT/v1/pets?limit=20`. */
+  url: string;
+  connections: number;
+  durationS: number;
+  /** `-R`: requests per second over all connections. */
+  rate?: number;
+  /** The bearer token to send (the bench key; autocannon takes headers only on its command line). */
+  secret: string;
+}
+
+export interface AutocannonRun {
+  requests: number;
+  /** Real seconds autocannon says it ran. */
+  durationS: number;
+  requestsPerSecond: number;
+  errors: number;
+  non2xx: number;
+  latencyMs: { p50: number; p99: number };
+}
+
+/** The fields of autocannon's JSON result the bench reads. */
+interface AutocannonJson {
+  requests: { total: number };
+  duration: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  latency: { p50: number; p99: number };
+}
+
+export async function runAutocannon(pin: Pinning, o: AutocannonOptions): Promise<AutocannonRun> {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run npm install`);
+  const args = [
+    '-c', String(o.connections),
+    '-d', String(o.durationS),
+    '-t', '10',
+    '-j',
+    '-H', `authorization=Bearer ${o.secret}`,
+    '-H', 'accept=application/json',
+    '-H', 'content-type=application/json',
+    ...(o.rate === undefined ? [] : ['-R', String(o.rate)]),
+    o.url,
+  ];
+  const [cmd, ...rest] = [...pin.load, BIN, ...args];
+  const { stdout } = await runCommand(cmd!, rest, o.durationS * 1000 + 60_000);
+  const r = JSON.parse(stdout.trim().split('\n').pop() ?? '') as AutocannonJson;
+  return {
+    requests: r.requests.total,
+    durationS: r.duration,
+    requestsPerSecond: r.duration > 0 ? r.requests.total / r.duration : 0,
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
+    latencyMs: { p50: r.latency.p50, p99: r.latency.p99 },
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * Child process entry: one petload load phase against a URL with the bench key, through the real executors
+ * (runLoad) on the engine's send path (bench/lib/engine-context.ts), and its measurements as the result.
+ *
+ * - saturate: autocannon inside petload; requests/s as the executor reports it.
+ * - concurrency: closed model with every passive check on; requests/s over the phase.
+ * - constant-rate: open model; per request, the send lag (actual send − intended, real ms), the achieved
+ *   rate (requests that left within the phase's duration, per second of it), and the latency percentiles
+ *   the metrics report.
+ *   An optional warm-up first sends at 1000 real requests/s on the same context, as a run's probes come
+ *   before its load phases on the same client and checks; the metrics then start afresh. Without it, a
+ *   fresh process on one pinned core keeps stalling its sends for milliseconds while V8 compiles and
+ *   re-optimises the send path (measured: about 90 sends of 5000 lagging over 2 ms after a 1 s warm-up,
+ *   about 25 after 3 s).
+ * Only listPets is sent, the request every peer serves.
+ */
+import { ScenarioSchema, type LoadSection } from '../../src/config/scenario.js';
+import { createClock } from '../../src/engine/clock.js';
+import { runLoad } from '../../src/executors/run-load.js';
+import type { Exchange } from '../../src/http/exchange.js';
+import { emitResult } from '../lib/child-protocol.js';
+import { createEngineContext } from '../lib/engine-context.js';
+import { keyFromEnv } from '../lib/key.js';
+import { spread } from '../lib/stats.js';
+
+export type LoadJob =
+  | { kind: 'saturate'; url: string; connections: number; seconds: number }
+  | { kind: 'concurrency'; url: string; workers: number; seconds: number }
+  /** `seconds` of the run clock, which runs `scale` times faster than real time. */
+  | {
+      kind: 'constant-rate';
+      url: string;
+      perSecond: number;
+      seconds: number;
+      scale: number;
+      warmupS: number;
+    };
+
+export interface ThroughputResult {
+  requests: number;
+  /** Real seconds. */
+  seconds: number;
+  requestsPerSecond: number;
+  errors: number;
+  non2xx: number;
+  /**
+   * CPU µs the process used per request during the phase, and its CPU time over the phase's real time: a
+   * closed model on a core of its own keeps that share near 1, so a lower one says the core was shared.
+   */
+  cpuMicrosPerRequest: number;
+  cpuShare: number;
+  /** Outcomes the passive checks recorded (concurrency only; saturate's exchanges are not judged). */
+  checks?: { passed: number; failed: number; skipped: number };
+}
+
+export interface PacingResult {
+  planned: number;
+  sent: number;
+  dropped: number;
+  /** Actual send − intended send, real ms, over every request. */
+  lagMs: { p50: number; p99: number; max: number };
+  /** Requests that left within the phase's duration, per run-clock second of it (comparable to the target rate). */
+  achievedPerSecond: number;
+  /** What petload's metrics report, real ms: latency from the intended send time, service time from the actual one. */
+  latencyMs: { p50: number; p99: number };
+  serviceTimeMs: { p50: number; p99: number };
+}
+
+/** A load section as a scenario would give it: listPets only, the scenario defaults otherwise (maxInFlight 64). */
+function loadSection(phase: Record<string, unknown>): LoadSection {
+  return ScenarioSchema.parse({ name: 'bench', description: 'a bench phase', load: { mix: { listPets: 1 }, phases: [phase] } }).load!;
+}
+
+async function throughput(job: Extract<LoadJob, { kind: 'saturate' | 'concurrency' }>): Promise<ThroughputResult> {
+  const clock = createClock(1);
+  const engine = createEngineContext({ baseUrl: job.url, keys: [keyFromEnv()], clock });
+  const duration = `${job.seconds * 1000}ms`;
+  const phase = job.kind === 'saturate' ? { executor: 'saturate', connections: job.connections, duration } : { executor: 'concurrency', workers: job.workers, duration };
+  try {
+    const cpuFrom = process.cpuUsage();
+    const outcome = await runLoad(engine.ctx, loadSection(phase));
+    const cpu = process.cpuUsage(cpuFrom);
+    const ph = outcome.phases[0]!;
+    const cpuOf = (requests: number) => ({ cpuMicrosPerRequest: (cpu.user + cpu.system) / requests, cpuShare: (cpu.user + cpu.system) / 1000 / ph.durationMs });
+    if (job.kind === 'saturate') {
+      const s = ph.saturate?.[0];
+      if (s === undefined) throw new Error('saturate measured nothing');
+      return { requests: s.requests, seconds: s.durationS, requestsPerSecond: s.requestsPerSecond, errors: s.errors, non2xx: s.non2xx, ...cpuOf(s.requests) };
+    }
+    const totals = engine.metrics.snapshot().totals;
+    const seconds = ph.durationMs / 1000;
+    const checks = { passed: 0, failed: 0, skipped: 0 };
+    for (const o of engine.ledger.all()) {
+      checks.passed += o.passed;
+      checks.failed += o.failed;
+      checks.skipped += o.skipped;
+    }
+    const non2xx = Object.entries(totals.statusCounts).reduce((n, [status, count]) => (status.startsWith('2') ? n : n + count), 0);
+    return { requests: totals.requests, seconds, requestsPerSecond: totals.requests / seconds, errors: totals.transportErrors, non2xx, ...cpuOf(totals.requests), checks };
+  } finally {
+    await engine.close();
+  }
+}
+
+/** Real requests per second of the warm-up. */
+const WARMUP_RATE = 1000;
+
+async function pacing(job: Extract<LoadJob, { kind: 'constant-rate' }>): Promise<PacingResult> {
+  const clock = createClock(job.scale);
+  const durationMs = job.seconds * 1000;
+  const lags = new Float64Array(Math.ceil(job.perSecond * job.seconds));
+  let measuring = false;
+  let n = 0;
+  let inTime = 0;
+  let start = 0;
+  const onExchange = (ex: Exchange) => {
+    if (!measuring) return;
+    const { intended, sent } = ex.timing;
+    if (n < lags.length) lags[n++] = (sent - intended) / clock.scale;
+    if (sent - start <= durationMs) inTime++;
+  };
+  const engine = createEngineContext({ baseUrl: job.url, keys: [keyFromEnv()], clock, onExchange });
+  try {
+    if (job.warmupS > 0) {
+      await runLoad(engine.ctx, loadSection({ executor: 'constant-rate', rate: `${WARMUP_RATE / job.scale}/s`, duration: `${job.warmupS * 1000 * job.scale}ms` }));
+      engine.restartMetrics();
+    }
+    measuring = true;
+    start = clock.monotonic();
+    const outcome = await runLoad(engine.ctx, loadSection({ executor: 'constant-rate', rate: `${job.perSecond}/s`, duration: `${durationMs}ms` }));
+    const counts = outcome.phases[0]!.plans[0]!;
+    const op = engine.metrics.snapshot().operations.find((o) => o.operation === 'listPets');
+    return {
+      planned: counts.planned,
+      sent: counts.sent,
+      dropped: counts.dropped,
+      lagMs: spread(lags.subarray(0, n)),
+      achievedPerSecond: inTime / job.seconds,
+      latencyMs: { p50: op?.latency.p50 ?? Number.NaN, p99: op?.latency.p99 ?? Number.NaN },
+      serviceTimeMs: { p50: op?.serviceTime.p50 ?? Number.NaN, p99: op?.serviceTime.p99 ?? Number.NaN },
+    };
+  } finally {
+    await engine.close();
+  }
+}
+
+const job = JSON.parse(process.argv[2] ?? '') as LoadJob;
+emitResult(job.kind === 'constant-rate' ? await pacing(job) : await throughput(job));
