@@ -14,8 +14,8 @@ import { createRedactor, type ApiKey } from '../../src/config/keys-file.js';
 import type { Clock } from '../../src/engine/clock.js';
 import { KeyStates } from '../../src/engine/key-state.js';
 import type { LoadContext } from '../../src/executors/context.js';
-import { createHttpClient } from '../../src/http/client.js';
-import type { Exchange, RequestSpec } from '../../src/http/exchange.js';
+import { createSendPath } from '../../src/engine/send-path.js';
+import type { Exchange } from '../../src/http/exchange.js';
 import { createMetrics, type Metrics } from '../../src/metrics/recorder.js';
 
 export interface EngineContextOptions {
@@ -48,23 +48,18 @@ export function createEngineContext(o: EngineContextOptions): EngineContext {
   const observer: Observer = createObserver({ ledger, plans, clockScale: clock.scale });
   let metrics = createMetrics({ clock, startMono: clock.monotonic() });
   const keyStates = new KeyStates(keys);
-  const holdBack = (label: string) => keyStates.blockedNow(label, clock.now());
-  const client = createHttpClient({ baseUrl: o.baseUrl, clock, connections: o.connections ?? 64, timeoutMs: TIMEOUT_MS, holdBack });
+  const path = createSendPath({
+    baseUrl: o.baseUrl,
+    clock,
+    keyStates,
+    observer,
+    metrics: () => metrics,
+    connections: o.connections ?? 64,
+    timeoutMs: TIMEOUT_MS,
+    ...(o.onExchange ? { onExchange: o.onExchange } : {}),
+  });
   const signal = new AbortController().signal;
   setMaxListeners(0, signal);
-  const onExchange = o.onExchange ?? null;
-
-  const noteSent = (spec: RequestSpec) => {
-    if (spec.auth.kind === 'key') keyStates.noteSent(spec.auth.key, clock.now());
-  };
-  const record = (spec: RequestSpec, ex: Exchange) => {
-    if (ex.error?.kind === 'aborted') return;
-    observer.observe(ex);
-    metrics.record(ex);
-    if (spec.auth.kind === 'key') keyStates.noteResponse(spec.auth.key, ex);
-    onExchange?.(ex);
-  };
-
   const ctx: LoadContext = {
     clock,
     signal,
@@ -73,24 +68,9 @@ export function createEngineContext(o: EngineContextOptions): EngineContext {
     plans: [...plans.keys()],
     keys,
     baseUrl: o.baseUrl,
-    async send(spec) {
-      noteSent(spec);
-      const ex = await client.send(spec);
-      record(spec, ex);
-      return ex;
-    },
-    async sendSimultaneous(specs) {
-      const burst = createHttpClient({ baseUrl: o.baseUrl, clock, connections: specs.length, timeoutMs: TIMEOUT_MS, holdBack });
-      try {
-        specs.forEach(noteSent);
-        const exs = await Promise.all(specs.map((s) => burst.send(s)));
-        exs.forEach((ex, i) => record(specs[i]!, ex));
-        return exs;
-      } finally {
-        await burst.close();
-      }
-    },
-    inFlight: () => client.inFlight(),
+    send: (spec) => path.send(spec),
+    sendSimultaneous: (specs) => path.sendSimultaneous(specs),
+    inFlight: () => path.inFlight(),
     dropped: (n) => metrics.dropped(n),
     progress() {},
     log() {},
@@ -107,7 +87,7 @@ export function createEngineContext(o: EngineContextOptions): EngineContext {
     },
     async close() {
       observer.finish();
-      await client.close();
+      await path.close();
     },
   };
 }

@@ -12,8 +12,7 @@ import type { Scenario } from '../config/scenario.js';
 import { createRedactor, type ApiKey } from '../config/keys-file.js';
 import type { Clock } from './clock.js';
 import { ERRORS, PetloadError, isPetloadError, EXIT } from '../errors.js';
-import { createHttpClient } from '../http/client.js';
-import type { Exchange, HttpClient, RequestSpec } from '../http/exchange.js';
+import type { HttpClient } from '../http/exchange.js';
 import { assertReachable } from '../http/reachability.js';
 import { createMetrics } from '../metrics/recorder.js';
 import { redactDeep, writeReports } from '../outputs/write.js';
@@ -25,6 +24,7 @@ import type { FaultName } from '../server/faults.js';
 import type { WindowReport } from '../server/limiter.js';
 import { runLoad, type LoadOutcome } from '../executors/run-load.js';
 import { buildReport } from './build-report.js';
+import { createSendPath } from './send-path.js';
 import type { ProgressStats } from './progress.js';
 import { KeyStates } from './key-state.js';
 import type { Report } from './report-schema.js';
@@ -183,18 +183,6 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   let client: HttpClient | null = null;
   let loadOutcome: LoadOutcome | undefined;
 
-  const record = (spec: RequestSpec, ex: Exchange) => {
-    // A request cancelled before it reached the wire was never sent: nothing to judge or measure.
-    if (ex.error?.kind === 'aborted') return;
-    observer.observe(ex);
-    metrics.record(ex);
-    if (spec.auth.kind === 'key') keyStates.noteResponse(spec.auth.key, ex);
-  };
-  const noteSent = (spec: RequestSpec) => {
-    if (spec.auth.kind === 'key') keyStates.noteSent(spec.auth.key, clock.now());
-  };
-  // Requests are not cancelled by an interrupt: they get until the drain deadline to finish.
-  const withDeadline = (spec: RequestSpec): RequestSpec => ({ ...spec, signal: spec.signal ? AbortSignal.any([spec.signal, deadline.signal]) : deadline.signal });
   const remote = !target.embedded && (o.treatAsRemote === true || !isLoopback(target.url));
 
   try {
@@ -211,21 +199,24 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     }
     await assertReachable(target.url, 5000, signal);
     if (signal.aborted) throw new Interrupted();
-    const holdBack = (label: string) => keyStates.blockedNow(label, clock.now());
     // As many connections as requests may be in flight: a request queued in the pool would leave at a time
-    // the backoff did not choose.
-    const connections = Math.max(POOL_CONNECTIONS, scenario.load?.maxInFlight ?? 0);
-    const c = createHttpClient({ baseUrl: target.url, clock, connections, timeoutMs: o.timeoutMs ?? 10_000, holdBack });
-    client = c;
+    // the backoff did not choose. Requests are not cancelled by an interrupt: they get until the drain deadline.
+    const path = createSendPath({
+      baseUrl: target.url,
+      clock,
+      keyStates,
+      observer,
+      metrics: () => metrics,
+      connections: Math.max(POOL_CONNECTIONS, scenario.load?.maxInFlight ?? 0),
+      timeoutMs: o.timeoutMs ?? 10_000,
+      stopped: () => (signal.aborted ? new Interrupted() : null),
+      requestSignal: deadline.signal,
+    });
+    client = path.client;
     if (estimate) {
       const quotas = [];
       for (const key of keys) {
-        if (signal.aborted) throw new Interrupted();
-        const spec = cheapList(key, 'quota-read');
-        noteSent(spec);
-        const ex = await c.send(withDeadline(spec));
-        record(spec, ex);
-        quotas.push(readDayQuota(key, ex));
+        quotas.push(readDayQuota(key, await path.send(cheapList(key, 'quota-read'))));
       }
       const decision = decideQuota(estimate, quotas, o.allowQuotaExhaustion === true);
       for (const line of decision.lines) notice(redact(`  ${line}`));
@@ -243,27 +234,12 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       signal,
       refusals: new Refusals(),
       async send(spec) {
-        if (signal.aborted) throw new Interrupted();
         if (spec.auth.kind === 'key' && keyStates.get(spec.auth.key).suspectedBan) {
           throw new PetloadError('E_INTERNAL', `a probe tried to send on ${spec.auth.key.label}, which is suspected banned`);
         }
-        noteSent(spec);
-        const ex = await c.send(withDeadline(spec));
-        record(spec, ex);
-        return ex;
+        return path.send(spec);
       },
-      async sendSimultaneous(specs) {
-        if (signal.aborted) throw new Interrupted();
-        const burst = createHttpClient({ baseUrl: target.url, clock, connections: specs.length, timeoutMs: o.timeoutMs ?? 10_000, holdBack });
-        try {
-          specs.forEach(noteSent);
-          const exs = await Promise.all(specs.map((s) => burst.send(withDeadline(s))));
-          exs.forEach((ex, i) => record(specs[i]!, ex));
-          return exs;
-        } finally {
-          await burst.close();
-        }
-      },
+      sendSimultaneous: (specs) => path.sendSimultaneous(specs),
       note: (t) => notes.push(redact(t)),
       log: (t) => log(redact(t)),
     };
@@ -289,7 +265,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
           baseUrl: target.url,
           send: ctx.send,
           sendSimultaneous: ctx.sendSimultaneous,
-          inFlight: () => c.inFlight(),
+          inFlight: () => path.inFlight(),
           dropped: (n) => metrics.dropped(n),
           progress: (p) => {
             if (!o.onProgress) return;

@@ -13,8 +13,8 @@ import { ScenarioSchema, type LoadSection } from '../config/scenario.js';
 import { createClock, type Clock } from '../engine/clock.js';
 import { KeyStates } from '../engine/key-state.js';
 import type { LoadContext } from '../executors/context.js';
-import { createHttpClient } from '../http/client.js';
-import type { Exchange, RequestSpec } from '../http/exchange.js';
+import { createSendPath } from '../engine/send-path.js';
+import type { Exchange } from '../http/exchange.js';
 import { createMetrics, type Metrics } from '../metrics/recorder.js';
 import { createReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../server/index.js';
 
@@ -54,8 +54,6 @@ export function createTestLoadContext(o: TestLoadContextOptions): TestLoadContex
   const observer = createObserver({ ledger, plans: limits, clockScale: clock.scale });
   const metrics = createMetrics({ clock, startMono: clock.monotonic() });
   const keyStates = new KeyStates(keys);
-  const holdBack = (label: string) => keyStates.blockedNow(label, clock.now());
-  const client = createHttpClient({ baseUrl: o.baseUrl, clock, connections: o.connections ?? 64, timeoutMs, holdBack });
   const signal = o.signal ?? new AbortController().signal;
   // As in the engine: many waits may listen to the run's signal at once, which is no leak.
   setMaxListeners(0, signal);
@@ -63,17 +61,17 @@ export function createTestLoadContext(o: TestLoadContextOptions): TestLoadContex
   const logs: string[] = [];
   let dropped = 0;
 
-  const noteSent = (spec: RequestSpec) => {
-    if (spec.auth.kind === 'key') keyStates.noteSent(spec.auth.key, clock.now());
-  };
-  const record = (spec: RequestSpec, ex: Exchange) => {
-    // A request the client cancelled before it reached the wire was never sent: nothing to judge or measure.
-    if (ex.error?.kind === 'aborted') return;
-    observer.observe(ex);
-    metrics.record(ex);
-    if (spec.auth.kind === 'key') keyStates.noteResponse(spec.auth.key, ex);
-    exchanges.push(ex);
-  };
+  const path = createSendPath({
+    baseUrl: o.baseUrl,
+    clock,
+    keyStates,
+    observer,
+    metrics: () => metrics,
+    connections: o.connections ?? 64,
+    timeoutMs,
+    stopped: () => (signal.aborted ? new Error('a request was sent after the run was stopped') : null),
+    onExchange: (ex) => exchanges.push(ex),
+  });
 
   const ctx: LoadContext = {
     clock,
@@ -83,27 +81,9 @@ export function createTestLoadContext(o: TestLoadContextOptions): TestLoadContex
     plans: o.plans ?? [...limits.keys()],
     keys,
     baseUrl: o.baseUrl,
-    async send(spec) {
-      if (signal.aborted) throw new Error('a request was sent after the run was stopped');
-      noteSent(spec);
-      // Requests in flight are not cancelled by the signal: they finish, as in the engine.
-      const ex = await client.send(spec);
-      record(spec, ex);
-      return ex;
-    },
-    async sendSimultaneous(specs) {
-      if (signal.aborted) throw new Error('a burst was sent after the run was stopped');
-      const burst = createHttpClient({ baseUrl: o.baseUrl, clock, connections: specs.length, timeoutMs, holdBack });
-      try {
-        specs.forEach(noteSent);
-        const exs = await Promise.all(specs.map((s) => burst.send(s)));
-        exs.forEach((ex, i) => record(specs[i]!, ex));
-        return exs;
-      } finally {
-        await burst.close();
-      }
-    },
-    inFlight: () => client.inFlight(),
+    send: (spec) => path.send(spec),
+    sendSimultaneous: (specs) => path.sendSimultaneous(specs),
+    inFlight: () => path.inFlight(),
     dropped(n = 1) {
       dropped += n;
       metrics.dropped(n);
@@ -122,7 +102,7 @@ export function createTestLoadContext(o: TestLoadContextOptions): TestLoadContex
     dropped: () => dropped,
     async close() {
       observer.finish();
-      await client.close();
+      await path.close();
     },
   };
 }

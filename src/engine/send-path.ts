@@ -1,0 +1,89 @@
+/**
+ * The engine's send path, in one place: the HTTP client, then for every exchange the observer (every passive
+ * check), the metrics and the key states. Runs, the load tests and the bench all send through it.
+ * A request petload cancelled itself (held back unsent because its key waits out a Retry-After, or abandoned at
+ * the drain deadline after an interrupt) is not the target's doing: nothing to judge or measure.
+ */
+import type { Observer } from '../checks/observer.js';
+import { createHttpClient } from '../http/client.js';
+import type { Exchange, HttpClient, RequestSpec } from '../http/exchange.js';
+import type { Metrics } from '../metrics/recorder.js';
+import type { Clock } from './clock.js';
+import type { KeyStates } from './key-state.js';
+
+export interface SendPathOptions {
+  baseUrl: string;
+  clock: Clock;
+  keyStates: KeyStates;
+  observer: Observer;
+  /** Read at each exchange, so that a caller may swap the metrics (the bench restarts them after a warm-up). */
+  metrics: () => Metrics;
+  /** Pool size: as many connections as requests may be in flight. */
+  connections: number;
+  /** Real ms, whole exchange. */
+  timeoutMs: number;
+  /** The error to throw instead of sending, once the run has stopped; null while it runs. */
+  stopped?: () => Error | null;
+  /** Added to every request: aborts requests still in flight (the drain deadline after an interrupt). */
+  requestSignal?: AbortSignal;
+  /** Called with every recorded exchange. */
+  onExchange?: (ex: Exchange) => void;
+}
+
+export interface SendPath {
+  send(spec: RequestSpec): Promise<Exchange>;
+  /** Many requests at once over as many connections (a dedicated pool). */
+  sendSimultaneous(specs: readonly RequestSpec[]): Promise<Exchange[]>;
+  inFlight(): number;
+  readonly client: HttpClient;
+  close(): Promise<void>;
+}
+
+export function createSendPath(o: SendPathOptions): SendPath {
+  const { clock, keyStates, observer } = o;
+  const holdBack = (label: string) => keyStates.blockedNow(label, clock.now());
+  const client = createHttpClient({ baseUrl: o.baseUrl, clock, connections: o.connections, timeoutMs: o.timeoutMs, holdBack });
+  const onExchange = o.onExchange ?? null;
+  const extra = o.requestSignal;
+  const withSignal = extra ? (spec: RequestSpec): RequestSpec => ({ ...spec, signal: spec.signal ? AbortSignal.any([spec.signal, extra]) : extra }) : (spec: RequestSpec) => spec;
+
+  const check = () => {
+    const e = o.stopped?.();
+    if (e) throw e;
+  };
+  const noteSent = (spec: RequestSpec) => {
+    if (spec.auth.kind === 'key') keyStates.noteSent(spec.auth.key, clock.now());
+  };
+  const record = (spec: RequestSpec, ex: Exchange) => {
+    if (ex.error?.kind === 'aborted') return;
+    observer.observe(ex);
+    o.metrics().record(ex);
+    if (spec.auth.kind === 'key') keyStates.noteResponse(spec.auth.key, ex);
+    onExchange?.(ex);
+  };
+
+  return {
+    client,
+    async send(spec) {
+      check();
+      noteSent(spec);
+      const ex = await client.send(withSignal(spec));
+      record(spec, ex);
+      return ex;
+    },
+    async sendSimultaneous(specs) {
+      check();
+      const burst = createHttpClient({ baseUrl: o.baseUrl, clock, connections: specs.length, timeoutMs: o.timeoutMs, holdBack });
+      try {
+        specs.forEach(noteSent);
+        const exs = await Promise.all(specs.map((s) => burst.send(withSignal(s))));
+        exs.forEach((ex, i) => record(specs[i]!, ex));
+        return exs;
+      } finally {
+        await burst.close();
+      }
+    },
+    inFlight: () => client.inFlight(),
+    close: () => client.close(),
+  };
+}
