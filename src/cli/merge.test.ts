@@ -1,24 +1,12 @@
 /** `petload merge` through the real CLI (bin/petload.js), as a user runs it. */
-import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReportSchema } from '../engine/report-schema.js';
 import { renderJson } from '../outputs/json.js';
+import { runCli } from '../testing/cli.js';
 import { sampleReport } from '../testing/sample-report.js';
-
-const BIN = fileURLToPath(new URL('../../bin/petload.js', import.meta.url));
-
-function petload(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { timeout: 20_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 let dir: string;
 const a = sampleReport({ seed: 1 });
@@ -38,7 +26,7 @@ afterAll(async () => {
 describe('petload merge', () => {
   it('merges runs of one scenario into every format', async () => {
     const out = join(dir, 'merged');
-    const r = await petload(['merge', join(dir, 'a.json'), join(dir, 'b.json'), '--out', out]);
+    const r = await runCli(['merge', join(dir, 'a.json'), join(dir, 'b.json'), '--out', out]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(1);
     const merged = ReportSchema.parse(JSON.parse(await readFile(join(out, 'report.json'), 'utf8')));
@@ -47,7 +35,7 @@ describe('petload merge', () => {
   });
 
   it('refuses runs of different scenarios', async () => {
-    const r = await petload(['merge', join(dir, 'a.json'), join(dir, 'burst.json'), '--out', join(dir, 'mixed')]);
+    const r = await runCli(['merge', join(dir, 'a.json'), join(dir, 'burst.json'), '--out', join(dir, 'mixed')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`cannot merge runs of different scenarios: ${join(dir, 'a.json')} is "compliance", ${join(dir, 'burst.json')} is "burst"`);
   });

@@ -1,24 +1,12 @@
 /** `petload report` through the real CLI (bin/petload.js), as a user runs it. */
-import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderJson } from '../outputs/json.js';
 import { OUTPUTS } from '../outputs/registry.js';
+import { runCli } from '../testing/cli.js';
 import { sampleReport } from '../testing/sample-report.js';
-
-const BIN = fileURLToPath(new URL('../../bin/petload.js', import.meta.url));
-
-function petload(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { timeout: 20_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 let dir: string;
 const a = sampleReport({ seed: 1 });
@@ -39,7 +27,7 @@ afterAll(async () => {
 describe('petload report', () => {
   it('renders every format again, prints the summary and exits with the report\'s exit code', async () => {
     const out = join(dir, 'rendered');
-    const r = await petload(['report', join(dir, 'a.json'), '--out', out]);
+    const r = await runCli(['report', join(dir, 'a.json'), '--out', out]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^petload compliance: FAIL/);
@@ -48,7 +36,7 @@ describe('petload report', () => {
   });
 
   it('refuses a file that is not a report with exit 2 and one clear message', async () => {
-    const r = await petload(['report', join(dir, 'broken.json'), '--out', join(dir, 'never')]);
+    const r = await runCli(['report', join(dir, 'broken.json'), '--out', join(dir, 'never')]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^petload: \S+broken\.json: not a valid petload report\n {2}verdict: expected one of pass, fail, aborted/);

@@ -1,18 +1,11 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../testing/cli.js';
 
-const BIN = fileURLToPath(new URL('../../bin/petload.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'petload-validate-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function petload(...args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 20_000 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 const STACK_FRAME = /^\s+at /m;
 
@@ -22,16 +15,16 @@ describe('petload validate', () => {
   const bad = join(dir, 'bad.yaml');
   writeFileSync(bad, 'name: bad\ndescription: d\nplans: [free, prp]\nload:\n  phases:\n    - { executor: burst, requets: 5 }\n');
 
-  it('prints ok per valid file (paths and shipped names) and exits 0', () => {
-    const r = petload('validate', good, 'smoke');
+  it('prints ok per valid file (paths and shipped names) and exits 0', async () => {
+    const r = await runCli(['validate', good, 'smoke']);
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe(`ok ${good} (mine)\nok smoke (smoke)\n`);
-    expect(r.status).toBe(0);
+    expect(r.code).toBe(0);
   });
 
-  it('lists every problem of an invalid file with file, line, path, expected and found, exits 2, no stack trace', () => {
-    const r = petload('validate', bad, good);
-    expect(r.status).toBe(2);
+  it('lists every problem of an invalid file with file, line, path, expected and found, exits 2, no stack trace', async () => {
+    const r = await runCli(['validate', bad, good]);
+    expect(r.code).toBe(2);
     expect(r.stdout).toBe(`ok ${good} (mine)\n`);
     expect(r.stderr).toContain(`invalid scenario ${bad} (3 problems):`);
     expect(r.stderr).toContain(`${bad}:3:15 plans[1]: expected one of free, pro, business, enterprise, found "prp" (did you mean "pro"?)`);
@@ -41,10 +34,10 @@ describe('petload validate', () => {
     expect(r.stderr).not.toMatch(STACK_FRAME);
   });
 
-  it('names a missing file and an unknown scenario, exits 2, no stack trace', () => {
+  it('names a missing file and an unknown scenario, exits 2, no stack trace', async () => {
     const missing = join(dir, 'missing.yaml');
-    const r = petload('validate', missing, 'at-limt');
-    expect(r.status).toBe(2);
+    const r = await runCli(['validate', missing, 'at-limt']);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${missing}: cannot read the scenario file (no such file)`);
     expect(r.stderr).toContain('unknown scenario "at-limt" (did you mean "at-limit"?)');
     expect(r.stderr).toContain('petload: 2 of 2 scenario files are invalid');
