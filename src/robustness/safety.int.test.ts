@@ -112,7 +112,10 @@ describe.concurrent('a run against a remote target', () => {
     });
     expect([0, 1]).toContain(r.code);
     expect(r.stderr).toContain("going ahead anyway (--allow-quota-exhaustion): the run would use up a key's daily quota");
-    expect(t.requests()).toBeGreaterThan(50);
+    // Past the two requests a refused run sends (reachability, quota read): the load ran and a report was written.
+    // How many of the 60 paced sends go out depends on the machine (late sends are dropped, Remaining=0 pauses).
+    expect(t.requests()).toBeGreaterThan(12);
+    expect(reportFilesIn(`${t.dir}/r`).length).toBeGreaterThan(0);
   });
 
   it('goes ahead when the headers do not tell the day, and says the day is unknown', async (ctx) => {
