@@ -215,6 +215,30 @@ describe('HTTP client: bodies', () => {
     expect(empty).toMatchObject({ status: 200, error: null, body: { kind: 'none' } });
   });
 
+
+  it('decodes each body by its own bytes and Content-Type when one path gets different answers (the decoded-body memo)', async () => {
+    // Same bytes twice, then other bytes, then the same bytes under another type, then the first bytes again.
+    const answers: [string, string][] = [
+      ['[{"id":1,"name":"a"}]', 'application/json'],
+      ['[{"id":1,"name":"a"}]', 'application/json'],
+      ['[{"id":9007199254740993,"name":"b"}]', 'application/json'],
+      ['[{"id":9007199254740993,"name":"b"}]', 'text/plain'],
+      ['[{"id":1,"name":"a"}]', 'application/json'],
+    ];
+    let i = 0;
+    const { origin } = await httpServer((_req, res) => {
+      const [text, type] = answers[i++]!;
+      json(res, 200, text, type);
+    });
+    const c = client(origin);
+    const bodies = [];
+    for (let n = 0; n < answers.length; n++) bodies.push((await c.send(spec())).body);
+    expect(bodies[0]).toStrictEqual({ kind: 'json', value: [{ id: 1, name: 'a' }], excerpt: answers[0]![0] });
+    expect(bodies[1]).toStrictEqual(bodies[0]);
+    expect(bodies[2]).toStrictEqual({ kind: 'json', value: [{ id: 9007199254740993n, name: 'b' }], excerpt: answers[2]![0] });
+    expect(bodies[3]).toStrictEqual({ kind: 'text', excerpt: answers[3]![0] });
+    expect(bodies[4]).toStrictEqual(bodies[0]);
+  });
   it('stops reading at the body cap, without a transport error, and the client stays usable', async () => {
     const chunk = Buffer.alloc(64 * 1024, 'a');
     const total = 5 * 1024 * 1024;

@@ -6,7 +6,7 @@
  * per-request closures beyond the promise executor): it measures the exchange on the run clock, reads at most
  * `maxBodyBytes`, and settles with an Exchange whatever the target does.
  */
-import { errors, Pool, type Dispatcher } from 'undici';
+import { errors, Pool, util, type Dispatcher } from 'undici';
 import type { Clock } from '../engine/clock.js';
 import { PetloadError } from '../errors.js';
 import { decodeBody, excerpt } from './body.js';
@@ -39,6 +39,31 @@ const CLOSE_GRACE_MS = 1000;
 const NO_BODY: ParsedBody = Object.freeze({ kind: 'none' });
 const NO_HEADERS: HeaderMap = Object.freeze({}) as HeaderMap;
 
+/** Bodies the memo keeps at most, and the largest it keeps: a few MiB at worst. */
+const MEMO_PATHS = 128;
+const MEMO_MAX_BYTES = 16 * 1024;
+
+/**
+ * The last body decoded for each request path, to skip decoding a byte-identical one again: under load a
+ * target answers the same query with the same bytes most of the time, and decoding (UTF-8, then JSON) is the
+ * costliest step of an exchange. Decoding is a pure function of the bytes and the Content-Type, so a hit is
+ * exact; the decoded value is shared between exchanges, and nothing changes a decoded body.
+ */
+class DecodedBodies {
+  private readonly byPath = new Map<string, { bytes: Buffer; contentType: string | undefined; body: ParsedBody }>();
+
+  decode(path: string, raw: Buffer, contentType: string | undefined): ParsedBody {
+    const last = this.byPath.get(path);
+    if (last !== undefined && last.contentType === contentType && last.bytes.equals(raw)) return last.body;
+    const body = decodeBody(raw.toString('utf8'), contentType);
+    if (raw.length <= MEMO_MAX_BYTES && (last !== undefined || this.byPath.size < MEMO_PATHS)) {
+      // A copy: undici may reuse the memory of the chunks it handed over.
+      this.byPath.set(path, { bytes: Buffer.from(raw), contentType, body });
+    }
+    return body;
+  }
+}
+
 /** Requests on one key label that have overlapped in time. It is reset once none of them is in flight. */
 interface OverlapGroup {
   inFlight: number;
@@ -53,6 +78,7 @@ interface ClientState {
   readonly maxBodyBytes: number;
   readonly overlap: Map<string, OverlapGroup>;
   readonly holdBack: ((keyLabel: string) => boolean) | null;
+  readonly bodies: DecodedBodies;
   seq: number;
   inFlight: number;
 }
@@ -105,7 +131,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private readonly intended: number;
   private sent: number;
   private headersAt: number | null = null;
-  private controller: Dispatcher.DispatchController | null = null;
+  /** Given by undici once the request is on a connection; null while it is queued. */
+  private abortRequest: ((err?: Error) => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
   private settled = false;
   private status: number | null = null;
@@ -168,50 +195,57 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private abort(error: TransportError): void {
     if (this.settled) return;
     this.settle(error, NO_BODY);
-    // A request still queued in the pool has no controller yet: onRequestStart aborts it when it gets one.
-    this.controller?.abort(ABANDONED);
+    // A request still queued in the pool cannot be aborted yet: onConnect aborts it when it gets a connection.
+    this.abortRequest?.(ABANDONED);
   }
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
+  // undici's core calls the handler methods below (onConnect, onHeaders, onData, onComplete, onError). It
+  // also takes handlers of its newer controller API, but wraps each of them in an adapter object that parses
+  // the headers and trailers of every response: measurably slower on a load's hot path (see bench/).
+
+  onConnect(abort: (err?: Error) => void): void {
     if (this.settled) {
-      controller.abort(ABANDONED);
+      abort(ABANDONED);
       return;
     }
     if (this.auth === 'valid' && this.state.holdBack?.(this.keyLabel!) === true) {
       this.settle({ kind: 'aborted', message: 'held back unsent: the key is waiting out a Retry-After' }, NO_BODY);
-      controller.abort(ABANDONED);
+      abort(ABANDONED);
       return;
     }
-    this.controller = controller;
+    this.abortRequest = abort;
     this.sent = this.state.clock.monotonic();
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
     // 1xx informational responses precede the real one.
-    if (this.settled || statusCode < 200) return;
+    if (this.settled || statusCode < 200) return true;
     this.headersAt = this.state.clock.monotonic();
     this.status = statusCode;
-    this.headers = headers as HeaderMap;
+    const headers = util.parseHeaders(rawHeaders) as HeaderMap;
+    this.headers = headers;
     const ct = headers['content-type'];
     this.contentType = Array.isArray(ct) ? ct[0] : ct;
+    return true;
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.settled) return;
+  onData(chunk: Buffer): boolean {
+    if (this.settled) return true;
     const room = this.state.maxBodyBytes - this.bytes;
     if (chunk.length <= room) {
       this.chunks.push(chunk);
       this.bytes += chunk.length;
-      return;
+      return true;
     }
     // Over the cap: keep what fits, stop reading and drop the connection (the rest of the body is still coming).
     if (room > 0) this.chunks.push(chunk.subarray(0, room));
     const text = Buffer.concat(this.chunks).toString('utf8');
     this.settle(null, { kind: 'too-large', bytesRead: this.bytes + chunk.length, excerpt: excerpt(text) });
-    controller.abort(ABANDONED);
+    this.abortRequest?.(ABANDONED);
+    return true;
   }
 
-  onResponseEnd(): void {
+  onComplete(): void {
     if (this.settled) return;
     if (this.bytes === 0) {
       this.settle(null, NO_BODY);
@@ -221,10 +255,10 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     const done = this.state.clock.monotonic();
     const chunks = this.chunks;
     const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, this.bytes);
-    this.settle(null, decodeBody(raw.toString('utf8'), this.contentType), done);
+    this.settle(null, this.state.bodies.decode(this.spec.path, raw, this.contentType), done);
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error): void {
+  onError(err: Error): void {
     if (this.settled) return;
     this.settle(classify(err, this.headersAt !== null), NO_BODY);
   }
@@ -317,6 +351,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     overlap: new Map(),
     holdBack: options.holdBack ?? null,
+    bodies: new DecodedBodies(),
     seq: 0,
     inFlight: 0,
   };

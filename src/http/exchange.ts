@@ -87,6 +87,13 @@ export function headerValues(headers: HeaderMap, name: string): string[] {
   return Array.isArray(v) ? v : [v];
 }
 
+/** The value of a header sent exactly once; undefined when absent or repeated. Allocates nothing (hot path). */
+export function onlyValue(headers: HeaderMap, name: string): string | undefined {
+  const v = headers[name];
+  if (v === undefined || typeof v === 'string') return v;
+  return v.length === 1 ? v[0] : undefined;
+}
+
 /** The single value of a header, or undefined when absent; repeated values are joined with ", ". */
 export function headerValue(headers: HeaderMap, name: string): string | undefined {
   const v = headers[name];

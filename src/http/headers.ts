@@ -6,11 +6,11 @@
  * " 1.5e3 " or "0x10" count as seconds, and anything `new Date()` accepts as a date) are right for a
  * client that wants to get on with its work, wrong for a suite that must say whether a value is well formed.
  */
-import { headerValues, type HeaderMap } from './exchange.js';
+import type { HeaderMap } from './exchange.js';
 
 export type IntHeader =
-  | { ok: true; value: number }
-  | { ok: false; problem: 'missing' | 'repeated' | 'malformed'; raw?: string };
+  | { readonly ok: true; readonly value: number }
+  | { readonly ok: false; readonly problem: 'missing' | 'repeated' | 'malformed'; readonly raw?: string };
 
 /** HTTP optional whitespace (RFC 9110 §5.6.3) is SP / HTAB only; String.prototype.trim removes far more. */
 function trimOws(s: string): string {
@@ -29,10 +29,13 @@ const DIGITS = /^[0-9]+$/;
  * figure is that large, and arithmetic on a rounded value would judge the wrong number.
  */
 export function parseIntHeader(headers: HeaderMap, name: string): IntHeader {
-  const values = headerValues(headers, name);
-  if (values.length === 0) return { ok: false, problem: 'missing' };
-  if (values.length > 1) return { ok: false, problem: 'repeated', raw: values.join(', ') };
-  const raw = values[0]!;
+  const raw = headers[name];
+  if (raw === undefined) return { ok: false, problem: 'missing' };
+  if (typeof raw !== 'string') return raw.length === 1 ? parseIntValue(raw[0]!) : { ok: false, problem: raw.length === 0 ? 'missing' : 'repeated', raw: raw.join(', ') };
+  return parseIntValue(raw);
+}
+
+function parseIntValue(raw: string): IntHeader {
   const v = trimOws(raw);
   if (!DIGITS.test(v)) return { ok: false, problem: 'malformed', raw };
   const value = Number(v);
@@ -41,9 +44,9 @@ export function parseIntHeader(headers: HeaderMap, name: string): IntHeader {
 }
 
 export interface RateLimitHeaders {
-  limit: IntHeader;
-  remaining: IntHeader;
-  reset: IntHeader;
+  readonly limit: IntHeader;
+  readonly remaining: IntHeader;
+  readonly reset: IntHeader;
 }
 
 export const RATELIMIT_HEADERS = {
@@ -52,12 +55,21 @@ export const RATELIMIT_HEADERS = {
   reset: 'x-ratelimit-reset',
 } as const;
 
+/** The last headers parsed and what they said: the checks, the key states and the backoff each read one exchange's triple. */
+let lastHeaders: HeaderMap | null = null;
+let lastRateLimit: RateLimitHeaders | null = null;
+
+/** The rate-limit triple of a response. The result is shared between callers reading the same headers: do not change it. */
 export function parseRateLimit(headers: HeaderMap): RateLimitHeaders {
-  return {
+  if (headers === lastHeaders) return lastRateLimit!;
+  const rl: RateLimitHeaders = {
     limit: parseIntHeader(headers, RATELIMIT_HEADERS.limit),
     remaining: parseIntHeader(headers, RATELIMIT_HEADERS.remaining),
     reset: parseIntHeader(headers, RATELIMIT_HEADERS.reset),
   };
+  lastHeaders = headers;
+  lastRateLimit = rl;
+  return rl;
 }
 
 // --- HTTP-date (RFC 9110 §5.6.7) -------------------------------------------------------------------
@@ -120,6 +132,18 @@ export function isImfFixdate(raw: string): boolean {
  * pivot; RFC 9110's "more than 50 years in the future" rule needs a clock, and this function is pure).
  */
 export function parseHttpDate(raw: string): number | null {
+  // A server's Date changes once a second: every response of that second carries the same text.
+  if (raw === lastDateText) return lastDateMs;
+  const ms = parseHttpDateText(raw);
+  lastDateText = raw;
+  lastDateMs = ms;
+  return ms;
+}
+
+let lastDateText: string | null = null;
+let lastDateMs: number | null = null;
+
+function parseHttpDateText(raw: string): number | null {
   const v = trimOws(raw);
   const imf = parseImf(v);
   if (imf !== null) return imf;

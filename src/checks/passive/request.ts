@@ -10,15 +10,15 @@ export type LimitParam = { kind: 'absent' } | { kind: 'valid'; value: number } |
 export type StatusParam = { kind: 'absent' } | { kind: 'valid'; value: PetStatus } | { kind: 'invalid'; raw: string };
 
 export interface ListQuery {
-  limit: LimitParam;
-  status: StatusParam;
+  readonly limit: LimitParam;
+  readonly status: StatusParam;
 }
 
 export interface RequestScope {
   /** True when the request breaks a constraint of the interface, so 400 and 404 are also acceptable. */
-  outside: boolean;
+  readonly outside: boolean;
   /** The query of a listPets request; null for other operations. */
-  list: ListQuery | null;
+  readonly list: ListQuery | null;
 }
 
 /** How much of a request value a report shows. */
@@ -64,9 +64,29 @@ function isInt64Id(segment: string): boolean {
   return n >= INT64_MIN && n <= INT64_MAX;
 }
 
+/**
+ * Scopes already worked out, by operation and path: a load sends a few hundred distinct paths, each many
+ * times, and parsing a query is among the costliest steps of judging an exchange. Bounded: past the cap a
+ * path is parsed every time.
+ */
+const SCOPES = new Map<Exchange['operation'], Map<string, RequestScope>>();
+const SCOPES_MAX = 4096;
+
+/** What the interface says of the request `ex` sent. The result is shared: callers must not change it. */
 export function scopeOf(ex: Exchange): RequestScope {
-  const { route, query } = splitPath(ex.path);
-  switch (ex.operation) {
+  let byPath = SCOPES.get(ex.operation);
+  if (byPath === undefined) SCOPES.set(ex.operation, (byPath = new Map()));
+  let scope = byPath.get(ex.path);
+  if (scope === undefined) {
+    scope = scopeOfPath(ex.operation, ex.path);
+    if (byPath.size < SCOPES_MAX) byPath.set(ex.path, scope);
+  }
+  return scope;
+}
+
+function scopeOfPath(operation: Exchange['operation'], path: string): RequestScope {
+  const { route, query } = splitPath(path);
+  switch (operation) {
     case 'listPets': {
       const list = { limit: limitParam(query), status: statusParam(query) };
       // The interface defines only limit and status on GET /pets; anything else is outside it.

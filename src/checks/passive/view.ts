@@ -4,7 +4,7 @@
  * Also the Recorder, the checks' only way to write into the Ledger.
  */
 import { DAY_S, MINUTE_S, windowOfLimit, type PlanLimits, type PlanName } from '../../api/plans.js';
-import { headerValues, type Exchange } from '../../http/exchange.js';
+import { onlyValue, type Exchange } from '../../http/exchange.js';
 import { parseHttpDate } from '../../http/headers.js';
 import type { CheckId } from '../catalogue.js';
 import type { Ledger } from '../ledger.js';
@@ -40,9 +40,8 @@ export const REASONS = {
 } as const;
 
 function mediaTypeOf(ex: Exchange): string | null {
-  const values = headerValues(ex.headers, 'content-type');
-  if (values.length !== 1) return null;
-  const v = values[0]!;
+  const v = onlyValue(ex.headers, 'content-type');
+  if (v === undefined) return null;
   const semi = v.indexOf(';');
   return (semi === -1 ? v : v.slice(0, semi)).trim().toLowerCase();
 }
@@ -66,21 +65,12 @@ function bodyOf(ex: Exchange, mediaType: string | null): BodyRead {
   }
 }
 
-/** Builds views; remembers the last Date header it parsed, since consecutive responses mostly share it. */
+/** Builds views. */
 export function createViewer(plans: ReadonlyMap<PlanName, PlanLimits>): (ex: Exchange) => View {
-  let lastDateRaw = '';
-  let lastDateMs: number | null = null;
   return (ex) => {
-    const dates = headerValues(ex.headers, 'date');
-    let serverMs: number | null = null;
-    if (dates.length === 1) {
-      const raw = dates[0]!;
-      if (raw !== lastDateRaw) {
-        lastDateRaw = raw;
-        lastDateMs = parseHttpDate(raw);
-      }
-      serverMs = lastDateMs;
-    }
+    // parseHttpDate remembers the last text it read: the responses of one second share it.
+    const date = onlyValue(ex.headers, 'date');
+    const serverMs = date === undefined ? null : parseHttpDate(date);
     const mediaType = mediaTypeOf(ex);
     return {
       ex,
