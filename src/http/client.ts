@@ -39,26 +39,30 @@ const CLOSE_GRACE_MS = 1000;
 const NO_BODY: ParsedBody = Object.freeze({ kind: 'none' });
 const NO_HEADERS: HeaderMap = Object.freeze({}) as HeaderMap;
 
-/** Bodies the memo keeps at most, and the largest it keeps: a few MiB at worst. */
-const MEMO_PATHS = 128;
-const MEMO_MAX_BYTES = 16 * 1024;
+/** What the decoded-body memo keeps at most: paths, and bytes of bodies (their decoded values take a few times more). */
+const MEMO_PATHS = 8192;
+const MEMO_BYTES = 4 * 1024 * 1024;
 
 /**
  * The last body decoded for each request path, to skip decoding a byte-identical one again: under load a
  * target answers the same query with the same bytes most of the time, and decoding (UTF-8, then JSON) is the
  * costliest step of an exchange. Decoding is a pure function of the bytes and the Content-Type, so a hit is
- * exact; the decoded value is shared between exchanges, and nothing changes a decoded body.
+ * exact; the decoded value is shared between exchanges, and nothing changes a decoded body. Bounded: once full,
+ * the paths it holds are kept up to date and others are decoded every time.
  */
 class DecodedBodies {
   private readonly byPath = new Map<string, { bytes: Buffer; contentType: string | undefined; body: ParsedBody }>();
+  private bytes = 0;
 
   decode(path: string, raw: Buffer, contentType: string | undefined): ParsedBody {
     const last = this.byPath.get(path);
     if (last !== undefined && last.contentType === contentType && last.bytes.equals(raw)) return last.body;
     const body = decodeBody(raw.toString('utf8'), contentType);
-    if (raw.length <= MEMO_MAX_BYTES && (last !== undefined || this.byPath.size < MEMO_PATHS)) {
+    const bytes = this.bytes - (last?.bytes.length ?? 0) + raw.length;
+    if (bytes <= MEMO_BYTES && (last !== undefined || this.byPath.size < MEMO_PATHS)) {
       // A copy: undici may reuse the memory of the chunks it handed over.
       this.byPath.set(path, { bytes: Buffer.from(raw), contentType, body });
+      this.bytes = bytes;
     }
     return body;
   }
