@@ -13,10 +13,8 @@ import { loadKeysFile, parseKeysText, type ApiKey } from '../config/keys-file.js
 import { loadScenario } from '../config/load-scenario.js';
 import { applyOverrides } from '../config/overrides.js';
 import { parseThreshold } from '../checks/thresholds.js';
-import { runScenario } from '../engine/run.js';
 import { isLoopback, parseTargetUrl } from '../engine/target.js';
 import { EXIT, PetloadError } from '../errors.js';
-import { renderConsoleSummary } from '../outputs/console.js';
 import { createProgressReporter, type ProgressStats } from './progress.js';
 import { FAULT_NAMES, type FaultName } from '../server/faults.js';
 import { WINDOW_REPORTS, type WindowReport } from '../server/limiter.js';
@@ -148,6 +146,9 @@ export const runCommand: CommandModule<object, RunArgs> = {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
 
+    // Loaded here, not at start-up: the engine brings undici, autocannon and the metrics, which --help, list
+    // and validate never need.
+    const [{ runScenario }, { renderConsoleSummary }] = await Promise.all([import('../engine/run.js'), import('../outputs/console.js')]);
     const progress = createProgressReporter(process.stderr);
     let worst = 0;
     for (const { arg, scenario } of scenarios) {
