@@ -67,6 +67,10 @@ describe('backoff at 150% of the plan', () => {
     expect(counts.planned).toBe(270);
     expect(counts.accepted).toBeGreaterThanOrEqual(150);
     expect(counts.heldBack).toBeGreaterThan(60);
+    // A send is a request that reached the wire (one the client cancelled unsent is held back, not sent), and
+    // every arrival is accounted for once.
+    expect(counts.sent).toBe(t.exchanges.length);
+    expect(counts.sent - counts.retries + counts.heldBack + counts.dropped).toBe(counts.planned);
     expectNoBan(t, 'phase 1 (constant-rate)');
   });
 

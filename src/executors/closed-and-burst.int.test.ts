@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PLANS } from '../api/plans.js';
-import { makeKey } from '../server/test-client.js';
+import { call, makeKey } from '../server/test-client.js';
 import type { Exchange } from '../http/exchange.js';
 import { parseLoad, startLoadTarget, type LoadTarget } from '../testing/load-context.js';
 import { runLoad } from './run-load.js';
@@ -36,6 +36,21 @@ describe('concurrency', () => {
     expect(mostInFlight(t.exchanges)).toBeLessThanOrEqual(4);
     expect(mostInFlight(t.exchanges)).toBeGreaterThan(1);
     expect(t.exchanges.every((ex) => ex.tag === 'concurrency')).toBe(true);
+  });
+
+  it('counts a request the client cancelled unsent (queued behind a 429 on its key) as held back, not sent', async () => {
+    // The key's minute is spent before the phase, which does not know it: its four workers start at once on one
+    // connection, so three requests queue in the client while the first is answered 429, and they never leave.
+    const t = await startLoadTarget([free], 60, {}, { connections: 1 });
+    targets.push(t);
+    for (let i = 0; i < PLANS.free.perMinute; i++) await call(t.server.url, '/pets', { auth: free });
+    const load = parseLoad({ mix: { listPets: 1 }, phases: [{ executor: 'concurrency', workers: 4, duration: '10s' }] });
+    const counts = (await runLoad(t.ctx, load)).phases[0]!.plans[0]!;
+    expect(t.exchanges[0]?.status).toBe(429);
+    expect(counts.heldBack).toBeGreaterThanOrEqual(3);
+    // Only what reached the target counts as sent.
+    expect(counts.sent).toBe(t.exchanges.length);
+    expect(counts.accepted + counts.refused + counts.answered + counts.failed).toBe(counts.sent);
   });
 
   it('pauses a key whose quota is spent until its Reset: the workers wait, nothing is refused', async () => {

@@ -161,7 +161,7 @@ export class PlanLane {
     for (let tries = 1; ; tries++) {
       const sentAt = this.sending(key, tries);
       const ex = await ctx.send(spec);
-      if (this.learn(key, sentAt, ex) !== 'refused') return;
+      if (this.learn(key, sentAt, ex, tries > 1) !== 'refused') return;
       const next = tries < maxTries ? await this.waitForKey(this.options.endsAt) : null;
       if (next === null || ctx.inFlight() >= maxInFlight || !budget.take()) {
         this.counts.gaveUp++;
@@ -182,14 +182,22 @@ export class PlanLane {
     return at;
   }
 
-  /** Learn from the answer to a request sent on `key` at `sentAt`: policy, ids, counts, accepted windows. */
-  learn(key: ApiKey, sentAt: number, ex: Exchange): Verdict {
+  /** Learn from the answer to a request sent on `key` at `sentAt` (a retry or not): policy, ids, counts, accepted windows. */
+  learn(key: ApiKey, sentAt: number, ex: Exchange, retry = false): Verdict {
     this.shared.traffic.learn(ex);
     const w = readWindow(ex, key);
     const verdict = this.shared.policy.onResponse(key, sentAt, ex, w);
     if (ex.error?.kind === 'aborted') {
-      // The client cancelled it unsent (a 429 on its key arrived while it was queued): held back, not lost.
-      this.holdBack();
+      const unsent = ex.error.unsent;
+      if (unsent === undefined) {
+        // Abandoned on its way when the run stopped: sent, never answered.
+        this.counts.failed++;
+        return verdict;
+      }
+      // Never written, so not a send. Held back when a 429 on its key arrived while it was queued.
+      this.counts.sent--;
+      if (retry) this.counts.retries--;
+      if (unsent === 'held-back') this.holdBack();
       return verdict;
     }
     this.record.windows.note(key, sentAt, ex, w);

@@ -379,7 +379,7 @@ describe('HTTP client: transport failures are values', () => {
     const queued = c.send(spec({ path: '/queued', signal: abort.signal }));
     await waitFor(() => seen.length === 1);
     abort.abort();
-    expect((await queued).error?.kind).toBe('aborted');
+    expect((await queued).error).toMatchObject({ kind: 'aborted', unsent: 'cancelled' });
     json(held[0] as ServerResponse, 200, '[]');
     expect((await first).status).toBe(200);
     const third = c.send(spec({ path: '/third' }));
@@ -476,13 +476,16 @@ describe('HTTP client: transport failures are values', () => {
     const pre = new AbortController();
     pre.abort();
     const early = await c.send(spec({ signal: pre.signal }));
-    expect(early).toMatchObject({ status: null, error: { kind: 'aborted' } });
+    expect(early).toMatchObject({ status: null, error: { kind: 'aborted', unsent: 'cancelled' } });
 
     const mid = new AbortController();
     const pending = c.send(spec({ signal: mid.signal }));
     await waitFor(() => seen.length === 1);
     mid.abort();
-    expect((await pending).error?.kind).toBe('aborted');
+    // It was written: abandoned on its way, not unsent.
+    const abandoned = await pending;
+    expect(abandoned.error?.kind).toBe('aborted');
+    expect(abandoned.error?.unsent).toBeUndefined();
     expect(seen.length).toBe(1);
     expect(c.inFlight()).toBe(0);
   });

@@ -169,7 +169,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   start(): void {
     const spec = this.spec;
     if (spec.signal?.aborted) {
-      this.settle({ kind: 'aborted', message: 'aborted before sending' }, NO_BODY);
+      this.settle({ kind: 'aborted', message: 'aborted before sending', unsent: 'cancelled' }, NO_BODY);
       return;
     }
     spec.signal?.addEventListener('abort', this);
@@ -187,7 +187,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 
   /** The spec's signal aborted (EventListenerObject). */
   handleEvent(): void {
-    this.abort({ kind: 'aborted', message: 'aborted by the caller' });
+    // Still queued (no connection yet), it was never written.
+    this.abort(this.abortRequest === null ? { kind: 'aborted', message: 'aborted by the caller before sending', unsent: 'cancelled' } : { kind: 'aborted', message: 'aborted by the caller' });
   }
 
   timedOut(): void {
@@ -213,7 +214,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       return;
     }
     if (this.auth === 'valid' && this.state.holdBack?.(this.keyLabel!) === true) {
-      this.settle({ kind: 'aborted', message: 'held back unsent: the key is waiting out a Retry-After' }, NO_BODY);
+      this.settle({ kind: 'aborted', message: 'held back unsent: the key is waiting out a Retry-After', unsent: 'held-back' }, NO_BODY);
       abort(ABANDONED);
       return;
     }

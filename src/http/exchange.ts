@@ -23,6 +23,11 @@ export type TransportErrorKind = 'timeout' | 'reset' | 'refused' | 'truncated' |
 export interface TransportError {
   kind: TransportErrorKind;
   message: string;
+  /**
+   * Set when petload cancelled the request before writing any of it (kind `aborted`): `held-back` when its key
+   * was waiting out a Retry-After, `cancelled` when the run stopped. Absent for a request abandoned on its way.
+   */
+  unsent?: 'held-back' | 'cancelled';
 }
 
 /** How a request authenticated: with a key of the keys file, with nothing, or with a deliberately bad credential. */
