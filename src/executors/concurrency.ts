@@ -2,7 +2,7 @@
  * concurrency: closed model, `workers` workers per plan for a duration (at most maxInFlight in all, since
  * requests beyond the client's connections would queue and leave at a time the backoff did not choose).
  * Each worker waits for a key the policy lets it use, sends, and starts again when the answer (and any
- * retry) is in. p-limit holds the workers; a small queue of iterations keeps it fed.
+ * retry) is in. p-limit holds the workers, each a loop of iterations (no promise or queue entry per request).
  */
 import pLimit from 'p-limit';
 import { planLimitPerMs, type Offered } from '../backoff/no-ban.js';
@@ -15,39 +15,27 @@ const ITERATIONS_PER_REAL_MS = 50;
 
 async function closedLane(env: PhaseEnv, lane: PlanLane, workers: number, durationMs: number): Promise<void> {
   const { ctx, budget } = env.shared;
-  const bound = Math.ceil(workers * (durationMs / ctx.clock.scale) * ITERATIONS_PER_REAL_MS) + workers;
-  const limit = pLimit(workers);
-  const iteration = async () => {
-    // Iterations still queued when the phase ends find the time up and return at once.
-    const now = ctx.clock.now();
-    if (now >= env.endsAt) return;
-    let key = lane.freeKey(now);
-    if (key === null) {
-      // The worker has to wait for a key: counted once as held back.
-      lane.holdBack();
-      key = await lane.waitForKey(env.endsAt);
-    }
-    if (key === null || !budget.take()) return;
-    lane.counts.planned++;
-    await lane.request(key);
-  };
-  let started = 0;
-  let queued = 0;
-  await new Promise<void>((resolve) => {
-    const more = () => !env.signal.aborted && ctx.clock.now() < env.endsAt && started < bound && !budget.spent && lane.alive();
-    const feed = () => {
-      while (queued < 2 * workers && more()) {
-        started++;
-        queued++;
-        void limit(iteration).finally(() => {
-          queued--;
-          feed();
-        });
+  // Each worker may start this many iterations at most: the loop is bounded in count as well as in time.
+  const bound = Math.ceil((durationMs / ctx.clock.scale) * ITERATIONS_PER_REAL_MS) + 1;
+  const more = () => !env.signal.aborted && ctx.clock.now() < env.endsAt && !budget.spent && lane.alive();
+  /** One worker: waits for a key the policy lets it use, sends, and starts again when the answer is in. */
+  const worker = async () => {
+    for (let started = 0; started < bound && more(); started++) {
+      const now = ctx.clock.now();
+      let key = lane.freeKey(now);
+      if (key === null) {
+        // The worker has to wait for a key: counted once as held back.
+        lane.holdBack();
+        key = await lane.waitForKey(env.endsAt);
       }
-      if (queued === 0) resolve();
-    };
-    feed();
-  });
+      if (key === null || !budget.take()) return;
+      lane.counts.planned++;
+      await lane.request(key);
+    }
+  };
+  // p-limit holds the workers: as many run at once as the phase asks for, each a loop of iterations.
+  const limit = pLimit(workers);
+  await Promise.all(Array.from({ length: workers }, () => limit(worker)));
 }
 
 export const concurrency: Executor<'concurrency'> = {

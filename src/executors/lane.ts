@@ -133,13 +133,29 @@ export class PlanLane {
   }
 
   /**
-   * Send one planned request on `key` (already taken from the budget by the caller) and retry it while it is
+   * Send one planned request on `first` (already taken from the budget by the caller) and retry it while it is
    * refused and tries last. Resolves when it is done; never rejects (a tool error is kept for `idle`).
    */
-  async request(key: ApiKey, intended?: number): Promise<void> {
+  async request(first: ApiKey, intended?: number): Promise<void> {
     this.pending++;
     try {
-      await this.attempts(key, intended);
+      const { ctx, traffic, maxTries, budget, maxInFlight } = this.shared;
+      let key = first;
+      let spec: RequestSpec = traffic.spec(key, this.options.tag);
+      if (intended !== undefined) spec.intended = intended;
+      for (let tries = 1; ; tries++) {
+        const sentAt = this.sending(key, tries);
+        const ex = await ctx.send(spec);
+        if (this.learn(key, sentAt, ex, tries > 1) !== 'refused') return;
+        const next = tries < maxTries ? await this.waitForKey(this.options.endsAt) : null;
+        if (next === null || ctx.inFlight() >= maxInFlight || !budget.take()) {
+          this.counts.gaveUp++;
+          return;
+        }
+        key = next;
+        spec = { ...spec, auth: { kind: 'key', key } };
+        delete spec.intended;
+      }
     } catch (error) {
       this.failure ??= { error };
     } finally {
@@ -151,26 +167,6 @@ export class PlanLane {
   /** Like `request`, without waiting for it. */
   start(key: ApiKey, intended?: number): void {
     void this.request(key, intended);
-  }
-
-  private async attempts(first: ApiKey, intended: number | undefined): Promise<void> {
-    const { ctx, traffic, maxTries, budget, maxInFlight } = this.shared;
-    let key = first;
-    let spec: RequestSpec = traffic.spec(key, this.options.tag);
-    if (intended !== undefined) spec.intended = intended;
-    for (let tries = 1; ; tries++) {
-      const sentAt = this.sending(key, tries);
-      const ex = await ctx.send(spec);
-      if (this.learn(key, sentAt, ex, tries > 1) !== 'refused') return;
-      const next = tries < maxTries ? await this.waitForKey(this.options.endsAt) : null;
-      if (next === null || ctx.inFlight() >= maxInFlight || !budget.take()) {
-        this.counts.gaveUp++;
-        return;
-      }
-      key = next;
-      spec = { ...spec, auth: { kind: 'key', key } };
-      delete spec.intended;
-    }
   }
 
   /** Note a request about to be sent on `key`; returns its send time (local run clock). */
