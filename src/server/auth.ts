@@ -1,5 +1,5 @@
 /** Bearer authentication of the reference server (spec: "Authentication"). */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { ApiKey } from '../config/keys-file.js';
 
 export type Credential = { kind: 'none' } | { kind: 'bearer'; token: string } | { kind: 'other' };
@@ -14,9 +14,12 @@ export function parseAuthorization(header: string | undefined): Credential {
   return { kind: 'bearer', token: (m[1] ?? '').trim() };
 }
 
-function digest(secret: string): Buffer {
-  return createHash('sha256').update(secret).digest();
-}
+/**
+ * SHA-256 of a token. crypto.hash (Node 20.12+) does it in one shot at about half the cost of a Hash object,
+ * and this runs on every request; older Node 20 releases get the Hash object.
+ */
+const digest: (secret: string) => Buffer =
+  typeof crypto.hash === 'function' ? (secret) => crypto.hash('sha256', secret, 'buffer') : (secret) => crypto.createHash('sha256').update(secret).digest();
 
 /**
  * The valid keys. Lookup compares SHA-256 digests with `timingSafeEqual` against every key, without an
@@ -34,7 +37,7 @@ export class KeyRing {
     const d = digest(token);
     let found: ApiKey | undefined;
     for (const e of this.entries) {
-      if (timingSafeEqual(d, e.digest) && found === undefined) found = e.key;
+      if (crypto.timingSafeEqual(d, e.digest) && found === undefined) found = e.key;
     }
     return found;
   }
