@@ -199,6 +199,18 @@ describe('ratelimit.window-consistency', () => {
     ]);
   });
 
+  it('does not order a request sent in the same instant another completed (either may have reached the server first)', () => {
+    // Found by the property test below: the server handled the later one first, at the instant both met.
+    const s = session();
+    s.see({ remaining: 58, sent: 1000, done: 1006 }, { remaining: 59, sent: 1006, done: 1007 });
+    expect(countsOf(s.ledger, WIN)).toEqual({ passed: 0, failed: 0, skipped: 0 });
+    expect(countsOf(s.ledger, DEC)).toMatchObject({ failed: 0 });
+    // A millisecond later, the order is known and a rise fails.
+    const later = session();
+    later.see({ remaining: 58, sent: 1000, done: 1006 }, { remaining: 59, sent: 1007, done: 1008 });
+    expect(messages(later.ledger, WIN)).toEqual([expect.stringMatching(/^Remaining rose from 58 to 59/)]);
+  });
+
   it('does not judge an older window that completes after a newer one', () => {
     const s = session();
     s.see({ remaining: 59, reset: MINUTE_RESET + 60, at: 30, sent: 1000, done: 1100, overlapped: true });

@@ -9,9 +9,12 @@
  *   other completed; a Reset that moves (same Limit) before the previous Reset has passed, or sooner than
  *   the window the Limit names, shows a triple that does not describe one window.
  *
- * "Same window" is the same Limit with Resets at most 1 s apart (whole-second rounding). Only triples the
- * per-response checks accepted (syntax, and Reset as a timestamp) are used; others skip naming those checks
- * and break the chain, since the exchange may have been counted. State is per key and bounded.
+ * "Sent after the other completed" is strictly after: a request sent in the same instant another completed
+ * may have reached the server first, so their order is unknown (a property test of stream.test.ts found a correct
+ * server failed when the same instant counted as after). "Same window" is the same Limit with Resets at most
+ * 1 s apart (whole-second rounding). Only triples the per-response checks accepted (syntax, and Reset as a
+ * timestamp) are used; others skip naming those checks and break the chain, since the exchange may have been
+ * counted. State is per key and bounded.
  */
 import { WINDOW_SECONDS, windowOfLimit } from '../../api/plans.js';
 import type { RateLimitRead } from './ratelimit.js';
@@ -112,7 +115,7 @@ export function createStreamJudge(): StreamJudge {
     }
     const prev = st.last;
     if (prev !== null && sameWindow(prev, cur)) {
-      if (prev.overlapped || cur.overlapped || cur.sent < prev.done) overlapped = true;
+      if (prev.overlapped || cur.overlapped || cur.sent <= prev.done) overlapped = true;
       else {
         judged = true;
         const p = pairProblem(prev, cur);
@@ -131,10 +134,10 @@ export function createStreamJudge(): StreamJudge {
 
     // Never rises: against every remembered exchange of the window that completed before this one was sent.
     let low = Infinity;
-    for (const e of st.recent) if (e.done <= cur.sent && sameWindow(e, cur)) low = Math.min(low, e.remaining);
+    for (const e of st.recent) if (e.done < cur.sent && sameWindow(e, cur)) low = Math.min(low, e.remaining);
     const oldest = st.recent[0];
     // Exchanges dropped from `recent` completed before its oldest one: usable when that one is, too.
-    if (st.settled !== null && oldest !== undefined && cur.sent >= oldest.done && sameWindow(st.settled, cur)) low = Math.min(low, st.settled.min);
+    if (st.settled !== null && oldest !== undefined && cur.sent > oldest.done && sameWindow(st.settled, cur)) low = Math.min(low, st.settled.min);
     if (low !== Infinity) {
       judged = true;
       if (cur.remaining > low) {
@@ -144,7 +147,7 @@ export function createStreamJudge(): StreamJudge {
 
     // A new Reset for the same Limit must follow the end of the previous window, at least a window later.
     const p = st.latestByLimit.get(cur.limit);
-    if (p !== undefined && cur.sent >= p.done && Math.abs(cur.reset - p.reset) > 1) {
+    if (p !== undefined && cur.sent > p.done && Math.abs(cur.reset - p.reset) > 1) {
       judged = true;
       const nowS = v.nowMs / 1000;
       const window = v.planLimits === undefined ? null : windowOfLimit(cur.limit, v.planLimits);
