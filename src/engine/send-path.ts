@@ -24,7 +24,7 @@ export interface SendPathOptions {
   timeoutMs: number;
   /** The error to throw instead of sending, once the run has stopped; null while it runs. */
   stopped?: () => Error | null;
-  /** Added to every request: aborts requests still in flight (the drain deadline after an interrupt). */
+  /** When it aborts, every request still in flight or queued is abandoned (the drain deadline after an interrupt). */
   requestSignal?: AbortSignal;
   /** Called with every recorded exchange. */
   onExchange?: (ex: Exchange) => void;
@@ -44,8 +44,11 @@ export function createSendPath(o: SendPathOptions): SendPath {
   const holdBack = (label: string) => keyStates.blockedNow(label, clock.now());
   const client = createHttpClient({ baseUrl: o.baseUrl, clock, connections: o.connections, timeoutMs: o.timeoutMs, holdBack });
   const onExchange = o.onExchange ?? null;
+  // One listener for the run, not one per request: the client abandons what it has in flight when it fires.
   const extra = o.requestSignal;
-  const withSignal = extra ? (spec: RequestSpec): RequestSpec => ({ ...spec, signal: spec.signal ? AbortSignal.any([spec.signal, extra]) : extra }) : (spec: RequestSpec) => spec;
+  extra?.addEventListener('abort', () => client.abortAll(), { once: true });
+  /** After the deadline, a request goes out with the aborted signal: the client settles it unsent. */
+  const late = (spec: RequestSpec): RequestSpec => (extra?.aborted === true ? { ...spec, signal: extra } : spec);
 
   const check = () => {
     const e = o.stopped?.();
@@ -67,19 +70,22 @@ export function createSendPath(o: SendPathOptions): SendPath {
     async send(spec) {
       check();
       noteSent(spec);
-      const ex = await client.send(withSignal(spec));
+      const ex = await client.send(late(spec));
       record(spec, ex);
       return ex;
     },
     async sendSimultaneous(specs) {
       check();
       const burst = createHttpClient({ baseUrl: o.baseUrl, clock, connections: specs.length, timeoutMs: o.timeoutMs, holdBack });
+      const abandon = () => burst.abortAll();
+      extra?.addEventListener('abort', abandon, { once: true });
       try {
         specs.forEach(noteSent);
-        const exs = await Promise.all(specs.map((s) => burst.send(withSignal(s))));
+        const exs = await Promise.all(specs.map((s) => burst.send(late(s))));
         exs.forEach((ex, i) => record(specs[i]!, ex));
         return exs;
       } finally {
+        extra?.removeEventListener('abort', abandon);
         await burst.close();
       }
     },

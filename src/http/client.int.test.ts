@@ -490,6 +490,22 @@ describe('HTTP client: transport failures are values', () => {
     expect(c.inFlight()).toBe(0);
   });
 
+  it('abortAll() abandons what is on a connection and cancels, unsent, what is still queued', async () => {
+    const { origin, seen } = await httpServer(() => undefined);
+    const c = client(origin, { connections: 1 });
+    const onWire = c.send(spec({ path: '/first' }));
+    const queued = c.send(spec({ path: '/second' }));
+    await waitFor(() => seen.length === 1);
+    expect(c.inFlight()).toBe(2);
+    c.abortAll();
+    const [a, b] = await Promise.all([onWire, queued]);
+    expect(a.error).toMatchObject({ kind: 'aborted' });
+    expect(a.error?.unsent).toBeUndefined();
+    expect(b.error).toMatchObject({ kind: 'aborted', unsent: 'cancelled' });
+    expect(c.inFlight()).toBe(0);
+    expect(seen.map((s) => s.url)).toStrictEqual(['/v1/first']);
+  });
+
   it('close() ends a hanging request after a short grace instead of waiting for it', async () => {
     const { origin, seen } = await httpServer(() => undefined);
     const c = createHttpClient({ baseUrl: `${origin}/v1`, clock, timeoutMs: 20_000 });

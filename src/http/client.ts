@@ -83,8 +83,9 @@ interface ClientState {
   readonly overlap: Map<string, OverlapGroup>;
   readonly holdBack: ((keyLabel: string) => boolean) | null;
   readonly bodies: DecodedBodies;
+  /** Requests sent and not settled yet (queued in the pool or on a connection). */
+  readonly live: Set<ExchangeHandler>;
   seq: number;
-  inFlight: number;
 }
 
 /** undici error codes, and the socket errors it passes through, by the kind of failure they mean. */
@@ -185,7 +186,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     );
   }
 
-  /** The spec's signal aborted (EventListenerObject). */
+  /** The spec's signal aborted (EventListenerObject), or the caller abandoned every request (abortAll). */
   handleEvent(): void {
     // Still queued (no connection yet), it was never written.
     this.abort(this.abortRequest === null ? { kind: 'aborted', message: 'aborted by the caller before sending', unsent: 'cancelled' } : { kind: 'aborted', message: 'aborted by the caller' });
@@ -273,7 +274,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     const state = this.state;
     if (this.timer !== null) clearTimeout(this.timer);
     this.spec.signal?.removeEventListener('abort', this);
-    state.inFlight--;
+    state.live.delete(this);
     let overlapped = false;
     const group = this.group;
     if (group !== null) {
@@ -357,22 +358,25 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     overlap: new Map(),
     holdBack: options.holdBack ?? null,
     bodies: new DecodedBodies(),
+    live: new Set(),
     seq: 0,
-    inFlight: 0,
   };
   let closing: Promise<void> | null = null;
 
   return {
     send(spec: RequestSpec): Promise<Exchange> {
       const handler = new ExchangeHandler(state, spec, ++state.seq, state.clock.monotonic());
-      state.inFlight++;
+      state.live.add(handler);
       const done = new Promise<Exchange>((resolve) => {
         handler.resolve = resolve;
       });
       handler.start();
       return done;
     },
-    inFlight: () => state.inFlight,
+    inFlight: () => state.live.size,
+    abortAll(): void {
+      for (const handler of [...state.live]) handler.handleEvent();
+    },
     close(): Promise<void> {
       closing ??= (async () => {
         const timer = setTimeout(destroyPool, CLOSE_GRACE_MS, pool);
