@@ -39,11 +39,13 @@ describe('concurrency', () => {
   });
 
   it('counts a request the client cancelled unsent (queued behind a 429 on its key) as held back, not sent', async () => {
-    // The key's minute is spent before the phase, which does not know it: its four workers start at once on one
-    // connection, so three requests queue in the client while the first is answered 429, and they never leave.
-    const t = await startLoadTarget([free], 60, {}, { connections: 1 });
+    // The key's day is spent before the phase, which does not know it (a day, so that no window can roll over
+    // during the test): its four workers start at once on one connection, so three requests queue in the
+    // client while the first is answered 429, and they never leave.
+    const small = makeKey('enterprise-small-day-0103', 'enterprise', { perMinute: 1000, perDay: 5 });
+    const t = await startLoadTarget([small], 60, {}, { connections: 1 });
     targets.push(t);
-    for (let i = 0; i < PLANS.free.perMinute; i++) await call(t.server.url, '/pets', { auth: free });
+    for (let i = 0; i < 5; i++) await call(t.server.url, '/pets', { auth: small });
     const load = parseLoad({ mix: { listPets: 1 }, phases: [{ executor: 'concurrency', workers: 4, duration: '10s' }] });
     const counts = (await runLoad(t.ctx, load)).phases[0]!.plans[0]!;
     expect(t.exchanges[0]?.status).toBe(429);
