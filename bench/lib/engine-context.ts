@@ -71,6 +71,7 @@ export function createEngineContext(o: EngineContextOptions): EngineContext {
     send: (spec) => path.send(spec),
     sendSimultaneous: (specs) => path.sendSimultaneous(specs),
     inFlight: () => path.inFlight(),
+    measure: (ex) => metrics.record(ex),
     dropped: (n) => metrics.dropped(n),
     progress() {},
     log() {},

@@ -3,7 +3,7 @@ import type { Clock } from '../engine/clock.js';
 import type { Exchange } from '../http/exchange.js';
 import { createMetrics, type MetricsSnapshot } from '../metrics/recorder.js';
 import { buildExchange, FIXED_NOW } from '../testing/exchange-builder.js';
-import { evaluateThreshold, parseThreshold, thresholdCheckId } from './thresholds.js';
+import { evaluateThreshold, parseThreshold, thresholdCheckId, thresholdMessage } from './thresholds.js';
 
 describe('parseThreshold: valid expressions and their normalised form', () => {
   it.each([
@@ -189,6 +189,14 @@ describe('evaluateThreshold', () => {
     for (const text of ['p(95) < 1s', 'rate(dropped) == 0', 'count(5xx) == 0', 'rate(429) < 1%']) {
       expect(evaluateThreshold(parseThreshold(text), empty)).toMatchObject({ observed: null, ok: false });
     }
+  });
+
+  it('says "no data" without a unit glued to it, and the value with its unit otherwise', () => {
+    const empty = createMetrics({ clock, startMono: 0 }).snapshot();
+    const none = evaluateThreshold(parseThreshold('p(95) < 250ms'), empty);
+    expect(thresholdMessage('p(95) < 250ms', none)).toBe('p(95) < 250ms: observed no data (no request in its scope)');
+    expect(thresholdMessage('count(5xx) == 0', evaluateThreshold(parseThreshold('count(5xx) == 0'), snap))).toBe('count(5xx) == 0: observed 1');
+    expect(thresholdMessage('p(95) < 1s', { observed: 0.25, unit: 's', ok: true })).toBe('p(95) < 1s: observed 0.25s');
   });
 
   it('counts dropped sends even when none was sent', () => {

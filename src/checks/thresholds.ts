@@ -348,3 +348,12 @@ export function evaluateThreshold(t: Threshold, snap: MetricsSnapshot): Threshol
   const limitMicros = Math.round(t.value * MICROS_PER[unit]);
   return { observed: observedMicros / MICROS_PER[unit], unit, ok: compare(observedMicros, t.comparison, limitMicros) };
 }
+
+/**
+ * The one-line message of a threshold's outcome: `p(95) < 250ms: observed 12.5ms`, or, when nothing was in
+ * its scope, `count(5xx) == 0: observed no data (no request in its scope)` (no unit glued to "no data").
+ */
+export function thresholdMessage(expression: string, r: ThresholdEvaluation): string {
+  if (r.observed === null) return `${expression}: observed no data (no request in its scope)`;
+  return `${expression}: observed ${r.observed}${r.unit}`;
+}

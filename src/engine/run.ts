@@ -7,7 +7,7 @@ import { PLAN_NAMES, type PlanLimits, type PlanName } from '../api/plans.js';
 import type { Severity } from '../checks/catalogue.js';
 import { Ledger } from '../checks/ledger.js';
 import { createObserver } from '../checks/observer.js';
-import { evaluateThreshold, parseThreshold, thresholdCheckId, type Threshold } from '../checks/thresholds.js';
+import { evaluateThreshold, parseThreshold, thresholdCheckId, thresholdMessage, type Threshold } from '../checks/thresholds.js';
 import type { Scenario } from '../config/scenario.js';
 import { createRedactor, type ApiKey } from '../config/keys-file.js';
 import type { Clock } from './clock.js';
@@ -266,6 +266,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
           send: ctx.send,
           sendSimultaneous: ctx.sendSimultaneous,
           inFlight: () => path.inFlight(),
+          measure: (ex) => metrics.record(ex),
           dropped: (n) => metrics.dropped(n),
           progress: (p) => {
             if (!o.onProgress) return;
@@ -311,7 +312,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     const checkId = thresholdCheckId(t.parsed);
     const r = evaluateThreshold(t.parsed, snapshot);
     const severity = t.severity;
-    ledger.judge(checkId as `threshold.${string}`, null, r.ok, () => `${t.expression}: observed ${r.observed ?? 'no data'}${r.unit}`);
+    ledger.judge(checkId as `threshold.${string}`, null, r.ok, () => thresholdMessage(t.expression, r));
     return { expression: t.expression, checkId, severity, observed: r.observed, unit: r.unit, ok: r.ok };
   });
   const report = buildReport({

@@ -27,6 +27,11 @@ export interface LoadContext {
   sendSimultaneous(specs: readonly RequestSpec[]): Promise<Exchange[]>;
   /** Requests in flight on the engine's client now. */
   inFlight(): number;
+  /**
+   * Measure an exchange that did not go through `send` (saturate brings its own client): the run's metrics
+   * take it like any other, so thresholds judge it; it is not judged by the passive checks.
+   */
+  measure(ex: Exchange): void;
   /** Count sends that could not start on time (in-flight cap reached), like k6's dropped iterations. */
   dropped(n?: number): void;
   /** Progress for the console: called by executors about once a second of real time. */

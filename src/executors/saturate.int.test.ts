@@ -32,4 +32,32 @@ describe('saturate', () => {
     // Its traffic bypasses the engine's client: nothing to judge exchange by exchange.
     expect(t.exchanges).toHaveLength(0);
   });
+
+  it('feeds the run\'s metrics with every answer autocannon got, by operation and status, as other executors do', async () => {
+    const t = await startLoadTarget([business], 10);
+    targets.push(t);
+    const outcome = await runLoad(t.ctx, parseLoad({ mix: { listPets: 1, createPet: 1 }, phases: [{ executor: 'saturate', connections: 4, duration: '3s' }] }));
+    const [result] = outcome.phases[0]!.saturate!;
+    const snap = t.metrics.snapshot();
+    // The same answers autocannon counted, status by status, and its failures as transport errors.
+    expect(snap.totals.requests).toBe(result!.requests + result!.errors);
+    expect(snap.totals.transportErrors).toBe(result!.errors);
+    const { error: _errors, ...statuses } = snap.totals.statusCounts;
+    expect(statuses).toEqual(result!.statusCounts);
+    // Attributed to the operations of the mix (both were drawn among the 64 requests autocannon cycles through).
+    const ops = Object.fromEntries(snap.operations.map((o) => [o.operation, o.count]));
+    expect(ops.listPets).toBeGreaterThan(0);
+    expect(ops.createPet).toBeGreaterThan(0);
+    expect(ops.getPet).toBeUndefined();
+    expect(snap.operations.find((o) => o.operation === 'createPet')?.statusCounts['201']).toBeGreaterThan(0);
+    // Latency from autocannon's own times, in real milliseconds (not run-clock ones): every answer took less
+    // than the phase's real duration, and the slowest at least as long as autocannon's median 2xx.
+    const all = snap.operations.reduce((n, o) => n + o.latency.count, 0);
+    expect(all).toBe(snap.totals.requests);
+    const slowest = Math.max(...snap.operations.map((o) => o.latency.max));
+    expect(slowest).toBeLessThanOrEqual(result!.durationS * 1000);
+    expect(slowest).toBeGreaterThanOrEqual(result!.latencyMs.p50);
+    // The key timeline read the rate-limit headers of the answers.
+    expect(snap.keyTimelines.find((k) => k.key === business.label)?.remaining.length).toBeGreaterThan(0);
+  });
 });

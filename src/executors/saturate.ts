@@ -2,19 +2,23 @@
  * saturate: maximum throughput through autocannon (the only autocannon import in src), one plan after
  * another, each for the phase's duration, on one key of the plan the policy lets it use. For capacity runs:
  * autocannon knows nothing of the backoff policy, so once the key's quota is spent it keeps hammering
- * (point it only at keys that may run dry), and its exchanges are not judged one by one. What it measured is
- * recorded as `load.capacity` info and returned in the phase's outcome.
+ * (point it only at keys that may run dry), and its exchanges are not judged one by one by the passive checks.
+ * Every answer and failure does reach the run's metrics (ctx.measure), like any executor's, so thresholds and
+ * charts judge saturate's traffic too. What autocannon measured is also recorded as `load.capacity` info and
+ * returned in the phase's outcome.
  *
- * The bearer header is set once in autocannon's request options, not in a per-request hook (hooks cost
- * throughput). Its coordinated-omission correction stays off: autocannon applies it only to runs with a
+ * The bearer header is set once in autocannon's request options, not in a per-request setup hook (hooks cost
+ * throughput); each request's onResponse hook only notes which operation was answered and its headers. Its coordinated-omission correction stays off: autocannon applies it only to runs with a
  * connectionRate or overallRate (and refuses ignoreCoordinatedOmission without one), and saturate sets no rate;
  * a saturating run measures service time. The duration is on the run clock, turned into real seconds.
  */
 import autocannon from 'autocannon';
+import type { OperationId } from '../api/operations.js';
 import type { PlanName } from '../api/plans.js';
 import { MINUTE_MS } from '../backoff/response.js';
 import { TOLERANCE_MS } from '../engine/key-state.js';
 import { PetloadError } from '../errors.js';
+import { answeredExchange, failedExchange, lowerCaseHeaders, type Answered } from './autocannon-exchange.js';
 import type { Executor } from './phase.js';
 
 export interface SaturateResult {
@@ -38,8 +42,17 @@ export interface SaturateResult {
 /** Distinct requests autocannon cycles through, drawn from the operation mix. */
 const SAMPLE = 64;
 const CHECK_ID = 'load.capacity';
+/** autocannon's request timeout, real seconds. */
+const TIMEOUT_S = 10;
 
-function run(options: autocannon.Options, signal: AbortSignal): Promise<autocannon.Result> {
+interface Listeners {
+  /** An answer, with autocannon's time for it (real ms). */
+  response(responseTimeMs: number): void;
+  /** A request given up on: a timeout or a connection error. */
+  error(err: unknown): void;
+}
+
+function run(options: autocannon.Options, signal: AbortSignal, on: Listeners): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     let instance: autocannon.Instance | undefined;
     const stop = () => instance?.stop();
@@ -50,7 +63,20 @@ function run(options: autocannon.Options, signal: AbortSignal): Promise<autocann
       if (err) reject(new PetloadError('E_INTERNAL', `autocannon failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
       else resolve(result);
     });
+    instance?.on('response', (_client, _status, _bytes, responseTime) => on.response(responseTime));
+    instance?.on('reqError', (err) => on.error(err));
   });
+}
+
+/** A request autocannon cycles through, whose answer is noted (operation, status, headers) for the metrics. */
+function sampleRequest(
+  shape: { operation: OperationId; method: string; path: string; body?: string },
+  note: (a: Answered) => void,
+): autocannon.Request {
+  const onResponse = (status: number, _body: string, _context: object, headers: unknown) =>
+    note({ operation: shape.operation, method: shape.method, path: shape.path, status, headers: lowerCaseHeaders(headers as Record<string, unknown>) });
+  const req = { method: shape.method as autocannon.Request['method'], path: shape.path, onResponse };
+  return shape.body === undefined ? req : { ...req, body: shape.body };
 }
 
 export const saturate: Executor<'saturate'> = {
@@ -70,21 +96,47 @@ export const saturate: Executor<'saturate'> = {
         continue;
       }
       const connections = Math.min(phase.connections, budget.remaining);
+      // autocannon calls a request's onResponse, then emits 'response' with its time, in one go: the answer
+      // noted by the first is the one the second times.
+      let answered: Answered | null = null;
       const requests = Array.from({ length: SAMPLE }, () => {
         const s = traffic.shape();
-        return s.body === undefined ? { method: s.method, path: basePath + s.path } : { method: s.method, path: basePath + s.path, body: s.body };
+        return sampleRequest({ ...s, path: basePath + s.path }, (a) => {
+          answered = { ...a, path: a.path.slice(basePath.length) };
+        });
       });
+      const measured = { answers: 0, failures: 0 };
+      const listeners: Listeners = {
+        response(realMs) {
+          const a: Answered | null = answered;
+          answered = null;
+          if (a === null) return;
+          measured.answers++;
+          ctx.measure(answeredExchange({ clock: ctx.clock, key, realMs }, a));
+        },
+        error(err) {
+          measured.failures++;
+          const timedOut = err instanceof Error && /timed out/.test(err.message);
+          const message = err instanceof Error ? err.message : String(err);
+          ctx.measure(
+            failedExchange(
+              { clock: ctx.clock, key, realMs: timedOut ? TIMEOUT_S * 1000 : 0 },
+              { kind: timedOut ? 'timeout' : 'other', message: `autocannon: ${message}` },
+            ),
+          );
+        },
+      };
       const options: autocannon.Options = {
         url: `${base.origin}${basePath}`,
         connections,
         duration: realMs / 1000,
         sampleInt: Math.max(10, Math.min(1000, realMs / 10)),
-        timeout: 10,
+        timeout: TIMEOUT_S,
         headers: { authorization: `Bearer ${key.secret}`, accept: 'application/json', 'content-type': 'application/json' },
         requests,
         ...(Number.isFinite(budget.remaining) ? { maxOverallRequests: budget.remaining } : {}),
       };
-      const r = await run(options, env.signal);
+      const r = await run(options, env.signal, listeners);
       // `sent` counts requests whether or not they were answered; `total` the answered ones.
       const total = r.requests.total;
       const sent = Math.max(total, r.requests.sent);

@@ -8,7 +8,7 @@
 import { PLAN_NAMES } from '../api/plans.js';
 import type { AnyCheckId } from '../checks/catalogue.js';
 import { Ledger, type Outcome } from '../checks/ledger.js';
-import { evaluateThreshold, parseThreshold } from '../checks/thresholds.js';
+import { evaluateThreshold, parseThreshold, thresholdMessage } from '../checks/thresholds.js';
 import type { CheckResult, Report } from '../engine/report-schema.js';
 import { verdictOf } from '../engine/verdict.js';
 import { EXIT, PetloadError } from '../errors.js';
@@ -93,7 +93,7 @@ function reevaluateThresholds(inputs: readonly SourcedReport[], metrics: Metrics
     }
     const r = evaluateThreshold(parsed, metrics);
     const index = checks.findIndex((c) => c.id === t.checkId);
-    const message = `${t.expression}: observed ${r.observed ?? 'no data'}${r.unit}`;
+    const message = thresholdMessage(t.expression, r);
     const counts = { passed: r.ok ? 1 : 0, failed: r.ok ? 0 : 1, skipped: 0 };
     const status: Status = r.ok ? 'pass' : 'fail';
     const check: CheckResult = {

@@ -84,6 +84,7 @@ export function createTestLoadContext(o: TestLoadContextOptions): TestLoadContex
     send: (spec) => path.send(spec),
     sendSimultaneous: (specs) => path.sendSimultaneous(specs),
     inFlight: () => path.inFlight(),
+    measure: (ex) => metrics.record(ex),
     dropped(n = 1) {
       dropped += n;
       metrics.dropped(n);

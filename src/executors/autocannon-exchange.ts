@@ -1,0 +1,67 @@
+/**
+ * An autocannon answer (or failure) as an Exchange, so that saturate's traffic reaches the run's metrics like
+ * every other executor's: the operation and headers come from the request's onResponse hook, the time from
+ * autocannon's own measurement (write to last byte, real ms), placed on the run clock ending now. Bodies are
+ * not kept: these exchanges are measured, not judged by the passive checks.
+ */
+import type { OperationId } from '../api/operations.js';
+import type { ApiKey } from '../config/keys-file.js';
+import type { Clock } from '../engine/clock.js';
+import type { Exchange, HeaderMap, TransportError } from '../http/exchange.js';
+
+export interface Answered {
+  readonly operation: OperationId;
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly headers: HeaderMap;
+}
+
+/** autocannon hands response headers over with their names as sent: the Exchange wants them lower-cased. */
+export function lowerCaseHeaders(raw: Record<string, unknown> | undefined): HeaderMap {
+  const out: HeaderMap = {};
+  for (const [name, value] of Object.entries(raw ?? {})) {
+    const lower = name.toLowerCase();
+    const values = Array.isArray(value) ? value.map(String) : [String(value)];
+    const prev = out[lower];
+    const all = prev === undefined ? values : [...(Array.isArray(prev) ? prev : [prev]), ...values];
+    out[lower] = all.length === 1 ? all[0]! : all;
+  }
+  return out;
+}
+
+interface Common {
+  readonly clock: Clock;
+  readonly key: ApiKey;
+  /** Real milliseconds from the request's write to its end (answer or failure). */
+  readonly realMs: number;
+}
+
+function base(c: Common): Pick<Exchange, 'seq' | 'auth' | 'keyLabel' | 'plan' | 'requestBody' | 'body' | 'overlapped' | 'tag' | 'timing' | 'localTime'> {
+  const done = c.clock.monotonic();
+  const sent = done - Math.max(0, c.realMs) * c.clock.scale;
+  return {
+    // Outside the engine's client: no place in its send order.
+    seq: -1,
+    auth: 'valid',
+    keyLabel: c.key.label,
+    plan: c.key.plan,
+    requestBody: null,
+    body: { kind: 'none' },
+    // Every connection of a saturate phase uses the same key at once.
+    overlapped: true,
+    tag: 'saturate',
+    timing: { intended: sent, sent, headers: done, done },
+    localTime: c.clock.now(),
+  };
+}
+
+export function answeredExchange(c: Common, a: Answered): Exchange {
+  return { ...base(c), operation: a.operation, method: a.method, path: a.path, status: a.status, headers: a.headers, error: null };
+}
+
+/** A request autocannon gave up on: timed out, or its connection failed (which request it was is not known). */
+export function failedExchange(c: Common, error: TransportError): Exchange {
+  const b = base(c);
+  return { ...b, timing: { ...b.timing, headers: null }, operation: null, method: 'GET', path: '', status: null, headers: {}, error };
+}
