@@ -16,6 +16,7 @@ export const ERRORS = {
   E_USAGE: { exit: EXIT.usage, hint: 'See `petload --help`.' },
   E_SCENARIO: { exit: EXIT.usage, hint: 'Check the scenario file against the format in README.md ("Scenario format").' },
   E_KEYS_FILE: { exit: EXIT.usage, hint: 'See README.md ("Keys file").' },
+  E_PLANS_FILE: { exit: EXIT.usage, hint: 'See docs/plans.md (plan figures and the plans file).' },
   E_KEYS_ON_ARGV: {
     exit: EXIT.usage,
     hint: 'Put keys in a keys file (--keys-file or PETLOAD_KEYS_FILE) or in PETLOAD_KEYS; never on the command line.',

@@ -7,12 +7,43 @@ export interface PlanLimits {
   perDay: number;
 }
 
-/** The published figures. Enterprise is "custom": its figures come from the keys file. */
+/** The published figures. Enterprise is "custom": its figures come from the keys file or a plans file. */
 export const PLANS: Record<Exclude<PlanName, 'enterprise'>, PlanLimits> = {
   free: { perMinute: 60, perDay: 1000 },
   pro: { perMinute: 300, perDay: 10_000 },
   business: { perMinute: 1000, perDay: 100_000 },
 };
+
+/**
+ * Figures given for a run, plan by plan, either figure or both: a plans file (--plans-file), a scenario's
+ * `planLimits`, a keys file entry's own. A figure not given keeps the one beneath it.
+ */
+export type PlanFigures = Readonly<Partial<Record<PlanName, Readonly<Partial<PlanLimits>>>>>;
+
+/** The published figures as PlanFigures (enterprise has none). */
+export const PUBLISHED_FIGURES: PlanFigures = PLANS;
+
+/** Layers of figures, later ones winning figure by figure (published first, then scenario, then plans file). */
+export function layerFigures(...layers: readonly (PlanFigures | undefined)[]): PlanFigures {
+  const out: Partial<Record<PlanName, Partial<PlanLimits>>> = {};
+  for (const layer of layers) {
+    for (const plan of PLAN_NAMES) {
+      const f = layer?.[plan];
+      if (f === undefined) continue;
+      out[plan] = {
+        ...out[plan],
+        ...(f.perMinute !== undefined ? { perMinute: f.perMinute } : {}),
+        ...(f.perDay !== undefined ? { perDay: f.perDay } : {}),
+      };
+    }
+  }
+  return out;
+}
+
+/** A plan's figures as `60/min, 1000/day`. */
+export function describeLimits(l: PlanLimits): string {
+  return `${l.perMinute}/min, ${l.perDay}/day`;
+}
 
 export const MINUTE_S = 60;
 export const DAY_S = 86_400;
@@ -21,15 +52,18 @@ export const DAY_S = 86_400;
 export type WindowName = 'minute' | 'day';
 export const WINDOW_SECONDS: Record<WindowName, number> = { minute: MINUTE_S, day: DAY_S };
 
-/** Figures for a plan, taking enterprise (custom) figures from the key entry. */
-export function limitsFor(plan: PlanName, custom?: Partial<PlanLimits>): PlanLimits {
-  if (plan === 'enterprise') {
-    if (custom?.perMinute === undefined || custom.perDay === undefined) {
-      throw new Error('enterprise plan needs perMinute and perDay');
-    }
-    return { perMinute: custom.perMinute, perDay: custom.perDay };
+/**
+ * A key's figures: its own (`custom`, e.g. a keys file entry's), else its plan's in `table` (the published
+ * figures unless a run changed them). Throws when a figure is given by neither (enterprise has no published one).
+ */
+export function limitsFor(plan: PlanName, custom?: Partial<PlanLimits>, table: PlanFigures = PUBLISHED_FIGURES): PlanLimits {
+  const perMinute = custom?.perMinute ?? table[plan]?.perMinute;
+  const perDay = custom?.perDay ?? table[plan]?.perDay;
+  if (perMinute === undefined || perDay === undefined) {
+    const missing = [perMinute === undefined ? 'perMinute' : null, perDay === undefined ? 'perDay' : null].filter((x) => x !== null).join(' and ');
+    throw new Error(`the ${plan} plan needs ${missing}: ${plan === 'enterprise' ? 'enterprise has no published figures' : 'not given'}`);
   }
-  return PLANS[plan];
+  return { perMinute, perDay };
 }
 
 /** Which window a Limit header describes, given the plan's figures; null if it matches neither. */

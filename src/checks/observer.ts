@@ -53,6 +53,8 @@ export interface ObserverOptions {
   ledger: Ledger;
   /** The figures of each plan judged (enterprise figures come from the keys file). */
   plans: ReadonlyMap<PlanName, PlanLimits>;
+  /** A key's own figures by its label, when they differ from its plan's (a keys file entry's perMinute/perDay). */
+  keyLimits?: ReadonlyMap<string, PlanLimits>;
   /** How many times faster than real time the run clock runs (for the client check's slack). */
   clockScale: number;
 }
@@ -66,7 +68,7 @@ export interface Observer {
 
 export function createObserver(opts: ObserverOptions): Observer {
   const r = createRecorder(opts.ledger);
-  const view = createViewer(opts.plans);
+  const view = createViewer(opts.plans, opts.keyLimits);
   const backoff = createBackoffJudge(opts.clockScale);
   const stream = createStreamJudge();
 

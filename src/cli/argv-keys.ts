@@ -3,7 +3,7 @@
  * command line is parsed (so before any message could echo part of it), every argument is compared with the
  * keys of the keys file it names or the environment names, and the command is refused if one carries a key.
  */
-import { loadKeysFile, parseKeysText, type ApiKey } from '../config/keys-file.js';
+import { loadKeyEntries, parseKeyEntriesText, type KeyEntry } from '../config/keys-file.js';
 import { PetloadError } from '../errors.js';
 
 /** The value of `--keys-file F`, `--keys-file=F` (or the camel-cased spelling yargs also accepts). */
@@ -21,13 +21,14 @@ function keysFileArg(argv: readonly string[]): string | undefined {
 /**
  * The keys a command line might carry by mistake: those of --keys-file, else PETLOAD_KEYS_FILE, else
  * PETLOAD_KEYS (the order `run` reads them in). A source that cannot be read gives none: reporting it is the
- * command's business, with the right message, once the command line is parsed.
+ * command's business, with the right message, once the command line is parsed. Only the entries are read:
+ * their figures may depend on a plans file or scenario, which is the command's business too.
  */
-export function keysNamedBy(argv: readonly string[], env: NodeJS.ProcessEnv): ApiKey[] {
+export function keysNamedBy(argv: readonly string[], env: NodeJS.ProcessEnv): KeyEntry[] {
   try {
     const file = keysFileArg(argv) ?? env.PETLOAD_KEYS_FILE;
-    if (file) return loadKeysFile(file);
-    if (env.PETLOAD_KEYS) return parseKeysText(env.PETLOAD_KEYS, 'PETLOAD_KEYS');
+    if (file) return loadKeyEntries(file);
+    if (env.PETLOAD_KEYS) return parseKeyEntriesText(env.PETLOAD_KEYS, 'PETLOAD_KEYS');
   } catch {
     // See above: the command reports it.
   }
@@ -35,7 +36,7 @@ export function keysNamedBy(argv: readonly string[], env: NodeJS.ProcessEnv): Ap
 }
 
 /** Throws E_KEYS_ON_ARGV, naming the key by its label only, if an argument contains one of `keys`. */
-export function refuseKeysOnArgv(argv: readonly string[], keys: readonly ApiKey[]): void {
+export function refuseKeysOnArgv(argv: readonly string[], keys: readonly Pick<KeyEntry, 'secret' | 'label'>[]): void {
   for (const k of keys) {
     const i = argv.findIndex((a) => a.includes(k.secret));
     if (i !== -1) {

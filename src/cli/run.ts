@@ -8,8 +8,10 @@
  */
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { PLAN_NAMES, type PlanName } from '../api/plans.js';
-import { loadKeysFile, parseKeysText, type ApiKey } from '../config/keys-file.js';
+import { PLAN_NAMES, PUBLISHED_FIGURES, layerFigures, type PlanFigures, type PlanName } from '../api/plans.js';
+import { loadKeyEntries, parseKeyEntriesText, resolveKeys, type ApiKey, type KeyEntry } from '../config/keys-file.js';
+import { loadPlansFile } from '../config/plan-figures.js';
+import type { Scenario } from '../config/scenario.js';
 import { loadScenario } from '../config/load-scenario.js';
 import { applyOverrides } from '../config/overrides.js';
 import { parseThreshold } from '../checks/thresholds.js';
@@ -25,6 +27,7 @@ interface RunArgs {
   duration?: string;
   target?: string;
   'keys-file'?: string;
+  'plans-file'?: string;
   plan?: PlanName[];
   'time-scale'?: string;
   fault?: FaultName[];
@@ -38,12 +41,26 @@ interface RunArgs {
   key?: string;
 }
 
+/** A keys source, validated; its figures are resolved per scenario (resolveKeys). */
+export interface KeySource {
+  readonly name: string;
+  readonly entries: readonly KeyEntry[];
+}
+
 /** Keys for an external target: --keys-file, else PETLOAD_KEYS_FILE, else PETLOAD_KEYS (the JSON itself). */
-export function keysFromEnvironment(file: string | undefined, env: NodeJS.ProcessEnv): ApiKey[] {
+export function keySourceFromEnvironment(file: string | undefined, env: NodeJS.ProcessEnv): KeySource {
   const path = file ?? env.PETLOAD_KEYS_FILE;
-  if (path) return loadKeysFile(path);
-  if (env.PETLOAD_KEYS) return parseKeysText(env.PETLOAD_KEYS, 'PETLOAD_KEYS');
+  if (path) return { name: path, entries: loadKeyEntries(path) };
+  if (env.PETLOAD_KEYS) return { name: 'PETLOAD_KEYS', entries: parseKeyEntriesText(env.PETLOAD_KEYS, 'PETLOAD_KEYS') };
   throw new PetloadError('E_NO_KEYS', 'a run against --target needs keys: give --keys-file F, or set PETLOAD_KEYS_FILE or PETLOAD_KEYS');
+}
+
+/**
+ * The figures of a scenario's run: published, then the scenario's planLimits, then the plans file; a key's
+ * own figures win over all of them (resolveKeys).
+ */
+export function runFigures(scenario: Scenario, plansFile: PlanFigures | undefined): PlanFigures {
+  return layerFigures(PUBLISHED_FIGURES, scenario.planLimits, plansFile);
 }
 
 const MAX_TIMEOUT_MS = 600_000;
@@ -85,7 +102,11 @@ export const runCommand: CommandModule<object, RunArgs> = {
     y
       .positional('scenarios', { type: 'string', array: true, describe: 'shipped scenario names (petload list scenarios) or paths to YAML files' })
       .option('target', { type: 'string', describe: 'base URL of the API (ending in /v1); default: the embedded reference server' })
-      .option('keys-file', { type: 'string', describe: 'keys file (JSON) for --target; also PETLOAD_KEYS_FILE or PETLOAD_KEYS' })
+      .option('keys-file', {
+        type: 'string',
+        describe: 'keys file (JSON): the keys for --target (also PETLOAD_KEYS_FILE or PETLOAD_KEYS); without --target, the keys the embedded server serves',
+      })
+      .option('plans-file', { type: 'string', describe: 'plans file (JSON or YAML): figures of whole plans for the run, for --target and the embedded server (docs/plans.md)' })
       .option('plan', { type: 'string', array: true, choices: PLAN_NAMES, describe: 'plans to judge (default: every plan with a key)' })
       .option('time-scale', { type: 'string', requiresArg: true, describe: 'embedded server only: run its clock N times faster (default: the scenario\'s, else 60)' })
       .option('fault', { type: 'string', array: true, choices: FAULT_NAMES, describe: 'embedded server only: switch on a fault (repeatable)' })
@@ -129,7 +150,17 @@ export const runCommand: CommandModule<object, RunArgs> = {
   handler: async (argv) => {
     const overrides = { ...(argv.rate !== undefined ? { rate: argv.rate } : {}), ...(argv.duration !== undefined ? { duration: argv.duration } : {}) };
     const scenarios = argv.scenarios.map((s) => ({ arg: s, scenario: applyOverrides(loadScenario(s), overrides) }));
-    const keys = argv.target !== undefined ? keysFromEnvironment(argv['keys-file'], process.env) : undefined;
+    // --keys-file without --target: the embedded server serves those keys (PETLOAD_KEYS_FILE/PETLOAD_KEYS only
+    // ever name a remote target's keys, so a variable set for CI never changes what the embedded server serves).
+    const keySource =
+      argv.target !== undefined
+        ? keySourceFromEnvironment(argv['keys-file'], process.env)
+        : argv['keys-file'] !== undefined
+          ? { name: argv['keys-file'], entries: loadKeyEntries(argv['keys-file']) }
+          : undefined;
+    const plansFile = argv['plans-file'] !== undefined ? loadPlansFile(argv['plans-file']) : undefined;
+    // Every scenario's keys resolved before anything runs: a figure missing for one of them is an error now.
+    const keysOf = new Map(scenarios.map(({ scenario }) => [scenario, keySource ? resolveKeys(keySource.entries, keySource.name, runFigures(scenario, plansFile)) : undefined]));
     const log = argv.quiet ? () => {} : (line: string) => process.stderr.write(`${line}\n`);
     const notice = (line: string) => process.stderr.write(`${line}\n`);
     const treatAsRemote = process.env.PETLOAD_TREAT_AS_REMOTE === '1';
@@ -161,7 +192,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
         scenario,
         ...(arg.includes('/') || arg.endsWith('.yaml') || arg.endsWith('.yml') ? { scenarioFile: arg } : {}),
         ...(argv.target !== undefined ? { target: argv.target } : {}),
-        ...(keys ? { keys } : {}),
+        ...(keysOf.get(scenario) ? { keys: keysOf.get(scenario)! } : {}),
+        ...(plansFile ? { planFigures: plansFile } : {}),
         ...(treatAsRemote ? { treatAsRemote } : {}),
         ...(argv['allow-quota-exhaustion'] ? { allowQuotaExhaustion: true } : {}),
         ...(argv['time-scale'] !== undefined ? { timeScale: parseTimeScaleFlag(argv['time-scale']) } : {}),

@@ -4,15 +4,18 @@
  * (`key <plan> <key>`): they are local test keys, valid only on this server.
  */
 import type { Argv, CommandModule } from 'yargs';
+import { describeLimits, layerFigures, PUBLISHED_FIGURES } from '../api/plans.js';
 import { loadKeysFile } from '../config/keys-file.js';
+import { loadPlansFile } from '../config/plan-figures.js';
 import { FAULT_NAMES, type FaultName } from '../server/faults.js';
-import { createReferenceServer } from '../server/index.js';
+import { createReferenceServer, generateKeys } from '../server/index.js';
 import { WINDOW_REPORTS, type WindowReport } from '../server/limiter.js';
 
 interface ServeArgs {
   host: string;
   port: number;
   'keys-file'?: string;
+  'plans-file'?: string;
   'time-scale': number;
   fault?: FaultName[];
   'window-report': WindowReport;
@@ -29,6 +32,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
       .option('port', { type: 'number', default: 8080, describe: 'port to listen on (0: any free port)' })
       .option('keys-file', { type: 'string', describe: 'keys file (JSON); also PETLOAD_KEYS_FILE; default: one generated key per plan' })
+      .option('plans-file', { type: 'string', describe: 'plans file (JSON or YAML): figures of whole plans, instead of the published ones (docs/plans.md)' })
       .option('time-scale', { type: 'number', default: 1, describe: 'run the server clock N times faster than real time' })
       .option('fault', { type: 'string', array: true, choices: FAULT_NAMES, describe: 'switch on a fault of the catalogue (repeatable)' })
       .option('window-report', { type: 'string', choices: WINDOW_REPORTS, default: 'tightest', describe: 'which window the rate-limit headers describe' })
@@ -37,10 +41,11 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option('ban-seconds', { type: 'number', default: 900, describe: 'length of a ban, in server-clock seconds' }) as unknown as Argv<ServeArgs>,
   handler: async (args) => {
     const keysFile = args['keys-file'] ?? process.env.PETLOAD_KEYS_FILE;
+    const plans = args['plans-file'] !== undefined ? loadPlansFile(args['plans-file']) : undefined;
     const server = await createReferenceServer({
       host: args.host,
       port: args.port,
-      ...(keysFile ? { keys: loadKeysFile(keysFile) } : {}),
+      keys: keysFile ? loadKeysFile(keysFile, layerFigures(PUBLISHED_FIGURES, plans)) : generateKeys(plans),
       timeScale: args['time-scale'],
       faults: args.fault ?? [],
       windowReport: args['window-report'],
@@ -59,6 +64,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       process.stderr.write(`time scale ${args['time-scale']}: a server minute lasts ${(60 / args['time-scale']).toFixed(2)} s\n`);
     }
     if (args.fault?.length) process.stderr.write(`faults on: ${args.fault.join(', ')}\n`);
+    if (plans !== undefined) process.stderr.write(`figures: ${server.keys.map((k) => `${k.label} ${describeLimits(k.limits)}`).join('; ')}\n`);
     await new Promise<void>((resolve) => {
       const stop = () => {
         process.off('SIGINT', stop);

@@ -1,14 +1,17 @@
 /**
  * The keys file, one format for the reference server and the suite:
  * `{"keys":[{"key":"…","plan":"free"},{"key":"…","plan":"enterprise","perMinute":5000,"perDay":2000000},
- *   {"key":"…","plan":"pro","sacrificial":true}]}`
+ *   {"key":"…","plan":"pro","sacrificial":true},{"key":"…","plan":"pro","perMinute":600}]}`
+ * A key's figures are its own (perMinute, perDay, on any plan), else its plan's: the published ones unless a
+ * plans file or the scenario changed them (plan-figures.ts). Enterprise has no published figures.
  * Keys are secrets: they are shown only as a label and their last four characters.
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { PLAN_NAMES, limitsFor, type PlanLimits, type PlanName } from '../api/plans.js';
+import { PLAN_NAMES, PUBLISHED_FIGURES, limitsFor, type PlanFigures, type PlanLimits, type PlanName } from '../api/plans.js';
 import { PetloadError } from '../errors.js';
 import { findJsonSyntaxError } from './json-syntax.js';
+import { PerDay, PerMinute } from './plan-figures.js';
 import { formatIssues } from './zod-issues.js';
 
 const KeyEntry = z
@@ -19,23 +22,14 @@ const KeyEntry = z
       .regex(/^[\x21-\x7e]+$/, 'expected a key of printable ASCII characters without spaces'),
     plan: z.enum(PLAN_NAMES),
     label: z.string().min(1).max(40).optional(),
-    perMinute: z.number().int().positive().optional(),
-    perDay: z.number().int().positive().optional(),
+    /** The key's own figures, for any plan: they win over its plan's (published, scenario or plans file). */
+    perMinute: PerMinute.optional(),
+    perDay: PerDay.optional(),
     sacrificial: z.boolean().optional(),
   })
   .superRefine((e, ctx) => {
-    // Messages that say what was found are used whole (zod-issues.ts).
-    for (const field of ['perMinute', 'perDay'] as const) {
-      const what = field === 'perMinute' ? 'requests per minute' : 'requests per day';
-      if (e.plan === 'enterprise' && e[field] === undefined) {
-        ctx.addIssue({ code: 'custom', path: [field], message: `expected ${field} (the key's ${what}) on an enterprise key, found nothing` });
-      } else if (e.plan !== 'enterprise' && e[field] !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [field],
-          message: `expected no ${field} on a ${e.plan} key (only enterprise keys have custom figures; ${e.plan}'s are published), found ${e[field]}`,
-        });
-      }
+    if (e.perMinute !== undefined && e.perDay !== undefined && e.perDay < e.perMinute) {
+      ctx.addIssue({ code: 'custom', path: ['perDay'], message: `expected perDay at least perMinute (${e.perMinute}), found ${e.perDay}` });
     }
   });
 
@@ -64,7 +58,17 @@ export function keyLabel(secret: string, name: string): string {
   return `${name} (…${secret.slice(-4)})`;
 }
 
-function toApiKeys(file: KeysFile): ApiKey[] {
+/** A keys file entry, validated, its figures not yet resolved. `secret` must never be printed: use `label`. */
+export interface KeyEntry {
+  readonly secret: string;
+  readonly plan: PlanName;
+  readonly label: string;
+  readonly sacrificial: boolean;
+  /** The entry's own figures, if any. */
+  readonly own: Readonly<Partial<PlanLimits>>;
+}
+
+function toEntries(file: KeysFile): KeyEntry[] {
   const counts = new Map<PlanName, number>();
   return file.keys.map((e) => {
     const n = (counts.get(e.plan) ?? 0) + 1;
@@ -72,24 +76,58 @@ function toApiKeys(file: KeysFile): ApiKey[] {
     return Object.freeze({
       secret: e.key,
       plan: e.plan,
-      limits: limitsFor(e.plan, e),
       label: keyLabel(e.key, e.label ?? `${e.plan}#${n}`),
       sacrificial: e.sacrificial ?? false,
+      own: Object.freeze({ ...(e.perMinute !== undefined ? { perMinute: e.perMinute } : {}), ...(e.perDay !== undefined ? { perDay: e.perDay } : {}) }),
     });
   });
 }
 
-/** Parse a keys document (already JSON-decoded). `source` names the file or variable in messages. */
-export function parseKeys(doc: unknown, source: string): ApiKey[] {
+/** Validate a keys document (already JSON-decoded) without resolving figures. `source` names it in messages. */
+export function parseKeyEntries(doc: unknown, source: string): KeyEntry[] {
   const res = KeysFile.safeParse(doc);
   if (!res.success) {
     const lines = formatIssues(res.error, doc, (path) => path[path.length - 1] === 'key', KeysFile);
     throw new PetloadError('E_KEYS_FILE', `${source}: invalid keys file\n  ${lines.join('\n  ')}`);
   }
-  return toApiKeys(res.data);
+  return toEntries(res.data);
 }
 
-export function parseKeysText(text: string, source: string): ApiKey[] {
+/**
+ * The entries' figures: each key's own, else its plan's in `table` (default: the published figures). A figure
+ * given by neither is an error naming the entry (`keys[2].perMinute`) and where it may be given.
+ */
+export function resolveKeys(entries: readonly KeyEntry[], source: string, table: PlanFigures = PUBLISHED_FIGURES): ApiKey[] {
+  const problems: string[] = [];
+  const keys = entries.map((e, i) => {
+    for (const field of ['perMinute', 'perDay'] as const) {
+      if (e.own[field] === undefined && table[e.plan]?.[field] === undefined) {
+        const what = field === 'perMinute' ? 'requests per minute' : 'requests per day';
+        const why = e.plan === 'enterprise' ? 'enterprise has no published figures' : `no figure for ${e.plan}`;
+        problems.push(
+          `keys[${i}].${field}: expected ${field} (the key's ${what}) on this ${e.plan} key, or ${e.plan}'s ${field} in a plans file (--plans-file) or the scenario's planLimits (${why}), found nothing`,
+        );
+      }
+    }
+    if (problems.length > 0) return null;
+    const limits = limitsFor(e.plan, e.own, table);
+    if (limits.perDay < limits.perMinute) {
+      problems.push(`keys[${i}]: expected perDay at least perMinute, found ${limits.perMinute}/min and ${limits.perDay}/day once its plan's figures are applied`);
+      return null;
+    }
+    return Object.freeze({ secret: e.secret, plan: e.plan, limits: Object.freeze(limits), label: e.label, sacrificial: e.sacrificial });
+  });
+  if (problems.length > 0) throw new PetloadError('E_KEYS_FILE', `${source}: invalid keys file\n  ${problems.join('\n  ')}`);
+  return keys as ApiKey[];
+}
+
+/** Parse a keys document (already JSON-decoded) and resolve its figures against `table` (default: published). */
+export function parseKeys(doc: unknown, source: string, table?: PlanFigures): ApiKey[] {
+  return resolveKeys(parseKeyEntries(doc, source), source, table);
+}
+
+/** Validate the text of a keys file without resolving figures. */
+export function parseKeyEntriesText(text: string, source: string): KeyEntry[] {
   // Editors on Windows may start the file with a byte-order mark, which JSON does not allow.
   const json = text.startsWith('\uFEFF') ? text.slice(1) : text;
   let doc: unknown;
@@ -101,17 +139,26 @@ export function parseKeysText(text: string, source: string): ApiKey[] {
     const where = at === null ? '' : `:${at.line}:${at.col}`;
     throw new PetloadError('E_KEYS_FILE', `${source}${where}: not valid JSON: ${at?.text ?? 'it does not parse'}`);
   }
-  return parseKeys(doc, source);
+  return parseKeyEntries(doc, source);
 }
 
-export function loadKeysFile(path: string): ApiKey[] {
+export function parseKeysText(text: string, source: string, table?: PlanFigures): ApiKey[] {
+  return resolveKeys(parseKeyEntriesText(text, source), source, table);
+}
+
+/** Read and validate a keys file without resolving figures. */
+export function loadKeyEntries(path: string): KeyEntry[] {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
     throw new PetloadError('E_KEYS_FILE', `${path}: cannot read keys file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-  return parseKeysText(text, path);
+  return parseKeyEntriesText(text, path);
+}
+
+export function loadKeysFile(path: string, table?: PlanFigures): ApiKey[] {
+  return resolveKeys(loadKeyEntries(path), path, table);
 }
 
 /** Serialise keys to the file format (used when the suite makes keys for the embedded server). */
@@ -120,7 +167,9 @@ export function toKeysDocument(keys: readonly ApiKey[]): KeysFile {
     keys: keys.map((k) => ({
       key: k.secret,
       plan: k.plan,
-      ...(k.plan === 'enterprise' ? { perMinute: k.limits.perMinute, perDay: k.limits.perDay } : {}),
+      // Every key's figures, written out: the file then means the same whatever the plans' figures.
+      perMinute: k.limits.perMinute,
+      perDay: k.limits.perDay,
       ...(k.sacrificial ? { sacrificial: true } : {}),
     })),
   };
@@ -145,7 +194,7 @@ function cutKeyAt(text: string, secret: string, end: number): [number, number] |
  * Also the start of a key cut off by an excerpt (a body quoted in evidence may end in the middle of a key
  * the target echoed): at the end of the text, or before the ellipsis that marks the cut.
  */
-export function createRedactor(keys: readonly ApiKey[]): (text: string) => string {
+export function createRedactor(keys: readonly Pick<ApiKey, 'secret' | 'label'>[]): (text: string) => string {
   const secrets = keys.filter((k) => k.secret.length > 0).map((k) => [k.secret, `[key ${k.label}]`] as const);
   if (secrets.length === 0) return (t) => t;
   return (text) => {

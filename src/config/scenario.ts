@@ -11,6 +11,7 @@ import { parseThreshold } from '../checks/thresholds.js';
 import type { ExecutorName } from '../executors/names.js';
 import { DEFAULT_PROBES, PROBE_NAMES } from '../probes/names.js';
 import { DURATION_EXPECTED, parseDuration } from './duration.js';
+import { PlanFiguresSchema } from './plan-figures.js';
 import { RATE_EXPECTED, parseRate } from './rate.js';
 
 /** A string field parsed by `parse`, whose thrown message (`expected …, found …`) becomes the issue. */
@@ -145,6 +146,11 @@ export const ScenarioSchema = z
     timeScale: z.number().positive().max(100_000).optional(),
     /** Keys per plan the embedded server makes. */
     keysPerPlan: Count(50).default(1),
+    /**
+     * Figures of whole plans for this run (either or both of perMinute and perDay), over the published ones;
+     * a plans file (--plans-file) wins over them, a key's own figures over both. See docs/plans.md.
+     */
+    planLimits: PlanFiguresSchema.optional(),
     probes: Probes,
     load: Load.optional(),
     thresholds: z.array(ThresholdEntry).default([]),

@@ -3,7 +3,7 @@
  * evaluate thresholds, and write every report — also when the run is interrupted or aborted.
  */
 import { setMaxListeners } from 'node:events';
-import { PLAN_NAMES, type PlanLimits, type PlanName } from '../api/plans.js';
+import { PLAN_NAMES, describeLimits, layerFigures, type PlanFigures, type PlanLimits, type PlanName } from '../api/plans.js';
 import type { Severity } from '../checks/catalogue.js';
 import { Ledger } from '../checks/ledger.js';
 import { createObserver } from '../checks/observer.js';
@@ -39,8 +39,16 @@ export interface RunOptions {
   scenarioFile?: string;
   /** External base URL; absent: the embedded reference server. */
   target?: string;
-  /** Keys for an external target (from the keys file or the environment). */
+  /**
+   * Keys for an external target (from the keys file or the environment); without `target`, the keys the
+   * embedded server serves instead of the ones it would make. Their figures are final (keys-file.ts resolveKeys).
+   */
   keys?: readonly ApiKey[];
+  /**
+   * Changes to whole plans' figures for this run (a plans file), over the scenario's planLimits and the
+   * published figures: the embedded server's made keys get them. Keys given in `keys` keep theirs.
+   */
+  planFigures?: PlanFigures;
   /**
    * The clock an external target runs on (default: the real clock). A reference server started on a scaled
    * clock (createReferenceServer({ clock })) is judged on that same clock.
@@ -125,6 +133,11 @@ function loadNotes(outcome: LoadOutcome): string[] {
 }
 
 const DEFAULT_PLANS: readonly PlanName[] = ['free', 'pro', 'business'];
+
+/** The figures the run judged against, key by key (so a report says which limits it held the target to). */
+function figuresNote(keys: readonly ApiKey[]): string {
+  return `Figures judged: ${keys.map((k) => `${k.label} ${describeLimits(k.limits)}`).join('; ')}.`;
+}
 const POOL_CONNECTIONS = 64;
 
 function plansOf(o: RunOptions, keys: readonly ApiKey[]): PlanName[] {
@@ -165,6 +178,8 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
         plans: embeddedPlans,
         keysPerPlan: scenario.keysPerPlan,
         sacrificial: scenario.requiresSacrificialKey,
+        figures: layerFigures(scenario.planLimits, o.planFigures),
+        ...(o.keys ? { keys: o.keys } : {}),
       });
   const plans = plansOf(o, target.keys);
   const keys = target.keys.filter((k) => plans.includes(k.plan));
@@ -174,7 +189,10 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   const notes: string[] = [];
   const planLimits = new Map<PlanName, PlanLimits>();
   for (const k of keys) if (!planLimits.has(k.plan)) planLimits.set(k.plan, k.limits);
-  const observer = createObserver({ ledger, plans: planLimits, clockScale: clock.scale });
+  const differs = (k: ApiKey, p: PlanLimits | undefined) => p === undefined || k.limits.perMinute !== p.perMinute || k.limits.perDay !== p.perDay;
+  const keyLimits = new Map(keys.filter((k) => differs(k, planLimits.get(k.plan))).map((k) => [k.label, k.limits]));
+  const observer = createObserver({ ledger, plans: planLimits, keyLimits, clockScale: clock.scale });
+  notes.push(figuresNote(keys));
   const metrics = createMetrics({ clock, startMono: clock.monotonic() });
   const keyStates = new KeyStates(keys);
   const signal = o.signal ?? new AbortController().signal;

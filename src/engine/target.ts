@@ -3,8 +3,7 @@
  * embedded reference server on a loopback port, started for the run with keys made for it and a scaled clock.
  */
 import { randomBytes } from 'node:crypto';
-import type { PlanName } from '../api/plans.js';
-import { limitsFor } from '../api/plans.js';
+import { layerFigures, limitsFor, PUBLISHED_FIGURES, type PlanFigures, type PlanName } from '../api/plans.js';
 import { keyLabel, type ApiKey } from '../config/keys-file.js';
 import { PetloadError } from '../errors.js';
 import type { FaultName } from '../server/faults.js';
@@ -20,6 +19,10 @@ export interface EmbeddedOptions {
   plans: readonly PlanName[];
   keysPerPlan: number;
   sacrificial: boolean;
+  /** The run's changes to the plans' figures (scenario planLimits, plans file), over the published ones. */
+  figures?: PlanFigures;
+  /** Keys to serve (from a keys file, figures resolved) instead of keys made for the run. */
+  keys?: readonly ApiKey[];
 }
 
 export interface Target {
@@ -32,15 +35,21 @@ export interface Target {
   close(): Promise<void>;
 }
 
-/** Figures for the embedded server's enterprise keys (custom by definition). */
-const EMBEDDED_ENTERPRISE = { perMinute: 2000, perDay: 200_000 };
+/** Figures for the embedded server's enterprise keys (custom by definition), unless the run gives others. */
+export const EMBEDDED_ENTERPRISE = { perMinute: 2000, perDay: 200_000 };
 
-function makeKeys(plans: readonly PlanName[], perPlan: number, sacrificial: boolean): ApiKey[] {
+/** The figures the embedded server's made keys get: published, enterprise's default, then the run's. */
+export function embeddedFigures(run?: PlanFigures): PlanFigures {
+  return layerFigures(PUBLISHED_FIGURES, { enterprise: EMBEDDED_ENTERPRISE }, run);
+}
+
+function makeKeys(plans: readonly PlanName[], perPlan: number, sacrificial: boolean, figures: PlanFigures): ApiKey[] {
   const keys: ApiKey[] = [];
   for (const plan of plans) {
+    const limits = Object.freeze(limitsFor(plan, undefined, figures));
     for (let i = 1; i <= perPlan; i++) {
       const secret = `pl_${plan}_${randomBytes(12).toString('hex')}`;
-      keys.push(Object.freeze({ secret, plan, limits: limitsFor(plan, EMBEDDED_ENTERPRISE), label: keyLabel(secret, `${plan}#${i}`), sacrificial }));
+      keys.push(Object.freeze({ secret, plan, limits, label: keyLabel(secret, `${plan}#${i}`), sacrificial }));
     }
   }
   return keys;
@@ -48,7 +57,7 @@ function makeKeys(plans: readonly PlanName[], perPlan: number, sacrificial: bool
 
 export async function startEmbeddedTarget(o: EmbeddedOptions): Promise<Target> {
   const clock = createClock(o.timeScale);
-  const keys = makeKeys(o.plans, o.keysPerPlan, o.sacrificial);
+  const keys = o.keys ? [...o.keys] : makeKeys(o.plans, o.keysPerPlan, o.sacrificial, embeddedFigures(o.figures));
   const server = await createReferenceServer({
     host: '127.0.0.1',
     port: 0,

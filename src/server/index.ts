@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { z } from 'zod';
-import { PLANS } from '../api/plans.js';
+import { PLANS, layerFigures, limitsFor, type PlanFigures } from '../api/plans.js';
 import { keyLabel, type ApiKey } from '../config/keys-file.js';
 import { formatIssues } from '../config/zod-issues.js';
 import { createClock, type Clock } from '../engine/clock.js';
@@ -58,11 +58,15 @@ export interface ReferenceServer {
   close(): Promise<void>;
 }
 
-/** One fresh key per published plan; they are valid only on the server they were made for. */
-export function generateKeys(): ApiKey[] {
+/**
+ * One fresh key per published plan; they are valid only on the server they were made for. Their figures are
+ * the published ones, or those of `figures` (a plans file) where it gives them.
+ */
+export function generateKeys(figures?: PlanFigures): ApiKey[] {
   return (['free', 'pro', 'business'] as const).map((plan) => {
     const secret = `pl_test_${randomBytes(18).toString('base64url')}`;
-    return Object.freeze({ secret, plan, limits: PLANS[plan], label: keyLabel(secret, `${plan}#1`), sacrificial: false });
+    const limits = figures === undefined ? PLANS[plan] : limitsFor(plan, undefined, layerFigures(PLANS, figures));
+    return Object.freeze({ secret, plan, limits, label: keyLabel(secret, `${plan}#1`), sacrificial: false });
   });
 }
 

@@ -21,7 +21,7 @@ export interface View {
   /** Lower-cased `type/subtype` of a single Content-Type header; null when absent or repeated. */
   readonly mediaType: string | null;
   readonly body: BodyRead;
-  /** The figures of the exchange's plan, when it was sent with a valid key of a known plan. */
+  /** The figures of the exchange's key (its own, else its plan's), when it was sent with a valid key of a known plan. */
   readonly planLimits: PlanLimits | undefined;
 }
 
@@ -65,8 +65,12 @@ function bodyOf(ex: Exchange, mediaType: string | null): BodyRead {
   }
 }
 
-/** Builds views. */
-export function createViewer(plans: ReadonlyMap<PlanName, PlanLimits>): (ex: Exchange) => View {
+/** Builds views. `keyLimits`: keys whose own figures differ from their plan's, by label. */
+export function createViewer(plans: ReadonlyMap<PlanName, PlanLimits>, keyLimits?: ReadonlyMap<string, PlanLimits>): (ex: Exchange) => View {
+  const limitsOf = (ex: Exchange): PlanLimits | undefined => {
+    if (ex.auth !== 'valid' || ex.plan === null) return undefined;
+    return (keyLimits !== undefined && ex.keyLabel !== null ? keyLimits.get(ex.keyLabel) : undefined) ?? plans.get(ex.plan);
+  };
   return (ex) => {
     // parseHttpDate remembers the last text it read: the responses of one second share it.
     const date = onlyValue(ex.headers, 'date');
@@ -79,7 +83,7 @@ export function createViewer(plans: ReadonlyMap<PlanName, PlanLimits>): (ex: Exc
       nowSource: serverMs === null ? 'local clock' : 'Date',
       mediaType,
       body: bodyOf(ex, mediaType),
-      planLimits: ex.auth === 'valid' && ex.plan !== null ? plans.get(ex.plan) : undefined,
+      planLimits: limitsOf(ex),
     };
   };
 }
