@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PetloadError } from '../errors.js';
-import { createRedactor, loadKeysFile, parseKeysText } from './keys-file.js';
+import { layerFigures, PLANS, PUBLISHED_FIGURES } from '../api/plans.js';
+import { createRedactor, loadKeysFile, parseKeyEntriesText, parseKeysText, resolveKeys } from './keys-file.js';
 
 const SECRET = 'sk_live_0123456789abcdef';
 
@@ -31,8 +32,15 @@ describe('broken keys files: each problem names the file, where, what was expect
     ['a misspelt top-level key', '{"kyes":[]}', 'kyes: expected one of the keys keys, found unknown key "kyes" (did you mean "keys"?)'],
     ['no keys', '{"keys":[]}', 'keys: expected at least one key, found an empty list'],
     ['a list at the top', '[]', '(top level): expected a mapping, found a list'],
-    ['an enterprise key without figures', `{"keys":[{"key":"${SECRET}","plan":"enterprise","perDay":5}]}`, "keys[0].perMinute: expected perMinute (the key's requests per minute) on an enterprise key, found nothing"],
-    ['figures on a published plan', `{"keys":[{"key":"${SECRET}","plan":"pro","perDay":5}]}`, "keys[0].perDay: expected no perDay on a pro key (only enterprise keys have custom figures; pro's are published), found 5"],
+    [
+      'an enterprise key without figures',
+      `{"keys":[{"key":"${SECRET}","plan":"enterprise","perDay":5}]}`,
+      "keys[0].perMinute: expected perMinute (the key's requests per minute) on this enterprise key, or enterprise's perMinute in a plans file (--plans-file) or the scenario's planLimits (enterprise has no published figures), found nothing",
+    ],
+    ['a figure of zero', `{"keys":[{"key":"${SECRET}","plan":"pro","perMinute":0}]}`, 'keys[0].perMinute: expected a whole number of requests per minute above 0, found number 0'],
+    ['a fraction', `{"keys":[{"key":"${SECRET}","plan":"pro","perDay":2.5}]}`, 'keys[0].perDay: expected a whole number of requests per day above 0, found number 2.5'],
+    ['a day below the minute', `{"keys":[{"key":"${SECRET}","plan":"pro","perMinute":600,"perDay":500}]}`, 'keys[0].perDay: expected perDay at least perMinute (600), found 500'],
+    ['a day below the minute once the plan\'s figure applies', `{"keys":[{"key":"${SECRET}","plan":"free","perMinute":5000}]}`, 'keys[0]: expected perDay at least perMinute, found 5000/min and 1000/day once its plan\'s figures are applied'],
     ['sacrificial as a string', `{"keys":[{"key":"${SECRET}","plan":"free","sacrificial":"yes"}]}`, 'keys[0].sacrificial: expected true or false, found "yes"'],
     ['a short key', '{"keys":[{"key":"sk_1234","plan":"free"}]}', 'keys[0].key: expected a key of at least 8 characters, found (a secret value, not shown)'],
     ['a key with a space', '{"keys":[{"key":"sk_live 0123456789","plan":"free"}]}', 'keys[0].key: expected a key of printable ASCII characters without spaces, found (a secret value, not shown)'],
@@ -59,6 +67,36 @@ describe('broken keys files: each problem names the file, where, what was expect
     expect(() => loadKeysFile(dir)).toThrow(/cannot read keys file \(EISDIR\)/);
     writeFileSync(join(dir, 'k.json'), '{"keys":[{"key":"sk_live_0123456789","plan":"free"}]}');
     expect(loadKeysFile(join(dir, 'k.json'))).toHaveLength(1);
+  });
+});
+
+describe('figures: a key\'s own, else its plan\'s', () => {
+  const doc = (entries: object[]) => JSON.stringify({ keys: entries.map((e, i) => ({ key: `${SECRET}${i}`, ...e })) });
+
+  it('takes the published figures of a key without its own', () => {
+    expect(parseKeysText(doc([{ plan: 'free' }, { plan: 'pro' }, { plan: 'business' }]), 'k').map((k) => k.limits)).toEqual([PLANS.free, PLANS.pro, PLANS.business]);
+  });
+
+  it('takes a key\'s own figures on any plan, either figure keeping the plan\'s other', () => {
+    const [pro, free] = parseKeysText(doc([{ plan: 'pro', perMinute: 600 }, { plan: 'free', perMinute: 30, perDay: 500 }]), 'k');
+    expect(pro!.limits).toEqual({ perMinute: 600, perDay: PLANS.pro.perDay });
+    expect(free!.limits).toEqual({ perMinute: 30, perDay: 500 });
+  });
+
+  it('takes a plan\'s figures from the run\'s table, under a key\'s own', () => {
+    const table = layerFigures(PUBLISHED_FIGURES, { pro: { perMinute: 450 }, enterprise: { perMinute: 7000, perDay: 900_000 } });
+    const keys = parseKeysText(doc([{ plan: 'pro' }, { plan: 'pro', perDay: 20_000 }, { plan: 'enterprise' }]), 'k', table);
+    expect(keys.map((k) => k.limits)).toEqual([
+      { perMinute: 450, perDay: PLANS.pro.perDay },
+      { perMinute: 450, perDay: 20_000 },
+      { perMinute: 7000, perDay: 900_000 },
+    ]);
+  });
+
+  it('reads entries without resolving figures, so that an enterprise key needs none to be found', () => {
+    const entries = parseKeyEntriesText(doc([{ plan: 'enterprise' }]), 'k');
+    expect(entries[0]).toMatchObject({ plan: 'enterprise', own: {} });
+    expect(() => resolveKeys(entries, 'keys.json')).toThrow(/^keys\.json: invalid keys file\n {2}keys\[0\]\.perMinute: expected perMinute .*\n {2}keys\[0\]\.perDay: expected perDay/);
   });
 });
 

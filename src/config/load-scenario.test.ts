@@ -22,7 +22,7 @@ function refuse(text: string): { file: string; error: PetloadError } {
   throw new Error(`${file} was accepted`);
 }
 
-const KEYS = 'name, description, plans, timeScale, keysPerPlan, probes, load, thresholds, requiresSacrificialKey';
+const KEYS = 'name, description, plans, timeScale, keysPerPlan, planLimits, probes, load, thresholds, requiresSacrificialKey';
 const PROBES = 'auth, input, list, create-get, unknown-id, deprecated, enforce, restore, retry-after-honest, burst, key-isolation, quota-drain, what-counts, ban';
 const EXECUTORS = 'constant-rate, ramping-rate, concurrency, burst, saturate';
 const HEAD = 'name: t\ndescription: d\n';
@@ -32,6 +32,10 @@ describe('loadScenario refuses a broken file with every problem: file, line:col,
   it.each<[string, string, string[]]>([
     ['misspelt top-level key', `${HEAD}probes: [auth]\nplan: [free]\n`, [
       `:4:1 plan: expected one of the keys ${KEYS}, found unknown key "plan" (did you mean "plans"?)`,
+    ]],
+    ['plan figures out of range and misspelt', `${HEAD}probes: [auth]\nplanLimits:\n  pro: { perMinute: 0 }\n  fre: { perDay: 5 }\n`, [
+      ':5:21 planLimits.pro.perMinute: expected a whole number of requests per minute above 0, found number 0',
+      ':6:3 planLimits.fre: expected one of the keys free, pro, business, enterprise, found unknown key "fre" (did you mean "free"?)',
     ]],
     ['misspelt plan', `${HEAD}plans: [free, prp]\nprobes: all\n`, [
       ':3:15 plans[1]: expected one of free, pro, business, enterprise, found "prp" (did you mean "pro"?)',
@@ -198,6 +202,12 @@ describe('loadScenario of a valid file', () => {
       ['p(95) < 250ms', 'major', 'p(95) < 250ms'],
       ['count(429) == 0', 'critical', 'count(429) == 0'],
     ]);
+  });
+
+  it('reads planLimits: either figure or both, per plan', () => {
+    const s = parseScenarioText(`${HEAD}probes: [auth]\nplanLimits:\n  pro: { perMinute: 600 }\n  enterprise: { perMinute: 5000, perDay: 2000000 }\n`, 'f.yaml');
+    expect(s.planLimits).toEqual({ pro: { perMinute: 600 }, enterprise: { perMinute: 5000, perDay: 2_000_000 } });
+    expect(parseScenarioText(`${HEAD}probes: [auth]\n`, 'f.yaml').planLimits).toBeUndefined();
   });
 
   it('freezes the result all the way down', () => {
