@@ -17,6 +17,9 @@ import { writeReports } from './write.js';
 
 const SCREENSHOTS = fileURLToPath(new URL('../../reports/screenshots/', import.meta.url));
 
+/** A laptop's window: the first screen a reader sees. */
+const VIEWPORT = { width: 1400, height: 900 };
+
 let browser: Browser;
 let dir: string;
 
@@ -40,7 +43,7 @@ interface Opened {
 
 async function open(report: Report, name: string): Promise<Opened> {
   const files = await writeReports(report, join(dir, name));
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await browser.newPage({ viewport: VIEWPORT });
   const errors: string[] = [];
   const requests: string[] = [];
   page.on('console', (m) => {
@@ -113,9 +116,59 @@ describe('report.html in headless Chromium', () => {
     }
   });
 
+  it('opens with the verdict, the failures and every chart on the first screen; the check table comes after, collapsed', async () => {
+    const report = sampleReport();
+    const { page, errors } = await open(report, 'first-screen');
+    try {
+      expect(errors).toEqual([]);
+      const top = (selector: string) => page.$eval(selector, (el) => el.getBoundingClientRect().top);
+      const bottom = (selector: string) => page.$eval(selector, (el) => el.getBoundingClientRect().bottom);
+      expect(await bottom('#verdict')).toBeLessThan(VIEWPORT.height);
+      // The failures: the failed check per plan and the failed threshold, each with its first evidence.
+      const failures = await page.$$eval('#failures li', (items) => items.map((li) => li.querySelector('code')!.textContent));
+      expect(failures).toEqual(['ratelimit.reset-is-timestamp [free]', 'threshold.rate(429) < 1%', 'auth.challenge']);
+      expect(await bottom('#failures')).toBeLessThan(VIEWPORT.height);
+      // Every chart starts within the first screen, drawn (a canvas of its full width).
+      const charts = await page.$$eval('.chart', (els) => els.map((el) => ({ id: el.id, top: el.getBoundingClientRect().top, canvas: el.querySelector('canvas')?.width ?? 0 })));
+      expect(charts.map((c) => c.id)).toEqual(['chart-latency', 'chart-rate', 'chart-status', 'chart-key-0', 'chart-key-1']);
+      for (const c of charts) {
+        expect(c.top, c.id).toBeGreaterThan(0);
+        expect(c.top, c.id).toBeLessThan(VIEWPORT.height);
+        expect(c.canvas, c.id).toBeGreaterThan(300);
+      }
+      // The long table after the charts, collapsed: its rows take no room until it is opened.
+      expect(await top('#checks-section')).toBeGreaterThan(Math.max(...charts.map((c) => c.top)));
+      expect(await page.$eval('#checks-section', (d) => (d as unknown as { open: boolean }).open)).toBe(false);
+      expect(await page.isVisible('#checks tbody tr')).toBe(false);
+      await page.screenshot({ path: join(SCREENSHOTS, 'report-first-screen.png') });
+      // The navigation's link opens it.
+      await page.click('nav a[href="#checks-section"]');
+      await page.waitForFunction(() => (document.getElementById('checks-section') as unknown as { open: boolean }).open);
+      expect(await page.isVisible('#checks tbody tr')).toBe(true);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('says so when nothing failed, in place of the failures', async () => {
+    const r = sampleReport();
+    const checks = r.checks.filter((c) => c.status !== 'fail');
+    const v = verdictOf(checks);
+    const passing: Report = { ...r, verdict: 'pass', exitCode: 0, checks, thresholds: [], summary: { checks: checks.length, passed: v.passed.length, failed: 0, warnings: 0, skipped: v.skipped.length } };
+    const { page, errors } = await open(passing, 'all-clear');
+    try {
+      expect(errors).toEqual([]);
+      expect(await page.textContent('#failures')).toBe('No check failed and none warned.');
+      expect(await page.$$eval('.chart', (els) => els.every((el) => el.getBoundingClientRect().top < 900))).toBe(true);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('filters the check table by status', async () => {
     const { page, errors } = await open(sampleReport(), 'filter');
     try {
+      await page.click('#checks-section > summary');
       await page.click('[data-filter="fail"]');
       const visible = await page.$$eval('#checks tbody tr', (rows) => rows.filter((r) => !r.hasAttribute('hidden')).map((r) => r.querySelector('code')!.textContent));
       expect(visible).toEqual(['ratelimit.reset-is-timestamp [free]', 'threshold.rate(429) < 1%']);

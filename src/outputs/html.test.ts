@@ -47,7 +47,28 @@ describe('renderHtml', () => {
   it('embeds chart data with < escaped, and a container per chart', () => {
     const data = embeddedData(html) as ReturnType<typeof chartData>;
     expect(data).toEqual(JSON.parse(JSON.stringify(chartData(report))));
-    for (const id of ['chart-latency', 'chart-rate', 'chart-status', 'chart-key-0', 'chart-key-1']) expect(html).toContain(`<div class="chart" id="${id}">`);
+    for (const id of ['chart-latency', 'chart-rate', 'chart-status', 'chart-key-0', 'chart-key-1']) expect(html).toMatch(new RegExp(`<div class="chart( key)?" id="${id}">`));
+  });
+
+  it('puts the failures and the charts before the check table, which is collapsible', () => {
+    const at = (text: string) => html.indexOf(text);
+    expect(at('id="failures"')).toBeGreaterThan(at('id="verdict"'));
+    expect(at('id="chart-latency"')).toBeGreaterThan(at('id="failures"'));
+    expect(at('<details class="checks" id="checks-section">')).toBeGreaterThan(at('id="chart-key-1"'));
+    expect(at('<table class="data" id="checks">')).toBeGreaterThan(at('<details class="checks" id="checks-section">'));
+    // Failed rows first, then warnings, each named with its plan.
+    const failures = /<ul class="failures" id="failures">(.*?)<\/ul>/.exec(html)![1]!;
+    expect([...failures.matchAll(/<code>([^<]*)<\/code>/g)].map((m) => m[1])).toEqual(['ratelimit.reset-is-timestamp [free]', 'threshold.rate(429) &lt; 1%', 'auth.challenge']);
+  });
+
+  it('lists at most six failures at the top and points to the table for the rest', () => {
+    const r: Report = structuredClone(report);
+    const failed = r.checks.find((c) => c.status === 'fail')!;
+    r.checks.push(...Array.from({ length: 8 }, (_, i) => ({ ...failed, id: `${failed.id}-${i}` })));
+    const out = renderHtml(r);
+    const failures = /<ul class="failures" id="failures">(.*?)<\/ul>/.exec(out)![1]!;
+    expect(failures.match(/<li>/g)).toHaveLength(6);
+    expect(out).toContain('and 5 more in <a href="#checks-section">All checks</a>.');
   });
 
   it('escapes every text from the report', () => {

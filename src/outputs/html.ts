@@ -86,30 +86,68 @@ function evidenceCell(o: PlanOutcome): string {
 /** Rows in the order a reader needs them: failures, then warnings, passes and skips (catalogue order within). */
 const ROW_ORDER: Record<RowStatus, number> = { fail: 0, warn: 1, pass: 2, skip: 3 };
 
-function checksSection(report: Report): string {
-  const rows = report.checks
+interface Row {
+  c: CheckResult;
+  o: PlanOutcome;
+  s: RowStatus;
+}
+
+/** One row per check and plan, failures first. */
+function checkRows(report: Report): Row[] {
+  return report.checks
     .flatMap((c) => {
       const outcomes: PlanOutcome[] =
         c.byPlan.length > 0 ? c.byPlan : [{ plan: null, status: c.status, counts: c.counts, evidence: [], reasons: [], info: {} }];
       return outcomes.map((o) => ({ c, o, s: rowStatus(c, o) }));
     })
-    .sort((a, b) => ROW_ORDER[a.s] - ROW_ORDER[b.s])
-    .map(
-      ({ c, o, s }) =>
-        `<tr data-status="${s}"><td><code>${h(caseName(c.id, o.plan))}</code><div class="note">${h(c.title)}</div></td>` +
-        `<td>${h(c.severity)}</td><td>${badge(s)}</td>` +
-        `<td class="num">${o.counts.failed}</td><td class="num">${o.counts.passed}</td><td class="num">${o.counts.skipped}</td>` +
-        `<td>${evidenceCell(o)}</td></tr>`,
-    );
+    .sort((a, b) => ROW_ORDER[a.s] - ROW_ORDER[b.s]);
+}
+
+/** The long table, collapsed: the failures above already say what went wrong. */
+function checksSection(rows: readonly Row[]): string {
+  const body = rows.map(
+    ({ c, o, s }) =>
+      `<tr data-status="${s}"><td><code>${h(caseName(c.id, o.plan))}</code><div class="note">${h(c.title)}</div></td>` +
+      `<td>${h(c.severity)}</td><td>${badge(s)}</td>` +
+      `<td class="num">${o.counts.failed}</td><td class="num">${o.counts.passed}</td><td class="num">${o.counts.skipped}</td>` +
+      `<td>${evidenceCell(o)}</td></tr>`,
+  );
+  const tally = (['fail', 'warn', 'pass', 'skip'] as const)
+    .map((st) => [st, rows.filter((r) => r.s === st).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([st, n]) => `${n} ${st === 'fail' ? 'failed' : st === 'warn' ? (n === 1 ? 'warning' : 'warnings') : st === 'pass' ? 'passed' : 'skipped'}`)
+    .join(', ');
   const filters = ['all', 'fail', 'warn', 'skip', 'pass']
     .map((f) => `<button type="button" data-filter="${f}" aria-pressed="${f === 'all'}">${f}</button>`)
     .join('');
   return (
-    `<h2 id="checks-title">Checks</h2><div class="filters">${filters}</div>` +
+    `<details class="checks" id="checks-section"><summary><h2 id="checks-title">All checks</h2>` +
+    `<span class="note">${rows.length} rows (check per plan): ${h(tally)}. Click to show.</span></summary>` +
+    `<div class="filters">${filters}</div>` +
     `<table class="data" id="checks"><thead><tr><th>check [plan]</th><th>severity</th><th>status</th>` +
     `<th class="num">failed</th><th class="num">passed</th><th class="num">not judged</th><th>first evidence</th></tr></thead>` +
-    `<tbody>${rows.join('')}</tbody></table>`
+    `<tbody>${body.join('')}</tbody></table></details>`
   );
+}
+
+/** How many failures the top of the page lists; the rest are in the check table. */
+const FAILURES_SHOWN = 6;
+
+/** What went wrong, right under the verdict: each failed or warned check per plan, with its first evidence. */
+function failuresSection(rows: readonly Row[]): string {
+  const bad = rows.filter((r) => r.s === 'fail' || r.s === 'warn');
+  if (bad.length === 0) return `<h2 id="failures-title">Failures</h2><p class="all-clear" id="failures">No check failed and none warned.</p>`;
+  const items = bad.slice(0, FAILURES_SHOWN).map(({ c, o, s }) => {
+    const first = o.evidence[0];
+    const why = first ? evidenceLine(first) : o.reasons[0] ?? '';
+    return (
+      `<li>${badge(s)} <code>${h(caseName(c.id, o.plan))}</code> <span class="note">${h(c.severity)}: ${h(c.title)}</span>` +
+      (why === '' ? '' : `<div class="why mono" title="${escapeAttr(why)}">${h(why)}</div>`) +
+      '</li>'
+    );
+  });
+  const more = bad.length > FAILURES_SHOWN ? `<p class="note">and ${bad.length - FAILURES_SHOWN} more in <a href="#checks-section">All checks</a>.</p>` : '';
+  return `<h2 id="failures-title">Failures</h2><ul class="failures" id="failures">${items.join('')}</ul>${more}`;
 }
 
 function thresholdsSection(report: Report): string {
@@ -129,51 +167,57 @@ function chartOrEmpty(id: string, hasData: boolean, empty: string): string {
   return hasData ? `<div class="chart" id="${id}"></div>` : `<p class="empty" id="${id}-empty">${h(empty)}</p>`;
 }
 
-function latencySection(report: Report, hasChart: boolean): string {
+function panel(titleId: string | null, title: string, body: string, wide = false): string {
+  return `<section class="panel${wide ? ' wide' : ''}"><h3${titleId ? ` id="${titleId}"` : ''}>${title}</h3>${body}</section>`;
+}
+
+/** Every chart, in a grid that puts them all on the first screen of a wide window. */
+function chartsSection(report: Report, data: ChartData): string {
+  const t = report.totals;
+  const scaled = report.target.timeScale !== 1 ? `; run clock x${report.target.timeScale}` : '';
+  const panels = [
+    panel(
+      'latency-title',
+      'Latency percentiles per operation',
+      `<p class="note">ms from the intended send time (no coordinated omission)</p>` + chartOrEmpty('chart-latency', data.latency !== null, 'No latency was recorded in this run.'),
+    ),
+    panel(
+      'traffic-title',
+      'Requests sent per second, and p99 latency',
+      `<p class="note">${t.requests} requests, ${t.rps.toFixed(1)}/s; buckets of ${h(formatDuration(report.timeline.bucketMs))}${h(scaled)}</p>` +
+        chartOrEmpty('chart-rate', data.timeline !== null, 'No traffic timeline was recorded in this run.'),
+    ),
+    ...(data.timeline !== null ? [panel(null, 'Responses per second by status', '<p class="note">2xx, 4xx, 429, 5xx and transport errors</p><div class="chart" id="chart-status"></div>')] : []),
+    ...(data.keys.length === 0
+      ? [panel('keys-title', 'X-RateLimit-Remaining per key', '<p class="empty" id="chart-keys-empty">No rate-limit headers were recorded per key in this run.</p>')]
+      : data.keys.map((k, i) =>
+          panel(
+            i === 0 ? 'keys-title' : null,
+            `Remaining: ${h(k.key)} <span class="note">(${h(k.plan)}; ${k.refusals} x 429)</span>`,
+            `<div class="chart key" id="chart-key-${i}"></div>`,
+          ),
+        )),
+  ];
+  return `<h2 id="charts-title">Charts</h2><div class="chart-grid">${panels.join('')}</div>`;
+}
+
+function latencyTable(report: Report): string {
   const rows = report.operations.map((op) => {
     const l = op.latency;
     const sc = statusClasses(op.statusCounts);
     const cells = [op.count, ...[l.min, l.mean, l.p50, l.p90, l.p95, l.p99, l.p999, l.max].map(formatMs), sc['2xx'], sc['4xx'], sc['429'], sc['5xx']];
     return `<tr><td>${h(op.operation)}</td>${cells.map((c) => `<td class="num">${h(String(c))}</td>`).join('')}</tr>`;
   });
+  if (rows.length === 0) return '';
   const head = ['requests', 'min', 'mean', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max', '2xx', '4xx', '429', '5xx'];
-  const table =
-    rows.length === 0
-      ? ''
-      : `<table class="data" id="latency"><thead><tr><th>operation</th>${head.map((c) => `<th class="num">${c}</th>`).join('')}</tr></thead>` +
-        `<tbody>${rows.join('')}</tbody></table>`;
-  return (
-    `<h2 id="latency-title">Latency percentiles per operation</h2>` +
-    `<p class="note">Milliseconds from the intended send time (no coordinated omission), from the recorded histograms.</p>` +
-    chartOrEmpty('chart-latency', hasChart, 'No latency was recorded in this run.') +
-    table
-  );
-}
-
-function trafficSection(report: Report, hasChart: boolean): string {
   const t = report.totals;
-  const scaled = report.target.timeScale !== 1 ? ` The run clock runs ${report.target.timeScale} times faster than real time.` : '';
   return (
-    `<h2 id="traffic-title">Request rate and status mix over time</h2>` +
-    `<p class="note">${t.requests} requests, ${t.rps.toFixed(1)}/s; ${t.dropped} dropped sends; ${t.transportErrors} transport errors.` +
-    ` Buckets of ${formatDuration(report.timeline.bucketMs)}.${h(scaled)}</p>` +
-    (hasChart ? '<h3>Requests sent per second, and p99 latency</h3>' : '') +
-    chartOrEmpty('chart-rate', hasChart, 'No traffic timeline was recorded in this run.') +
-    (hasChart ? '<h3>Responses per second by status</h3><div class="chart" id="chart-status"></div>' : '')
+    `<h2 id="latency-table-title">Requests per operation</h2>` +
+    `<p class="note">${t.requests} requests, ${t.rps.toFixed(1)}/s; ${t.dropped} dropped sends; ${t.transportErrors} transport errors. ` +
+    `Milliseconds from the intended send time, from the recorded histograms.</p>` +
+    `<table class="data" id="latency"><thead><tr><th>operation</th>${head.map((c) => `<th class="num">${c}</th>`).join('')}</tr></thead>` +
+    `<tbody>${rows.join('')}</tbody></table>`
   );
-}
-
-function keysSection(charts: ChartData['keys']): string {
-  const body =
-    charts.length === 0
-      ? `<p class="empty" id="chart-keys-empty">No rate-limit headers were recorded per key in this run.</p>`
-      : `<div class="key-grid">${charts
-          .map(
-            (k, i) =>
-              `<div><h3>${h(k.key)} <span class="note">(${h(k.plan)}; ${k.refusals} x 429)</span></h3><div class="chart" id="chart-key-${i}"></div></div>`,
-          )
-          .join('')}</div>`;
-  return `<h2 id="keys-title">X-RateLimit-Remaining per key</h2><p class="note">Each 429 received is marked on the time axis.</p>${body}`;
 }
 
 function metaSection(report: Report): string {
@@ -190,16 +234,30 @@ function metaSection(report: Report): string {
   ];
   if (report.scenario.file) rows.splice(1, 0, ['Scenario file', report.scenario.file]);
   if (report.abortReason) rows.unshift(['Aborted', report.abortReason]);
-  return `<table class="meta">${rows.map(([k, v]) => `<tr><th>${h(k)}</th><td>${h(v)}</td></tr>`).join('')}</table>`;
+  return `<h2 id="run-title">Run</h2><table class="meta">${rows.map(([k, v]) => `<tr><th>${h(k)}</th><td>${h(v)}</td></tr>`).join('')}</table>`;
+}
+
+/** One line under the verdict: what was run against what. */
+function glance(report: Report): string {
+  const t = report.totals;
+  const parts = [
+    `${report.scenario.name} against ${targetLine(report)}`,
+    `plans ${report.plans.join(', ') || 'none'}`,
+    `${t.requests} requests in ${formatDuration(report.durationMs)}`,
+    `exit code ${report.exitCode}`,
+  ];
+  const aborted = report.abortReason ? `<p class="aborted" id="abort-reason">Aborted: ${h(report.abortReason)}</p>` : '';
+  return `<p class="glance">${h(parts.join(' · '))}</p>${aborted}`;
 }
 
 function navigation(report: Report): string {
   const links: [string, string][] = [
+    ['failures-title', 'Failures'],
+    ['charts-title', 'Charts'],
     ...(report.thresholds.length > 0 ? ([['thresholds-title', 'Thresholds']] as [string, string][]) : []),
-    ['checks-title', 'Checks'],
-    ['latency-title', 'Latency'],
-    ['traffic-title', 'Traffic'],
-    ['keys-title', 'Keys'],
+    ...(report.operations.length > 0 ? ([['latency-table-title', 'Requests']] as [string, string][]) : []),
+    ['checks-section', 'All checks'],
+    ['run-title', 'Run'],
   ];
   return `<nav>${links.map(([id, text]) => `<a href="#${id}">${text}</a>`).join('')}</nav>`;
 }
@@ -209,6 +267,7 @@ export function renderHtml(report: Report): string {
   const data = chartData(report);
   const word = verdictWord(report.verdict);
   const counts = countsLine(report.summary);
+  const rows = checkRows(report);
   const notes = report.notes.length === 0 ? '' : `<h2>Notes</h2><ul>${report.notes.map((n) => `<li>${h(n)}</li>`).join('')}</ul>`;
   return [
     '<!doctype html>',
@@ -221,14 +280,16 @@ export function renderHtml(report: Report): string {
     '</head><body><main>',
     `<div class="banner ${report.verdict}"><div class="verdict" id="verdict">${word}</div>`,
     `<div><h1>petload ${h(report.scenario.name)}</h1><div class="counts" id="counts">${h(counts)}</div></div></div>`,
-    metaSection(report),
+    // What a reader needs first: what failed and the charts; then the details, the long table collapsed.
+    glance(report),
     navigation(report),
+    failuresSection(rows),
+    chartsSection(report, data),
     thresholdsSection(report),
-    checksSection(report),
-    latencySection(report, data.latency !== null),
-    trafficSection(report, data.timeline !== null),
-    keysSection(data.keys),
+    latencyTable(report),
+    checksSection(rows),
     notes,
+    metaSection(report),
     '</main>',
     `<script type="application/json" id="petload-data">${inlineJson(data)}</script>`,
     `<script>${inlineScript(a.uplotJs)}</script>`,

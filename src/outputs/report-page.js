@@ -35,7 +35,7 @@
       var spec = build();
       el.dataset.colors = JSON.stringify(spec.colors);
       spec.opts.width = widthOf(el);
-      spec.opts.height = spec.opts.height || 280;
+      spec.opts.height = spec.opts.height || 220;
       charts.push({ el: el, plot: new uPlot(spec.opts, spec.data, el) });
     } catch (e) {
       el.textContent = 'This chart could not be drawn: ' + (e && e.message ? e.message : String(e));
@@ -153,6 +153,14 @@
       charts.forEach(function (c) { c.plot.setSize({ width: widthOf(c.el), height: c.plot.height }); });
     }, 100);
   });
+
+  // The check table is collapsed: a link to it (the navigation, "and N more") opens it.
+  function openChecks() {
+    var d = document.getElementById('checks-section');
+    if (d && location.hash === '#checks-section') d.open = true;
+  }
+  window.addEventListener('hashchange', openChecks);
+  openChecks();
 
   // Check table filter: show the rows of one status, or all.
   var buttons = document.querySelectorAll('[data-filter]');
