@@ -95,4 +95,35 @@ describe('petload serve', () => {
     child.kill('SIGINT');
     expect(await exit).toBe(0);
   });
+
+  it('with a plans file, gives its keys (generated or from a keys file) those figures and enforces them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'petload-serve-plans-'));
+    const plansFile = join(dir, 'plans.yaml');
+    writeFileSync(plansFile, 'plans:\n  pro: { perMinute: 3 }\n  free: { perDay: 2000 }\n');
+    const { child, lines } = await serve(['--port', '0', '--plans-file', plansFile], 4);
+    const url = lines[0]!.slice('listening '.length);
+    const pro = lines.slice(1).map((l) => l.split(' ')).find((k) => k[1] === 'pro')![2]!;
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const r = await fetch(`${url}/pets?limit=1`, { headers: { authorization: `Bearer ${pro}` } });
+      await r.arrayBuffer();
+      if (i === 0) expect(r.headers.get('x-ratelimit-limit')).toBe('3');
+      statuses.push(r.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const exit = exited(child);
+    child.kill('SIGINT');
+    expect(await exit).toBe(0);
+
+    const keysFile = join(dir, 'keys.json');
+    writeFileSync(keysFile, JSON.stringify({ keys: [{ key: 'local-enterprise-0001', plan: 'enterprise' }] }));
+    writeFileSync(plansFile, 'plans:\n  enterprise: { perMinute: 7, perDay: 70 }\n');
+    const second = await serve(['--port', '0', '--plans-file', plansFile, '--keys-file', keysFile], 1);
+    const r = await fetch(`${second.lines[0]!.slice('listening '.length)}/pets?limit=1`, { headers: { authorization: 'Bearer local-enterprise-0001' } });
+    await r.arrayBuffer();
+    expect(r.headers.get('x-ratelimit-limit')).toBe('7');
+    const exit2 = exited(second.child);
+    second.child.kill('SIGINT');
+    expect(await exit2).toBe(0);
+  });
 });
