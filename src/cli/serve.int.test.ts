@@ -96,7 +96,7 @@ describe('petload serve', () => {
     expect(await exit).toBe(0);
   });
 
-  it('with a plans file, gives its keys (generated or from a keys file) those figures and enforces them', async () => {
+  it('with a plans file, gives its generated keys those figures and enforces them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'petload-serve-plans-'));
     const plansFile = join(dir, 'plans.yaml');
     writeFileSync(plansFile, 'plans:\n  pro: { perMinute: 3 }\n  free: { perDay: 2000 }\n');
@@ -114,7 +114,11 @@ describe('petload serve', () => {
     const exit = exited(child);
     child.kill('SIGINT');
     expect(await exit).toBe(0);
+  });
 
+  it('with a plans file, gives a keys file\'s keys without figures of their own the plan\'s figures', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'petload-serve-plans-'));
+    const plansFile = join(dir, 'plans.yaml');
     const keysFile = join(dir, 'keys.json');
     writeFileSync(keysFile, JSON.stringify({ keys: [{ key: 'local-enterprise-0001', plan: 'enterprise' }] }));
     writeFileSync(plansFile, 'plans:\n  enterprise: { perMinute: 7, perDay: 70 }\n');

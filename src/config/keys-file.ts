@@ -26,11 +26,6 @@ const KeyEntry = z
     perMinute: PerMinute.optional(),
     perDay: PerDay.optional(),
     sacrificial: z.boolean().optional(),
-  })
-  .superRefine((e, ctx) => {
-    if (e.perMinute !== undefined && e.perDay !== undefined && e.perDay < e.perMinute) {
-      ctx.addIssue({ code: 'custom', path: ['perDay'], message: `expected perDay at least perMinute (${e.perMinute}), found ${e.perDay}` });
-    }
   });
 
 export const KeysFile = z
@@ -111,10 +106,6 @@ export function resolveKeys(entries: readonly KeyEntry[], source: string, table:
     }
     if (problems.length > 0) return null;
     const limits = limitsFor(e.plan, e.own, table);
-    if (limits.perDay < limits.perMinute) {
-      problems.push(`keys[${i}]: expected perDay at least perMinute, found ${limits.perMinute}/min and ${limits.perDay}/day once its plan's figures are applied`);
-      return null;
-    }
     return Object.freeze({ secret: e.secret, plan: e.plan, limits: Object.freeze(limits), label: e.label, sacrificial: e.sacrificial });
   });
   if (problems.length > 0) throw new PetloadError('E_KEYS_FILE', `${source}: invalid keys file\n  ${problems.join('\n  ')}`);

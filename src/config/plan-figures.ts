@@ -28,9 +28,6 @@ export const Figures = z
     if (f.perMinute === undefined && f.perDay === undefined) {
       ctx.addIssue({ code: 'custom', path: [], message: 'expected perMinute, perDay or both, found neither' });
     }
-    if (f.perMinute !== undefined && f.perDay !== undefined && f.perDay < f.perMinute) {
-      ctx.addIssue({ code: 'custom', path: ['perDay'], message: `expected perDay at least perMinute (${f.perMinute}), found ${f.perDay}` });
-    }
   });
 
 /** Figures for some plans, by plan name. */
