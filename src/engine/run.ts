@@ -134,11 +134,12 @@ function loadNotes(outcome: LoadOutcome): string[] {
 
 const DEFAULT_PLANS: readonly PlanName[] = ['free', 'pro', 'business'];
 
+const POOL_CONNECTIONS = 64;
+
 /** The figures the run judged against, key by key (so a report says which limits it held the target to). */
 function figuresNote(keys: readonly ApiKey[]): string {
   return `Figures judged: ${keys.map((k) => `${k.label} ${describeLimits(k.limits)}`).join('; ')}.`;
 }
-const POOL_CONNECTIONS = 64;
 
 function plansOf(o: RunOptions, keys: readonly ApiKey[]): PlanName[] {
   const wanted = o.plans ?? o.scenario.plans;
@@ -192,7 +193,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   const differs = (k: ApiKey, p: PlanLimits | undefined) => p === undefined || k.limits.perMinute !== p.perMinute || k.limits.perDay !== p.perDay;
   const keyLimits = new Map(keys.filter((k) => differs(k, planLimits.get(k.plan))).map((k) => [k.label, k.limits]));
   const observer = createObserver({ ledger, plans: planLimits, keyLimits, clockScale: clock.scale });
-  notes.push(figuresNote(keys));
+  if (keys.length > 0) notes.push(figuresNote(keys));
   const metrics = createMetrics({ clock, startMono: clock.monotonic() });
   const keyStates = new KeyStates(keys);
   const signal = o.signal ?? new AbortController().signal;
