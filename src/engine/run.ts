@@ -15,7 +15,6 @@ import { ERRORS, PetloadError, isPetloadError, EXIT } from '../errors.js';
 import type { HttpClient } from '../http/exchange.js';
 import { assertReachable } from '../http/reachability.js';
 import { createMetrics } from '../metrics/recorder.js';
-import { redactDeep, writeReports } from '../outputs/write.js';
 import type { ProbeContext } from '../probes/context.js';
 import { cheapList } from '../probes/context.js';
 import { probesInOrder } from '../probes/index.js';
@@ -23,7 +22,7 @@ import { Refusals } from '../probes/window.js';
 import type { FaultName } from '../server/faults.js';
 import type { WindowReport } from '../server/limiter.js';
 import { runLoad, type LoadOutcome } from '../executors/run-load.js';
-import { buildReport } from './build-report.js';
+import { finalizeRun, type Failure } from './finalize.js';
 import { createSendPath } from './send-path.js';
 import type { ProgressStats } from './progress.js';
 import { KeyStates } from './key-state.js';
@@ -69,6 +68,8 @@ export interface RunOptions {
   notice?: (line: string) => void;
   /** Called about once a second of real time during load phases. */
   onProgress?: (stats: ProgressStats) => void;
+  /** A seam between assembling the report and validating it (src/engine/finalize.ts); tests force failures with it. */
+  amendReport?: (report: Report) => Report;
 }
 
 export interface RunResult {
@@ -77,6 +78,8 @@ export interface RunResult {
   files: { json: string; junit: string; markdown: string; html: string } | null;
   /** What to do about an aborted run (the hint of the tool error that aborted it). */
   hint?: string;
+  /** The report could not be assembled, validated or rendered (exit 4); what was saved, and where. */
+  failure?: Failure;
 }
 
 /** Thrown by send() once the run is interrupted, to unwind probes and executors at once. */
@@ -314,7 +317,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     ledger.judge(checkId as `threshold.${string}`, null, r.ok, () => `${t.expression}: observed ${r.observed ?? 'no data'}${r.unit}`);
     return { expression: t.expression, checkId, severity, observed: r.observed, unit: r.unit, ok: r.ok };
   });
-  const report = buildReport({
+  const input = {
     scenario: { name: scenario.name, description: scenario.description, ...(o.scenarioFile ? { file: o.scenarioFile } : {}) },
     target: {
       url: target.url,
@@ -333,9 +336,8 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     metrics: snapshot,
     notes,
     ...(aborted ? { aborted: { reason: aborted.reason, exitCode: aborted.exitCode } } : {}),
-  });
+  };
   // What the caller prints comes from the report too: it gets the redacted one, as the files do.
-  const clean = redactDeep(report, redact);
-  const files = await writeReports(clean, o.reportDir, { redact });
-  return { report: clean, exitCode: clean.exitCode, files, ...(aborted?.hint ? { hint: aborted.hint } : {}) };
+  const done = await finalizeRun(input, { reportDir: o.reportDir, redact, ...(o.amendReport ? { amendReport: o.amendReport } : {}) });
+  return { ...done, ...(aborted?.hint ? { hint: aborted.hint } : {}) };
 }
