@@ -14,7 +14,8 @@ import { loadScenario } from '../config/load-scenario.js';
 import { applyOverrides } from '../config/overrides.js';
 import { parseThreshold } from '../checks/thresholds.js';
 import { isLoopback, parseTargetUrl } from '../engine/target.js';
-import { EXIT, PetloadError } from '../errors.js';
+import { ERRORS, EXIT, PetloadError } from '../errors.js';
+import type { Failure } from '../engine/finalize.js';
 import { createProgressReporter, type ProgressStats } from './progress.js';
 import { FAULT_NAMES, type FaultName } from '../server/faults.js';
 import { WINDOW_REPORTS, type WindowReport } from '../server/limiter.js';
@@ -76,7 +77,21 @@ function reportDirFor(base: string | undefined, scenario: string, many: boolean,
   return many ? join(base, scenario) : base;
 }
 
-const severityOfExit = (code: number) => (code === EXIT.interrupted ? 4 : code === EXIT.aborted ? 3 : code === EXIT.fail ? 2 : code === 0 ? 0 : 1);
+/** Which exit code wins over several runs: interrupted > internal error (4) > aborted > fail > pass. */
+const severityOfExit = (code: number) =>
+  code === EXIT.interrupted ? 5 : code === EXIT.internal ? 4 : code === EXIT.aborted ? 3 : code === EXIT.fail ? 2 : code === 0 ? 0 : 1;
+
+/** What the CLI says when the report could not be assembled: what went wrong, what was saved, where. */
+export function failureLines(failure: Failure): string[] {
+  const files = Object.values(failure.files);
+  return [
+    `petload: the report could not be assembled: ${failure.message}`,
+    files.length > 0
+      ? `  what the run collected was saved: ${files.join(', ')}${failure.files.json ? ' (report.json has verdict "error" and the raw parts)' : ''}`
+      : `  nothing could be saved in ${failure.reportDir}`,
+    `  hint: ${ERRORS.E_INTERNAL.hint}`,
+  ];
+}
 
 export const runCommand: CommandModule<object, RunArgs> = {
   command: 'run <scenarios..>',
@@ -178,9 +193,15 @@ export const runCommand: CommandModule<object, RunArgs> = {
         ...(argv.quiet ? {} : { onProgress: (p: ProgressStats) => progress.update(p) }),
       });
       progress.done();
-      process.stdout.write(`${renderConsoleSummary(result.report, { color: process.stdout.isTTY === true, ...(result.files ? { files: result.files } : {}) })}\n`);
+      if (result.failure) {
+        for (const line of failureLines(result.failure)) notice(line);
+      } else {
+        process.stdout.write(`${renderConsoleSummary(result.report, { color: process.stdout.isTTY === true, ...(result.files ? { files: result.files } : {}) })}\n`);
+      }
       // An aborted run is also a tool error: one line and a hint on stderr, even with --quiet.
-      if (result.exitCode === EXIT.aborted) notice(`petload: ${result.report.abortReason ?? 'the run was aborted'}\n  hint: ${result.hint ?? 'See the report.'}`);
+      if (!result.failure && (result.exitCode === EXIT.aborted || result.exitCode === EXIT.internal)) {
+        notice(`petload: ${result.report.abortReason ?? 'the run was aborted'}\n  hint: ${result.hint ?? (result.exitCode === EXIT.internal ? ERRORS.E_INTERNAL.hint : 'See the report.')}`);
+      }
       if (severityOfExit(result.exitCode) > severityOfExit(worst)) worst = result.exitCode;
     }
     process.off('SIGINT', onSignal);

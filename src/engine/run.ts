@@ -290,7 +290,12 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   } catch (e) {
     if (e instanceof Interrupted) {
       aborted = { reason: 'interrupted', exitCode: EXIT.interrupted };
-    } else if (!isPetloadError(e) || (e.code !== 'E_TARGET_UNREACHABLE' && e.code !== 'E_KEY_BANNED')) {
+    } else if (!isPetloadError(e) || e.code === 'E_INTERNAL') {
+      // A bug in petload during the run: the run ends, but what it collected is still reported (exit 4).
+      const message = e instanceof Error ? e.message : String(e);
+      aborted = { reason: redact(`internal error: ${message}`), exitCode: EXIT.internal, hint: ERRORS.E_INTERNAL.hint };
+      if (e instanceof Error && e.stack) notes.push(redact(`internal error, for the bug report: ${e.stack}`));
+    } else if (e.code !== 'E_TARGET_UNREACHABLE' && e.code !== 'E_KEY_BANNED') {
       deadline.dispose();
       await client?.close();
       await target.close();

@@ -68,31 +68,45 @@ export interface SettledReports {
   failed: { name: OutputName; error: unknown }[];
 }
 
+export interface RenderedReports {
+  texts: Partial<Record<OutputName, string>>;
+  /** The formats that could not be rendered, with why. */
+  failed: { name: OutputName; error: unknown }[];
+}
+
+/** Render formats in memory, each on its own, with the report's free text redacted and the last pass over each text. */
+export function renderReports(report: Report, opts: WriteOptions = {}, names: readonly OutputName[] = OUTPUT_NAMES): RenderedReports {
+  const redact = opts.redact;
+  const clean = redact ? redactReport(report, redact) : report;
+  const whole = redact ? (redact.whole ?? redact) : null;
+  const res: RenderedReports = { texts: {}, failed: [] };
+  for (const name of names) {
+    try {
+      const text = OUTPUTS[name].render(clean);
+      res.texts[name] = whole ? lastPass(name, text, whole) : text;
+    } catch (e) {
+      res.failed.push({ name, error: e });
+    }
+  }
+  return res;
+}
+
 /**
  * Render and write every format into `dir` (created if needed), each on its own: a format that fails to render
  * does not stop the others. An error writing a file (the directory) is thrown at once.
  */
 export async function writeReportsSettled(report: Report, dir: string, opts: WriteOptions = {}, names: readonly OutputName[] = OUTPUT_NAMES): Promise<SettledReports> {
-  const redact = opts.redact;
-  const clean = redact ? redactReport(report, redact) : report;
-  const whole = redact ? (redact.whole ?? redact) : null;
+  const rendered = renderReports(report, opts, names);
   try {
     await mkdir(dir, { recursive: true });
   } catch (e) {
     throw ioError(`create the report directory ${dir}`, e);
   }
-  const res: SettledReports = { written: {}, failed: [] };
+  const res: SettledReports = { written: {}, failed: rendered.failed };
   for (const name of names) {
-    const out = OUTPUTS[name];
-    const path = join(dir, out.file);
-    let text: string;
-    try {
-      text = out.render(clean);
-      if (whole) text = lastPass(name, text, whole);
-    } catch (e) {
-      res.failed.push({ name, error: e });
-      continue;
-    }
+    const text = rendered.texts[name];
+    if (text === undefined) continue;
+    const path = join(dir, OUTPUTS[name].file);
     await writeFileAtomic(path, text);
     res.written[name] = path;
   }
