@@ -16,7 +16,9 @@ import { parseThreshold } from '../checks/thresholds.js';
 import { isLoopback, parseTargetUrl } from '../engine/target.js';
 import { ERRORS, EXIT, PetloadError } from '../errors.js';
 import type { Failure } from '../engine/finalize.js';
+import { createPlanBoard } from './plan-board.js';
 import { createProgressReporter, type ProgressStats } from './progress.js';
+import type { ProbeProgress } from '../engine/progress.js';
 import { FAULT_NAMES, type FaultName } from '../server/faults.js';
 import { WINDOW_REPORTS, type WindowReport } from '../server/limiter.js';
 
@@ -145,8 +147,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
     const overrides = { ...(argv.rate !== undefined ? { rate: argv.rate } : {}), ...(argv.duration !== undefined ? { duration: argv.duration } : {}) };
     const scenarios = argv.scenarios.map((s) => ({ arg: s, scenario: applyOverrides(loadScenario(s), overrides) }));
     const keys = argv.target !== undefined ? keysFromEnvironment(argv['keys-file'], process.env) : undefined;
-    const log = argv.quiet ? () => {} : (line: string) => process.stderr.write(`${line}\n`);
-    const notice = (line: string) => process.stderr.write(`${line}\n`);
+    // Progress while probes run (one line per plan) and during load phases; log lines are printed above it.
+    const board = createPlanBoard(process.stderr);
+    const log = argv.quiet ? () => {} : (line: string) => board.log(line);
+    const notice = (line: string) => board.log(line);
     const treatAsRemote = process.env.PETLOAD_TREAT_AS_REMOTE === '1';
     const remote = argv.target !== undefined && (treatAsRemote || !isLoopback(argv.target));
 
@@ -190,8 +194,17 @@ export const runCommand: CommandModule<object, RunArgs> = {
         signal: controller.signal,
         log,
         notice,
-        ...(argv.quiet ? {} : { onProgress: (p: ProgressStats) => progress.update(p) }),
+        ...(argv.quiet
+          ? {}
+          : {
+              onProbe: (p: ProbeProgress) => board.probe(p),
+              onProgress: (p: ProgressStats) => {
+                board.end();
+                progress.update(p);
+              },
+            }),
       });
+      board.end();
       progress.done();
       if (result.failure) {
         for (const line of failureLines(result.failure)) notice(line);

@@ -24,7 +24,7 @@ import type { WindowReport } from '../server/limiter.js';
 import { runLoad, type LoadOutcome } from '../executors/run-load.js';
 import { finalizeRun, type Failure } from './finalize.js';
 import { createSendPath } from './send-path.js';
-import type { ProgressStats } from './progress.js';
+import type { ProbeProgress, ProgressStats } from './progress.js';
 import { KeyStates } from './key-state.js';
 import type { Report } from './report-schema.js';
 import { describeEstimate, estimateRequests, type Estimate } from './estimate.js';
@@ -68,6 +68,8 @@ export interface RunOptions {
   notice?: (line: string) => void;
   /** Called about once a second of real time during load phases. */
   onProgress?: (stats: ProgressStats) => void;
+  /** Called as each probe starts and ends, per plan (replaces the log line per probe). */
+  onProbe?: (progress: ProbeProgress) => void;
   /** A seam between assembling the report and validating it (src/engine/finalize.ts); tests force failures with it. */
   amendReport?: (report: Report) => Report;
 }
@@ -247,12 +249,21 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       log: (t) => log(redact(t)),
     };
 
-    for (const probe of probesInOrder(scenario.probes)) {
+    const probes = probesInOrder(scenario.probes);
+    const probeTotal = (plan: PlanName | null) => probes.filter((p) => p.perPlan === (plan !== null)).length;
+    const probeIndex = new Map<PlanName | null, number>();
+    const probeEvent = (probe: string, plan: PlanName | null, state: 'start' | 'done') =>
+      o.onProbe?.({ probe, plan, state, index: probeIndex.get(plan) ?? 0, total: probeTotal(plan), perPlan: keyStates.perPlan() });
+    for (const probe of probes) {
       for (const plan of probe.perPlan ? plans : [null]) {
         if (signal.aborted) break;
         const t0 = performance.now();
+        probeIndex.set(plan, (probeIndex.get(plan) ?? 0) + 1);
+        probeEvent(probe.name, plan, 'start');
         await probe.run(ctx, plan);
-        log(`probe ${probe.name}${plan ? ` [${plan}]` : ''} done in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+        probeEvent(probe.name, plan, 'done');
+        // Without a progress display, one log line per probe.
+        if (!o.onProbe) log(`probe ${probe.name}${plan ? ` [${plan}]` : ''} done in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
       }
     }
     if (scenario.load && !signal.aborted) {
