@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { PLAN_NAMES, type PlanName } from '../api/plans.js';
 import { loadKeysFile, parseKeysText, type ApiKey } from '../config/keys-file.js';
+import { createRedactor } from '../config/redactor.js';
 import { loadScenario } from '../config/load-scenario.js';
 import { applyOverrides } from '../config/overrides.js';
 import { parseThreshold } from '../checks/thresholds.js';
@@ -147,6 +148,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     const overrides = { ...(argv.rate !== undefined ? { rate: argv.rate } : {}), ...(argv.duration !== undefined ? { duration: argv.duration } : {}) };
     const scenarios = argv.scenarios.map((s) => ({ arg: s, scenario: applyOverrides(loadScenario(s), overrides) }));
     const keys = argv.target !== undefined ? keysFromEnvironment(argv['keys-file'], process.env) : undefined;
+    const redactWhole = createRedactor(keys ?? []).whole;
     // Progress while probes run (one line per plan) and during load phases; log lines are printed above it.
     const board = createPlanBoard(process.stderr);
     const log = argv.quiet ? () => {} : (line: string) => board.log(line);
@@ -209,7 +211,9 @@ export const runCommand: CommandModule<object, RunArgs> = {
       if (result.failure) {
         for (const line of failureLines(result.failure)) notice(line);
       } else {
-        process.stdout.write(`${renderConsoleSummary(result.report, { color: process.stdout.isTTY === true, ...(result.files ? { files: result.files } : {}) })}\n`);
+        const summary = renderConsoleSummary(result.report, { color: process.stdout.isTTY === true, ...(result.files ? { files: result.files } : {}) });
+        // The report's free text is redacted already; whole keys once more, as in every report file.
+        process.stdout.write(`${redactWhole(summary)}\n`);
       }
       // An aborted run is also a tool error: one line and a hint on stderr, even with --quiet.
       if (!result.failure && (result.exitCode === EXIT.aborted || result.exitCode === EXIT.internal)) {
