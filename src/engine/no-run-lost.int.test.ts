@@ -9,7 +9,9 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseKeys } from '../config/keys-file.js';
 import { parseScenarioText } from '../config/load-scenario.js';
+import { createReferenceServer } from '../server/index.js';
 import { EXIT } from '../errors.js';
 import { readReportFile } from '../outputs/read.js';
 import { REPORT_FILES, readReportJson, reportFilesIn, runCli, scratch } from '../testing/cli.js';
@@ -98,5 +100,37 @@ describe('a dead target, with keys that begin with their plan name', () => {
     expect(existsSync(join(dir, 'report.html'))).toBe(true);
     for (const f of filesUnder(dir)) for (const k of secrets) expect(f.text.includes(k), f.path).toBe(false);
     expect(findSecret(`${r.stdout}\n${r.stderr}`, secrets)).toBeNull();
+  });
+});
+
+describe('keys that begin with their plan name, against a live target', () => {
+  it('the run passes, the report keeps every plan and label, and no key is anywhere', async () => {
+    const entries = [
+      { key: 'free-key-1', plan: 'free' },
+      { key: 'pro-key-1', plan: 'pro' },
+      { key: 'business-key-1', plan: 'business' },
+    ];
+    const server = await createReferenceServer({ keys: parseKeys({ keys: entries }, 'test') });
+    try {
+      const s = scratch('petload-plan-named-');
+      const keys = s.keys(entries);
+      const scenario = s.file('probes.yaml', 'name: probes\ndescription: the quick probes\nprobes: [auth, list, create-get, unknown-id]\n');
+      const dir = join(s.dir, 'R');
+      const r = await runCli(['run', scenario, '--target', server.url, '--keys-file', keys, '--report-dir', dir]);
+      expect(r.code, r.stderr).toBe(0);
+      const report = readReportJson(dir);
+      expect(report.verdict).toBe('pass');
+      expect(report.plans).toEqual(['free', 'pro', 'business']);
+      expect(report.keys.map((k) => k.label)).toEqual(['free#1 (…ey-1)', 'pro#1 (…ey-1)', 'business#1 (…ey-1)']);
+      expect(new Set(report.checks.flatMap((c) => c.byPlan.map((o) => o.plan)))).toEqual(new Set([null, 'free', 'pro', 'business']));
+      // One line per plan on stderr (not a TTY), not one per probe.
+      expect(r.stderr.split('\n').filter((l) => /^(free|pro|business|all plans): /.test(l))).toHaveLength(4);
+      expect(r.stderr).not.toMatch(/^probe /m);
+      for (const f of filesUnder(dir)) for (const e of entries) expect(f.text.includes(e.key), f.path).toBe(false);
+      // (A window of 8 characters of `business-key-1` is the plan name itself: only whole keys are looked for here.)
+      for (const e of entries) expect(`${r.stdout}\n${r.stderr}`.includes(e.key)).toBe(false);
+    } finally {
+      await server.close();
+    }
   });
 });
