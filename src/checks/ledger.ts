@@ -55,6 +55,11 @@ function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
+/** The same, `…` included in the `max` characters. */
+function cutWithin(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
 export function evidenceOf(ex: Exchange, message: string): Evidence {
   const headers: Record<string, string> = {};
   for (const h of EVIDENCE_HEADERS) {
@@ -70,7 +75,7 @@ export function evidenceOf(ex: Exchange, message: string): Evidence {
   };
   if (ex.keyLabel !== null) ev.key = ex.keyLabel;
   if (ex.error) ev.message += ` [transport: ${ex.error.kind}: ${ex.error.message}]`;
-  if (ex.body.kind !== 'none') ev.body = cut(ex.body.excerpt, BODY_EXCERPT);
+  if (ex.body.kind !== 'none') ev.body = cutWithin(ex.body.excerpt, BODY_EXCERPT);
   return ev;
 }
 
