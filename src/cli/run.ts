@@ -149,8 +149,11 @@ export const runCommand: CommandModule<object, RunArgs> = {
     const scenarios = argv.scenarios.map((s) => ({ arg: s, scenario: applyOverrides(loadScenario(s), overrides) }));
     const keys = argv.target !== undefined ? keysFromEnvironment(argv['keys-file'], process.env) : undefined;
     const redactWhole = createRedactor(keys ?? []).whole;
-    // Progress while probes run (one line per plan) and during load phases; log lines are printed above it.
-    const board = createPlanBoard(process.stderr);
+    // Progress while probes run (one line per plan) and during load phases, on stderr; log lines are printed above
+    // it. Redrawn in place only on a terminal: plain lines in CI, or when stdout or stderr is not a terminal.
+    const live = process.stderr.isTTY === true && process.stdout.isTTY === true && !process.env.CI;
+    const progressStream = { write: (t: string) => process.stderr.write(t), isTTY: live, columns: process.stderr.columns };
+    const board = createPlanBoard(progressStream);
     const log = argv.quiet ? () => {} : (line: string) => board.log(line);
     const notice = (line: string) => board.log(line);
     const treatAsRemote = process.env.PETLOAD_TREAT_AS_REMOTE === '1';
@@ -170,7 +173,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     // Loaded here, not at start-up: the engine brings undici, autocannon and the metrics, which --help, list
     // and validate never need.
     const [{ runScenario }, { renderConsoleSummary }] = await Promise.all([import('../engine/run.js'), import('../outputs/console.js')]);
-    const progress = createProgressReporter(process.stderr);
+    const progress = createProgressReporter(progressStream);
     let worst = 0;
     for (const { arg, scenario } of scenarios) {
       if (controller.signal.aborted) break;
