@@ -4,6 +4,7 @@
  */
 import type { PlanName } from '../api/plans.js';
 import { headerValue, type Exchange } from '../http/exchange.js';
+import { redactEvidence } from '../outputs/redact-report.js';
 import { type AnyCheckId, CATALOGUE, type CheckId } from './catalogue.js';
 
 export const MAX_EVIDENCE = 5;
@@ -49,22 +50,32 @@ const EVIDENCE_HEADERS = [
   'sunset',
 ];
 
+/** The start of a text; a cut is marked with `…`, where the redactor looks for a cut piece of a key. */
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/** The same, `…` included in the `max` characters. */
+function cutWithin(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
 export function evidenceOf(ex: Exchange, message: string): Evidence {
   const headers: Record<string, string> = {};
   for (const h of EVIDENCE_HEADERS) {
     const v = headerValue(ex.headers, h);
-    if (v !== undefined) headers[h] = v.length > 200 ? `${v.slice(0, 200)}…` : v;
+    if (v !== undefined) headers[h] = cut(v, 200);
   }
   const ev: Evidence = {
     message,
-    request: `${ex.method} ${ex.path}${ex.requestBody !== null ? ` body=${ex.requestBody.slice(0, 120)}` : ''}`,
+    request: `${ex.method} ${ex.path}${ex.requestBody !== null ? ` body=${cut(ex.requestBody, 120)}` : ''}`,
     status: ex.status,
     headers,
     tag: ex.tag,
   };
   if (ex.keyLabel !== null) ev.key = ex.keyLabel;
   if (ex.error) ev.message += ` [transport: ${ex.error.kind}: ${ex.error.message}]`;
-  if (ex.body.kind !== 'none') ev.body = ex.body.excerpt.slice(0, BODY_EXCERPT);
+  if (ex.body.kind !== 'none') ev.body = cutWithin(ex.body.excerpt, BODY_EXCERPT);
   return ev;
 }
 
@@ -139,10 +150,9 @@ export class Ledger {
     }
   }
 
+  /** Free text only (message, request line, header values, body); the key label, tag and status are kept as they are. */
   private scrub(ev: Evidence): Evidence {
-    if (ev.message.length > MAX_MESSAGE) ev.message = `${ev.message.slice(0, MAX_MESSAGE)}…`;
-    const json = this.redact(JSON.stringify(ev));
-    return JSON.parse(json) as Evidence;
+    return redactEvidence({ ...ev, message: cut(ev.message, MAX_MESSAGE) }, this.redact);
   }
 }
 

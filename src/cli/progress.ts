@@ -45,7 +45,7 @@ export function createProgressReporter(stream: ProgressStream, options: Progress
     return {
       update(stats) {
         // Never wider than the terminal: a wrapped line cannot be rewritten with a carriage return.
-        const width = Math.max(20, (stream.columns ?? 80) - 1);
+        const width = Math.max(20, (stream.columns || 80) - 1);
         const line = progressLine(stats);
         stream.write(`\r${line.length > width ? `${line.slice(0, width - 1)}…` : line}\x1b[K`);
         drawn = true;

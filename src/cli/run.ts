@@ -12,12 +12,16 @@ import { PLAN_NAMES, PUBLISHED_FIGURES, layerFigures, type PlanFigures, type Pla
 import { loadKeyEntries, parseKeyEntriesText, resolveKeys, type ApiKey, type KeyEntry } from '../config/keys-file.js';
 import { loadPlansFile } from '../config/plan-figures.js';
 import type { Scenario } from '../config/scenario.js';
+import { createRedactor } from '../config/redactor.js';
 import { loadScenario } from '../config/load-scenario.js';
 import { applyOverrides } from '../config/overrides.js';
 import { parseThreshold } from '../checks/thresholds.js';
 import { isLoopback, parseTargetUrl } from '../engine/target.js';
-import { EXIT, PetloadError } from '../errors.js';
+import { ERRORS, EXIT, PetloadError } from '../errors.js';
+import type { Failure } from '../engine/finalize.js';
+import { createPlanBoard } from './plan-board.js';
 import { createProgressReporter, type ProgressStats } from './progress.js';
+import type { ProbeProgress } from '../engine/progress.js';
 import { FAULT_NAMES, type FaultName } from '../server/faults.js';
 import { WINDOW_REPORTS, type WindowReport } from '../server/limiter.js';
 
@@ -93,7 +97,21 @@ function reportDirFor(base: string | undefined, scenario: string, many: boolean,
   return many ? join(base, scenario) : base;
 }
 
-const severityOfExit = (code: number) => (code === EXIT.interrupted ? 4 : code === EXIT.aborted ? 3 : code === EXIT.fail ? 2 : code === 0 ? 0 : 1);
+/** Which exit code wins over several runs: interrupted > internal error (4) > aborted > fail > pass. */
+const severityOfExit = (code: number) =>
+  code === EXIT.interrupted ? 5 : code === EXIT.internal ? 4 : code === EXIT.aborted ? 3 : code === EXIT.fail ? 2 : code === 0 ? 0 : 1;
+
+/** What the CLI says when the report could not be assembled: what went wrong, what was saved, where. */
+export function failureLines(failure: Failure): string[] {
+  const files = Object.values(failure.files);
+  return [
+    `petload: the report could not be assembled: ${failure.message}`,
+    files.length > 0
+      ? `  what the run collected was saved: ${files.join(', ')}${failure.files.json ? ' (report.json has verdict "error" and the raw parts)' : ''}`
+      : `  nothing could be saved in ${failure.reportDir}`,
+    `  hint: ${ERRORS.E_INTERNAL.hint}`,
+  ];
+}
 
 export const runCommand: CommandModule<object, RunArgs> = {
   command: 'run <scenarios..>',
@@ -161,8 +179,14 @@ export const runCommand: CommandModule<object, RunArgs> = {
     const plansFile = argv['plans-file'] !== undefined ? loadPlansFile(argv['plans-file']) : undefined;
     // Every scenario's keys resolved before anything runs: a figure missing for one of them is an error now.
     const keysOf = new Map(scenarios.map(({ scenario }) => [scenario, keySource ? resolveKeys(keySource.entries, keySource.name, runFigures(scenario, plansFile)) : undefined]));
-    const log = argv.quiet ? () => {} : (line: string) => process.stderr.write(`${line}\n`);
-    const notice = (line: string) => process.stderr.write(`${line}\n`);
+    const redactWhole = createRedactor([...keysOf.values()].flatMap((k) => k ?? [])).whole;
+    // Progress while probes run (one line per plan) and during load phases, on stderr; log lines are printed above
+    // it. Redrawn in place only on a terminal: plain lines in CI, or when stdout or stderr is not a terminal.
+    const live = process.stderr.isTTY === true && process.stdout.isTTY === true && !process.env.CI;
+    const progressStream = { write: (t: string) => process.stderr.write(t), isTTY: live, columns: process.stderr.columns };
+    const board = createPlanBoard(progressStream);
+    const log = argv.quiet ? () => {} : (line: string) => board.log(line);
+    const notice = (line: string) => board.log(line);
     const treatAsRemote = process.env.PETLOAD_TREAT_AS_REMOTE === '1';
     const remote = argv.target !== undefined && (treatAsRemote || !isLoopback(argv.target));
 
@@ -180,7 +204,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     // Loaded here, not at start-up: the engine brings undici, autocannon and the metrics, which --help, list
     // and validate never need.
     const [{ runScenario }, { renderConsoleSummary }] = await Promise.all([import('../engine/run.js'), import('../outputs/console.js')]);
-    const progress = createProgressReporter(process.stderr);
+    const progress = createProgressReporter(progressStream);
     let worst = 0;
     for (const { arg, scenario } of scenarios) {
       if (controller.signal.aborted) break;
@@ -207,12 +231,29 @@ export const runCommand: CommandModule<object, RunArgs> = {
         signal: controller.signal,
         log,
         notice,
-        ...(argv.quiet ? {} : { onProgress: (p: ProgressStats) => progress.update(p) }),
+        ...(argv.quiet
+          ? {}
+          : {
+              onProbe: (p: ProbeProgress) => board.probe(p),
+              onProgress: (p: ProgressStats) => {
+                board.end();
+                progress.update(p);
+              },
+            }),
       });
+      board.end();
       progress.done();
-      process.stdout.write(`${renderConsoleSummary(result.report, { color: process.stdout.isTTY === true, ...(result.files ? { files: result.files } : {}) })}\n`);
+      if (result.failure) {
+        for (const line of failureLines(result.failure)) notice(line);
+      } else {
+        const summary = renderConsoleSummary(result.report, { color: process.stdout.isTTY === true, ...(result.files ? { files: result.files } : {}) });
+        // The report's free text is redacted already; whole keys once more, as in every report file.
+        process.stdout.write(`${redactWhole(summary)}\n`);
+      }
       // An aborted run is also a tool error: one line and a hint on stderr, even with --quiet.
-      if (result.exitCode === EXIT.aborted) notice(`petload: ${result.report.abortReason ?? 'the run was aborted'}\n  hint: ${result.hint ?? 'See the report.'}`);
+      if (!result.failure && (result.exitCode === EXIT.aborted || result.exitCode === EXIT.internal)) {
+        notice(`petload: ${result.report.abortReason ?? 'the run was aborted'}\n  hint: ${result.hint ?? (result.exitCode === EXIT.internal ? ERRORS.E_INTERNAL.hint : 'See the report.')}`);
+      }
       if (severityOfExit(result.exitCode) > severityOfExit(worst)) worst = result.exitCode;
     }
     process.off('SIGINT', onSignal);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PetloadError } from '../errors.js';
 import { layerFigures, PLANS, PUBLISHED_FIGURES } from '../api/plans.js';
-import { createRedactor, loadKeysFile, parseKeyEntriesText, parseKeysText, resolveKeys } from './keys-file.js';
+import { loadKeysFile, parseKeyEntriesText, parseKeysText, resolveKeys } from './keys-file.js';
 
 const SECRET = 'sk_live_0123456789abcdef';
 
@@ -98,27 +98,3 @@ describe('figures: a key\'s own, else its plan\'s', () => {
   });
 });
 
-describe('createRedactor', () => {
-  const keys = parseKeysText(`{"keys":[{"key":"${SECRET}","plan":"free"}]}`, 'k');
-  const label = `[key ${keys[0]!.label}]`;
-
-  it.each([
-    ['at the end of a text', `Bearer ${SECRET.slice(0, 13)}`, `Bearer ${label}`],
-    ['before the ellipsis of an excerpt', `Bearer ${SECRET.slice(0, 9)}…`, `Bearer ${label}…`],
-    ['down to four characters', `x ${SECRET.slice(0, 4)}`, `x ${label}`],
-  ])('hides the start of a key cut off %s', (_where, text, expected) => {
-    expect(createRedactor(keys)(text)).toBe(expected);
-  });
-
-  it('leaves alone three characters, and a key start in the middle of a text', () => {
-    const redact = createRedactor(keys);
-    expect(redact(`x ${SECRET.slice(0, 3)}`)).toBe(`x ${SECRET.slice(0, 3)}`);
-    expect(redact(`${SECRET.slice(0, 8)} and more`)).toBe(`${SECRET.slice(0, 8)} and more`);
-  });
-
-  it('replaces every occurrence of every key by its label', () => {
-    const keys = parseKeysText(`{"keys":[{"key":"${SECRET}","plan":"free"},{"key":"sk_other_key_99","plan":"pro"}]}`, 'k');
-    const redact = createRedactor(keys);
-    expect(redact(`a ${SECRET} b ${SECRET} sk_other_key_99`)).toBe(`a [key ${keys[0]!.label}] b [key ${keys[0]!.label}] [key ${keys[1]!.label}]`);
-  });
-});

@@ -166,42 +166,5 @@ export function toKeysDocument(keys: readonly ApiKey[]): KeysFile {
   };
 }
 
-/** The shortest start of a key worth hiding when an excerpt cuts the key (the label already shows the last four). */
-const CUT_KEY_MIN = 4;
-
-/**
- * Where a cut key's start ends, in `text`: at the end of the text, or before the `…` an excerpt ends with.
- * Returns [from, to) of the longest such piece of `secret` (at least CUT_KEY_MIN characters), or null.
- */
-function cutKeyAt(text: string, secret: string, end: number): [number, number] | null {
-  for (let n = Math.min(secret.length - 1, end); n >= CUT_KEY_MIN; n--) {
-    if (text.startsWith(secret.slice(0, n), end - n)) return [end - n, end];
-  }
-  return null;
-}
-
-/**
- * Replace every known secret in a text by its label. Used as the last line of defence on every output.
- * Also the start of a key cut off by an excerpt (a body quoted in evidence may end in the middle of a key
- * the target echoed): at the end of the text, or before the ellipsis that marks the cut.
- */
-export function createRedactor(keys: readonly Pick<ApiKey, 'secret' | 'label'>[]): (text: string) => string {
-  const secrets = keys.filter((k) => k.secret.length > 0).map((k) => [k.secret, `[key ${k.label}]`] as const);
-  if (secrets.length === 0) return (t) => t;
-  return (text) => {
-    let out = text;
-    for (const [s, l] of secrets) {
-      if (out.includes(s)) out = out.split(s).join(l);
-      // Cheap test first: a cut key starts like the key.
-      if (!out.includes(s.slice(0, CUT_KEY_MIN))) continue;
-      const ends = [out.length];
-      for (let i = out.indexOf('…'); i !== -1; i = out.indexOf('…', i + 1)) ends.push(i);
-      // From the last end to the first, so that earlier positions stay valid as pieces are replaced.
-      for (const end of ends.sort((a, b) => b - a)) {
-        const cut = cutKeyAt(out, s, end);
-        if (cut) out = `${out.slice(0, cut[0])}${l}${out.slice(cut[1])}`;
-      }
-    }
-    return out;
-  };
-}
+/** The redactor lives in its own module (redactor.ts); re-exported here for the code that imports it from the keys. */
+export { createRedactor, type Redactor } from './redactor.js';

@@ -3,7 +3,8 @@
  * Used to start rate-limit probes on a fresh window ("it waits until X-RateLimit-Reset has passed, or uses a key
  * that has not been used in the current window") and to honour Retry-After everywhere.
  */
-import { DAY_S, MINUTE_S } from '../api/plans.js';
+import { DAY_S, MINUTE_S, type PlanName } from '../api/plans.js';
+import type { PlanSent } from './progress.js';
 import type { ApiKey } from '../config/keys-file.js';
 import { headerValue, type Exchange } from '../http/exchange.js';
 import { parseHttpDate, parseRateLimit, parseRetryAfter } from '../http/headers.js';
@@ -22,6 +23,9 @@ export interface KeyState {
   /** Local wall time by which the minute window that held the last request has certainly ended. */
   minuteWindowEndsBy: number | null;
   suspectedBan: boolean;
+  /** Requests sent on the key, and responses 429 to them (for progress). */
+  sent: number;
+  refused: number;
 }
 
 /** Offset to add to a server time to get local run-clock time, from an exchange's Date header (0 if absent). */
@@ -54,7 +58,7 @@ export class KeyStates {
 
   constructor(keys: readonly ApiKey[]) {
     for (const key of keys) {
-      this.states.set(key.label, { key, used: false, lastSentAt: null, blockedUntil: 0, minuteWindowEndsBy: null, suspectedBan: false });
+      this.states.set(key.label, { key, used: false, lastSentAt: null, blockedUntil: 0, minuteWindowEndsBy: null, suspectedBan: false, sent: 0, refused: 0 });
     }
   }
 
@@ -74,9 +78,22 @@ export class KeyStates {
     return [...this.states.values()];
   }
 
+  /** Requests sent and refused so far, per plan (in the order of the keys). */
+  perPlan(): PlanSent[] {
+    const out = new Map<PlanName, PlanSent>();
+    for (const s of this.states.values()) {
+      const p = out.get(s.key.plan) ?? { plan: s.key.plan, sent: 0, refused: 0 };
+      p.sent += s.sent;
+      p.refused += s.refused;
+      out.set(s.key.plan, p);
+    }
+    return [...out.values()];
+  }
+
   noteSent(key: ApiKey, at: number): void {
     const s = this.get(key);
     s.used = true;
+    s.sent++;
     s.lastSentAt = at;
     // Without better knowledge, the minute window holding this request ends at most a minute (+rounding) later.
     const bound = at + MINUTE_S * 1000 + TOLERANCE_MS;
@@ -95,6 +112,7 @@ export class KeyStates {
       }
     }
     if (ex.status === 429) {
+      s.refused++;
       const wait = retryAfterMs(ex);
       if (wait !== null) {
         // Waits follow the target, bounded by the length of the window that refused: the day when the headers

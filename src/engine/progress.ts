@@ -1,3 +1,5 @@
+import type { PlanName } from '../api/plans.js';
+
 /** The numbers of one progress line, fed by the engine to whatever shows progress (src/cli/progress.ts). */
 export interface ProgressStats {
   /** What is running: a probe, or a load phase such as "phase 1 (constant-rate)". */
@@ -17,3 +19,22 @@ export interface ProgressStats {
   p99Ms: number | null;
 }
 
+
+/** Requests sent so far on a plan's keys, and how many were refused (429). */
+export interface PlanSent {
+  plan: PlanName;
+  sent: number;
+  refused: number;
+}
+
+/** A probe starting or ending on one plan (plan null: a probe that runs once, without a plan). */
+export interface ProbeProgress {
+  probe: string;
+  plan: PlanName | null;
+  state: 'start' | 'done';
+  /** The probe's place among those this plan runs (1-based), and how many it runs. */
+  index: number;
+  total: number;
+  /** Every plan's requests so far (valid keys only). */
+  perPlan: readonly PlanSent[];
+}

@@ -15,7 +15,6 @@ import { ERRORS, PetloadError, isPetloadError, EXIT } from '../errors.js';
 import type { HttpClient } from '../http/exchange.js';
 import { assertReachable } from '../http/reachability.js';
 import { createMetrics } from '../metrics/recorder.js';
-import { redactDeep, writeReports } from '../outputs/write.js';
 import type { ProbeContext } from '../probes/context.js';
 import { cheapList } from '../probes/context.js';
 import { probesInOrder } from '../probes/index.js';
@@ -23,9 +22,9 @@ import { Refusals } from '../probes/window.js';
 import type { FaultName } from '../server/faults.js';
 import type { WindowReport } from '../server/limiter.js';
 import { runLoad, type LoadOutcome } from '../executors/run-load.js';
-import { buildReport } from './build-report.js';
+import { finalizeRun, type Failure } from './finalize.js';
 import { createSendPath } from './send-path.js';
-import type { ProgressStats } from './progress.js';
+import type { ProbeProgress, ProgressStats } from './progress.js';
 import { KeyStates } from './key-state.js';
 import type { Report } from './report-schema.js';
 import { describeEstimate, estimateRequests, type Estimate } from './estimate.js';
@@ -77,6 +76,10 @@ export interface RunOptions {
   notice?: (line: string) => void;
   /** Called about once a second of real time during load phases. */
   onProgress?: (stats: ProgressStats) => void;
+  /** Called as each probe starts and ends, per plan (replaces the log line per probe). */
+  onProbe?: (progress: ProbeProgress) => void;
+  /** A seam between assembling the report and validating it (src/engine/finalize.ts); tests force failures with it. */
+  amendReport?: (report: Report) => Report;
 }
 
 export interface RunResult {
@@ -85,6 +88,8 @@ export interface RunResult {
   files: { json: string; junit: string; markdown: string; html: string } | null;
   /** What to do about an aborted run (the hint of the tool error that aborted it). */
   hint?: string;
+  /** The report could not be assembled, validated or rendered (exit 4); what was saved, and where. */
+  failure?: Failure;
 }
 
 /** Thrown by send() once the run is interrupted, to unwind probes and executors at once. */
@@ -263,12 +268,21 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       log: (t) => log(redact(t)),
     };
 
-    for (const probe of probesInOrder(scenario.probes)) {
+    const probes = probesInOrder(scenario.probes);
+    const probeTotal = (plan: PlanName | null) => probes.filter((p) => p.perPlan === (plan !== null)).length;
+    const probeIndex = new Map<PlanName | null, number>();
+    const probeEvent = (probe: string, plan: PlanName | null, state: 'start' | 'done') =>
+      o.onProbe?.({ probe, plan, state, index: probeIndex.get(plan) ?? 0, total: probeTotal(plan), perPlan: keyStates.perPlan() });
+    for (const probe of probes) {
       for (const plan of probe.perPlan ? plans : [null]) {
         if (signal.aborted) break;
         const t0 = performance.now();
+        probeIndex.set(plan, (probeIndex.get(plan) ?? 0) + 1);
+        probeEvent(probe.name, plan, 'start');
         await probe.run(ctx, plan);
-        log(`probe ${probe.name}${plan ? ` [${plan}]` : ''} done in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+        probeEvent(probe.name, plan, 'done');
+        // Without a progress display, one log line per probe.
+        if (!o.onProbe) log(`probe ${probe.name}${plan ? ` [${plan}]` : ''} done in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
       }
     }
     if (scenario.load && !signal.aborted) {
@@ -307,7 +321,12 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   } catch (e) {
     if (e instanceof Interrupted) {
       aborted = { reason: 'interrupted', exitCode: EXIT.interrupted };
-    } else if (!isPetloadError(e) || (e.code !== 'E_TARGET_UNREACHABLE' && e.code !== 'E_KEY_BANNED')) {
+    } else if (!isPetloadError(e) || e.code === 'E_INTERNAL') {
+      // A bug in petload during the run: the run ends, but what it collected is still reported (exit 4).
+      const message = e instanceof Error ? e.message : String(e);
+      aborted = { reason: redact(`internal error: ${message}`), exitCode: EXIT.internal, hint: ERRORS.E_INTERNAL.hint };
+      if (e instanceof Error && e.stack) notes.push(redact(`internal error, for the bug report: ${e.stack}`));
+    } else if (e.code !== 'E_TARGET_UNREACHABLE' && e.code !== 'E_KEY_BANNED') {
       deadline.dispose();
       await client?.close();
       await target.close();
@@ -334,7 +353,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     ledger.judge(checkId as `threshold.${string}`, null, r.ok, () => thresholdMessage(t.expression, r));
     return { expression: t.expression, checkId, severity, observed: r.observed, unit: r.unit, ok: r.ok };
   });
-  const report = buildReport({
+  const input = {
     scenario: { name: scenario.name, description: scenario.description, ...(o.scenarioFile ? { file: o.scenarioFile } : {}) },
     target: {
       url: target.url,
@@ -353,9 +372,8 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     metrics: snapshot,
     notes,
     ...(aborted ? { aborted: { reason: aborted.reason, exitCode: aborted.exitCode } } : {}),
-  });
+  };
   // What the caller prints comes from the report too: it gets the redacted one, as the files do.
-  const clean = redactDeep(report, redact);
-  const files = await writeReports(clean, o.reportDir, { redact });
-  return { report: clean, exitCode: clean.exitCode, files, ...(aborted?.hint ? { hint: aborted.hint } : {}) };
+  const done = await finalizeRun(input, { reportDir: o.reportDir, redact, ...(o.amendReport ? { amendReport: o.amendReport } : {}) });
+  return { ...done, ...(aborted?.hint ? { hint: aborted.hint } : {}) };
 }

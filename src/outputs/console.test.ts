@@ -11,9 +11,9 @@ describe('renderConsoleSummary', () => {
   it('gives the verdict, the failed checks with first evidence and the warnings', () => {
     const lines = plain.split('\n');
     expect(lines[0]).toBe(`petload compliance: FAIL  ${SAMPLE_COUNTS.line}; 240 requests in 1 min 0 s`);
-    const i = lines.indexOf('  FAIL ratelimit.reset-is-timestamp [free] (critical) 120 of 120 failed');
+    const i = lines.indexOf('  FAIL ratelimit.reset-is-timestamp (critical) 120 of 240 failed: free 120/120, pro 0/120');
     expect(i).toBeGreaterThan(0);
-    expect(lines[i + 1]).toMatch(/^ {6}X-RateLimit-Reset \d+ looks like Unix milliseconds, not seconds \(\w+ \/pets\S* .*-> \d+\) key free#1 \(…abcd\)$/);
+    expect(lines[i + 1]).toMatch(/^ {6}\[free\] X-RateLimit-Reset \d+ looks like Unix milliseconds, not seconds \(\w+ \/pets\S* .*-> \d+\) key free#1 \(…abcd\)$/);
     expect(plain).toContain('  WARN auth.challenge (minor) 1 of 1 failed');
     expect(plain).toContain('  SKIP needs two keys of the free plan; the keys file has one: ratelimit.key-isolation');
   });
@@ -51,5 +51,39 @@ describe('renderConsoleSummary skips', () => {
     expect(ids.length).toBeGreaterThan(5);
     const line = out.split('\n').find((l) => l.includes(reason))!;
     expect(line).toBe(`  SKIP ${reason}: ${ids.slice(0, 5).join(', ')} and ${ids.length - 5} more`);
+  });
+});
+
+describe('renderConsoleSummary counts and keys', () => {
+  it("gives a check's overall counts and every plan's, and they add up (as in summary.md)", () => {
+    for (const seed of [1, 2, 3]) {
+      const report = sampleReport({ seed });
+      const out = renderConsoleSummary(report, { color: false });
+      const lines = out.split('\n').filter((l) => /^ {2}(FAIL|WARN) .* failed(: |$)/.test(l));
+      expect(lines.length).toBeGreaterThan(1);
+      for (const line of lines) {
+        const m = /^ {2}(?:FAIL|WARN) (.+?) \((?:critical|major|minor|advisory|info)\) (\d+) of (\d+) failed(?:: (.*))?$/.exec(line)!;
+        expect(m, line).not.toBeNull();
+        const check = report.checks.find((c) => c.id === m[1])!;
+        expect([Number(m[2]), Number(m[3])]).toEqual([check.counts.failed, check.counts.failed + check.counts.passed]);
+        const parts = (m[4] ?? '').split(', ').filter(Boolean).map((p) => /^\S+ (\d+)\/(\d+)$/.exec(p)!);
+        if (parts.length > 0) {
+          expect(parts.reduce((a, p) => a + Number(p[1]), 0)).toBe(check.counts.failed);
+          expect(parts.reduce((a, p) => a + Number(p[2]), 0)).toBe(check.counts.failed + check.counts.passed);
+        }
+      }
+    }
+  });
+
+  it('never cuts the key list in the middle of a label: whole keys, then "and N more"', () => {
+    const report = sampleReport();
+    const keys = Array.from({ length: 40 }, (_, i) => ({ label: `staging-key-${i} (…${String(i).padStart(4, '0')})`, plan: 'free' as const, sacrificial: i === 0 }));
+    const line = renderConsoleSummary({ ...report, keys }, { color: false }).split('\n')[1]!;
+    const m = /; keys (.*) and (\d+) more$/.exec(line)!;
+    const shown = m[1]!.split(/, (?=staging)/);
+    expect(shown.length + Number(m[2])).toBe(40);
+    shown.forEach((entry, i) => expect(entry).toBe(`${keys[i]!.label} (free${i === 0 ? ', sacrificial' : ''})`));
+    // A short list is shown whole.
+    expect(renderConsoleSummary(report, { color: false }).split('\n')[1]).toMatch(/; keys free#1 \(…abcd\) \(free\), pro#1 \(…wxyz\) \(pro\)$/);
   });
 });

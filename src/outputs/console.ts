@@ -7,13 +7,14 @@ import { basename, dirname, sep } from 'node:path';
 import type { CheckResult, Report } from '../engine/report-schema.js';
 import { verdictOf } from '../engine/verdict.js';
 import {
-  caseName,
   countsLine,
   evidenceLine,
+  failedOf,
   formatDuration,
   formatMs,
   formatObserved,
   keysLine,
+  planBreakdown,
   skipsByReason,
   targetLine,
   thresholdWord,
@@ -26,6 +27,8 @@ export interface ConsoleOptions {
   files?: Readonly<Record<string, string>>;
 }
 
+/** The key list's length in the summary: shortened by whole keys (`and N more`), the full list is in the reports. */
+const KEYS_SHOWN_CHARS = 300;
 /** Skipped ids shown per reason: the full list is in the report files. */
 const SKIP_IDS_SHOWN = 5;
 
@@ -55,16 +58,20 @@ export function renderConsoleSummary(report: Report, opts: ConsoleOptions): stri
       `${report.totals.requests} requests in ${formatDuration(report.durationMs)}`,
   );
   if (report.verdict === 'aborted') out.push(paint('yellow', `  aborted: ${clean(report.abortReason ?? 'the run was interrupted')}`));
-  out.push(paint('dim', `  target ${clean(targetLine(report))}; plans ${report.plans.join(', ') || 'none'}; keys ${clean(keysLine(report), 400)}`));
+  out.push(paint('dim', `  target ${clean(targetLine(report))}; plans ${report.plans.join(', ') || 'none'}; keys ${clean(keysLine(report, KEYS_SHOWN_CHARS), Number.POSITIVE_INFINITY)}`));
 
+  // One line per check: its overall counts, then every plan's, which add up to them; then the first evidence of
+  // each failing plan.
   const listChecks = (title: string, checks: CheckResult[], mark: string, style: Style) => {
     if (checks.length === 0) return;
     out.push('', paint('bold', title));
     for (const c of checks) {
+      const breakdown = planBreakdown(c);
+      const byPlan = breakdown ? `: ${breakdown}` : '';
+      out.push(`  ${paint(style, mark)} ${c.id} (${c.severity}) ${failedOf(c.counts)} failed${byPlan}`);
       for (const o of c.byPlan.filter((p) => p.status === 'fail')) {
-        out.push(`  ${paint(style, mark)} ${caseName(c.id, o.plan)} (${c.severity}) ${o.counts.failed} of ${o.counts.failed + o.counts.passed} failed`);
         const e = o.evidence[0];
-        if (e) out.push(`      ${clean(evidenceLine(e), 300)}`);
+        if (e) out.push(`      ${o.plan ? `[${o.plan}] ` : ''}${clean(evidenceLine(e), 300)}`);
       }
     }
   };

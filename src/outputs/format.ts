@@ -87,9 +87,46 @@ export function formatObserved(t: Report['thresholds'][number]): string {
   return t.unit === '' ? v : `${v}${t.unit === '%' ? '' : ' '}${t.unit}`;
 }
 
-export function keysLine(report: Report): string {
+/**
+ * `a, b, c` within `max` characters, shortened by whole entries (`a, b and 3 more`), never in the middle of one.
+ * The first entry is always shown.
+ */
+export function listWithin(items: readonly string[], max = Number.POSITIVE_INFINITY): string {
+  const all = items.join(', ');
+  if (all.length <= max || items.length <= 1) return all;
+  for (let n = items.length - 1; n >= 1; n--) {
+    const text = `${items.slice(0, n).join(', ')} and ${items.length - n} more`;
+    if (text.length <= max || n === 1) return text;
+  }
+  return all;
+}
+
+/** The keys of a run by label and plan, within `max` characters (shortened by whole keys). */
+export function keysLine(report: Report, max = Number.POSITIVE_INFINITY): string {
   if (report.keys.length === 0) return 'none';
-  return report.keys.map((k) => `${k.label} (${k.plan}${k.sacrificial ? ', sacrificial' : ''})`).join(', ');
+  return listWithin(
+    report.keys.map((k) => `${k.label} (${k.plan}${k.sacrificial ? ', sacrificial' : ''})`),
+    max,
+  );
+}
+
+/** `3 of 100`: failed of judged (passed or failed; skips are not judgements). */
+export function failedOf(c: PlanOutcome['counts']): string {
+  return `${c.failed} of ${c.failed + c.passed}`;
+}
+
+/**
+ * A check's judgements per plan, `free 3/100, pro 2/100, business 0/100`: every plan that judged something,
+ * so that the per-plan figures add up to the check's overall counts (CheckResult.counts is their sum). Empty
+ * when the check was judged without a plan only.
+ */
+export function planBreakdown(check: CheckResult): string {
+  const judged = check.byPlan.filter((o) => o.counts.failed + o.counts.passed > 0);
+  // Judged without a plan only (e.g. a request without a key): the overall counts say it all.
+  if (judged.length === 1 && judged[0]!.plan === null) return '';
+  return judged
+    .map((o) => `${o.plan ?? 'no plan'} ${o.counts.failed}/${o.counts.failed + o.counts.passed}`)
+    .join(', ');
 }
 
 export function targetLine(report: Report): string {

@@ -22,9 +22,10 @@ describe('renderMarkdown', () => {
 
   it('lists failed checks with their first evidence, warnings and skips', () => {
     const failed = md.slice(md.indexOf('### Failed'), md.indexOf('### Warnings'));
-    expect(failed).toMatch(/\| `ratelimit\.reset-is-timestamp` \| critical \| free \| 120\/240 \| X-RateLimit-Reset \d+ looks like Unix milliseconds/);
+    // Overall 120 of 240, and per plan, adding up to it: the free key's 120 all failed, the pro key's 120 passed.
+    expect(failed).toMatch(/\| `ratelimit\.reset-is-timestamp` \| critical \| 120\/240 \| free 120\/120, pro 0\/120 \| X-RateLimit-Reset \d+ looks like Unix milliseconds/);
     const warnings = md.slice(md.indexOf('### Warnings'), md.indexOf('### Skipped'));
-    expect(warnings).toContain('| `auth.challenge` | minor |');
+    expect(warnings).toContain('| `auth.challenge` | minor | 1/1 | - |');
     expect(md).toContain('| needs two keys of the free plan; the keys file has one | `ratelimit.key-isolation` |');
   });
 
@@ -44,6 +45,15 @@ describe('renderMarkdown', () => {
     expect(row).toContain('a \\| b \\<img src=x\\> \\*bold\\* \\[link\\](http://x)');
     expect(row.split(/(?<!\\)\|/).length).toBe(7);
     expect(mdText('x'.repeat(300)).length).toBe(241);
+  });
+
+  it('never cuts the key list in the middle of a label: whole keys, then "and N more"', () => {
+    const keys = Array.from({ length: 60 }, (_, i) => ({ label: `a-rather-long-key-label-${i} (…${String(i).padStart(4, '0')})`, plan: 'pro' as const, sacrificial: false }));
+    const line = renderMarkdown({ ...report, keys }).split('\n').find((l) => l.startsWith('- Keys: '))!;
+    const m = /^- Keys: (.*) and (\d+) more$/.exec(line)!;
+    const shown = m[1]!.split(', ');
+    expect(shown.length + Number(m[2])).toBe(60);
+    shown.forEach((entry, i) => expect(entry).toBe(`${mdText(keys[i]!.label)} (pro)`));
   });
 
   it('says why a run was aborted', () => {

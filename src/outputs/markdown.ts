@@ -12,6 +12,7 @@ import {
   formatMs,
   formatObserved,
   keysLine,
+  planBreakdown,
   skipsByReason,
   statusClasses,
   targetLine,
@@ -20,6 +21,8 @@ import {
 } from './format.js';
 
 const CELL_MAX = 240;
+/** The key list's length: shortened by whole keys (`and N more`), never in the middle of a label. */
+const KEYS_SHOWN_CHARS = 1000;
 
 /** A table cell or inline text: one line, Markdown and HTML punctuation escaped, bounded length. */
 export function mdText(s: string, max = CELL_MAX): string {
@@ -40,9 +43,9 @@ function table(head: string[], rows: string[][]): string[] {
   return [`| ${names.join(' | ')} |`, `|${rule}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
 }
 
-function failedPlans(c: Report['checks'][number]): string {
-  const plans = c.byPlan.filter((o) => o.status === 'fail').map((o) => o.plan ?? '-');
-  return plans.length > 0 ? plans.join(', ') : '-';
+/** Every plan's judgements, which add up to the check's overall counts. */
+function byPlanCell(c: Report['checks'][number]): string {
+  return mdText(planBreakdown(c)) || '-';
 }
 
 export function renderMarkdown(report: Report): string {
@@ -59,7 +62,7 @@ export function renderMarkdown(report: Report): string {
     '',
     `- Target: ${mdText(targetLine(report))}`,
     `- Plans: ${report.plans.length > 0 ? report.plans.join(', ') : 'none'}`,
-    `- Keys: ${mdText(keysLine(report), 1000)}`,
+    `- Keys: ${mdText(keysLine(report, KEYS_SHOWN_CHARS), Number.POSITIVE_INFINITY)}`,
     `- Run: ${mdText(report.startedAt)} to ${mdText(report.endedAt)}, ${mdText(report.tool.name)} ${mdText(report.tool.version)}`,
   );
 
@@ -71,8 +74,8 @@ export function renderMarkdown(report: Report): string {
     out.push('', '### Failed', '');
     out.push(
       ...table(
-        ['check', 'severity', 'plans', 'failed#', 'first evidence'],
-        v.failed.map((c) => [mdCode(c.id), c.severity, failedPlans(c), `${c.counts.failed}/${c.counts.failed + c.counts.passed}`, firstOf(c)]),
+        ['check', 'severity', 'failed#', 'by plan', 'first evidence'],
+        v.failed.map((c) => [mdCode(c.id), c.severity, `${c.counts.failed}/${c.counts.failed + c.counts.passed}`, byPlanCell(c), firstOf(c)]),
       ),
     );
   }
@@ -80,8 +83,8 @@ export function renderMarkdown(report: Report): string {
     out.push('', '### Warnings', '');
     out.push(
       ...table(
-        ['check', 'severity', 'plans', 'failed#', 'first evidence'],
-        v.warnings.map((c) => [mdCode(c.id), c.severity, failedPlans(c), `${c.counts.failed}/${c.counts.failed + c.counts.passed}`, firstOf(c)]),
+        ['check', 'severity', 'failed#', 'by plan', 'first evidence'],
+        v.warnings.map((c) => [mdCode(c.id), c.severity, `${c.counts.failed}/${c.counts.failed + c.counts.passed}`, byPlanCell(c), firstOf(c)]),
       ),
     );
   }

@@ -16,6 +16,10 @@ function invalid(path: string, why: string): PetloadError {
 
 /** A report document already decoded from JSON; `source` names it in messages. */
 export function parseReport(doc: unknown, source: string): Report {
+  if (doc !== null && typeof doc === 'object' && (doc as { verdict?: unknown }).verdict === 'error') {
+    const error = (doc as { error?: unknown }).error;
+    throw invalid(source, `records a run whose report could not be assembled (verdict error): ${typeof error === 'string' ? error : 'see the file'}; it holds the run's raw parts, not a report to render`);
+  }
   const res = ReportSchema.safeParse(doc);
   if (!res.success) {
     const lines = formatIssues(res.error, doc);

@@ -1,19 +1,21 @@
 /**
  * Writes every report format into a directory. Each file is written atomically (a temporary file in the same
  * directory, flushed, then renamed over the target), so a reader never sees half a report, even when the run
- * is interrupted while writing. Secrets are redacted twice: in every string of the report before rendering
- * (so that escaping cannot hide a key from the redactor) and in every rendered text.
+ * is interrupted while writing. Secrets are redacted twice: in the report's free text before rendering (so
+ * that escaping cannot hide a key from the redactor; structured values are left alone, see redact-report.ts),
+ * then whole keys in every rendered text, as a last line of defence that cannot break a file's structure.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Report } from '../engine/report-schema.js';
 import { PetloadError } from '../errors.js';
+import { redactReport, redactStrings } from './redact-report.js';
 import { OUTPUT_NAMES, OUTPUTS, type OutputName } from './registry.js';
 
 export interface WriteOptions {
-  /** Replaces every secret in a text (see createRedactor). */
-  redact?: (s: string) => string;
+  /** Hides secrets in a text (see createRedactor); its `whole` (whole keys only) makes the last pass. */
+  redact?: ((s: string) => string) & { whole?: (s: string) => string };
 }
 
 export type WrittenReports = Record<OutputName, string>;
@@ -43,15 +45,72 @@ export async function writeFileAtomic(path: string, text: string): Promise<void>
   }
 }
 
-/** Every string of a JSON-like value (map keys included) through `redact`. */
-export function redactDeep<T>(value: T, redact: (s: string) => string): T {
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return redact(v);
-    if (Array.isArray(v)) return v.map(walk);
-    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [redact(k), walk(x)]));
-    return v;
-  };
-  return walk(value) as T;
+/**
+ * The last pass over a rendered file: whole keys only. report.json is changed through its parsed strings, so
+ * that a key spelled with JSON escapes is found too and the text stays valid JSON; when no string holds a key,
+ * the text is returned as it was.
+ */
+export function lastPass(name: OutputName, text: string, whole: (s: string) => string): string {
+  if (name !== 'json') return whole(text);
+  const doc: unknown = JSON.parse(text);
+  let changed = false;
+  const clean = redactStrings(doc, (s) => {
+    const r = whole(s);
+    if (r !== s) changed = true;
+    return r;
+  });
+  return changed ? `${JSON.stringify(clean, null, 2)}\n` : text;
+}
+
+export interface SettledReports {
+  written: Partial<WrittenReports>;
+  /** The formats that could not be rendered, with why. */
+  failed: { name: OutputName; error: unknown }[];
+}
+
+export interface RenderedReports {
+  texts: Partial<Record<OutputName, string>>;
+  /** The formats that could not be rendered, with why. */
+  failed: { name: OutputName; error: unknown }[];
+}
+
+/** Render formats in memory, each on its own, with the report's free text redacted and the last pass over each text. */
+export function renderReports(report: Report, opts: WriteOptions = {}, names: readonly OutputName[] = OUTPUT_NAMES): RenderedReports {
+  const redact = opts.redact;
+  const clean = redact ? redactReport(report, redact) : report;
+  const whole = redact ? (redact.whole ?? redact) : null;
+  const res: RenderedReports = { texts: {}, failed: [] };
+  for (const name of names) {
+    try {
+      const text = OUTPUTS[name].render(clean);
+      res.texts[name] = whole ? lastPass(name, text, whole) : text;
+    } catch (e) {
+      res.failed.push({ name, error: e });
+    }
+  }
+  return res;
+}
+
+/**
+ * Render and write every format into `dir` (created if needed), each on its own: a format that fails to render
+ * does not stop the others. An error writing a file (the directory) is thrown at once.
+ */
+export async function writeReportsSettled(report: Report, dir: string, opts: WriteOptions = {}, names: readonly OutputName[] = OUTPUT_NAMES): Promise<SettledReports> {
+  const rendered = renderReports(report, opts, names);
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (e) {
+    throw ioError(`create the report directory ${dir}`, e);
+  }
+  const res: SettledReports = { written: {}, failed: rendered.failed };
+  for (const name of names) {
+    const text = rendered.texts[name];
+    if (text === undefined) continue;
+    const path = join(dir, OUTPUTS[name].file);
+    await writeFileAtomic(path, text);
+    res.written[name] = path;
+  }
+  return res;
 }
 
 /**
@@ -59,28 +118,7 @@ export function redactDeep<T>(value: T, redact: (s: string) => string): T {
  * A format that fails to render does not stop the others from being written; its error is thrown after.
  */
 export async function writeReports(report: Report, dir: string, opts: WriteOptions = {}): Promise<WrittenReports> {
-  const redact = opts.redact ?? ((s: string) => s);
-  const clean = opts.redact ? redactDeep(report, redact) : report;
-  try {
-    await mkdir(dir, { recursive: true });
-  } catch (e) {
-    throw ioError(`create the report directory ${dir}`, e);
-  }
-  const written = {} as WrittenReports;
-  let firstError: unknown;
-  for (const name of OUTPUT_NAMES) {
-    const out = OUTPUTS[name];
-    const path = join(dir, out.file);
-    let text: string;
-    try {
-      text = redact(out.render(clean));
-    } catch (e) {
-      firstError ??= e;
-      continue;
-    }
-    await writeFileAtomic(path, text);
-    written[name] = path;
-  }
-  if (firstError !== undefined) throw firstError;
-  return written;
+  const res = await writeReportsSettled(report, dir, opts);
+  if (res.failed.length > 0) throw res.failed[0]!.error;
+  return res.written as WrittenReports;
 }

@@ -55,6 +55,8 @@ describe.concurrent('the CLI never shows a key', () => {
     const shape = run.report.checks.find((c) => c.id === 'contract.error-shape')!;
     expect(shape.status).toBe('fail');
     expect(shape.byPlan[0]!.evidence[0]!.body).toMatch(/ you sent Bearer /);
+    // The excerpt cut the echoed key after 22 of its 28 characters: that piece is hidden behind the key's label.
+    expect(shape.byPlan[0]!.evidence[0]!.body).toMatch(/ you sent Bearer \[key free#1 \(…4f60\)\]…$/);
   });
 });
 

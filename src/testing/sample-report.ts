@@ -33,6 +33,8 @@ export interface SampleOptions {
   startedAt?: string;
   /** A text (e.g. a key) planted in evidence, headers, body, reasons, info and notes, for redaction tests. */
   leak?: string;
+  /** The two keys (a free one, then a pro one); default SAMPLE_KEYS. */
+  keys?: readonly [ApiKey, ApiKey];
 }
 
 export interface SampleRun {
@@ -62,6 +64,7 @@ export function sampleRun(opts: SampleOptions = {}): SampleRun {
   const startedAt = new Date(opts.startedAt ?? '2030-01-01T00:00:00.000Z');
   const epoch = startedAt.getTime();
   const leak = opts.leak ?? '';
+  const keys = opts.keys ?? SAMPLE_KEYS;
   let nowMono = 0;
   const clock: Clock = { scale: 1, now: () => epoch + nowMono, monotonic: () => nowMono, sleep: async () => undefined };
   const metrics = createMetrics({ clock, startMono: 0 });
@@ -70,7 +73,7 @@ export function sampleRun(opts: SampleOptions = {}): SampleRun {
   const used = new Map<ApiKey, number>();
 
   for (let i = 0; i < n; i++) {
-    const key = SAMPLE_KEYS[i % 2]!;
+    const key = keys[i % 2]!;
     const t = Math.floor((i * WINDOW_MS) / n);
     const r = random();
     const operation: OperationId = r < 0.6 ? 'listPets' : r < 0.85 ? 'createPet' : 'getPet';
@@ -151,7 +154,7 @@ export function sampleRun(opts: SampleOptions = {}): SampleRun {
       variant: { windowReport: 'tightest', countErrors: 'no' },
     },
     plans: ['free', 'pro'],
-    keys: SAMPLE_KEYS,
+    keys,
     startedAt,
     endedAt: new Date(epoch + WINDOW_MS),
     outcomes: ledger.all(),

@@ -124,7 +124,9 @@ export const echoCredential: Behaviour = async (r) => {
   const auth = r.req.headers.get('authorization') ?? '';
   const headers: [string, string][] = [...a.headers, ['X-Echo-Authorization', auth]];
   if (!isApi(r) || a.status < 400) return writeAnswer(r.socket, { ...a, headers });
-  // {"code":"echo","message":" is 26 characters, " you sent Bearer " 17 more: the key starts at 287.
-  const message = `${'x'.repeat(244)} you sent ${auth}`;
+  // {"code":"echo","message":" is 26 characters, " you sent Bearer " 17 more: the key starts at 277, and the
+  // 300-character excerpt of the evidence (`…` included) cuts it after 22 of its 28 characters (a piece the
+  // redactor must hide).
+  const message = `${'x'.repeat(234)} you sent ${auth}`;
   writeAnswer(r.socket, { ...a, headers, body: Buffer.from(JSON.stringify({ code: 'echo', message, status: 0 })) });
 };

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import type { PlanName } from '../api/plans.js';
+import type { ProbeProgress } from '../engine/progress.js';
+import { createPlanBoard } from './plan-board.js';
+
+function sink(isTTY: boolean, columns?: number) {
+  const out: string[] = [];
+  return { out, stream: { isTTY, ...(columns === undefined ? {} : { columns }), write: (t: string) => out.push(t) } };
+}
+
+/** Four probes on free and pro in turn (as the engine runs them), sending 10 requests each. */
+function* events(): Generator<ProbeProgress> {
+  const sent: Record<string, number> = { free: 0, pro: 0 };
+  const probes = ['list', 'create-get', 'unknown-id', 'retry-after'];
+  for (const [i, probe] of probes.entries()) {
+    for (const plan of ['free', 'pro'] as PlanName[]) {
+      const perPlan = () => Object.entries(sent).map(([p, n]) => ({ plan: p as PlanName, sent: n, refused: p === 'free' ? Math.floor(n / 20) : 0 }));
+      yield { probe, plan, state: 'start', index: i + 1, total: probes.length, perPlan: perPlan() };
+      sent[plan]! += 10;
+      yield { probe, plan, state: 'done', index: i + 1, total: probes.length, perPlan: perPlan() };
+    }
+  }
+}
+
+describe('createPlanBoard', () => {
+  it('elsewhere than a terminal: one plain line per plan when its probes are done, no line per probe', () => {
+    const { out, stream } = sink(false);
+    let now = 0;
+    const board = createPlanBoard(stream, { now: () => now, timer: false });
+    for (const e of events()) {
+      board.probe(e);
+      now += 500;
+    }
+    board.end();
+    // Each plan from its first probe's start to its last probe's end: 13 and 13 events of 0.5 s.
+    expect(out).toEqual(['free: 4 of 4 probes done in 6.5 s; sent 40, 429 x2\n', 'pro: 4 of 4 probes done in 6.5 s; sent 40\n']);
+  });
+
+  it('elsewhere: a running plan gets a line at the fixed cadence, and one at the end if it never finished', () => {
+    const { out, stream } = sink(false);
+    let now = 0;
+    const board = createPlanBoard(stream, { now: () => now, timer: false });
+    const it = events();
+    board.probe(it.next().value!);
+    now = 45_000;
+    board.tick();
+    expect(out).toEqual(['free: probe 1 of 4: list, 45.0 s; sent 0\n']);
+    board.log('a log line');
+    expect(out.at(-1)).toBe('a log line\n');
+    board.end();
+    expect(out.at(-1)).toBe('free: probe 1 of 4: list, 45.0 s; sent 0\n');
+    expect(out.every((l) => !l.includes('\r') && !l.includes('\x1b'))).toBe(true);
+  });
+
+  it('on a terminal: one line per plan, redrawn in place, never wider than the terminal; log lines go above it', () => {
+    const { out, stream } = sink(true, 60);
+    let now = 0;
+    const board = createPlanBoard(stream, { now: () => now, timer: false });
+    const it = events();
+    board.probe(it.next().value!);
+    expect(out).toEqual(['  free  probe 1 of 4: list, 0.0 s; sent 0\x1b[K\n']);
+    board.probe(it.next().value!);
+    board.probe(it.next().value!);
+    // Up one line (the board so far), then both plans' lines.
+    expect(out.at(-2)).toBe('\x1b[1A\r\x1b[J');
+    expect(out.at(-1)).toBe('  free  1 of 4 probes done, 0.0 s; sent 10\x1b[K\n  pro   probe 1 of 4: list, 0.0 s; sent 0\x1b[K\n');
+    board.log('petload: a notice');
+    expect(out.slice(-3)).toEqual(['\x1b[2A\r\x1b[J', 'petload: a notice\n', expect.stringMatching(/^ {2}free .*\n {2}pro .*\n$/)]);
+    for (const e of it) board.probe(e);
+    now = 1000;
+    board.end();
+    const last = out.at(-1)!.split('\n').filter(Boolean);
+    expect(last).toEqual(['  free  4 of 4 probes done in 0.0 s; sent 40, 429 x2\x1b[K', '  pro   4 of 4 probes done in 0.0 s; sent 40\x1b[K']);
+    for (const chunk of out) for (const line of chunk.split('\n')) expect(line.replace(/\x1b\[\w*/g, '').replace('\r', '').length).toBeLessThanOrEqual(59);
+  });
+
+  it('starts afresh after end (the next scenario of the run)', () => {
+    const { out, stream } = sink(false);
+    const board = createPlanBoard(stream, { now: () => 0, timer: false });
+    for (const e of events()) board.probe(e);
+    board.end();
+    for (const e of events()) board.probe(e);
+    board.end();
+    expect(out).toHaveLength(4);
+  });
+});
+
+describe('createPlanBoard on a narrow terminal', () => {
+  it('cuts a line to the terminal width, so that redrawing in place still works', () => {
+    const { out, stream } = sink(true, 30);
+    const board = createPlanBoard(stream, { now: () => 0, timer: false });
+    for (const e of events()) board.probe(e);
+    board.end();
+    for (const chunk of out) for (const line of chunk.split('\n')) expect(line.replace(/\x1b\[\w*/g, '').replace('\r', '').length).toBeLessThanOrEqual(29);
+    expect(out.at(-1)).toContain('…');
+  });
+});

@@ -1,0 +1,150 @@
+/**
+ * What `petload run` shows while probes run: one line per plan (and one for the probes that run without a
+ * plan), instead of a line per probe. On a terminal the lines are redrawn in place (about once a second, and
+ * at every probe's start and end); elsewhere (CI logs, a pipe) a plan gets one plain line when its probes are
+ * done, and a running plan a plain line at a low fixed cadence (default every 30 s), so that a long probe does
+ * not look like a hang. Log lines go through the board, so that they are printed above it, never into it.
+ */
+import type { ProbeProgress } from '../engine/progress.js';
+import { formatDuration } from '../outputs/format.js';
+import type { ProgressStream } from './progress.js';
+
+export interface PlanBoard {
+  probe(progress: ProbeProgress): void;
+  /** A log line: printed above the board. */
+  log(line: string): void;
+  /** Redraw (terminal) or print the lines of running plans (elsewhere); called by the board's own timer. */
+  tick(): void;
+  /** Leaves the board as it is (terminal) or prints what is not printed yet; a later probe starts a new board. */
+  end(): void;
+}
+
+export interface PlanBoardOptions {
+  /** A monotonic real-time clock in ms (default performance.now). */
+  now?: () => number;
+  /** Real ms between plain lines of running plans (default 30 000). */
+  plainEveryMs?: number;
+  /** Real ms between redraws on a terminal (default 1000). */
+  redrawEveryMs?: number;
+  /** Whether the board runs its own timer (default true; tests call tick()). */
+  timer?: boolean;
+}
+
+interface Row {
+  readonly name: string;
+  readonly plan: string | null;
+  total: number;
+  done: number;
+  current: string | null;
+  startedAt: number;
+  finishedAt: number | null;
+  reported: boolean;
+}
+
+const PLAIN_EVERY_MS = 30_000;
+const REDRAW_EVERY_MS = 1000;
+/** The row of the probes that run once, without a plan. */
+const NO_PLAN = 'all plans';
+
+export function createPlanBoard(stream: ProgressStream, options: PlanBoardOptions = {}): PlanBoard {
+  const now = options.now ?? (() => performance.now());
+  const tty = stream.isTTY === true;
+  const rows = new Map<string | null, Row>();
+  const sent = new Map<string, { sent: number; refused: number }>();
+  let drawn = 0;
+  let timer: NodeJS.Timeout | undefined;
+
+  const width = () => Math.max(20, (stream.columns || 80) - 1);
+  const fit = (line: string) => (line.length > width() ? `${line.slice(0, width() - 1)}…` : line);
+
+  function counts(r: Row): string {
+    const c = r.plan === null ? undefined : sent.get(r.plan);
+    if (!c) return '';
+    return `; sent ${c.sent}${c.refused > 0 ? `, 429 x${c.refused}` : ''}`;
+  }
+
+  function text(r: Row, t: number): string {
+    if (r.finishedAt !== null) return `${r.done} of ${r.total} probe${r.total === 1 ? '' : 's'} done in ${formatDuration(r.finishedAt - r.startedAt)}${counts(r)}`;
+    const running = r.current === null ? `${r.done} of ${r.total} probes done` : `probe ${r.done + 1} of ${r.total}: ${r.current}`;
+    return `${running}, ${formatDuration(t - r.startedAt)}${counts(r)}`;
+  }
+
+  function lines(t: number): string[] {
+    const pad = Math.max(...[...rows.values()].map((r) => r.name.length));
+    return [...rows.values()].map((r) => `  ${r.name.padEnd(pad)}  ${text(r, t)}`);
+  }
+
+  function clear(): void {
+    if (drawn > 0) stream.write(`\x1b[${drawn}A\r\x1b[J`);
+    drawn = 0;
+  }
+
+  function draw(): void {
+    const all = lines(now());
+    clear();
+    stream.write(all.map((l) => `${fit(l)}\x1b[K\n`).join(''));
+    drawn = all.length;
+  }
+
+  function plain(r: Row): void {
+    stream.write(`${r.name}: ${text(r, now())}\n`);
+  }
+
+  function start(): void {
+    if (timer !== undefined || options.timer === false) return;
+    timer = setInterval(() => board.tick(), tty ? (options.redrawEveryMs ?? REDRAW_EVERY_MS) : (options.plainEveryMs ?? PLAIN_EVERY_MS));
+    timer.unref();
+  }
+
+  const board: PlanBoard = {
+    probe(p) {
+      const t = now();
+      for (const s of p.perPlan) sent.set(s.plan, { sent: s.sent, refused: s.refused });
+      let r = rows.get(p.plan);
+      if (!r) {
+        r = { name: p.plan ?? NO_PLAN, plan: p.plan, total: p.total, done: 0, current: null, startedAt: t, finishedAt: null, reported: false };
+        rows.set(p.plan, r);
+      }
+      r.total = p.total;
+      if (p.state === 'start') {
+        r.current = p.probe;
+      } else {
+        r.current = null;
+        r.done = Math.max(r.done, p.index);
+        if (r.done >= r.total) r.finishedAt = t;
+      }
+      start();
+      if (tty) draw();
+      else if (r.finishedAt !== null && !r.reported) {
+        r.reported = true;
+        plain(r);
+      }
+    },
+    log(line) {
+      if (tty && drawn > 0) {
+        clear();
+        stream.write(`${line}\n`);
+        draw();
+      } else {
+        stream.write(`${line}\n`);
+      }
+    },
+    tick() {
+      if (rows.size === 0) return;
+      if (tty) draw();
+      else for (const r of rows.values()) if (r.finishedAt === null) plain(r);
+    },
+    end() {
+      clearInterval(timer);
+      timer = undefined;
+      if (rows.size > 0) {
+        if (tty) draw();
+        else for (const r of rows.values()) if (!r.reported && r.finishedAt === null) plain(r);
+      }
+      rows.clear();
+      sent.clear();
+      drawn = 0;
+    },
+  };
+  return board;
+}

@@ -1,0 +1,49 @@
+/**
+ * Which parts of a report are free text and go through the redactor: evidence (message, request line, header
+ * values, body excerpt), skip reasons, info facts, notes, the abort reason and the scenario's description.
+ * Everything else is a structured value (plan names, ids, check ids, labels, paths, URLs, numbers) and is
+ * never given to the redactor, so that it keeps its exact value and the report keeps its schema.
+ */
+import type { Report } from '../engine/report-schema.js';
+
+type Redact = (text: string) => string;
+type Evidence = Report['checks'][number]['byPlan'][number]['evidence'][number];
+
+/** Every string of a JSON-like value, map keys included (for info facts, which are free text). */
+export function redactStrings<T>(value: T, redact: Redact): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return redact(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [redact(k), walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
+}
+
+export function redactEvidence(e: Evidence, redact: Redact): Evidence {
+  const out: Evidence = { ...e, message: redact(e.message) };
+  if (e.request !== undefined) out.request = redact(e.request);
+  if (e.headers !== undefined) out.headers = Object.fromEntries(Object.entries(e.headers).map(([h, v]) => [h, redact(v)]));
+  if (e.body !== undefined) out.body = redact(e.body);
+  return out;
+}
+
+/** A copy of `report` with its free text redacted; structured values are copied as they are. */
+export function redactReport(report: Report, redact: Redact): Report {
+  const out: Report = {
+    ...report,
+    scenario: { ...report.scenario, ...(report.scenario.description !== undefined ? { description: redact(report.scenario.description) } : {}) },
+    checks: report.checks.map((c) => ({
+      ...c,
+      byPlan: c.byPlan.map((o) => ({
+        ...o,
+        evidence: o.evidence.map((e) => redactEvidence(e, redact)),
+        reasons: o.reasons.map(redact),
+        info: redactStrings(o.info, redact),
+      })),
+    })),
+    notes: report.notes.map(redact),
+  };
+  if (report.abortReason !== undefined) out.abortReason = redact(report.abortReason);
+  return out;
+}
