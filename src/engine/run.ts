@@ -57,6 +57,8 @@ export interface RunOptions {
   faults?: readonly FaultName[];
   windowReport?: WindowReport;
   countErrors?: boolean;
+  /** Embedded server only: its ban rule (violations tolerated in one Retry-After, ban length in server seconds). */
+  ban?: { threshold?: number; seconds?: number };
   plans?: readonly PlanName[];
   /** Extra thresholds from the command line. */
   thresholds?: readonly string[];
@@ -165,6 +167,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
         plans: embeddedPlans,
         keysPerPlan: scenario.keysPerPlan,
         sacrificial: scenario.requiresSacrificialKey,
+        ...(o.ban ? { ban: o.ban } : {}),
       });
   const plans = plansOf(o, target.keys);
   const keys = target.keys.filter((k) => plans.includes(k.plan));
