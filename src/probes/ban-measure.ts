@@ -29,7 +29,7 @@ export function describeAnswer(ex: Exchange): string {
 export interface BanDuration {
   /** Seconds of the target's clock from the first banned answer to the first answer that was not the ban's. */
   seconds: number;
-  /** How much earlier the ban may have ended: the gap since the last banned answer, plus Date's rounding if used. */
+  /** Half the width of the range the duration is known to lie in (plus Date's rounding when Date measured it). */
   uncertaintySeconds: number;
   /** What measured it. */
   clock: 'run clock, agreeing with the target Date headers' | 'target Date headers' | 'run clock (no Date header)';
@@ -42,18 +42,30 @@ const dateOf = (ex: Exchange): number | null => {
 
 const tenths = (ms: number) => Math.round(ms / 100) / 10;
 
-/** The ban's duration from its first answer `ban`, the last banned answer and the first one after it (`end`). */
+/** Run-clock wall time of a monotonic instant of the exchange (localTime is the wall time at `timing.done`). */
+const wallAt = (ex: Exchange, mono: number) => ex.localTime - (ex.timing.done - mono);
+/** When the target may have handled the request: after it was sent, before its response's headers arrived. */
+const handled = (ex: Exchange) => ({ from: wallAt(ex, ex.timing.sent), to: wallAt(ex, ex.timing.headers ?? ex.timing.done) });
+
+/**
+ * The ban's duration from its first answer `ban`, the last banned answer and the first one after it (`end`).
+ * On the run clock: the ban began while the target handled `ban`, and ended after it handled `lastBanned` and
+ * before it handled `end`; the figure is the middle of that range and the uncertainty its half-width.
+ */
 export function banDuration(ban: Exchange, lastBanned: Exchange, end: Exchange): BanDuration {
-  const localMs = end.localTime - ban.localTime;
-  const gapMs = end.localTime - lastBanned.localTime;
+  const began = handled(ban);
+  const shortest = handled(lastBanned).from - began.to;
+  const longest = handled(end).to - began.from;
+  const localMs = (shortest + longest) / 2;
+  const halfMs = (longest - shortest) / 2;
   const from = dateOf(ban);
   const to = dateOf(end);
-  if (from === null || to === null) return { seconds: tenths(localMs), uncertaintySeconds: tenths(gapMs), clock: 'run clock (no Date header)' };
+  if (from === null || to === null) return { seconds: tenths(localMs), uncertaintySeconds: tenths(halfMs), clock: 'run clock (no Date header)' };
   const dateMs = to - from;
   // Both Dates are floored to the second: on a clock at the target's rate they differ from the run clock's
-  // measure by less than a second.
-  if (Math.abs(localMs - dateMs) <= 1000) {
-    return { seconds: tenths(localMs), uncertaintySeconds: tenths(gapMs), clock: 'run clock, agreeing with the target Date headers' };
+  // measure by less than a second (plus the range's half-width).
+  if (Math.abs(localMs - dateMs) <= 1000 + halfMs) {
+    return { seconds: tenths(localMs), uncertaintySeconds: tenths(halfMs), clock: 'run clock, agreeing with the target Date headers' };
   }
-  return { seconds: dateMs / 1000, uncertaintySeconds: tenths(gapMs) + 1, clock: 'target Date headers' };
+  return { seconds: dateMs / 1000, uncertaintySeconds: tenths(halfMs) + 1, clock: 'target Date headers' };
 }
