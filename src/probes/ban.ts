@@ -32,8 +32,11 @@ const PAUSE_MS = 1000;
 const PAUSE_REAL_MS = 400;
 /** Requests sent to follow a ban to its end at most. */
 const MAX_POLLS = 60;
-/** Following a ban: start this long before the end its Retry-After gives (whole seconds, rounded up), then poll. */
-const LEAD_MS = 1500;
+/**
+ * Following a ban: a Retry-After of R whole seconds (rounded up) says the ban ends after R-1 s and by R s. The probe
+ * waits until MARGIN_MS before the earliest of those ends, then polls every POLL_STEP_MS once R is 1.
+ */
+const MARGIN_MS = 300;
 const POLL_STEP_MS = 100;
 /** Without a usable Retry-After, polls back off from 1 s, doubling up to this gap. */
 const MAX_BLIND_GAP_MS = 300_000;
@@ -85,7 +88,7 @@ async function knockInside(ctx: ProbeContext, key: ApiKey, tag: string, refusal:
 function nextPoll(ex: Exchange, blindGap: number): number {
   const ra = ex.status === null ? null : retryAfterMs(ex);
   if (ra === null) return ex.localTime + blindGap;
-  return ex.localTime + (ra > LEAD_MS ? ra - LEAD_MS : POLL_STEP_MS);
+  return ex.localTime + Math.max(POLL_STEP_MS, ra - 1000 - MARGIN_MS);
 }
 
 interface Followed {
