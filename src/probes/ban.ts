@@ -43,6 +43,12 @@ const MAX_BLIND_GAP_MS = 300_000;
 /** The longest ban followed to its end (run-clock ms). */
 const RECOVERY_BOUND_MS = 3_600_000;
 
+/**
+ * The most requests the probe sends on a key whose minute quota is `quota`: per refusal, the quota and the request
+ * refused, then the knocks; then the requests following the ban, and the recovery request.
+ */
+export const banProbeMaxRequests = (quota: number): number => MAX_ROUNDS * (quota + 1 + MAX_KNOCKS) + MAX_POLLS + 1;
+
 interface Round {
   knocks: number;
   /** The first knock answered differently from the refusal (status, code, or a wait beyond the refusal's end). */
