@@ -43,7 +43,7 @@ const dateOf = (ex: Exchange): number | null => {
 const tenths = (ms: number) => Math.round(ms / 100) / 10;
 
 /** Run-clock wall time of a monotonic instant of the exchange (localTime is the wall time at `timing.done`). */
-const wallAt = (ex: Exchange, mono: number) => ex.localTime - (ex.timing.done - mono);
+export const wallAt = (ex: Exchange, mono: number) => ex.localTime - (ex.timing.done - mono);
 /** When the target may have handled the request: after it was sent, before its response's headers arrived. */
 const handled = (ex: Exchange) => ({ from: wallAt(ex, ex.timing.sent), to: wallAt(ex, ex.timing.headers ?? ex.timing.done) });
 

@@ -11,7 +11,7 @@ import { MINUTE_S } from '../api/plans.js';
 import type { ApiKey } from '../config/keys-file.js';
 import { retryAfterMs, TOLERANCE_MS } from '../engine/key-state.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
-import { answerOf, banDuration, describeAnswer, sameAnswer } from './ban-measure.js';
+import { answerOf, banDuration, describeAnswer, sameAnswer, wallAt } from './ban-measure.js';
 import { cheapList, isAccepted, probeTag, waitUntil, type ProbeContext } from './context.js';
 import type { Probe } from './probe.js';
 import { exhaust, minuteQuota, tripleOf } from './window.js';
@@ -61,12 +61,15 @@ interface Round {
 
 const knockSpec = (key: ApiKey, tag: string): RequestSpec => ({ ...cheapList(key, tag), intent: 'knock' });
 
-/** Knock inside `refusal`'s Retry-After until the answer changes, the wait is about to end, or MAX_KNOCKS. */
+/**
+ * Knock inside `refusal`'s Retry-After until the answer changes, the wait is about to end, or MAX_KNOCKS. The target
+ * handled each request between its send and its answer, and a Retry-After is rounded up to whole seconds: the
+ * refusal ends no earlier than a second before the send plus its wait, and no later than its answer plus its wait.
+ */
 async function knockInside(ctx: ProbeContext, key: ApiKey, tag: string, refusal: Exchange): Promise<Round> {
-  const wait = retryAfterMs(refusal) ?? MINUTE_S * 1000;
-  const refusalEnd = refusal.localTime + Math.min(wait, MINUTE_S * 1000 + TOLERANCE_MS);
-  // Retry-After is in whole seconds: the refusal may end up to a second before the end it gives.
-  const stopAt = refusalEnd - TOLERANCE_MS - KNOCK_GAP_MS;
+  const wait = Math.min(retryAfterMs(refusal) ?? MINUTE_S * 1000, MINUTE_S * 1000 + TOLERANCE_MS);
+  const refusalEnd = refusal.localTime + wait;
+  const stopAt = wallAt(refusal, refusal.timing.sent) + wait - TOLERANCE_MS - KNOCK_GAP_MS;
   const firstAt = refusal.localTime + Math.max(PAUSE_MS, PAUSE_REAL_MS * ctx.clock.scale);
   const round: Round = { knocks: 0, change: null, lost: 0, refusalEnd };
   if (firstAt >= stopAt) return round;
@@ -78,8 +81,9 @@ async function knockInside(ctx: ProbeContext, key: ApiKey, tag: string, refusal:
     if (ex.status === null) round.lost++;
     else if (isAccepted(ex)) break; // the refusal ended early: no ban in this one
     else {
+      // A wait that ends beyond the refusal's latest end, even counted from the knock's send (and rounded up).
       const ra = retryAfterMs(ex);
-      const beyond = ra !== null && ex.localTime + ra > refusalEnd + 2 * TOLERANCE_MS;
+      const beyond = ra !== null && wallAt(ex, ex.timing.sent) + ra - TOLERANCE_MS > refusalEnd + TOLERANCE_MS;
       if (!sameAnswer(answerOf(ex), refused) || beyond) {
         round.change = ex;
         break;
@@ -153,40 +157,40 @@ export const banProbe: Probe = {
     const tag = probeTag('ban');
     const info = (name: string, value: unknown) => ctx.ledger.info(ID, plan, name, value);
 
-    // Knock inside a refusal; if it ends (or is too short to knock in) without a change, try a fresh one.
+    // Knock inside a refusal; if it ends (or is too short to knock in) without a change, try a fresh one. An
+    // attempt that brings no 429 (the window rolled over while the quota was being used up) counts as a round too.
     let knocks = 0;
     let lost = 0;
     let rounds = 0;
     let round: Round | null = null;
+    let refusals = 0;
     for (let i = 0; i < MAX_ROUNDS && !ctx.signal.aborted; i++) {
-      if (round !== null) {
-        const bound = ctx.clock.now() + (MINUTE_S + 2) * 1000;
-        await waitUntil(ctx, Math.min(Math.max(round.refusalEnd, victim.blockedUntil), bound));
-      }
+      // Start on a key that may be sent on: past the previous refusal and any Retry-After it got (bounded).
+      const bound = ctx.clock.now() + (MINUTE_S + 2) * 1000;
+      await waitUntil(ctx, Math.min(Math.max(round?.refusalEnd ?? 0, victim.blockedUntil), bound));
       const run = await exhaust(ctx, key, tag, minuteQuota(key));
-      if (run.refusal?.status !== 429) {
-        if (rounds === 0) return ctx.ledger.skip(ID, plan, 'the key could not be brought to a 429 (see ratelimit.enforced)');
-        break;
-      }
-      round = await knockInside(ctx, key, tag, run.refusal);
       rounds++;
+      if (run.refusal?.status !== 429) continue;
+      refusals++;
+      round = await knockInside(ctx, key, tag, run.refusal);
       knocks += round.knocks;
       lost += round.lost;
       if (round.change !== null) break;
     }
+    if (refusals === 0) return ctx.ledger.skip(ID, plan, `the key could not be brought to a 429 in ${rounds} attempt(s) (see ratelimit.enforced)`);
     info('knocks', knocks);
-    info('refusalsKnockedInside', rounds);
+    info('refusalsKnockedInside', refusals);
     if (lost > 0) info('knocksWithoutAnswer', lost);
     const ban = round?.change ?? null;
     if (ban === null) {
       if (knocks === 0) {
-        return ctx.ledger.skip(ID, plan, `sent no knock: in ${rounds} refusal(s) the Retry-After left too little time to knock inside it`);
+        return ctx.ledger.skip(ID, plan, `sent no knock: in ${refusals} refusal(s) the Retry-After left too little time to knock inside it`);
       }
-      ctx.note(`${plan}: no ban seen after ${knocks} knocks inside ${rounds} Retry-After wait(s).`);
+      ctx.note(`${plan}: no ban seen after ${knocks} knocks inside ${refusals} Retry-After wait(s).`);
       return ctx.ledger.skip(
         ID,
         plan,
-        `no change within the bound: ${knocks} knocks inside ${rounds} Retry-After wait(s) (at most ${MAX_KNOCKS} each, ${KNOCK_GAP_MS} ms apart) were all answered like the refusal`,
+        `no change within the bound: ${knocks} knocks inside ${refusals} Retry-After wait(s) (at most ${MAX_KNOCKS} each, ${KNOCK_GAP_MS} ms apart) were all answered like the refusal`,
       );
     }
 
