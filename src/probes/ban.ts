@@ -164,12 +164,16 @@ export const banProbe: Probe = {
     let rounds = 0;
     let round: Round | null = null;
     let refusals = 0;
+    let rolledOver = 0;
+    // On a scaled clock (the embedded server), real time is what runs short: say which knob gives more of it.
+    const slower = ctx.clock.scale > 1 ? `; the clock runs ${ctx.clock.scale} times faster than real time, and a smaller --time-scale leaves more real time in each window` : '';
     for (let i = 0; i < MAX_ROUNDS && !ctx.signal.aborted; i++) {
       // Start on a key that may be sent on: past the previous refusal and any Retry-After it got (bounded).
       const bound = ctx.clock.now() + (MINUTE_S + 2) * 1000;
       await waitUntil(ctx, Math.min(Math.max(round?.refusalEnd ?? 0, victim.blockedUntil), bound));
       const run = await exhaust(ctx, key, tag, minuteQuota(key));
       rounds++;
+      if (run.refusal === null && run.rolledOver) rolledOver++;
       if (run.refusal?.status !== 429) continue;
       refusals++;
       round = await knockInside(ctx, key, tag, run.refusal);
@@ -177,20 +181,23 @@ export const banProbe: Probe = {
       lost += round.lost;
       if (round.change !== null) break;
     }
-    if (refusals === 0) return ctx.ledger.skip(ID, plan, `the key could not be brought to a 429 in ${rounds} attempt(s) (see ratelimit.enforced)`);
+    if (refusals === 0) {
+      const why = rolledOver > 0 ? `: ${rolledOver} window(s) ended before the quota was used up${slower}` : ' (see ratelimit.enforced)';
+      return ctx.ledger.skip(ID, plan, `the key could not be brought to a 429 in ${rounds} attempt(s)${why}`);
+    }
     info('knocks', knocks);
     info('refusalsKnockedInside', refusals);
     if (lost > 0) info('knocksWithoutAnswer', lost);
     const ban = round?.change ?? null;
     if (ban === null) {
       if (knocks === 0) {
-        return ctx.ledger.skip(ID, plan, `sent no knock: in ${refusals} refusal(s) the Retry-After left too little time to knock inside it`);
+        return ctx.ledger.skip(ID, plan, `sent no knock: in ${refusals} refusal(s) the Retry-After left too little time to knock inside it${slower}`);
       }
       ctx.note(`${plan}: no ban seen after ${knocks} knocks inside ${refusals} Retry-After wait(s).`);
       return ctx.ledger.skip(
         ID,
         plan,
-        `no change within the bound: ${knocks} knocks inside ${refusals} Retry-After wait(s) (at most ${MAX_KNOCKS} each, ${KNOCK_GAP_MS} ms apart) were all answered like the refusal`,
+        `no change within the bound: ${knocks} knocks inside ${refusals} Retry-After wait(s) (at most ${MAX_KNOCKS} each, ${KNOCK_GAP_MS} ms apart) were all answered like the refusal${knocks < MAX_KNOCKS * refusals ? slower : ''}`,
       );
     }
 
@@ -223,7 +230,7 @@ export const banProbe: Probe = {
     info('recoveryStatus', after.status);
     ctx.ledger.pass(ID, plan);
     ctx.note(
-      `${plan}: banned after ${round!.knocks} knocks inside Retry-After (${describeAnswer(ban)}) for ${d.seconds} s on the ${d.clock}; ${recovered ? 'accepted again after it' : `not accepted after it (${after.status ?? 'no answer'})`}.`,
+      `${plan}: banned after ${round!.knocks} knocks inside Retry-After (${describeAnswer(ban)}) for ${d.seconds} s (${d.clock}); ${recovered ? 'accepted again after it' : `not accepted after it (${after.status ?? 'no answer'})`}.`,
     );
   },
 };
