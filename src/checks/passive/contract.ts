@@ -58,7 +58,7 @@ export function judgeDocumentedStatus(v: View, scope: RequestScope, r: Recorder)
   if (documented.includes(status) || (scope.outside && (status === 400 || status === 404))) {
     return r.pass('contract.documented-status', ex);
   }
-  if (ex.intent === 'knock') return r.skip('contract.documented-status', ex, 'deliberate ban-probe traffic: a ban\'s status is not documented');
+  if (ex.intent === 'knock') return r.skip('contract.documented-status', ex, 'a deliberate knock (intent knock, the opt-in ban probe): a ban\'s status is not documented');
   const extra = scope.outside ? '; 400 or 404 for a request outside the constraints' : '';
   r.fail('contract.documented-status', ex, `${status} is not documented for ${ex.operation} (documented: ${documented.join(', ')}${extra})`);
 }
