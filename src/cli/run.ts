@@ -37,6 +37,8 @@ interface RunArgs {
   fault?: FaultName[];
   'window-report'?: WindowReport;
   'count-errors'?: 'yes' | 'no';
+  'ban-threshold'?: string;
+  'ban-seconds'?: string;
   threshold?: string[];
   'report-dir'?: string;
   timeout?: string;
@@ -88,7 +90,21 @@ export function parseTimeScaleFlag(raw: string): number {
   return n;
 }
 
-const EMBEDDED_ONLY = ['fault', 'time-scale', 'window-report', 'count-errors'] as const;
+/** --ban-threshold: requests the embedded server tolerates inside one running Retry-After before it bans the key. */
+export function parseBanThresholdFlag(raw: string): number {
+  const n = /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+  if (!(n >= 0 && n <= 10_000)) throw new PetloadError('E_USAGE', `--ban-threshold: expected a whole number from 0 to 10000, such as 10, found ${JSON.stringify(raw)}`);
+  return n;
+}
+
+/** --ban-seconds: how long the embedded server's ban lasts, in seconds of its (possibly scaled) clock. */
+export function parseBanSecondsFlag(raw: string): number {
+  const n = /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : NaN;
+  if (!(n > 0 && n <= 86_400)) throw new PetloadError('E_USAGE', `--ban-seconds: expected a number of seconds above 0 and at most 86400, such as 900, found ${JSON.stringify(raw)}`);
+  return n;
+}
+
+const EMBEDDED_ONLY = ['fault', 'time-scale', 'window-report', 'count-errors', 'ban-threshold', 'ban-seconds'] as const;
 
 const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
 
@@ -130,6 +146,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('fault', { type: 'string', array: true, choices: FAULT_NAMES, describe: 'embedded server only: switch on a fault (repeatable)' })
       .option('window-report', { type: 'string', choices: WINDOW_REPORTS, describe: 'embedded server only: which window the headers describe' })
       .option('count-errors', { type: 'string', choices: ['yes', 'no'] as const, describe: 'embedded server only: whether 400/404 consume quota' })
+      .option('ban-threshold', { type: 'string', requiresArg: true, describe: 'embedded server only: requests tolerated inside a running Retry-After before a ban (default 10)' })
+      .option('ban-seconds', { type: 'string', requiresArg: true, describe: 'embedded server only: length of a ban in server-clock seconds (default 900)' })
       .option('threshold', { type: 'string', array: true, describe: 'extra threshold, e.g. "p(95) < 250ms" (repeatable)' })
       .option('report-dir', { type: 'string', describe: 'where reports go (default reports/<UTC timestamp>-<scenario>/)' })
       .option('timeout', { type: 'string', requiresArg: true, describe: 'request timeout in ms (default 10000)' })
@@ -156,6 +174,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
         if (a.target !== undefined) parseTargetUrl(a.target);
         if (a.timeout !== undefined) parseTimeoutFlag(a.timeout);
         if (a['time-scale'] !== undefined) parseTimeScaleFlag(a['time-scale']);
+        if (a['ban-threshold'] !== undefined) parseBanThresholdFlag(a['ban-threshold']);
+        if (a['ban-seconds'] !== undefined) parseBanSecondsFlag(a['ban-seconds']);
         for (const t of a.threshold ?? []) {
           try {
             parseThreshold(t);
@@ -224,6 +244,14 @@ export const runCommand: CommandModule<object, RunArgs> = {
         ...(argv.fault ? { faults: argv.fault } : {}),
         ...(argv['window-report'] ? { windowReport: argv['window-report'] } : {}),
         ...(argv['count-errors'] ? { countErrors: argv['count-errors'] === 'yes' } : {}),
+        ...(argv['ban-threshold'] !== undefined || argv['ban-seconds'] !== undefined
+          ? {
+              ban: {
+                ...(argv['ban-threshold'] !== undefined ? { threshold: parseBanThresholdFlag(argv['ban-threshold']) } : {}),
+                ...(argv['ban-seconds'] !== undefined ? { seconds: parseBanSecondsFlag(argv['ban-seconds']) } : {}),
+              },
+            }
+          : {}),
         ...(argv.plan ? { plans: argv.plan } : {}),
         ...(argv.threshold ? { thresholds: argv.threshold } : {}),
         ...(argv.timeout !== undefined ? { timeoutMs: parseTimeoutFlag(argv.timeout) } : {}),

@@ -34,7 +34,8 @@ describe('estimateRequests: probes', () => {
     const s = scenario('probes: [ban]\nrequiresSacrificialKey: true');
     const e = estimateRequests(s, keysOf({ plan: 'free', sacrificial: true }, { plan: 'pro' }), ['free', 'pro']);
     expect(e.plans.map((p) => [p.plan, p.probes])).toEqual([
-      ['free', 61 + 32],
+      // At most 3 refusals (60 accepted, 1 refused, 100 knocks each), 60 requests following the ban, 1 after it.
+      ['free', 3 * (61 + 100) + 60 + 1],
       ['pro', 0],
     ]);
   });

@@ -16,6 +16,7 @@ import { resolveBurstSize, type LoadSection, type Phase, type Scenario } from '.
 import { planRate } from '../executors/open-model.js';
 import { constantSchedule, rampingSchedule } from '../executors/pacing.js';
 import type { ProbeName } from '../probes/names.js';
+import { banProbeMaxRequests } from '../probes/ban.js';
 import { probesInOrder } from '../probes/index.js';
 
 export interface PlanEstimate {
@@ -69,9 +70,6 @@ interface ProbeCost {
 
 const fixed = (keyed: number, unkeyed = 0): ProbeCost => ({ keyed: () => keyed, unkeyed });
 
-/** Requests the ban probe may send inside Retry-After (src/probes/ban.ts, KNOCKS), plus the two after. */
-const BAN_KNOCKS_AND_AFTER = 30 + 2;
-
 /** One entry per probe (a missing or extra name is a type error), following the sequences in src/probes. */
 export const PROBE_COSTS: Readonly<Record<ProbeName, ProbeCost>> = {
   // 3 endpoints x 4 credentials, none of them a valid key.
@@ -113,7 +111,8 @@ export const PROBE_COSTS: Readonly<Record<ProbeName, ProbeCost>> = {
   // Two valid requests around 50 with invalid keys.
   'quota-drain': fixed(2, 50),
   'what-counts': fixed(4),
-  ban: { keyed: (p) => (p.sacrificial ? p.quota + 1 + BAN_KNOCKS_AND_AFTER : 0), unkeyed: 0 },
+  // The most the ban probe may send: its rounds, knocks and polls are bounded (src/probes/ban.ts).
+  ban: { keyed: (p) => (p.sacrificial ? banProbeMaxRequests(p.quota) : 0), unkeyed: 0 },
 };
 
 /** The reachability check: one request without a key (src/http/reachability.ts). */

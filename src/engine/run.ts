@@ -64,6 +64,8 @@ export interface RunOptions {
   faults?: readonly FaultName[];
   windowReport?: WindowReport;
   countErrors?: boolean;
+  /** Embedded server only: its ban rule (violations tolerated in one Retry-After, ban length in server seconds). */
+  ban?: { threshold?: number; seconds?: number };
   plans?: readonly PlanName[];
   /** Extra thresholds from the command line. */
   thresholds?: readonly string[];
@@ -186,6 +188,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
         sacrificial: scenario.requiresSacrificialKey,
         figures: layerFigures(scenario.planLimits, o.planFigures),
         ...(o.keys ? { keys: o.keys } : {}),
+        ...(o.ban ? { ban: o.ban } : {}),
       });
   const plans = plansOf(o, target.keys);
   const keys = target.keys.filter((k) => plans.includes(k.plan));

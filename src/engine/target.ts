@@ -23,6 +23,8 @@ export interface EmbeddedOptions {
   figures?: PlanFigures;
   /** Keys to serve (from a keys file, figures resolved) instead of keys made for the run. */
   keys?: readonly ApiKey[];
+  /** The server's ban rule (src/server/ban.ts); absent fields keep its defaults (10 knocks, 900 s). */
+  ban?: { threshold?: number; seconds?: number };
 }
 
 export interface Target {
@@ -66,14 +68,19 @@ export async function startEmbeddedTarget(o: EmbeddedOptions): Promise<Target> {
     faults: [...o.faults],
     windowReport: o.windowReport,
     countErrors: o.countErrors,
+    ...(o.ban?.threshold !== undefined ? { banThreshold: o.ban.threshold } : {}),
+    ...(o.ban?.seconds !== undefined ? { banSeconds: o.ban.seconds } : {}),
   });
+  const variant: Record<string, string> = { windowReport: o.windowReport, countErrors: o.countErrors ? 'yes' : 'no' };
+  if (o.ban?.threshold !== undefined) variant.banThreshold = String(o.ban.threshold);
+  if (o.ban?.seconds !== undefined) variant.banSeconds = String(o.ban.seconds);
   return {
     url: server.url,
     embedded: true,
     clock,
     keys,
     faults: o.faults,
-    variant: { windowReport: o.windowReport, countErrors: o.countErrors ? 'yes' : 'no' },
+    variant,
     close: () => server.close(),
   };
 }

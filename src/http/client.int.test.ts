@@ -520,6 +520,35 @@ describe('HTTP client: transport failures are values', () => {
   });
 });
 
+describe('HTTP client: hold-back and the knock intent', () => {
+  it('cancels unsent an ordinary request on a held key, but sends a knock on it, and asks nothing for other credentials', async () => {
+    const { origin, seen } = await httpServer((_req, res) => json(res, 429, '{}'));
+    const asked: string[] = [];
+    const c = client(origin, {
+      holdBack: (label) => {
+        asked.push(label);
+        return label === KEY.label;
+      },
+    });
+    const held = await c.send(spec());
+    expect(held).toMatchObject({ status: null, error: { kind: 'aborted', unsent: 'held-back' } });
+    expect(held.intent).toBeUndefined();
+    expect(seen).toHaveLength(0);
+
+    const knock = await c.send(spec({ intent: 'knock', tag: 'probe:ban' }));
+    expect(knock).toMatchObject({ status: 429, error: null, intent: 'knock', tag: 'probe:ban' });
+    expect(seen).toHaveLength(1);
+    // The hold-back is not even asked about a knock: its intent alone lets it out.
+    expect(asked).toEqual([KEY.label]);
+
+    // Another key that is not held, and a request with no key, go out as usual.
+    expect((await c.send(spec({ auth: { kind: 'key', key: OTHER_KEY } }))).status).toBe(429);
+    expect((await c.send(spec({ auth: { kind: 'none' } }))).status).toBe(429);
+    expect(seen).toHaveLength(3);
+    expect(asked).toEqual([KEY.label, OTHER_KEY.label]);
+  });
+});
+
 describe('HTTP client: keys and overlap', () => {
   it('sends a key as a bearer token and never puts the secret in the exchange', async () => {
     const { origin, seen } = await httpServer((_req, res) => json(res, 200, '[]'));

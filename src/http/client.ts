@@ -25,7 +25,8 @@ export interface HttpClientOptions {
   maxBodyBytes?: number;
   /**
    * Asked when a request on a key is about to be written to a socket: true cancels it unsent. A request queued
-   * before a 429 on its key arrived must not reach the wire while that 429's Retry-After runs.
+   * before a 429 on its key arrived must not reach the wire while that 429's Retry-After runs. Never asked for a
+   * request whose intent is `knock`: a probe's deliberate knock goes out whatever the key waits for.
    */
   holdBack?: (keyLabel: string) => boolean;
 }
@@ -214,7 +215,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       abort(ABANDONED);
       return;
     }
-    if (this.auth === 'valid' && this.state.holdBack?.(this.keyLabel!) === true) {
+    if (this.auth === 'valid' && this.spec.intent !== 'knock' && this.state.holdBack?.(this.keyLabel!) === true) {
       this.settle({ kind: 'aborted', message: 'held back unsent: the key is waiting out a Retry-After', unsent: 'held-back' }, NO_BODY);
       abort(ABANDONED);
       return;
@@ -300,6 +301,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       localTime: state.clock.now(),
       overlapped,
       tag: spec.tag,
+      intent: spec.intent,
     });
   }
 }

@@ -30,6 +30,15 @@ export interface TransportError {
   unsent?: 'held-back' | 'cancelled';
 }
 
+/**
+ * Why a request is sent, where that changes how petload treats it. `knock`: a probe's deliberate request on a key
+ * whose Retry-After (or ban) is running, sent to see what the target does about it (the opt-in ban probe). The
+ * client's hold-back lets a knock out, and backoff.respects-retry-after does not count it as a violation.
+ * Absent: an ordinary request, held back and judged like any other.
+ */
+export const REQUEST_INTENTS = ['knock'] as const;
+export type RequestIntent = (typeof REQUEST_INTENTS)[number];
+
 /** How a request authenticated: with a key of the keys file, with nothing, or with a deliberately bad credential. */
 export type AuthKind = 'valid' | 'none' | 'invalid';
 
@@ -57,8 +66,10 @@ export interface Exchange {
   readonly localTime: number;
   /** True when another request on the same key was in flight at any time during this one. */
   overlapped: boolean;
-  /** Who sent it: a probe name or an executor name. */
+  /** Who sent it: a probe name or an executor name. A label for people; nothing decides by it. */
   readonly tag: string;
+  /** The request's intent, copied from its RequestSpec (undefined: an ordinary request). */
+  readonly intent?: RequestIntent | undefined;
 }
 
 export interface RequestSpec {
@@ -74,6 +85,8 @@ export interface RequestSpec {
   /** Intended send time (monotonic ms on the run clock); defaults to now. */
   intended?: number;
   tag: string;
+  /** `knock`: deliberately sent inside a running Retry-After (see RequestIntent); absent for ordinary requests. */
+  intent?: RequestIntent;
   signal?: AbortSignal;
 }
 

@@ -1,74 +1,236 @@
 /**
- * The opt-in ban probe (sacrificial keys only): keep sending after a 429 to learn the ban's threshold, status,
- * duration and recovery. Its exchanges are tagged `ban…`, which exempts them from backoff.respects-retry-after.
- * Bounded: at most KNOCKS requests inside Retry-After, and recovery polled for at most RECOVERY_BOUND.
+ * The opt-in ban probe (sacrificial keys only): bring a key to a 429, then keep sending inside its Retry-After to
+ * learn the ban's threshold, status and `code`, its duration on the target's clock, and the recovery.
+ *
+ * Every request it sends once the key is refused is a deliberate knock (RequestSpec intent `knock`): the client's
+ * hold-back lets it out and backoff.respects-retry-after does not count it. Everything is bounded: at most
+ * MAX_ROUNDS refusals knocked inside, MAX_KNOCKS knocks in each, MAX_POLLS requests to follow a ban, and a ban
+ * is followed for at most RECOVERY_BOUND_MS of the run clock. The figures: ban-measure.ts.
  */
 import { MINUTE_S } from '../api/plans.js';
-import { retryAfterMs } from '../engine/key-state.js';
-import type { Exchange } from '../http/exchange.js';
-import { cheapList, isAccepted, probeTag, waitUntil } from './context.js';
+import type { ApiKey } from '../config/keys-file.js';
+import { retryAfterMs, TOLERANCE_MS } from '../engine/key-state.js';
+import type { Exchange, RequestSpec } from '../http/exchange.js';
+import { answerOf, banDuration, describeAnswer, sameAnswer, wallAt } from './ban-measure.js';
+import { cheapList, isAccepted, probeTag, waitUntil, type ProbeContext } from './context.js';
 import type { Probe } from './probe.js';
 import { exhaust, minuteQuota, tripleOf } from './window.js';
 
-const KNOCKS = 30;
+const ID = 'ban.probe';
+/** Refusals the probe knocks inside at most (each a fresh window brought to a 429). */
+const MAX_ROUNDS = 3;
+/** Knocks inside one refusal at most. */
+const MAX_KNOCKS = 100;
+/** Run-clock ms between two knocks. */
 const KNOCK_GAP_MS = 200;
+/**
+ * Before its first knock the probe lets the refusal age by at least PAUSE_MS of the run clock and PAUSE_REAL_MS of
+ * real time: a server may forgive requests that were already on their way when it sent the 429 (the reference
+ * server forgives 250 real ms), and a forgiven knock would be counted into the threshold.
+ */
+const PAUSE_MS = 1000;
+const PAUSE_REAL_MS = 400;
+/** Requests sent to follow a ban to its end at most. */
+const MAX_POLLS = 60;
+/**
+ * Following a ban: a Retry-After of R whole seconds (rounded up) says the ban ends after R-1 s and by R s. The probe
+ * waits until MARGIN_MS before the earliest of those ends, then polls every POLL_STEP_MS once R is 1.
+ */
+const MARGIN_MS = 300;
+const POLL_STEP_MS = 100;
+/** Without a usable Retry-After, polls back off from 1 s, doubling up to this gap. */
+const MAX_BLIND_GAP_MS = 300_000;
+/** The longest ban followed to its end (run-clock ms). */
 const RECOVERY_BOUND_MS = 3_600_000;
 
-const codeOf = (ex: Exchange) =>
-  ex.body.kind === 'json' && typeof (ex.body.value as { code?: unknown } | null)?.code === 'string' ? (ex.body.value as { code: string }).code : null;
+/**
+ * The most requests the probe sends on a key whose minute quota is `quota`: per refusal, the quota and the request
+ * refused, then the knocks; then the requests following the ban, and the recovery request.
+ */
+export const banProbeMaxRequests = (quota: number): number => MAX_ROUNDS * (quota + 1 + MAX_KNOCKS) + MAX_POLLS + 1;
 
-export const banProbe: Probe = {
-  name: 'ban',
-  checks: ['ban.probe'],
-  perPlan: true,
-  async run(ctx, plan) {
-    if (plan === null) return;
-    const id = 'ban.probe';
-    const victim = ctx.keyStates.all().find((s) => s.key.plan === plan && s.key.sacrificial && !s.suspectedBan);
-    if (!victim) return ctx.ledger.skip(id, plan, `opt-in: needs a ${plan} key marked "sacrificial": true in the keys file`);
-    const key = victim.key;
-    const tag = probeTag('ban');
-    const run = await exhaust(ctx, key, tag, minuteQuota(key));
-    if (run.refusal?.status !== 429) return ctx.ledger.skip(id, plan, 'the key could not be brought to a 429 (see ratelimit.enforced)');
-    const firstWait = retryAfterMs(run.refusal) ?? MINUTE_S * 1000;
-    const windowEnd = run.refusal.localTime + Math.min(firstWait, MINUTE_S * 1000);
-    let knocks = 0;
-    let changed: Exchange | null = null;
-    // Knock inside the Retry-After until the answer changes (status, code, or a wait beyond the window's end).
-    while (knocks < KNOCKS && ctx.clock.now() < windowEnd && !ctx.signal.aborted) {
-      await ctx.clock.sleep(KNOCK_GAP_MS, ctx.signal);
-      const ex = await ctx.send(cheapList(key, tag));
-      knocks++;
-      const wait = retryAfterMs(ex);
-      const beyond = wait !== null && ex.localTime + wait > windowEnd + 2000;
-      if (ex.status !== 429 || codeOf(ex) !== codeOf(run.refusal) || beyond) {
-        changed = ex;
+interface Round {
+  knocks: number;
+  /** The first knock answered differently from the refusal (status, code, or a wait beyond the refusal's end). */
+  change: Exchange | null;
+  /** A knock that got no answer (transport error): whether it reached the target is unknown. */
+  lost: number;
+  /** Local time the refusal ends (its Retry-After, bounded by the minute). */
+  refusalEnd: number;
+}
+
+const knockSpec = (key: ApiKey, tag: string): RequestSpec => ({ ...cheapList(key, tag), intent: 'knock' });
+
+/**
+ * Knock inside `refusal`'s Retry-After until the answer changes, the wait is about to end, or MAX_KNOCKS. The target
+ * handled each request between its send and its answer, and a Retry-After is rounded up to whole seconds: the
+ * refusal ends no earlier than a second before the send plus its wait, and no later than its answer plus its wait.
+ */
+async function knockInside(ctx: ProbeContext, key: ApiKey, tag: string, refusal: Exchange): Promise<Round> {
+  const wait = Math.min(retryAfterMs(refusal) ?? MINUTE_S * 1000, MINUTE_S * 1000 + TOLERANCE_MS);
+  const refusalEnd = refusal.localTime + wait;
+  const stopAt = wallAt(refusal, refusal.timing.sent) + wait - TOLERANCE_MS - KNOCK_GAP_MS;
+  const firstAt = refusal.localTime + Math.max(PAUSE_MS, PAUSE_REAL_MS * ctx.clock.scale);
+  const round: Round = { knocks: 0, change: null, lost: 0, refusalEnd };
+  if (firstAt >= stopAt) return round;
+  await waitUntil(ctx, firstAt);
+  const refused = answerOf(refusal);
+  while (round.knocks < MAX_KNOCKS && ctx.clock.now() < stopAt && !ctx.signal.aborted) {
+    const ex = await ctx.send(knockSpec(key, tag));
+    round.knocks++;
+    if (ex.status === null) round.lost++;
+    else if (isAccepted(ex)) break; // the refusal ended early: no ban in this one
+    else {
+      // A wait that ends beyond the refusal's latest end, even counted from the knock's send (and rounded up).
+      const ra = retryAfterMs(ex);
+      const beyond = ra !== null && wallAt(ex, ex.timing.sent) + ra - TOLERANCE_MS > refusalEnd + TOLERANCE_MS;
+      if (!sameAnswer(answerOf(ex), refused) || beyond) {
+        round.change = ex;
         break;
       }
     }
-    victim.blockedUntil = 0;
-    await waitUntil(ctx, windowEnd + 1000);
-    const probe = await ctx.send(cheapList(key, tag));
-    const banned = !isAccepted(probe);
-    ctx.ledger.info(id, plan, 'knocksInsideRetryAfter', knocks);
-    ctx.ledger.info(id, plan, 'answerChangedAfter', changed ? `${knocks} knocks: status ${changed.status}, code ${codeOf(changed) ?? 'none'}` : 'never');
-    ctx.ledger.info(id, plan, 'refusedAfterWindowEnded', banned);
-    if (!banned) {
-      ctx.ledger.pass(id, plan);
-      return ctx.note(`${plan}: no ban after ${knocks} requests inside Retry-After.`);
+    await ctx.clock.sleep(KNOCK_GAP_MS, ctx.signal);
+  }
+  return round;
+}
+
+/** When to send the next request that follows a ban, after `ex` (still the ban's answer). */
+function nextPoll(ex: Exchange, blindGap: number): number {
+  const ra = ex.status === null ? null : retryAfterMs(ex);
+  if (ra === null) return ex.localTime + blindGap;
+  return ex.localTime + Math.max(POLL_STEP_MS, ra - 1000 - MARGIN_MS);
+}
+
+interface Followed {
+  /** The first answer that is not the ban's, or null if none came within the bounds. */
+  end: Exchange | null;
+  /** The last answer that still was the ban's. */
+  lastBanned: Exchange;
+  polls: number;
+}
+
+/** Follow a ban to its end: wait what it says, then knock every POLL_STEP_MS until the answer is not the ban's. */
+async function followBan(ctx: ProbeContext, key: ApiKey, tag: string, ban: Exchange): Promise<Followed> {
+  const banned = answerOf(ban);
+  const deadline = ban.localTime + RECOVERY_BOUND_MS;
+  let blindGap = 1000;
+  let next = nextPoll(ban, blindGap);
+  const followed: Followed = { end: null, lastBanned: ban, polls: 0 };
+  while (followed.polls < MAX_POLLS && !ctx.signal.aborted) {
+    await waitUntil(ctx, Math.min(next, deadline));
+    if (ctx.signal.aborted) break;
+    const ex = await ctx.send(knockSpec(key, tag));
+    followed.polls++;
+    if (ex.status !== null && !sameAnswer(answerOf(ex), banned)) {
+      followed.end = ex;
+      break;
     }
-    const banWait = retryAfterMs(probe);
-    ctx.ledger.info(id, plan, 'banStatus', probe.status);
-    ctx.ledger.info(id, plan, 'banCode', codeOf(probe));
-    ctx.ledger.info(id, plan, 'banRetryAfterSeconds', banWait === null ? null : banWait / 1000);
-    ctx.ledger.info(id, plan, 'banRateLimitHeaders', tripleOf(probe) !== null);
-    // Recovery: wait what the ban says (bounded), then one request.
-    const start = probe.localTime;
-    await waitUntil(ctx, start + Math.min(banWait ?? RECOVERY_BOUND_MS, RECOVERY_BOUND_MS) + 1000);
-    const after = await ctx.send(cheapList(key, tag));
-    ctx.ledger.info(id, plan, 'recovered', isAccepted(after));
-    ctx.ledger.info(id, plan, 'banDurationSeconds', isAccepted(after) ? Math.round((after.localTime - start) / 1000) : null);
-    ctx.ledger.pass(id, plan);
-    ctx.note(`${plan}: banned after ${knocks} requests inside Retry-After: status ${probe.status}, code ${codeOf(probe) ?? 'none'}, ${isAccepted(after) ? 'recovered' : 'not recovered'} after ${Math.round((after.localTime - start) / 1000)} s.`);
+    if (ex.status !== null) followed.lastBanned = ex;
+    if (ctx.clock.now() >= deadline) break;
+    if (ex.status === null || retryAfterMs(ex) === null) blindGap = Math.min(blindGap * 2, MAX_BLIND_GAP_MS);
+    next = nextPoll(ex, blindGap);
+  }
+  return followed;
+}
+
+/**
+ * After the ban: accepted already, or refused otherwise (a minute window still used up): then wait what that
+ * answer and the key's state say (bounded by the minute) and send one ordinary request.
+ */
+async function recover(ctx: ProbeContext, key: ApiKey, tag: string, end: Exchange): Promise<Exchange> {
+  if (isAccepted(end)) return end;
+  const wait = Math.min(retryAfterMs(end) ?? MINUTE_S * 1000, MINUTE_S * 1000 + TOLERANCE_MS);
+  const bound = ctx.clock.now() + (MINUTE_S + 2) * 1000;
+  await waitUntil(ctx, Math.min(Math.max(end.localTime + wait, ctx.keyStates.get(key).blockedUntil), bound));
+  return ctx.send(cheapList(key, tag));
+}
+
+export const banProbe: Probe = {
+  name: 'ban',
+  checks: [ID],
+  perPlan: true,
+  async run(ctx, plan) {
+    if (plan === null) return;
+    const victim = ctx.keyStates.all().find((s) => s.key.plan === plan && s.key.sacrificial && !s.suspectedBan);
+    if (!victim) return ctx.ledger.skip(ID, plan, `opt-in: needs a ${plan} key marked "sacrificial": true in the keys file`);
+    const key = victim.key;
+    const tag = probeTag('ban');
+    const info = (name: string, value: unknown) => ctx.ledger.info(ID, plan, name, value);
+
+    // Knock inside a refusal; if it ends (or is too short to knock in) without a change, try a fresh one. An
+    // attempt that brings no 429 (the window rolled over while the quota was being used up) counts as a round too.
+    let knocks = 0;
+    let lost = 0;
+    let rounds = 0;
+    let round: Round | null = null;
+    let refusals = 0;
+    let rolledOver = 0;
+    // On a scaled clock (the embedded server), real time is what runs short: say which knob gives more of it.
+    const slower = ctx.clock.scale > 1 ? `; the clock runs ${ctx.clock.scale} times faster than real time, and a smaller --time-scale leaves more real time in each window` : '';
+    for (let i = 0; i < MAX_ROUNDS && !ctx.signal.aborted; i++) {
+      // Start on a key that may be sent on: past the previous refusal and any Retry-After it got (bounded).
+      const bound = ctx.clock.now() + (MINUTE_S + 2) * 1000;
+      await waitUntil(ctx, Math.min(Math.max(round?.refusalEnd ?? 0, victim.blockedUntil), bound));
+      const run = await exhaust(ctx, key, tag, minuteQuota(key));
+      rounds++;
+      if (run.refusal === null && run.rolledOver) rolledOver++;
+      if (run.refusal?.status !== 429) continue;
+      refusals++;
+      round = await knockInside(ctx, key, tag, run.refusal);
+      knocks += round.knocks;
+      lost += round.lost;
+      if (round.change !== null) break;
+    }
+    if (refusals === 0) {
+      const why = rolledOver > 0 ? `: ${rolledOver} window(s) ended before the quota was used up${slower}` : ' (see ratelimit.enforced)';
+      return ctx.ledger.skip(ID, plan, `the key could not be brought to a 429 in ${rounds} attempt(s)${why}`);
+    }
+    info('knocks', knocks);
+    info('refusalsKnockedInside', refusals);
+    if (lost > 0) info('knocksWithoutAnswer', lost);
+    const ban = round?.change ?? null;
+    if (ban === null) {
+      if (knocks === 0) {
+        return ctx.ledger.skip(ID, plan, `sent no knock: in ${refusals} refusal(s) the Retry-After left too little time to knock inside it${slower}`);
+      }
+      ctx.note(`${plan}: no ban seen after ${knocks} knocks inside ${refusals} Retry-After wait(s).`);
+      return ctx.ledger.skip(
+        ID,
+        plan,
+        `no change within the bound: ${knocks} knocks inside ${refusals} Retry-After wait(s) (at most ${MAX_KNOCKS} each, ${KNOCK_GAP_MS} ms apart) were all answered like the refusal${knocks < MAX_KNOCKS * refusals ? slower : ''}`,
+      );
+    }
+
+    // The threshold: the knocks the target answered like the refusal, before the one that changed the answer.
+    info('knocksUntilChange', round!.knocks);
+    info('banThreshold', round!.knocks - 1);
+    info('banStatus', ban.status);
+    info('banCode', answerOf(ban).code);
+    const banWait = retryAfterMs(ban);
+    info('banRetryAfterSeconds', banWait === null ? null : Math.round(banWait / 100) / 10);
+    info('banRateLimitHeaders', tripleOf(ban) !== null);
+
+    const followed = await followBan(ctx, key, tag, ban);
+    info('pollsFollowingBan', followed.polls);
+    if (followed.end === null) {
+      victim.suspectedBan = true;
+      info('banEnded', false);
+      ctx.note(`${plan}: banned after ${round!.knocks} knocks inside Retry-After (${describeAnswer(ban)}); the ban did not end within ${followed.polls} requests and ${RECOVERY_BOUND_MS / 1000} s.`);
+      return ctx.ledger.skip(ID, plan, `the ban (${describeAnswer(ban)}) did not end within the bound (${followed.polls} requests, ${RECOVERY_BOUND_MS / 1000} s): its duration and recovery were not measured`);
+    }
+    const d = banDuration(ban, followed.lastBanned, followed.end);
+    info('banEnded', true);
+    info('banDurationSeconds', d.seconds);
+    info('banDurationUncertaintySeconds', d.uncertaintySeconds);
+    info('banDurationClock', d.clock);
+    info('answerAfterBan', describeAnswer(followed.end));
+    const after = await recover(ctx, key, tag, followed.end);
+    const recovered = isAccepted(after);
+    info('recovered', recovered);
+    info('recoveryStatus', after.status);
+    ctx.ledger.pass(ID, plan);
+    ctx.note(
+      `${plan}: banned after ${round!.knocks} knocks inside Retry-After (${describeAnswer(ban)}) for ${d.seconds} s (${d.clock}); ${recovered ? 'accepted again after it' : `not accepted after it (${after.status ?? 'no answer'})`}.`,
+    );
   },
 };

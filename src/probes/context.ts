@@ -49,10 +49,16 @@ export const cheapList = (key: ApiKey, tag: string) => keySpec(key, 'listPets', 
 
 export const isAccepted = (ex: Exchange) => ex.status !== null && ex.status >= 200 && ex.status < 300;
 
-/** Wait on the run clock, abortable. */
+/**
+ * Wait on the run clock until `localTime`, abortable. A timer may fire up to a real millisecond early (a scaled
+ * clock makes that many clock ms): the wait goes on until the time has really come, a few rounds at most.
+ */
 export async function waitUntil(ctx: ProbeContext, localTime: number): Promise<void> {
-  const ms = localTime - ctx.clock.now();
-  if (ms > 0) await ctx.clock.sleep(ms, ctx.signal);
+  for (let round = 0; round < 8 && !ctx.signal.aborted; round++) {
+    const ms = localTime - ctx.clock.now();
+    if (ms <= 0) return;
+    await ctx.clock.sleep(ms, ctx.signal);
+  }
 }
 
 /** Keys of a plan that are not suspected banned. */

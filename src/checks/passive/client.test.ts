@@ -74,11 +74,24 @@ describe('backoff.respects-retry-after', () => {
     expect(countsOf(s.ledger, 'backoff.respects-retry-after')).toEqual({ passed: 3, failed: 0, skipped: 0 });
   });
 
-  it('exempts ban-probe traffic', () => {
+  it('exempts a deliberate knock, and only a knock: a ban-probe tag alone does not exempt', () => {
     const s = session();
     s.see(refusal('20'));
-    s.see(sentAt(12_000, { tag: 'ban' }));
+    s.see(sentAt(12_000, { tag: 'probe:ban', intent: 'knock' }));
     expect(countsOf(s.ledger, 'backoff.respects-retry-after')).toEqual({ passed: 1, failed: 0, skipped: 1 });
+    // The same probe's ordinary request inside the wait is a violation, as is any tag starting with "ban".
+    s.see(sentAt(13_000, { tag: 'probe:ban' }));
+    s.see(sentAt(14_000, { tag: 'ban' }));
+    expect(countsOf(s.ledger, 'backoff.respects-retry-after')).toEqual({ passed: 1, failed: 2, skipped: 1 });
+  });
+
+  it('still learns the wait from a knock answered 429: a later ordinary request inside it fails', () => {
+    const s = session();
+    s.see(refusal('20'));
+    // Knocked at 12 s, answered with a ban of 900 s (capped at the window: the Reset a minute away).
+    s.see({ ...refusal('900'), timing: { sent: 12_000, done: 12_010 }, intent: 'knock' });
+    s.see(sentAt(35_000));
+    expect(countsOf(s.ledger, 'backoff.respects-retry-after')).toEqual({ passed: 1, failed: 1, skipped: 1 });
   });
 
   it('caps the wait at the time to Reset, so a Retry-After in milliseconds holds only until Reset', () => {

@@ -34,7 +34,8 @@ export function obligationMs(v: View, wait: RetryAfterWait): number {
 
 /**
  * `clockScale`: the run clock runs that many times faster than real time; the slack of 2 real ms (timer
- * granularity) is 2 × clockScale clock ms. Traffic tagged `ban…` (the opt-in ban probe) is deliberate and exempt.
+ * granularity) is 2 × clockScale clock ms. A deliberate knock (a request whose intent is `knock`: the opt-in ban
+ * probe's) is exempt, whatever its tag or timing; every other request inside a running Retry-After fails.
  */
 export function createBackoffJudge(clockScale: number): (v: View, wait: RetryAfterWait | null, r: Recorder) => void {
   const slackMs = 2 * clockScale;
@@ -43,8 +44,8 @@ export function createBackoffJudge(clockScale: number): (v: View, wait: RetryAft
     const { ex } = v;
     if (ex.auth !== 'valid' || ex.keyLabel === null) return;
     let holds = holdsByKey.get(ex.keyLabel);
-    if (ex.tag.startsWith('ban')) {
-      r.skip('backoff.respects-retry-after', ex, 'deliberate ban-probe traffic is exempt');
+    if (ex.intent === 'knock') {
+      r.skip('backoff.respects-retry-after', ex, 'a deliberate knock (intent knock, the opt-in ban probe) is exempt');
     } else {
       const sent = ex.timing.sent;
       const hit = holds?.find((h) => sent > h.from && sent < h.until - slackMs);

@@ -93,9 +93,10 @@ describe('contract.documented-status', () => {
     expect(firstMessage(l, 'contract.documented-status')).toMatch(/403 is not documented .*400 or 404 for a request outside/);
   });
 
-  it('skips a 5xx (contract.no-server-errors judges it) and ban-probe traffic', () => {
+  it('skips a 5xx (contract.no-server-errors judges it) and a deliberate knock, whatever its tag', () => {
     expect(outcomeOf(run(judge, { status: 502 }), 'contract.documented-status')?.skipReasons).toEqual(['a 5xx is judged by contract.no-server-errors']);
-    expect(countsOf(run(judge, { status: 403, tag: 'ban' }), 'contract.documented-status').skipped).toBe(1);
+    expect(countsOf(run(judge, { status: 403, tag: 'probe:ban', intent: 'knock' }), 'contract.documented-status').skipped).toBe(1);
+    expect(countsOf(run(judge, { status: 403, tag: 'ban' }), 'contract.documented-status').failed).toBe(1);
   });
 
   it('does not judge requests to no documented operation', () => {

@@ -47,8 +47,8 @@ export function judgeNoServerErrors(v: View, r: Recorder): void {
 /**
  * contract.documented-status: the status is one the interface lists for the operation; a request outside
  * the constraints may also get 400 or 404. Not judged: requests to no documented operation; 5xx (owned by
- * contract.no-server-errors). Chosen: traffic tagged `ban…` (the opt-in ban probe) is exempt, since a ban's
- * status is not documented.
+ * contract.no-server-errors). Chosen: a deliberate knock (intent `knock`, the opt-in ban probe) is exempt,
+ * since a ban's status is not documented.
  */
 export function judgeDocumentedStatus(v: View, scope: RequestScope, r: Recorder): void {
   const { ex, status } = v;
@@ -58,7 +58,7 @@ export function judgeDocumentedStatus(v: View, scope: RequestScope, r: Recorder)
   if (documented.includes(status) || (scope.outside && (status === 400 || status === 404))) {
     return r.pass('contract.documented-status', ex);
   }
-  if (ex.tag.startsWith('ban')) return r.skip('contract.documented-status', ex, 'deliberate ban-probe traffic: a ban\'s status is not documented');
+  if (ex.intent === 'knock') return r.skip('contract.documented-status', ex, 'a deliberate knock (intent knock, the opt-in ban probe): a ban\'s status is not documented');
   const extra = scope.outside ? '; 400 or 404 for a request outside the constraints' : '';
   r.fail('contract.documented-status', ex, `${status} is not documented for ${ex.operation} (documented: ${documented.join(', ')}${extra})`);
 }
