@@ -31,6 +31,9 @@ import type { Report } from './report-schema.js';
 import { describeEstimate, estimateRequests, type Estimate } from './estimate.js';
 import { decideQuota, readDayQuota } from './quota.js';
 import { externalTarget, isLoopback, startEmbeddedTarget, type Target } from './target.js';
+import { prepareShard, shardScenario, type PreparedShard } from '../shard/partition.js';
+import { shardInfo, type ShardSpec } from '../shard/spec.js';
+import { waitUntil } from '../shard/start.js';
 
 export interface RunOptions {
   /** A validated scenario (src/config/scenario.ts). */
@@ -69,6 +72,8 @@ export interface RunOptions {
   notice?: (line: string) => void;
   /** Called about once a second of real time during load phases. */
   onProgress?: (stats: ProgressStats) => void;
+  /** One shard of a sharded run (src/shard/): its keys, its share of the load and probes, a common start. */
+  shard?: ShardSpec;
 }
 
 export interface RunResult {
@@ -148,7 +153,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   const log = o.log ?? (() => {});
   const notice = o.notice ?? log;
   const startedAt = new Date();
-  const scenario = o.scenario;
+  const scenario = o.shard ? shardScenario(o.scenario, o.shard) : o.scenario;
   const thresholdSpecs: { expression: string; severity: Severity; parsed: Threshold }[] = [
     ...scenario.thresholds,
     ...(o.thresholds ?? []).map((expression) => ({ expression, severity: 'major' as const, parsed: parseThreshold(expression) })),
@@ -167,11 +172,20 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
         sacrificial: scenario.requiresSacrificialKey,
       });
   const plans = plansOf(o, target.keys);
-  const keys = target.keys.filter((k) => plans.includes(k.plan));
+  let shard: PreparedShard | null = null;
+  try {
+    if (o.shard) shard = prepareShard(scenario, target.keys, plans, o.shard);
+  } catch (e) {
+    await target.close();
+    throw e;
+  }
+  const keys = shard?.keys ?? target.keys.filter((k) => plans.includes(k.plan));
+  const late = o.shard?.startAt !== undefined ? (await waitUntil(o.shard.startAt, o.signal)).lateMs : 0;
+  const begunAt = o.shard ? new Date() : startedAt;
   const redact = createRedactor(target.keys);
   const clock = target.clock;
   const ledger = new Ledger(redact);
-  const notes: string[] = [];
+  const notes: string[] = [...(shard?.notes ?? []), ...(late > 1000 ? [`shard ${o.shard!.index} began ${(late / 1000).toFixed(1)} s after --start-at`] : [])];
   const planLimits = new Map<PlanName, PlanLimits>();
   for (const k of keys) if (!planLimits.has(k.plan)) planLimits.set(k.plan, k.limits);
   const observer = createObserver({ ledger, plans: planLimits, clockScale: clock.scale });
@@ -247,6 +261,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     for (const probe of probesInOrder(scenario.probes)) {
       for (const plan of probe.perPlan ? plans : [null]) {
         if (signal.aborted) break;
+        if (shard && !shard.runsProbe(probe.name, plan)) continue;
         const t0 = performance.now();
         await probe.run(ctx, plan);
         log(`probe ${probe.name}${plan ? ` [${plan}]` : ''} done in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
@@ -325,7 +340,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     },
     plans,
     keys,
-    startedAt,
+    startedAt: begunAt,
     endedAt: new Date(),
     outcomes: ledger.all(),
     thresholds,
@@ -334,6 +349,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     notes,
     ...(aborted ? { aborted: { reason: aborted.reason, exitCode: aborted.exitCode } } : {}),
   });
+  if (o.shard) report.shard = shardInfo(o.shard);
   // What the caller prints comes from the report too: it gets the redacted one, as the files do.
   const clean = redactDeep(report, redact);
   const files = await writeReports(clean, o.reportDir, { redact });
