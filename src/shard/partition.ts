@@ -49,13 +49,13 @@ function shareRate(rate: Rate, s: ShardSlot): Rate {
 }
 
 function wholeShare(what: string, total: number, s: ShardSlot, at: number): number {
-  const n = shareOf(total, s);
-  if (n < 1) {
+  // Refused on every shard alike (not only on those left with none), so that all of them refuse or none.
+  if (total < s.count) {
     throw new PetloadError('E_USAGE', `--shards ${s.count}: load.phases[${at}] has ${total} ${what}, fewer than the shards; each shard needs at least one`, {
       hint: 'Run fewer shards, or raise the figure in the scenario.',
     });
   }
-  return n;
+  return shareOf(total, s);
 }
 
 function sharePhase(p: Phase, s: ShardSlot, at: number): Phase {
@@ -81,7 +81,7 @@ export function shardScenario(scenario: Scenario, s: ShardSlot): Scenario {
   if (!scenario.load || s.count === 1) return scenario;
   const load = scenario.load;
   const maxRequests = load.maxRequests === undefined ? undefined : shareOf(load.maxRequests, s);
-  if (maxRequests === 0) {
+  if (load.maxRequests !== undefined && load.maxRequests < s.count) {
     throw new PetloadError('E_USAGE', `--shards ${s.count}: load.maxRequests is ${load.maxRequests}, fewer than the shards`, { hint: 'Run fewer shards, or raise maxRequests.' });
   }
   const phases = load.phases.map((p, i) => sharePhase(p, s, i));
