@@ -82,12 +82,13 @@ describe('a sharded run, merged, against one process', () => {
   let shards: Report[];
   let merged: Report;
   let single: Report;
+  let startAt: string;
 
   beforeAll(async () => {
     [shared, alone] = await Promise.all([createReferenceServer({ keys }), createReferenceServer({ keys })]);
     relay = await countingRelay(shared.url);
     // Time for three processes to start on a busy machine; one that starts late begins at once (and says so).
-    const startAt = new Date(Date.now() + 8000).toISOString();
+    startAt = new Date(Date.now() + 8000).toISOString();
     const common = ['--keys-file', keysFile, '--quiet'];
     const runs = Array.from({ length: SHARDS }, (_, i) =>
       runCli(['run', scenarioFile, '--target', relay.url, '--shards', String(SHARDS), '--start-at', startAt, '--report-dir', join(dir.dir, `shard-${i}`), ...common], {
@@ -114,7 +115,9 @@ describe('a sharded run, merged, against one process', () => {
   it('each shard reports its index and the one run they share', () => {
     expect(shards.map((r) => r.shard?.index)).toEqual([0, 1, 2]);
     expect(new Set(shards.map((r) => r.shard?.runId)).size).toBe(1);
-    expect(merged.shard).toEqual({ runId: shards[0]!.shard!.runId, count: SHARDS, startAt: shards[0]!.shard!.startAt });
+    expect(merged.shard).toEqual({ runId: shards[0]!.shard!.runId, count: SHARDS, startAt });
+    // None began before --start-at.
+    for (const r of shards) expect(Date.parse(r.startedAt)).toBeGreaterThanOrEqual(Date.parse(startAt));
   });
 
   it('gives the verdict and check outcomes of one process', () => {
