@@ -108,7 +108,9 @@ export const k8sCommand: CommandModule<object, K8sArgs> = {
     });
     for (let index = 0; index < shards; index++) shardScenario(scenario, { index, count: shards });
     const isFile = a.scenario.includes('/') || /\.ya?ml$/i.test(a.scenario);
-    const file = isFile ? { basename: basename(a.scenario), text: readFileSync(a.scenario, 'utf8') } : undefined;
+    // A ConfigMap entry is named by letters, digits, '-', '_' and '.' only.
+    const entry = /^[-._a-zA-Z0-9]+$/.test(basename(a.scenario)) ? basename(a.scenario) : 'scenario.yaml';
+    const file = isFile ? { basename: entry, text: readFileSync(a.scenario, 'utf8') } : undefined;
 
     const startAt = a['start-at'] !== undefined ? parseStartAt(a['start-at']) : Date.parse(defaultStartAt(Date.now()));
     const runId = a['run-id'] !== undefined ? parseRunId(a['run-id']) : deriveRunId(scenario.name, target, shards, startAt);
