@@ -28,8 +28,11 @@ plans: [pro, business]
 probes: [auth, list, create-get, unknown-id]
 load:
   mix: { listPets: 70, createPet: 20, getPet: 10 }
+  # Room for slow answers on a busy machine: an open-model send beyond maxInFlight would be dropped, and the
+  # comparison is about how the run is divided, not about how loaded the test machine is.
+  maxInFlight: 400
   phases:
-    - { executor: constant-rate, rate: 45/s, duration: 4s }
+    - { executor: constant-rate, rate: 12/s, duration: 5s }
 thresholds:
   - { expression: "count(429) == 0", severity: critical }
   - "count(5xx) == 0"
@@ -88,7 +91,7 @@ describe('a sharded run, merged, against one process', () => {
     [shared, alone] = await Promise.all([createReferenceServer({ keys }), createReferenceServer({ keys })]);
     relay = await countingRelay(shared.url);
     // Time for three processes to start on a busy machine; one that starts late begins at once (and says so).
-    startAt = new Date(Date.now() + 8000).toISOString();
+    startAt = new Date(Date.now() + 10_000).toISOString();
     const common = ['--keys-file', keysFile, '--quiet'];
     const runs = Array.from({ length: SHARDS }, (_, i) =>
       runCli(['run', scenarioFile, '--target', relay.url, '--shards', String(SHARDS), '--start-at', startAt, '--report-dir', join(dir.dir, `shard-${i}`), ...common], {
@@ -129,11 +132,13 @@ describe('a sharded run, merged, against one process', () => {
   });
 
   it('sends as many requests as one process, within 2 %, and the server saw every one of them', () => {
+    // Nothing dropped and nothing held back: otherwise the counts would measure the test machine's load.
+    expect([single.totals.dropped, merged.totals.dropped]).toEqual([0, 0]);
+    expect([single, ...shards].flatMap((r) => r.notes.filter((n) => /^load .* held back by backoff [1-9]/.test(n)))).toEqual([]);
     expect(Math.abs(merged.totals.requests - single.totals.requests)).toBeLessThanOrEqual(0.02 * single.totals.requests);
     expect(merged.totals.requests).toBe(shards.reduce((n, r) => n + r.totals.requests, 0));
     // Besides the reported ones, each shard sends one unauthenticated reachability request before its run.
     expect(relay.requests()).toBe(merged.totals.requests + SHARDS);
-    expect(merged.totals.dropped).toBe(0);
   });
 
   it('has the percentiles of the shards\' histograms added up, to the histogram\'s precision', () => {
