@@ -58,6 +58,18 @@ describe('merging the shards of a run', () => {
     expect(refusal([shardReport(0, 2), sampleRun({ seed: 9 }).report])).toBe(`cannot merge a shard with an ordinary run: s0/report.json is shard 0 of run ${RUN}, s1/report.json is not a shard`);
   });
 
+  it('without --start-at, refuses shards that did not run at the same time (two runs of one scenario look alike)', () => {
+    const late = (r: Report): Report => ({ ...r, startedAt: '2030-01-01T00:05:00.000Z', endedAt: '2030-01-01T00:06:00.000Z' });
+    const a = { ...shardReport(0, 2), shard: { runId: RUN, count: 2, index: 0 } };
+    const b = { ...shardReport(1, 2), shard: { runId: RUN, count: 2, index: 1 } };
+    expect(mergeReports(src([a, b])).shard).toEqual({ runId: RUN, count: 2 });
+    expect(refusal([a, late(b)])).toBe(
+      'cannot merge shards of different runs: s0/report.json ended at 2030-01-01T00:01:00.000Z, before s1/report.json began (2030-01-01T00:05:00.000Z); the shards of one run run at the same time',
+    );
+    // With --start-at, a shard that began late (a pod scheduled late) is still of the run.
+    expect(mergeReports(src([shardReport(0, 2), late(shardReport(1, 2))])).shard?.runId).toBe(RUN);
+  });
+
   it('refuses shards that used one key', () => {
     const b = shardReport(1, 2);
     b.keys = [...b.keys, shardReport(0, 2).keys[0]!];

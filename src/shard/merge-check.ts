@@ -8,7 +8,7 @@ import type { Report } from '../engine/report-schema.js';
 import type { ShardInfo } from './spec.js';
 
 export interface ShardSource {
-  report: Pick<Report, 'shard' | 'keys'>;
+  report: Pick<Report, 'shard' | 'keys' | 'startedAt' | 'endedAt'>;
   source: string;
 }
 
@@ -44,6 +44,19 @@ export function checkShardSet(inputs: readonly ShardSource[]): ShardInfo | null 
   if (missing.length > 0) {
     const what = missing.length === 1 ? `shard ${missing[0]} is` : `shards ${missing.join(', ')} are`;
     throw refuse(`run ${run.runId} has ${run.count} shards and ${what} missing (given: ${[...byIndex.keys()].sort((a, b) => a - b).join(', ')})`);
+  }
+  // Without --start-at (and so, unless --run-id was given, with the run id derived from the scenario, the target
+  // and N alone) two runs of one scenario look alike: the shards of one run ran at the same time, those of two
+  // runs one after the other.
+  if (run.startAt === undefined) {
+    const latest = sharded.reduce((a, b) => (Date.parse(b.report.startedAt) > Date.parse(a.report.startedAt) ? b : a));
+    const earliestEnd = sharded.reduce((a, b) => (Date.parse(b.report.endedAt) < Date.parse(a.report.endedAt) ? b : a));
+    if (Date.parse(latest.report.startedAt) > Date.parse(earliestEnd.report.endedAt)) {
+      throw refuse(
+        `cannot merge shards of different runs: ${earliestEnd.source} ended at ${earliestEnd.report.endedAt}, before ${latest.source} began (${latest.report.startedAt}); the shards of one run run at the same time`,
+        'Give every shard of a run the same --start-at (or --run-id), and merge the shards of one run only.',
+      );
+    }
   }
   const keyOwner = new Map<string, { index: number; source: string }>();
   for (const i of sharded) {
