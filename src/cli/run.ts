@@ -24,6 +24,7 @@ import { createProgressReporter, type ProgressStats } from './progress.js';
 import type { ProbeProgress } from '../engine/progress.js';
 import { FAULT_NAMES, type FaultName } from '../server/faults.js';
 import { WINDOW_REPORTS, type WindowReport } from '../server/limiter.js';
+import { shardSpecFrom } from '../shard/spec.js';
 
 interface RunArgs {
   scenarios: string[];
@@ -45,6 +46,10 @@ interface RunArgs {
   quiet?: boolean;
   'allow-quota-exhaustion'?: boolean;
   key?: string;
+  shards?: string;
+  'shard-index'?: string;
+  'start-at'?: string;
+  'run-id'?: string;
 }
 
 /** A keys source, validated; its figures are resolved per scenario (resolveKeys). */
@@ -158,6 +163,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
         type: 'boolean',
         describe: 'remote targets: run even when the estimate exceeds a key\'s remaining daily quota',
       })
+      .option('shards', { type: 'string', requiresArg: true, describe: 'run one shard of N (needs --target; docs/kubernetes.md)' })
+      .option('shard-index', { type: 'string', requiresArg: true, describe: 'this shard\'s index, 0..N-1 (default: JOB_COMPLETION_INDEX)' })
+      .option('start-at', { type: 'string', requiresArg: true, describe: 'sharded run: ISO time at which every shard begins' })
+      .option('run-id', { type: 'string', requiresArg: true, describe: 'sharded run: the identity all shards share (default: derived)' })
       .option('key', { type: 'string', hidden: true })
       .check((a) => {
         if (a.key !== undefined) {
@@ -188,6 +197,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
   handler: async (argv) => {
     const overrides = { ...(argv.rate !== undefined ? { rate: argv.rate } : {}), ...(argv.duration !== undefined ? { duration: argv.duration } : {}) };
     const scenarios = argv.scenarios.map((s) => ({ arg: s, scenario: applyOverrides(loadScenario(s), overrides) }));
+    const shard = shardSpecFrom(
+      { shards: argv.shards, shardIndex: argv['shard-index'], startAt: argv['start-at'], runId: argv['run-id'] },
+      { scenario: scenarios[0]!.scenario.name, target: argv.target, scenarios: scenarios.length, env: process.env },
+    );
     // --keys-file without --target: the embedded server serves those keys (PETLOAD_KEYS_FILE/PETLOAD_KEYS only
     // ever name a remote target's keys, so a variable set for CI never changes what the embedded server serves).
     const keySource =
@@ -229,9 +242,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
     for (const { arg, scenario } of scenarios) {
       if (controller.signal.aborted) break;
       const started = new Date();
-      const reportDir = reportDirFor(argv['report-dir'], scenario.name, scenarios.length > 1, started);
+      const reportDir = shard && argv['report-dir'] === undefined ? join('reports', shard.runId, `shard-${shard.index}`) : reportDirFor(argv['report-dir'], scenario.name, scenarios.length > 1, started);
       // A run against a remote target announces itself (the engine's notice), with more to say.
       if (!remote) log(`petload: ${scenario.name} against ${argv.target ?? 'the embedded reference server'}`);
+      if (shard) log(`petload: shard ${shard.index} of ${shard.count} of run ${shard.runId}${shard.startAt !== undefined ? `, beginning at ${new Date(shard.startAt).toISOString()}` : ''}`);
       const result = await runScenario({
         scenario,
         ...(arg.includes('/') || arg.endsWith('.yaml') || arg.endsWith('.yml') ? { scenarioFile: arg } : {}),
@@ -253,6 +267,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
             }
           : {}),
         ...(argv.plan ? { plans: argv.plan } : {}),
+        ...(shard ? { shard } : {}),
         ...(argv.threshold ? { thresholds: argv.threshold } : {}),
         ...(argv.timeout !== undefined ? { timeoutMs: parseTimeoutFlag(argv.timeout) } : {}),
         reportDir,

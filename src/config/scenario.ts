@@ -42,8 +42,13 @@ const Duration = parsedString(parseDuration, `expected ${DURATION_EXPECTED}`).re
 const RateField = parsedString(parseRate, `expected ${RATE_EXPECTED}`);
 const Count = (max: number) => z.number().int().min(1).max(max);
 
-/** How many requests a burst sends: a number, or the plan's per-minute limit plus K. */
-export type BurstSize = { readonly kind: 'count'; readonly count: number } | { readonly kind: 'limit'; readonly plus: number };
+/**
+ * How many requests a burst sends: a number, or the plan's per-minute limit plus K (of which a shard of a
+ * sharded run sends its share: src/shard/partition.ts).
+ */
+export type BurstSize =
+  | { readonly kind: 'count'; readonly count: number }
+  | { readonly kind: 'limit'; readonly plus: number; readonly shard?: { readonly index: number; readonly count: number } };
 
 const BURST_EXPECTED = 'expected a number of requests, or "limit" or "limit+K" (the plan\'s per-minute limit plus K)';
 
@@ -56,7 +61,10 @@ function parseBurstSize(text: string): BurstSize {
 
 /** The number of requests of a burst for a plan with the given limits. */
 export function resolveBurstSize(size: BurstSize, limits: PlanLimits): number {
-  return size.kind === 'count' ? size.count : limits.perMinute + size.plus;
+  if (size.kind === 'count') return size.count;
+  const total = limits.perMinute + size.plus;
+  const s = size.shard;
+  return s === undefined ? total : Math.floor(total / s.count) + (s.index < total % s.count ? 1 : 0);
 }
 
 const BurstRequests = z.union(

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { PLAN_NAMES } from '../api/plans.js';
 import { SEVERITIES } from '../checks/catalogue.js';
+import { ShardInfoSchema } from '../shard/spec.js';
 
 export const REPORT_SCHEMA_VERSION = 1;
 
@@ -137,6 +138,8 @@ export const ReportSchema = z.object({
   keyTimelines: z.array(KeyTimeline),
   /** Facts the run measured where the interface is silent (e.g. "limit=101 is clamped"). */
   notes: z.array(z.string()),
+  /** A shard of a sharded run (its index), or the merged report of one (no index). Absent: an ordinary run. */
+  shard: ShardInfoSchema.optional(),
 });
 
 export type Report = z.infer<typeof ReportSchema>;

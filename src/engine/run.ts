@@ -30,6 +30,9 @@ import type { Report } from './report-schema.js';
 import { describeEstimate, estimateRequests, type Estimate } from './estimate.js';
 import { decideQuota, readDayQuota } from './quota.js';
 import { externalTarget, isLoopback, startEmbeddedTarget, type Target } from './target.js';
+import { prepareShard, shardScenario, type PreparedShard } from '../shard/partition.js';
+import { shardInfo, type ShardSpec } from '../shard/spec.js';
+import { waitUntil } from '../shard/start.js';
 
 export interface RunOptions {
   /** A validated scenario (src/config/scenario.ts). */
@@ -82,6 +85,8 @@ export interface RunOptions {
   onProbe?: (progress: ProbeProgress) => void;
   /** A seam between assembling the report and validating it (src/engine/finalize.ts); tests force failures with it. */
   amendReport?: (report: Report) => Report;
+  /** One shard of a sharded run (src/shard/): its keys, its share of the load and probes, a common start. */
+  shard?: ShardSpec;
 }
 
 export interface RunResult {
@@ -169,7 +174,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   const log = o.log ?? (() => {});
   const notice = o.notice ?? log;
   const startedAt = new Date();
-  const scenario = o.scenario;
+  const scenario = o.shard ? shardScenario(o.scenario, o.shard) : o.scenario;
   const thresholdSpecs: { expression: string; severity: Severity; parsed: Threshold }[] = [
     ...scenario.thresholds,
     ...(o.thresholds ?? []).map((expression) => ({ expression, severity: 'major' as const, parsed: parseThreshold(expression) })),
@@ -191,11 +196,20 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
         ...(o.ban ? { ban: o.ban } : {}),
       });
   const plans = plansOf(o, target.keys);
-  const keys = target.keys.filter((k) => plans.includes(k.plan));
+  let shard: PreparedShard | null = null;
+  try {
+    if (o.shard) shard = prepareShard(scenario, target.keys, plans, o.shard);
+  } catch (e) {
+    await target.close();
+    throw e;
+  }
+  const keys = shard?.keys ?? target.keys.filter((k) => plans.includes(k.plan));
+  const late = o.shard?.startAt !== undefined ? (await waitUntil(o.shard.startAt, o.signal)).lateMs : 0;
+  const begunAt = o.shard ? new Date() : startedAt;
   const redact = createRedactor(target.keys);
   const clock = target.clock;
   const ledger = new Ledger(redact);
-  const notes: string[] = [];
+  const notes: string[] = [...(shard?.notes ?? []), ...(late > 1000 ? [`shard ${o.shard!.index} began ${(late / 1000).toFixed(1)} s after --start-at`] : [])];
   const planLimits = new Map<PlanName, PlanLimits>();
   for (const k of keys) if (!planLimits.has(k.plan)) planLimits.set(k.plan, k.limits);
   const differs = (k: ApiKey, p: PlanLimits | undefined) => p === undefined || k.limits.perMinute !== p.perMinute || k.limits.perDay !== p.perDay;
@@ -279,6 +293,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     for (const probe of probes) {
       for (const plan of probe.perPlan ? plans : [null]) {
         if (signal.aborted) break;
+        if (shard && !shard.runsProbe(probe.name, plan)) continue;
         const t0 = performance.now();
         probeIndex.set(plan, (probeIndex.get(plan) ?? 0) + 1);
         probeEvent(probe.name, plan, 'start');
@@ -367,7 +382,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     },
     plans,
     keys,
-    startedAt,
+    startedAt: begunAt,
     endedAt: new Date(),
     outcomes: ledger.all(),
     thresholds,
@@ -377,6 +392,9 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     ...(aborted ? { aborted: { reason: aborted.reason, exitCode: aborted.exitCode } } : {}),
   };
   // What the caller prints comes from the report too: it gets the redacted one, as the files do.
-  const done = await finalizeRun(input, { reportDir: o.reportDir, redact, ...(o.amendReport ? { amendReport: o.amendReport } : {}) });
+  const done = await finalizeRun(input, { reportDir: o.reportDir, redact, amendReport: (r) => {
+      const withShard = o.shard ? { ...r, shard: shardInfo(o.shard) } : r;
+      return o.amendReport ? o.amendReport(withShard) : withShard;
+    } });
   return { ...done, ...(aborted?.hint ? { hint: aborted.hint } : {}) };
 }

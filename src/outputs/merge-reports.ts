@@ -15,6 +15,7 @@ import { EXIT, PetloadError } from '../errors.js';
 import { mergeSnapshots } from '../metrics/merge.js';
 import type { MetricsSnapshot } from '../metrics/recorder.js';
 import { totalCounts } from '../engine/build-report.js';
+import { checkShardSet } from '../shard/merge-check.js';
 
 export interface SourcedReport {
   report: Report;
@@ -122,6 +123,8 @@ export function mergeReports(inputs: readonly SourcedReport[]): Report {
       { hint: 'Merge only reports of one scenario (the same name), e.g. the same run on several machines.' },
     );
   }
+  // The shards of one sharded run: all of them, each once, on disjoint keys (src/shard/merge-check.ts).
+  const shard = checkShardSet(inputs);
   const reports = inputs.map((i) => i.report);
   const metrics = reports
     .map((r): MetricsSnapshot => ({ totals: r.totals, operations: r.operations, timeline: r.timeline, keyTimelines: r.keyTimelines }))
@@ -133,7 +136,11 @@ export function mergeReports(inputs: readonly SourcedReport[]): Report {
   const started = Math.min(...reports.map((r) => Date.parse(r.startedAt)));
   const ended = Math.max(...reports.map((r) => Date.parse(r.endedAt)));
   const aborted = inputs.filter((i) => i.report.verdict === 'aborted');
-  const notes = [`merged from ${inputs.length} runs: ${inputs.map((i) => i.source).join(', ')}`];
+  const notes = [
+    shard
+      ? `merged from the ${shard.count} shards of run ${shard.runId}: ${[...inputs].sort((x, y) => x.report.shard!.index! - y.report.shard!.index!).map((i) => i.source).join(', ')}`
+      : `merged from ${inputs.length} runs: ${inputs.map((i) => i.source).join(', ')}`,
+  ];
   const urls = unique(reports.map((r) => r.target.url));
   if (urls.length > 1) notes.push(`the merged runs had different targets: ${urls.join(', ')}`);
   const versions = unique(reports.map((r) => r.tool.version));
@@ -165,6 +172,7 @@ export function mergeReports(inputs: readonly SourcedReport[]): Report {
     thresholds,
     ...metrics,
     notes: unique([...notes, ...reports.flatMap((r) => r.notes)]),
+    ...(shard ? { shard } : {}),
   };
   if (aborted.length > 0) merged.abortReason = aborted.map((i) => `${i.source}: ${i.report.abortReason ?? 'aborted'}`).join('; ');
   return merged;
