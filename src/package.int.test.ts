@@ -2,11 +2,13 @@
  * The package as a user gets it: `npm pack` (which builds dist/ through `prepare`), the tarball installed into
  * an empty folder, then the CLI run through npx and the library imported with plain node, with no TypeScript
  * anywhere at run time. Dependencies come through npm as usual (its cache, else the registry).
+ * The pack runs in a copy of the repository's files (tracked, or new and not ignored) with its node_modules
+ * linked in, so that it proves a clean checkout packs, and never rebuilds this checkout's dist/ under other tests.
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECK_IDS } from './checks/catalogue.js';
@@ -35,13 +37,27 @@ function ok(r: SpawnSyncReturns<string>, what: string): string {
 }
 
 const temp = mkdtempSync(join(tmpdir(), 'petload-pack-'));
+const checkout = join(temp, 'checkout');
 const app = join(temp, 'app');
+
+/** The repository's files as a fresh clone plus uncommitted work has them, copied into `checkout`. */
+function copyCheckout(): void {
+  const files = ok(run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], ROOT), 'git ls-files').split('\0').filter(Boolean);
+  for (const f of files) {
+    if (!existsSync(join(ROOT, f))) continue; // deleted, not yet committed
+    mkdirSync(dirname(join(checkout, f)), { recursive: true });
+    copyFileSync(join(ROOT, f), join(checkout, f));
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'), 'dir');
+}
 let tarball = '';
 let packed: string[] = [];
 
 beforeAll(() => {
   // npm pack runs `prepare` (the build) first; its JSON names the tarball and every file in it.
-  const out = ok(run(NPM, ['pack', '--json', '--pack-destination', temp], ROOT, 180_000), 'npm pack');
+  copyCheckout();
+  expect(existsSync(join(checkout, 'dist'))).toBe(false);
+  const out = ok(run(NPM, ['pack', '--json', '--pack-destination', temp], checkout, 180_000), 'npm pack');
   const info = JSON.parse(out.slice(out.indexOf('['))) as { filename: string; files: { path: string }[] }[];
   tarball = join(temp, info[0]!.filename);
   packed = info[0]!.files.map((f) => f.path);
