@@ -15,6 +15,7 @@ import { applyOverrides } from '../config/overrides.js';
 import { parseThreshold } from '../checks/thresholds.js';
 import { isLoopback, parseTargetUrl } from '../engine/target.js';
 import { EXIT, PetloadError } from '../errors.js';
+import { appendGithubSummary, githubSummaryFile } from './github-summary.js';
 import { createProgressReporter, type ProgressStats } from './progress.js';
 import { FAULT_NAMES, type FaultName } from '../server/faults.js';
 import { WINDOW_REPORTS, type WindowReport } from '../server/limiter.js';
@@ -35,6 +36,7 @@ interface RunArgs {
   timeout?: string;
   quiet?: boolean;
   'allow-quota-exhaustion'?: boolean;
+  'github-summary'?: boolean;
   key?: string;
 }
 
@@ -101,6 +103,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
         type: 'boolean',
         describe: 'remote targets: run even when the estimate exceeds a key\'s remaining daily quota',
       })
+      .option('github-summary', {
+        type: 'boolean',
+        describe: 'append each summary.md to $GITHUB_STEP_SUMMARY (default: when that variable is set; --no-github-summary: never)',
+      })
       .option('key', { type: 'string', hidden: true })
       .check((a) => {
         if (a.key !== undefined) {
@@ -115,6 +121,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
           );
         }
         if (a.target !== undefined) parseTargetUrl(a.target);
+        githubSummaryFile(a['github-summary'], process.env);
         if (a.timeout !== undefined) parseTimeoutFlag(a.timeout);
         if (a['time-scale'] !== undefined) parseTimeScaleFlag(a['time-scale']);
         for (const t of a.threshold ?? []) {
@@ -134,6 +141,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     const notice = (line: string) => process.stderr.write(`${line}\n`);
     const treatAsRemote = process.env.PETLOAD_TREAT_AS_REMOTE === '1';
     const remote = argv.target !== undefined && (treatAsRemote || !isLoopback(argv.target));
+    const githubSummary = githubSummaryFile(argv['github-summary'], process.env);
 
     const controller = new AbortController();
     let signals = 0;
@@ -181,6 +189,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
       process.stdout.write(`${renderConsoleSummary(result.report, { color: process.stdout.isTTY === true, ...(result.files ? { files: result.files } : {}) })}\n`);
       // An aborted run is also a tool error: one line and a hint on stderr, even with --quiet.
       if (result.exitCode === EXIT.aborted) notice(`petload: ${result.report.abortReason ?? 'the run was aborted'}\n  hint: ${result.hint ?? 'See the report.'}`);
+      if (githubSummary !== null && result.files) {
+        const failed = await appendGithubSummary(githubSummary, result.files.markdown);
+        if (failed !== null) notice(failed);
+      }
       if (severityOfExit(result.exitCode) > severityOfExit(worst)) worst = result.exitCode;
     }
     process.off('SIGINT', onSignal);

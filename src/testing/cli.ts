@@ -34,7 +34,8 @@ export function startCli(args: readonly string[], options: { env?: NodeJS.Proces
   const started = performance.now();
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? process.cwd(),
-    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    // GITHUB_STEP_SUMMARY only when a test gives it: tests run inside GitHub Actions must not write its summary.
+    env: { ...process.env, GITHUB_STEP_SUMMARY: undefined, NO_COLOR: '1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
