@@ -70,10 +70,14 @@ afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 describe('the npm package', () => {
   it('ships the compiled code, its declarations, the CLI, the scenarios, docs and LICENSE, and nothing for development', () => {
-    for (const f of ['package.json', 'LICENSE', 'README.md', 'bin/petload.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/cli/help.txt', 'dist/outputs/report-page.css', 'dist/outputs/report-page.js', 'scenarios/compliance.yaml', 'docs/checks.md']) {
-      expect(packed, f).toContain(f);
-    }
-    const development = packed.filter((f) => /\.test\.|(^|\/)(src|bench|scripts|\.ci|reports|testing)\//.test(f) || f.endsWith('.ts') && !f.endsWith('.d.ts') || f === 'bin/petload-src.js' || f === 'bin/bench.js');
+    const expected = [
+      'package.json', 'LICENSE', 'README.md', 'bin/petload.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/cli/help.txt',
+      'dist/outputs/report-page.css', 'dist/outputs/report-page.js', 'scenarios/compliance.yaml', 'docs/checks.md', 'docs/examples/github-nightly.yml',
+    ];
+    for (const f of expected) expect(packed, f).toContain(f);
+    const development = packed.filter(
+      (f) => /\.test\.|(^|\/)(src|bench|scripts|\.ci|reports|testing)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')) || f.startsWith('bin/') && f !== 'bin/petload.js',
+    );
     expect(development).toEqual([]);
   });
 
