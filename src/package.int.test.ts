@@ -81,6 +81,8 @@ describe('the npm package', () => {
     expect(development).toEqual([]);
   });
 
+  // Each case spawns npx or node synchronously: on a crowded machine one spawn can take seconds, so each case is
+  // given room beyond the 30 s default (a bound on waiting, not on speed: no case asserts a time).
   it('installs without a TypeScript compiler or loader', () => {
     const modules = join(app, 'node_modules');
     expect(existsSync(join(modules, 'petload', 'dist', 'index.js'))).toBe(true);
@@ -107,7 +109,7 @@ describe('the npm package', () => {
     expect(fast).toContain('petload run <scenarios..>');
     const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
     expect(ok(run(NPX, ['--no', '--', 'petload', '--version'], app), 'petload --version').trim()).toBe(version);
-  });
+  }, 120_000);
 
   it('is imported with plain node: runScenario against createReferenceServer', () => {
     writeFileSync(
@@ -129,7 +131,7 @@ try {
     const got = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { exitCode: number; verdict: string; checks: number; files: string[] };
     expect(got).toEqual({ exitCode: 0, verdict: 'pass', checks: CHECK_IDS.length, files: ['json', 'junit', 'markdown', 'html'] });
     expect(existsSync(join(app, 'api-out', 'report.json'))).toBe(true);
-  }, 60_000);
+  }, 120_000);
 
   it('has type declarations a TypeScript project resolves through the package exports', () => {
     writeFileSync(
@@ -151,5 +153,5 @@ export { server, result, id, wrong };
     const r = run(process.execPath, [tsc, '-p', 'tsconfig.json'], app, 60_000);
     expect(`${r.stdout}${r.stderr}`).toBe('');
     expect(r.status).toBe(0);
-  }, 60_000);
+  }, 120_000);
 });
