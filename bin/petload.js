@@ -1,18 +1,31 @@
 #!/usr/bin/env node
 // Entry point: the compiled CLI in dist/ (`npm run build`, which `npm ci` and `npm pack` run as `prepare`).
-// A bare `petload --help` prints the help text the build recorded from that same CLI (dist/cli/help.txt):
-// the full CLI loads yargs and every command, three to four times node's own start-up. On a terminal
-// narrower than the recorded width (110 columns) the CLI itself prints it, wrapped to fit.
+// `petload --help` and `petload <command> --help` print the help texts the build recorded from that same CLI
+// (dist/cli/help.json), and `petload --version` the package's version: the full CLI loads yargs and every
+// command, four to five times node's own start-up. On a terminal narrower than the recorded width
+// (110 columns) the CLI itself prints the help, wrapped to fit.
 import { existsSync, readFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);
 const HELP_WIDTH = 110;
-const help = new URL('../dist/cli/help.txt', import.meta.url);
+const isHelp = (a) => a === '--help' || a === '-h';
+const helpFile = new URL('../dist/cli/help.json', import.meta.url);
 const main = new URL('../dist/cli/main.js', import.meta.url);
 const wide = !process.stdout.isTTY || (process.stdout.columns ?? HELP_WIDTH) >= HELP_WIDTH;
 
-if (args.length === 1 && (args[0] === '--help' || args[0] === '-h') && wide && existsSync(help)) {
-  process.stdout.write(readFileSync(help, 'utf8'));
+/** The recorded help this command line asks for, or null. */
+function recordedHelp() {
+  const name = args.length === 1 && isHelp(args[0]) ? '' : args.length === 2 && isHelp(args[1]) && /^[a-z]+$/.test(args[0]) ? args[0] : null;
+  if (name === null || !wide || !existsSync(helpFile)) return null;
+  const texts = JSON.parse(readFileSync(helpFile, 'utf8'));
+  return Object.hasOwn(texts, name) ? texts[name] : null;
+}
+
+const help = recordedHelp();
+if (help !== null) {
+  process.stdout.write(help);
+} else if (args.length === 1 && args[0] === '--version') {
+  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
 } else if (existsSync(main)) {
   await import(main.href);
 } else {

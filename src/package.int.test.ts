@@ -71,7 +71,7 @@ afterAll(() => rmSync(temp, { recursive: true, force: true }));
 describe('the npm package', () => {
   it('ships the compiled code, its declarations, the CLI, the scenarios, docs and LICENSE, and nothing for development', () => {
     const expected = [
-      'package.json', 'LICENSE', 'README.md', 'bin/petload.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/cli/help.txt',
+      'package.json', 'LICENSE', 'README.md', 'bin/petload.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/cli/help.json',
       'dist/outputs/report-page.css', 'dist/outputs/report-page.js', 'scenarios/compliance.yaml', 'docs/checks.md', 'docs/examples/github-nightly.yml',
     ];
     for (const f of expected) expect(packed, f).toContain(f);
@@ -102,13 +102,19 @@ describe('the npm package', () => {
     expect(html.length).toBeGreaterThan(50_000);
   }, 120_000);
 
-  it('prints the same top-level help as the CLI itself, and its version', () => {
-    const fast = ok(run(NPX, ['--no', '--', 'petload', '--help'], app), 'petload --help');
-    const full = ok(run(process.execPath, [join(app, 'node_modules', 'petload', 'dist', 'cli', 'main.js'), '--help'], app), 'main.js --help');
-    expect(fast).toBe(full);
-    expect(fast).toContain('petload run <scenarios..>');
+  it('prints the same help texts and version as the CLI itself', () => {
+    const main = join(app, 'node_modules', 'petload', 'dist', 'cli', 'main.js');
+    const helps = JSON.parse(readFileSync(join(app, 'node_modules', 'petload', 'dist', 'cli', 'help.json'), 'utf8')) as Record<string, string>;
+    expect(Object.keys(helps).sort()).toEqual(['', 'list', 'merge', 'report', 'run', 'serve', 'validate']);
+    for (const args of [['--help'], ['run', '--help'], ['serve', '-h']]) {
+      const fast = ok(run(NPX, ['--no', '--', 'petload', ...args], app), `petload ${args.join(' ')}`);
+      expect(fast, args.join(' ')).toBe(ok(run(process.execPath, [main, ...args], app), `main.js ${args.join(' ')}`));
+    }
+    expect(helps['']).toContain('petload run <scenarios..>');
+    expect(helps.run).toContain('--github-summary');
     const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
     expect(ok(run(NPX, ['--no', '--', 'petload', '--version'], app), 'petload --version').trim()).toBe(version);
+    expect(ok(run(process.execPath, [main, '--version'], app), 'main.js --version').trim()).toBe(version);
   }, 120_000);
 
   it('is imported with plain node: runScenario against createReferenceServer', () => {
