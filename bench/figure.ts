@@ -15,6 +15,7 @@ export const FIGURE_IDS = [
   'reference-server',
   'memory',
   'check-cost',
+  'cli-start',
 ] as const;
 export type FigureId = (typeof FIGURE_IDS)[number];
 

@@ -1,6 +1,6 @@
 /**
  * report.json, the canonical record of a run (schemaVersion 1). Every other format is rendered from it,
- * `petload report` re-renders from it and `petload merge` combines several. Documented in README.md.
+ * `petload report` re-renders from it and `petload merge` combines several. Documented in docs/reports.md.
  * It never holds an API key: keys appear only as labels.
  */
 import { z } from 'zod';
