@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -111,4 +111,12 @@ export function writeKeysFile(dir: string, plans: readonly string[], perPlan: nu
   const path = join(dir, 'keys.json');
   writeFileSync(path, JSON.stringify({ keys }));
   return path;
+}
+
+/** The first key of a plan in a keys file written by writeKeysFile. */
+export function keyOfPlan(keysFile: string, plan: string): string {
+  const { keys } = JSON.parse(readFileSync(keysFile, 'utf8')) as { keys: { key: string; plan: string }[] };
+  const k = keys.find((e) => e.plan === plan);
+  if (!k) throw new Error(`no ${plan} key in ${keysFile}`);
+  return k.key;
 }

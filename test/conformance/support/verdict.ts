@@ -55,3 +55,9 @@ export function explainDifferences(report: Report, table: VerdictTable): string 
   }
   return lines.join('\n');
 }
+
+/** The run held against the table: check by check (with the evidence of each difference), then the exit code. */
+export function expectVerdict(run: PetloadRun, table: VerdictTable, expect: (actual: unknown, message?: string) => { toEqual(v: unknown): void; toBe(v: unknown): void }): void {
+  expect(statusesOf(run.report), explainDifferences(run.report, table)).toEqual(statusesOfTable(table));
+  expect(run.code, run.stderr).toBe(table.exitCode);
+}
