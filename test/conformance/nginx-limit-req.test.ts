@@ -6,12 +6,12 @@
  * second; at Pro's 5 a second a slow machine would let the store answer some of them with 429, and the
  * verdict would depend on the machine's speed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nginxHttpBlock } from './support/nginx-conf.js';
-import { keyOfPlan, startNginx, startStore, writeKeysFile, type Started } from './support/processes.js';
+import { startNginx, startStore, writeKeysFile, type Started } from './support/processes.js';
 import { INSTALL_TIMEOUT_MS, ensureProgram } from './support/system-packages.js';
 import { expectVerdict, runPetload, type VerdictTable } from './support/verdict.js';
 
@@ -64,6 +64,16 @@ export const NGINX_LIMIT_REQ_TABLE: VerdictTable = {
   },
 };
 
+/** nginx's stock refusal: its own text/html 503 page. */
+export const NGINX_STOCK_PAGE_TABLE: VerdictTable = {
+  exitCode: 1,
+  checks: {
+    ...NGINX_LIMIT_REQ_TABLE.checks,
+    'contract.json-content-type': ['fail', 'TRUE: nginx\'s own 503 page is text/html'],
+    'contract.error-shape': ['pass', 'the HTML page is not judged as an Error (it is json-content-type\'s failure); every JSON error is an Error'],
+  },
+};
+
 describe('corpus (c): nginx limit_req in front of a compliant store', () => {
   const dir = mkdtempSync(join(tmpdir(), 'corpus-nginx-'));
   const started: Started[] = [];
@@ -73,25 +83,44 @@ describe('corpus (c): nginx limit_req in front of a compliant store', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('petload names the 503 by no-server-errors and enforced, and skips what needs a 429', { timeout: 120_000 }, async () => {
+  async function gateway(jsonRefusal: boolean) {
     // Twelve keys: every rate-limit probe gets a key whose one-minute window is fresh, so nothing waits.
-    const keys = writeKeysFile(dir, ['free'], 12);
-    const store = await startStore('memory-flexible.ts', { STORE_KEYS_FILE: keys, STORE_WINDOW_S: '60' });
+    // The store knows a thirteenth key that petload is not given, to look at nginx's refusal directly.
+    const storeKeys = writeKeysFile(mkdtempSync(join(dir, 'k')), ['free'], 13);
+    const { keys: all } = JSON.parse(readFileSync(storeKeys, 'utf8')) as { keys: { key: string }[] };
+    const keys = join(dir, `petload-keys-${started.length}.json`);
+    writeFileSync(keys, JSON.stringify({ keys: all.slice(0, 12) }));
+    const store = await startStore('memory-flexible.ts', { STORE_KEYS_FILE: storeKeys, STORE_WINDOW_S: '60' });
     started.push(store);
-    const nginx = await startNginx((port) => nginxHttpBlock(port, Number(new URL(store.url).port)));
+    const nginx = await startNginx((port) => nginxHttpBlock(port, Number(new URL(store.url).port), { jsonRefusal }));
     started.push(nginx);
-    const run = await runPetload(nginx.url, keys);
+    return { keys, url: nginx.url, spare: all[12]!.key };
+  }
+
+  /** nginx's own refusal, seen directly: 61 requests at once on an unused key, the refused one. */
+  async function refusal(url: string, key: string): Promise<Response | undefined> {
+    const all = await Promise.all(Array.from({ length: 61 }, () => fetch(`${url}/pets?limit=1`, { headers: { Authorization: `Bearer ${key}` } })));
+    await Promise.all(all.map((r) => r.clone().arrayBuffer()));
+    return all.find((r) => r.status !== 200);
+  }
+
+  it('a JSON Error page: petload names the 503 by no-server-errors and enforced, and skips what needs a 429', { timeout: 120_000 }, async () => {
+    const { keys, url, spare } = await gateway(true);
+    const run = await runPetload(url, keys);
     expectVerdict(run, NGINX_LIMIT_REQ_TABLE, expect);
-    // nginx's own refusal, seen directly: 503 with none of the store's headers.
-    const key = keyOfPlan(keys, 'free');
-    let refused: Response | undefined;
-    for (let i = 0; i < 70 && !refused; i++) {
-      const res = await fetch(`${nginx.url}/pets?limit=1`, { headers: { Authorization: `Bearer ${key}` } });
-      if (res.status !== 200) refused = res;
-      else await res.arrayBuffer();
-    }
+    const refused = await refusal(url, spare);
     expect(refused?.status).toBe(503);
     expect(refused?.headers.get('x-ratelimit-limit')).toBeNull();
     expect(refused?.headers.get('retry-after')).toBeNull();
   });
+
+  it('nginx\'s stock 503 page: the HTML body is named by json-content-type as well', { timeout: 120_000 }, async () => {
+    const { keys, url, spare } = await gateway(false);
+    const run = await runPetload(url, keys);
+    expectVerdict(run, NGINX_STOCK_PAGE_TABLE, expect);
+    const refused = await refusal(url, spare);
+    expect(refused?.status).toBe(503);
+    expect(refused?.headers.get('content-type')).toMatch(/^text\/html/);
+  });
+
 });

@@ -8,7 +8,8 @@
  */
 export const PLAN_RATES = { free: 60, pro: 300 } as const;
 
-export function nginxHttpBlock(port: number, upstreamPort: number): string {
+export function nginxHttpBlock(port: number, upstreamPort: number, options: { jsonRefusal?: boolean } = {}): string {
+  const json = options.jsonRefusal ?? true;
   const zones = Object.entries(PLAN_RATES).flatMap(([plan, perMinute]) => [
     `  map $http_authorization $${plan}_key { "~^Bearer ${plan}-" $http_authorization; default ""; }`,
     `  limit_req_zone $${plan}_key zone=${plan}:1m rate=${perMinute}r/m;`,
@@ -25,12 +26,16 @@ export function nginxHttpBlock(port: number, upstreamPort: number): string {
     '      proxy_http_version 1.1;',
     '      proxy_set_header Connection "";',
     '      proxy_set_header X-Real-IP $remote_addr;',
-    '      error_page 503 = @refused;',
+    ...(json ? ['      error_page 503 = @refused;'] : []),
     '    }',
-    '    location @refused {',
-    '      default_type application/json;',
-    `      return 503 '{"code":"service_unavailable","message":"too many requests","status":503}';`,
-    '    }',
+    ...(json
+      ? [
+          '    location @refused {',
+          '      default_type application/json;',
+          `      return 503 '{"code":"service_unavailable","message":"too many requests","status":503}';`,
+          '    }',
+        ]
+      : []),
     '  }',
   ].join('\n');
 }

@@ -4,8 +4,7 @@
  * through its public entry (the CLI), and its report is compared check by check.
  */
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { CheckId } from '../../../src/checks/catalogue.js';
 import type { Report } from '../../../src/engine/report-schema.js';
 import { readReportJson, runCli, STACK_LINE, type CliResult } from '../../../src/testing/cli.js';
@@ -23,9 +22,12 @@ export interface PetloadRun extends CliResult {
   dir: string;
 }
 
-/** `petload run <scenario> --target URL --keys-file F --report-dir D`, bounded in time. */
+/**
+ * `petload run <scenario> --target URL --keys-file F --report-dir D`, bounded in time. The reports go into a
+ * new folder beside the keys file (the test's scratch folder, removed with it).
+ */
 export async function runPetload(url: string, keysFile: string, scenario = 'compliance', killAfterMs = 90_000): Promise<PetloadRun> {
-  const dir = mkdtempSync(join(tmpdir(), 'corpus-report-'));
+  const dir = mkdtempSync(join(dirname(keysFile), 'report-'));
   const r = await runCli(['run', scenario, '--target', url, '--keys-file', keysFile, '--report-dir', dir], { killAfterMs });
   if (STACK_LINE.test(r.stderr) || STACK_LINE.test(r.stdout)) throw new Error(`petload printed a stack trace:\n${r.stderr}`);
   let report: Report;
