@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { keyOfPlan, startStore, writeKeysFile, type Started } from './support/processes.js';
 import { expectVerdict, runPetload, type VerdictTable } from './support/verdict.js';
 
@@ -59,16 +59,46 @@ export const EXPRESS_IETF_TABLE: VerdictTable = {
   },
 };
 
+const NO_WAIT = join(import.meta.dirname, 'scenarios', 'no-wait.yaml');
+
+/**
+ * The same library with its X-RateLimit-* fields (`legacyHeaders: true`, no draft fields) and
+ * `skipFailedRequests: true` (answers of 400 and over are given back to the quota), on one-minute windows and
+ * the no-wait scenario: compliant. The 400 shows a Remaining one lower, and the next answer the same value
+ * again, which the interface allows (whether errors count is measured, not judged).
+ */
+export const EXPRESS_LEGACY_TABLE: VerdictTable = {
+  exitCode: 0,
+  checks: {
+    ...EXPRESS_IETF_TABLE.checks,
+    'deprecation.behaviour-unchanged': ['pass', 'the deprecated get carries the headers and counts like the list'],
+    'auth.no-quota-drain': ['pass', 'unknown keys are limited per address, never against a key'],
+    'ratelimit.headers-present': ['pass', 'X-RateLimit-Limit/-Remaining/-Reset on 2xx and 429'],
+    'ratelimit.headers-on-errors': ['pass', 'the limiter runs before the routes: 400/401/404 carry them'],
+    'ratelimit.headers-syntax': ['pass', 'integers, Remaining floored at 0'],
+    'ratelimit.limit-matches-plan': ['pass', 'the limit function gives the plan figure'],
+    'ratelimit.reset-is-timestamp': ['pass', 'ceil(resetTime / 1000): Unix seconds'],
+    'ratelimit.remaining-decrements': ['pass', 'one per counted request; a 400 given back is not a counted request'],
+    'ratelimit.window-consistency': ['pass', 'one-minute windows'],
+    'ratelimit.quota-restored': ['skip', 'the restore probe is not in the no-wait scenario'],
+    'retry-after.honest': ['skip', 'the retry-after-honest probe is not in the no-wait scenario'],
+    'ratelimit.what-counts': ['pass', 'info: 400 and 404 are given back (skipFailedRequests)'],
+  },
+};
+
 describe('corpus (d): express-rate-limit with IETF draft-8 RateLimit fields', () => {
   const dir = mkdtempSync(join(tmpdir(), 'corpus-ietf-'));
   let store: Started | undefined;
-  afterAll(async () => {
+  afterEach(async () => {
     await store?.stop();
+    store = undefined;
+  });
+  afterAll(async () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('petload names the missing X-RateLimit-* by its two presence checks and nothing else', { timeout: 120_000 }, async () => {
-    const keys = writeKeysFile(dir, ['free', 'pro'], 8);
+    const keys = writeKeysFile(mkdtempSync(join(dir, 'draft8-')), ['free', 'pro'], 8);
     const s = await startStore('express-ietf.ts', { STORE_KEYS_FILE: keys, STORE_WINDOW_S: '3' });
     store = s;
     const run = await runPetload(s.url, keys);
@@ -78,5 +108,13 @@ describe('corpus (d): express-rate-limit with IETF draft-8 RateLimit fields', ()
     expect(res.headers.get('ratelimit')).toMatch(/^"free"; r=\d+; t=\d+$/);
     expect(res.headers.get('ratelimit-policy')).toMatch(/^"free"; q=60; w=3; pk=:[^:]+:$/);
     expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+
+  it('X-RateLimit-* and skipFailedRequests on one-minute windows: compliant, exit 0', { timeout: 120_000 }, async () => {
+    const keys = writeKeysFile(mkdtempSync(join(dir, 'legacy-')), ['free', 'pro'], 12);
+    const s = await startStore('express-ietf.ts', { STORE_KEYS_FILE: keys, STORE_WINDOW_S: '60', STORE_HEADERS: 'legacy', STORE_SKIP_FAILED: '1' });
+    store = s;
+    const run = await runPetload(s.url, keys, NO_WAIT);
+    expectVerdict(run, EXPRESS_LEGACY_TABLE, expect);
   });
 });

@@ -2,12 +2,12 @@
  * Corpus (b): NestJS with @nestjs/throttler's global ThrottlerGuard and two throttlers (the unnamed default one
  * per short window, one named `day`). The library's headers as they are: Reset as seconds until the reset,
  * the named throttler's fields with its name as a suffix (`X-RateLimit-Limit-day`), and a 429 that carries
- * only Retry-After.
+ * only Retry-After. Then every throttler named, so that every field carries a suffix.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { keyOfPlan, startStore, writeKeysFile, type Started } from './support/processes.js';
 import { expectVerdict, runPetload, type VerdictTable } from './support/verdict.js';
 
@@ -60,11 +60,43 @@ export const NEST_THROTTLER_TABLE: VerdictTable = {
   },
 };
 
+const NO_HEADERS = 'skip naming the presence checks: there is no unsuffixed X-RateLimit-* to read';
+const NO_WAIT = join(import.meta.dirname, 'scenarios', 'no-wait.yaml');
+
+/**
+ * Every throttler named (`minute`, `day`), as in the library's multi-throttler example: every field carries a
+ * suffix, Retry-After included (`Retry-After-minute`). The no-wait scenario: with neither Reset nor
+ * Retry-After, the restore probe would wait out its bound, a whole minute.
+ */
+export const NEST_NAMED_TABLE: VerdictTable = {
+  exitCode: 1,
+  checks: {
+    ...NEST_THROTTLER_TABLE.checks,
+    'deprecation.behaviour-unchanged': ['pass', '200 with a Pet; it lacks X-RateLimit-* as the list does (no change of behaviour); quota use not judged'],
+    'ratelimit.headers-present': ['fail', 'TRUE: 2xx carry only X-RateLimit-*-minute / -day, the 429 only Retry-After-minute'],
+    'ratelimit.headers-on-errors': ['fail', 'TRUE: 400/401/404 carry only the suffixed fields'],
+    'ratelimit.headers-syntax': ['skip', 'no response has an unsuffixed X-RateLimit-* value to judge'],
+    'ratelimit.limit-matches-plan': ['skip', NO_HEADERS],
+    'ratelimit.reset-is-timestamp': ['skip', NO_HEADERS + ' (the suffixed Reset is seconds-until-reset too, unseen)'],
+    'ratelimit.remaining-decrements': ['skip', NO_HEADERS],
+    'ratelimit.window-consistency': ['skip', NO_HEADERS],
+    'auth.no-quota-drain': ['skip', 'needs Remaining to compare: ' + NO_HEADERS],
+    'ratelimit.quota-restored': ['skip', 'the restore probe is not in the no-wait scenario'],
+    'retry-after.present': ['fail', 'TRUE: the 429 carries Retry-After-minute, not Retry-After'],
+    'retry-after.syntax': ['skip', 'no Retry-After (named by retry-after.present)'],
+    'retry-after.plausible': ['skip', 'no Retry-After (named by retry-after.present)'],
+    'retry-after.honest': ['skip', 'the retry-after-honest probe is not in the no-wait scenario'],
+  },
+};
+
 describe('corpus (b): @nestjs/throttler, Reset in seconds-until-reset, suffixed names', () => {
   const dir = mkdtempSync(join(tmpdir(), 'corpus-nest-'));
   let store: Started | undefined;
-  afterAll(async () => {
+  afterEach(async () => {
     await store?.stop();
+    store = undefined;
+  });
+  afterAll(async () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -78,5 +110,16 @@ describe('corpus (b): @nestjs/throttler, Reset in seconds-until-reset, suffixed 
     const res = await fetch(`${s.url}/pets`, { headers: { Authorization: `Bearer ${keyOfPlan(keys, 'pro')}` } });
     expect(res.headers.get('x-ratelimit-limit-day')).toBe('10000');
     expect(Number(res.headers.get('x-ratelimit-reset'))).toBeLessThanOrEqual(3);
+  });
+
+  it('every throttler named: petload names the missing unsuffixed fields and the missing Retry-After', { timeout: 120_000 }, async () => {
+    const keys = writeKeysFile(mkdtempSync(join(dir, 'named-')), ['free', 'pro'], 12);
+    const s = await startStore('nest-throttler.ts', { STORE_KEYS_FILE: keys, STORE_WINDOW_S: '3', STORE_THROTTLERS: 'named' });
+    store = s;
+    const run = await runPetload(s.url, keys, NO_WAIT);
+    expectVerdict(run, NEST_NAMED_TABLE, expect);
+    const res = await fetch(`${s.url}/pets`, { headers: { Authorization: `Bearer ${keyOfPlan(keys, 'free')}` } });
+    expect(res.headers.get('x-ratelimit-limit-minute')).toBe('60');
+    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
   });
 });

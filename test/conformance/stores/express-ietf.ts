@@ -4,7 +4,8 @@
  * `RateLimit: "<name>"; r=<remaining>; t=<seconds to reset>` and `RateLimit-Policy: "<name>"; q=<limit>; w=<window>`
  * instead of X-RateLimit-*, and Retry-After on 429. The limit is the key's plan figure per short window
  * (STORE_WINDOW_S), keyed by API key (by address without a valid key); the 429 body is an Error.
- * Env: STORE_KEYS_FILE, STORE_WINDOW_S, STORE_HEADERS (`legacy` for X-RateLimit-* instead of the draft fields).
+ * Env: STORE_KEYS_FILE, STORE_WINDOW_S, STORE_HEADERS (`legacy`: X-RateLimit-* instead of the draft fields),
+ * STORE_SKIP_FAILED (`1`: skipFailedRequests, answers of 400 and over given back to the quota).
  */
 import express from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
@@ -27,6 +28,7 @@ app.use(
     // STORE_HEADERS=legacy: the library's X-RateLimit-* fields instead (Reset in Unix seconds), and no draft ones.
     standardHeaders: process.env.STORE_HEADERS === 'legacy' ? false : 'draft-8',
     legacyHeaders: process.env.STORE_HEADERS === 'legacy',
+    skipFailedRequests: process.env.STORE_SKIP_FAILED === '1',
     handler: (_req, res, _next, options) => {
       const reply = errorReply(429, 'rate_limited', 'rate limit exceeded');
       res.status(options.statusCode).set(reply.headers).send(reply.body);

@@ -8,7 +8,8 @@
  * - on a refusal, only `Retry-After` (seconds): the guard throws before it sets the X-RateLimit-* fields.
  * Tracked by API key (by address without a valid key). A global exception filter renders every HttpException,
  * the throttler's included, as an Error body, as teams with an error format do.
- * Env: STORE_KEYS_FILE, STORE_WINDOW_S.
+ * Env: STORE_KEYS_FILE, STORE_WINDOW_S, STORE_THROTTLERS (`named`: the short throttler is named `minute` too, so every
+ * field carries a suffix, Retry-After included).
  */
 import 'reflect-metadata';
 import { Catch, Controller, Get, HttpException, Module, Post, Req, Res, type ArgumentsHost, type ExceptionFilter, type ExecutionContext } from '@nestjs/common';
@@ -69,7 +70,7 @@ Module({
   imports: [
     ThrottlerModule.forRoot({
       throttlers: [
-        { ttl: windowSeconds() * 1000, limit: (ctx: ExecutionContext) => keyOf(requestOf(ctx))?.perMinute ?? ANONYMOUS_LIMIT },
+        { ...(process.env.STORE_THROTTLERS === 'named' ? { name: 'minute' } : {}), ttl: windowSeconds() * 1000, limit: (ctx: ExecutionContext) => keyOf(requestOf(ctx))?.perMinute ?? ANONYMOUS_LIMIT },
         { name: 'day', ttl: 86_400_000, limit: (ctx: ExecutionContext) => keyOf(requestOf(ctx))?.perDay ?? 100 * ANONYMOUS_LIMIT },
       ],
       getTracker: (req: Record<string, any>) => keyOf(req as Request)?.key ?? String((req as Request).ip),
