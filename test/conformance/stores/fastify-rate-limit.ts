@@ -3,7 +3,7 @@
  * the key's plan, a short `timeWindow` (STORE_WINDOW_S), keyed by API key (by address without a valid key),
  * the default header names. What the library sends, unchanged: X-RateLimit-Limit / -Remaining on every answer
  * and X-RateLimit-Reset as the SECONDS UNTIL the window resets (not a Unix timestamp), the same three plus
- * Retry-After on 429. An errorResponseBuilder renders the refusal as an Error body.
+ * Retry-After on 429, and the plugin's own 429 body `{statusCode, error, message}` (no errorResponseBuilder).
  * Env: STORE_KEYS_FILE, STORE_WINDOW_S.
  */
 import rateLimit from '@fastify/rate-limit';
@@ -26,7 +26,6 @@ await app.register(rateLimit, {
   max: (req) => keyOf(req)?.perMinute ?? ANONYMOUS_LIMIT,
   timeWindow: windowSeconds() * 1000,
   keyGenerator: (req) => keyOf(req)?.key ?? req.ip,
-  errorResponseBuilder: (_req, context) => ({ code: 'rate_limited', message: `rate limit exceeded, retry in ${context.after}`, status: context.statusCode }),
 });
 
 const answer = (path: (req: FastifyRequest) => string) => async (req: FastifyRequest, reply: FastifyReply) => {
