@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { keyOfPlan, startStore, writeKeysFile, type Started } from './support/processes.js';
+import { startStore, writeKeysFiles, type Started } from './support/processes.js';
 import { expectVerdict, runPetload, type VerdictTable } from './support/verdict.js';
 
 const NO_RESET = 'skip naming ratelimit.reset-is-timestamp: a Reset of a few seconds is no timestamp, so no window can be told';
@@ -68,12 +68,12 @@ describe('corpus (e): @fastify/rate-limit, Reset in seconds-until-reset', () => 
   });
 
   it('petload names the seconds-until Reset, warns of the 429 body, and nothing else', { timeout: 120_000 }, async () => {
-    const keys = writeKeysFile(dir, ['free', 'pro'], 8);
-    const s = await startStore('fastify-rate-limit.ts', { STORE_KEYS_FILE: keys, STORE_WINDOW_S: '3' });
+    const keys = writeKeysFiles(dir, ['free', 'pro'], 8);
+    const s = await startStore('fastify-rate-limit.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '3' });
     store = s;
-    const run = await runPetload(s.url, keys);
+    const run = await runPetload(s.url, keys.petload);
     expectVerdict(run, FASTIFY_RATE_LIMIT_TABLE, expect);
-    const res = await fetch(`${s.url}/pets`, { headers: { Authorization: `Bearer ${keyOfPlan(keys, 'pro')}` } });
+    const res = await fetch(`${s.url}/pets`, { headers: { Authorization: `Bearer ${keys.spare('pro')}` } });
     expect(res.headers.get('x-ratelimit-limit')).toBe('300');
     expect(Number(res.headers.get('x-ratelimit-reset'))).toBeLessThanOrEqual(3);
   });

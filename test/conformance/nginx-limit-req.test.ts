@@ -6,12 +6,12 @@
  * second; at Pro's 5 a second a slow machine would let the store answer some of them with 429, and the
  * verdict would depend on the machine's speed.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nginxHttpBlock } from './support/nginx-conf.js';
-import { startNginx, startStore, writeKeysFile, type Started } from './support/processes.js';
+import { startNginx, startStore, writeKeysFiles, type Started } from './support/processes.js';
 import { INSTALL_TIMEOUT_MS, ensureProgram } from './support/system-packages.js';
 import { expectVerdict, runPetload, type VerdictTable } from './support/verdict.js';
 
@@ -64,11 +64,17 @@ export const NGINX_LIMIT_REQ_TABLE: VerdictTable = {
   },
 };
 
-/** nginx's stock refusal: its own text/html 503 page. */
+const NO_WAIT = join(import.meta.dirname, 'scenarios', 'no-wait.yaml');
+
+/** nginx's stock refusal: its own text/html 503 page (the no-wait scenario: the difference shows on enforce). */
 export const NGINX_STOCK_PAGE_TABLE: VerdictTable = {
   exitCode: 1,
   checks: {
     ...NGINX_LIMIT_REQ_TABLE.checks,
+    'auth.no-quota-drain': ['skip', 'the quota-drain probe is not in the no-wait scenario'],
+    'ratelimit.key-isolation': ['skip', 'the key-isolation probe is not in the no-wait scenario'],
+    'ratelimit.quota-restored': ['skip', 'the restore probe is not in the no-wait scenario'],
+    'retry-after.honest': ['skip', 'the retry-after-honest probe is not in the no-wait scenario'],
     'contract.json-content-type': ['fail', 'TRUE: nginx\'s own 503 page is text/html'],
     'contract.error-shape': ['pass', 'the HTML page is not judged as an Error (it is json-content-type\'s failure); every JSON error is an Error'],
   },
@@ -85,16 +91,12 @@ describe('corpus (c): nginx limit_req in front of a compliant store', () => {
 
   async function gateway(jsonRefusal: boolean) {
     // Twelve keys: every rate-limit probe gets a key whose one-minute window is fresh, so nothing waits.
-    // The store knows a thirteenth key that petload is not given, to look at nginx's refusal directly.
-    const storeKeys = writeKeysFile(mkdtempSync(join(dir, 'k')), ['free'], 13);
-    const { keys: all } = JSON.parse(readFileSync(storeKeys, 'utf8')) as { keys: { key: string }[] };
-    const keys = join(dir, `petload-keys-${started.length}.json`);
-    writeFileSync(keys, JSON.stringify({ keys: all.slice(0, 12) }));
-    const store = await startStore('memory-flexible.ts', { STORE_KEYS_FILE: storeKeys, STORE_WINDOW_S: '60' });
+    const keys = writeKeysFiles(mkdtempSync(join(dir, 'k')), ['free'], 12);
+    const store = await startStore('memory-flexible.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '60' });
     started.push(store);
     const nginx = await startNginx((port) => nginxHttpBlock(port, Number(new URL(store.url).port), { jsonRefusal }));
     started.push(nginx);
-    return { keys, url: nginx.url, spare: all[12]!.key };
+    return { keys: keys.petload, url: nginx.url, spare: keys.spare('free') };
   }
 
   /** nginx's own refusal, seen directly: 61 requests at once on an unused key, the refused one. */
@@ -116,7 +118,7 @@ describe('corpus (c): nginx limit_req in front of a compliant store', () => {
 
   it('nginx\'s stock 503 page: the HTML body is named by json-content-type as well', { timeout: 120_000 }, async () => {
     const { keys, url, spare } = await gateway(false);
-    const run = await runPetload(url, keys);
+    const run = await runPetload(url, keys, NO_WAIT);
     expectVerdict(run, NGINX_STOCK_PAGE_TABLE, expect);
     const refused = await refusal(url, spare);
     expect(refused?.status).toBe(503);

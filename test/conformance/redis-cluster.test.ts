@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSTALL_TIMEOUT_MS } from './support/system-packages.js';
-import { startRedis, startStore, writeKeysFile, type Started } from './support/processes.js';
+import { startRedis, startStore, writeKeysFiles, type KeysFiles, type Started } from './support/processes.js';
 import { explainDifferences, runPetload, statusesOf, statusesOfTable, type VerdictTable } from './support/verdict.js';
 
 /** The verdict on 3 s windows (the `compliance` scenario, every probe). */
@@ -69,6 +69,8 @@ export const REDIS_CLUSTER_MINUTE_TABLE: VerdictTable = {
     'ratelimit.window-consistency': ['pass', 'a real minute window: Resets are a minute apart (and no key outlives one here)'],
     'ratelimit.quota-restored': ['skip', 'the restore probe is not in this scenario (it would wait a minute)'],
     'retry-after.honest': ['skip', 'the retry-after-honest probe is not in this scenario (it would wait a minute)'],
+    'ratelimit.key-isolation': ['skip', 'the key-isolation probe is not in this scenario'],
+    'auth.no-quota-drain': ['skip', 'the quota-drain probe is not in this scenario'],
   },
 };
 
@@ -92,17 +94,17 @@ describe('corpus (a): rate-limiter-flexible on Redis, two cluster workers', () =
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function store(window: number, keysFile: string) {
+  async function store(window: number, keys: KeysFiles) {
     await client.flushall();
-    const s = await startStore('redis-cluster.ts', { STORE_KEYS_FILE: keysFile, REDIS_URL: redis.url, STORE_WINDOW_S: String(window) });
+    const s = await startStore('redis-cluster.ts', { STORE_KEYS_FILE: keys.store, REDIS_URL: redis.url, STORE_WINDOW_S: String(window) });
     started.push(s);
     return s;
   }
 
   it('3 s windows, every probe: only the window length is wrong, and both workers took traffic', { timeout: 120_000 }, async () => {
-    const keys = writeKeysFile(mkdtempSync(join(dir, 'k')), ['free', 'pro'], 8);
+    const keys = writeKeysFiles(mkdtempSync(join(dir, 'k')), ['free', 'pro'], 8);
     const s = await store(3, keys);
-    const run = await runPetload(s.url, keys);
+    const run = await runPetload(s.url, keys.petload);
     expect(statusesOf(run.report), explainDifferences(run.report, REDIS_CLUSTER_TABLE)).toEqual(statusesOfTable(REDIS_CLUSTER_TABLE));
     expect(run.code).toBe(REDIS_CLUSTER_TABLE.exitCode);
     const served = (await client.mget('served:1', 'served:2')).map(Number);
@@ -112,9 +114,9 @@ describe('corpus (a): rate-limiter-flexible on Redis, two cluster workers', () =
   });
 
   it('one-minute windows, the probes that need no wait: compliant, exit 0', { timeout: 120_000 }, async () => {
-    const keys = writeKeysFile(mkdtempSync(join(dir, 'k')), ['free', 'pro'], 12);
+    const keys = writeKeysFiles(mkdtempSync(join(dir, 'k')), ['free', 'pro'], 12);
     const s = await store(60, keys);
-    const run = await runPetload(s.url, keys, NO_WAIT);
+    const run = await runPetload(s.url, keys.petload, NO_WAIT);
     expect(statusesOf(run.report), explainDifferences(run.report, REDIS_CLUSTER_MINUTE_TABLE)).toEqual(statusesOfTable(REDIS_CLUSTER_MINUTE_TABLE));
     expect(run.code).toBe(0);
     await s.stop();

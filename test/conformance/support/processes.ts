@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -105,18 +105,30 @@ export async function startNginx(httpBlock: (port: number, dir: string) => strin
   return { ...p, url: `http://127.0.0.1:${port}/v1`, stop: async () => { await p.stop(); rmSync(dir, { recursive: true, force: true }); } };
 }
 
-/** A keys file of `perPlan` keys per plan, each named as users name them: `<plan>-k<n>-<random>`. */
-export function writeKeysFile(dir: string, plans: readonly string[], perPlan: number): string {
-  const keys = plans.flatMap((plan) => Array.from({ length: perPlan }, (_, i) => ({ key: `${plan}-k${i + 1}-${randomBytes(12).toString('hex')}`, plan })));
-  const path = join(dir, 'keys.json');
-  writeFileSync(path, JSON.stringify({ keys }));
-  return path;
+export interface KeysFiles {
+  /** The keys file petload is given: `perPlan` keys per plan, each named as users name them, `<plan>-k<n>-<random>`. */
+  petload: string;
+  /** The store's keys file: the same keys and one more per plan, which petload never uses. */
+  store: string;
+  /** That extra key of a plan, to look at the store's answers directly after a run. */
+  spare(plan: string): string;
 }
 
-/** The first key of a plan in a keys file written by writeKeysFile. */
-export function keyOfPlan(keysFile: string, plan: string): string {
-  const { keys } = JSON.parse(readFileSync(keysFile, 'utf8')) as { keys: { key: string; plan: string }[] };
-  const k = keys.find((e) => e.plan === plan);
-  if (!k) throw new Error(`no ${plan} key in ${keysFile}`);
-  return k.key;
+export function writeKeysFiles(dir: string, plans: readonly string[], perPlan: number): KeysFiles {
+  const make = (plan: string, n: number) => ({ key: `${plan}-k${n}-${randomBytes(12).toString('hex')}`, plan });
+  const used = plans.flatMap((plan) => Array.from({ length: perPlan }, (_, i) => make(plan, i + 1)));
+  const spares = new Map(plans.map((plan) => [plan, make(plan, perPlan + 1)]));
+  const petload = join(dir, 'keys.json');
+  const store = join(dir, 'store-keys.json');
+  writeFileSync(petload, JSON.stringify({ keys: used }));
+  writeFileSync(store, JSON.stringify({ keys: [...used, ...spares.values()] }));
+  return {
+    petload,
+    store,
+    spare: (plan) => {
+      const k = spares.get(plan);
+      if (!k) throw new Error(`no ${plan} keys were written`);
+      return k.key;
+    },
+  };
 }
