@@ -5,7 +5,7 @@ export const PACKAGE_TEST = 'src/package.int.test.ts';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'bench/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'bench/**/*.test.ts', 'test/**/*.test.ts'],
     exclude: [PACKAGE_TEST, '**/node_modules/**'],
     pool: 'forks',
     // Most integration tests wait on a scaled clock or a loopback server, not the CPU: three files at a time
