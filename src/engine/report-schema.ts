@@ -4,6 +4,7 @@
  * It never holds an API key: keys appear only as labels.
  */
 import { z } from 'zod';
+import { ScheduleReportSchema } from './schedule-report.js';
 import { PLAN_NAMES } from '../api/plans.js';
 import { SEVERITIES } from '../checks/catalogue.js';
 
@@ -137,6 +138,8 @@ export const ReportSchema = z.object({
   keyTimelines: z.array(KeyTimeline),
   /** Facts the run measured where the interface is silent (e.g. "limit=101 is clamped"). */
   notes: z.array(z.string()),
+  /** The probe schedule: planned against actual duration and requests (absent in reports of older versions). */
+  schedule: ScheduleReportSchema.optional(),
 });
 
 export type Report = z.infer<typeof ReportSchema>;

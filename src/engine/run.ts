@@ -18,7 +18,6 @@ import { createMetrics } from '../metrics/recorder.js';
 import { redactDeep, writeReports } from '../outputs/write.js';
 import type { ProbeContext } from '../probes/context.js';
 import { cheapList } from '../probes/context.js';
-import { probesInOrder } from '../probes/index.js';
 import { Refusals } from '../probes/window.js';
 import type { FaultName } from '../server/faults.js';
 import type { WindowReport } from '../server/limiter.js';
@@ -28,7 +27,9 @@ import { createSendPath } from './send-path.js';
 import type { ProgressStats } from './progress.js';
 import { KeyStates } from './key-state.js';
 import type { Report } from './report-schema.js';
-import { describeEstimate, estimateRequests, type Estimate } from './estimate.js';
+import { describeDuration, describeEstimate, describeKeySpend, estimateRequests, type Estimate } from './estimate.js';
+import { runSchedule, type ScheduleOutcome } from './run-schedule.js';
+import { scheduleLines, scheduleReport } from './schedule-report.js';
 import { decideQuota, readDayQuota } from './quota.js';
 import { externalTarget, isLoopback, startEmbeddedTarget, type Target } from './target.js';
 
@@ -140,6 +141,9 @@ function preamble(scenario: Scenario, url: string, plans: readonly PlanName[], k
     `petload: ${scenario.name} against the remote target ${url}`,
     `  plans ${plans.join(', ')}; keys ${keys.map((k) => k.label).join(', ')}`,
     `  ${describeEstimate(estimate)}`,
+    `  expected duration ${describeDuration(estimate)}`,
+    ...describeKeySpend(estimate).map((l) => `    ${l}`),
+    ...estimate.schedule.reasons.map((r) => `  slower than it could be: ${r}`),
     '  first, one request per key reads how much of its daily quota is left',
   ];
 }
@@ -182,6 +186,8 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   let aborted: { reason: string; exitCode: number; hint?: string } | undefined;
   let client: HttpClient | null = null;
   let loadOutcome: LoadOutcome | undefined;
+  let planned: Estimate | undefined;
+  let scheduled: ScheduleOutcome | undefined;
 
   const remote = !target.embedded && (o.treatAsRemote === true || !isLoopback(target.url));
 
@@ -192,10 +198,15 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     if (scenario.requiresSacrificialKey && !keys.some((k) => k.sacrificial)) {
       throw new PetloadError('E_SAFETY', `scenario ${scenario.name} needs a key marked "sacrificial": true; none of the keys is`);
     }
-    const estimate = remote ? estimateRequests(scenario, keys, plans, { quotaRead: true }) : null;
+    planned = estimateRequests(scenario, keys, plans, { quotaRead: remote, scale: clock.scale });
+    const estimate = remote ? planned : null;
     if (estimate) {
       for (const line of preamble(scenario, target.url, plans, keys, estimate)) notice(redact(line));
       notes.push(redact(`Before the run: ${describeEstimate(estimate)}.`));
+    } else {
+      // Not announced as a remote run, but the plan is known all the same: an external target hears it, else the log.
+      const say = target.embedded ? log : notice;
+      for (const line of scheduleLines(planned)) say(redact(line));
     }
     await assertReachable(target.url, 5000, signal);
     if (signal.aborted) throw new Interrupted();
@@ -244,14 +255,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       log: (t) => log(redact(t)),
     };
 
-    for (const probe of probesInOrder(scenario.probes)) {
-      for (const plan of probe.perPlan ? plans : [null]) {
-        if (signal.aborted) break;
-        const t0 = performance.now();
-        await probe.run(ctx, plan);
-        log(`probe ${probe.name}${plan ? ` [${plan}]` : ''} done in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
-      }
-    }
+    scheduled = await runSchedule(planned.schedule, ctx, plans);
     if (scenario.load && !signal.aborted) {
       let last = { sent: 0, at: clock.monotonic() };
       loadOutcome = await runLoad(
@@ -307,6 +311,11 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   await target.close();
 
   const snapshot = metrics.snapshot();
+  const schedule = planned && scheduled ? scheduleReport(planned, scheduled) : undefined;
+  if (schedule) {
+    notes.push(redact(schedule.note));
+    log(redact(schedule.note));
+  }
   const thresholds = thresholdSpecs.map((t) => {
     const checkId = thresholdCheckId(t.parsed);
     const r = evaluateThreshold(t.parsed, snapshot);
@@ -332,6 +341,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     thresholdSeverity: new Map(thresholds.map((t) => [t.checkId, t.severity])),
     metrics: snapshot,
     notes,
+    ...(schedule ? { schedule: schedule.report } : {}),
     ...(aborted ? { aborted: { reason: aborted.reason, exitCode: aborted.exitCode } } : {}),
   });
   // What the caller prints comes from the report too: it gets the redacted one, as the files do.

@@ -35,7 +35,7 @@ export interface Target {
 /** Figures for the embedded server's enterprise keys (custom by definition). */
 const EMBEDDED_ENTERPRISE = { perMinute: 2000, perDay: 200_000 };
 
-function makeKeys(plans: readonly PlanName[], perPlan: number, sacrificial: boolean): ApiKey[] {
+export function makeKeys(plans: readonly PlanName[], perPlan: number, sacrificial: boolean): ApiKey[] {
   const keys: ApiKey[] = [];
   for (const plan of plans) {
     for (let i = 1; i <= perPlan; i++) {
