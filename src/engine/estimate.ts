@@ -123,6 +123,8 @@ export function estimateRequests(
       for (const phase of load.phases) loadRequests += phaseRequests(phase, mine, load);
       loadRequests = Math.min(loadRequests, load.maxRequests ?? Number.POSITIVE_INFINITY);
     }
+    // The load goes round-robin over the plan's keys.
+    if (loadRequests > 0) for (const k of mine) requestsByKey[k.label] = (requestsByKey[k.label] ?? 0) + loadRequests / mine.length;
     return { plan, probes: probeRequests, load: loadRequests, total: probeRequests + loadRequests };
   });
 

@@ -204,9 +204,8 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       for (const line of preamble(scenario, target.url, plans, keys, estimate)) notice(redact(line));
       notes.push(redact(`Before the run: ${describeEstimate(estimate)}.`));
     } else {
-      // Not announced as a remote run, but the plan is known all the same: an external target hears it, else the log.
-      const say = target.embedded ? log : notice;
-      for (const line of scheduleLines(planned)) say(redact(line));
+      // Not announced (a local target), but the plan is known all the same: it goes to the log.
+      for (const line of scheduleLines(planned)) log(redact(line));
     }
     await assertReachable(target.url, 5000, signal);
     if (signal.aborted) throw new Interrupted();
