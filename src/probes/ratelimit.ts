@@ -161,7 +161,8 @@ export const restoreProbe: Probe = {
     const tag = probeTag('restore');
     const r = await refusalFor(ctx, plan, tag);
     if (!r) return ctx.ledger.skip('ratelimit.quota-restored', plan, 'no 429 to wait out (see ratelimit.enforced)');
-    await waitUntil(ctx, refusedWindowEnd(r.key, r.ex));
+    // Also past every Retry-After the key got (a burst's 429s each carry one, read at slightly different times).
+    await waitUntil(ctx, Math.max(refusedWindowEnd(r.key, r.ex), ctx.keyStates.get(r.key).blockedUntil + TOLERANCE_MS));
     const ex = await ctx.send(cheapList(r.key, tag));
     if (refusedInLaterWindow(r.ex, ex, r.key)) {
       return ctx.ledger.skip('ratelimit.quota-restored', plan, `after the refused window ended, ${r.key.label}'s next window was already spent (another client is using the key); not judged`);
