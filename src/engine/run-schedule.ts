@@ -10,6 +10,7 @@ import type { ApiKey } from '../config/keys-file.js';
 import type { Exchange } from '../http/exchange.js';
 import { skipAll, waitUntil, type ProbeContext } from '../probes/context.js';
 import { PROBE_REGISTRY } from '../probes/index.js';
+import type { ProbeName } from '../probes/names.js';
 import type { Refusals } from '../probes/window.js';
 import type { KeyState, KeyView } from './key-state.js';
 import { STRADDLE_MARGIN_MS, WINDOW_MS, type Schedule, type Step } from './schedule.js';
@@ -59,7 +60,7 @@ class LatestRefusals {
 
 const lanesOf = (s: Step): string[] => [...s.keys.map((k) => `key:${k}`), ...(s.unkeyed > 0 ? ['address'] : []), ...(s.probe === 'burst' || s.probe === 'enforce' ? ['exact'] : [])];
 
-export async function runSchedule(schedule: Schedule, base: ProbeContext, plans: readonly PlanName[]): Promise<ScheduleOutcome> {
+export async function runSchedule(schedule: Schedule, base: ProbeContext, plans: readonly PlanName[], probes: readonly ProbeName[]): Promise<ScheduleOutcome> {
   const clock = base.clock;
   const t0 = clock.now();
   const requestsByKey: Record<string, number> = {};
@@ -83,7 +84,7 @@ export async function runSchedule(schedule: Schedule, base: ProbeContext, plans:
   // Plans without a key, and probes the keys cannot serve: their checks skip with the reason.
   for (const plan of plans) {
     if (schedule.keysPerPlan[plan] && schedule.keysPerPlan[plan]!.have > 0) continue;
-    for (const probe of new Set(schedule.steps.map((s) => s.probe))) {
+    for (const probe of probes) {
       if (PROBE_REGISTRY[probe].perPlan) skipAll(base, PROBE_REGISTRY[probe].checks, plan, `no usable ${plan} key`);
     }
   }

@@ -254,7 +254,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       log: (t) => log(redact(t)),
     };
 
-    scheduled = await runSchedule(planned.schedule, ctx, plans);
+    scheduled = await runSchedule(planned.schedule, ctx, plans, scenario.probes);
     if (scenario.load && !signal.aborted) {
       let last = { sent: 0, at: clock.monotonic() };
       loadOutcome = await runLoad(
