@@ -11,6 +11,7 @@ import { checkCostFigure, memoryFigure } from './figures/in-process.js';
 import { latencyFigure } from './figures/latency.js';
 import { lowRateFigure } from './figures/low-rate.js';
 import { pacingFigure } from './figures/pacing.js';
+import { realClockFigure } from './figures/real-clock.js';
 import { referenceFigure } from './figures/reference.js';
 import { throughputFigures } from './figures/throughput.js';
 import { newBenchSecret } from './lib/key.js';
@@ -59,6 +60,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
   if (want('memory')) await run(() => memoryFigure(env));
   if (want('check-cost')) await run(() => checkCostFigure(env));
   if (want('cli-start')) await run(() => cliStartFigure(env));
+  if (options.realClock) await run(() => realClockFigure(env));
 
   const rows: Row[] = figures.flatMap((f) => f.rows);
   const report: BenchReport = {

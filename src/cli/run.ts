@@ -161,6 +161,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('rate', { type: 'string', requiresArg: true, describe: 'override the rate of constant-rate phases, e.g. 10/s or 95%' })
       .option('duration', { type: 'string', requiresArg: true, describe: 'override the duration of load phases, e.g. 30s or 5m' })
       .option('quiet', { type: 'boolean', describe: 'no progress lines; only the summary' })
+      .option('dry-run', { type: 'boolean', describe: 'print the schedule (what runs on which key, in which window) and what it spends; send nothing' })
       .option('allow-quota-exhaustion', {
         type: 'boolean',
         describe: 'remote targets: run even when the estimate exceeds a key\'s remaining daily quota',
@@ -230,6 +231,24 @@ export const runCommand: CommandModule<object, RunArgs> = {
     const treatAsRemote = process.env.PETLOAD_TREAT_AS_REMOTE === '1';
     const remote = argv.target !== undefined && (treatAsRemote || !isLoopback(argv.target));
     const githubSummary = githubSummaryFile(argv['github-summary'], process.env);
+    if (argv['dry-run']) {
+      const { dryRunLines } = await import('../engine/dry-run.js');
+      for (const { scenario } of scenarios) {
+        const keys = keysOf.get(scenario);
+        const lines = dryRunLines({
+          scenario,
+          ...(argv.target !== undefined ? { target: argv.target } : {}),
+          ...(keys ? { keys } : {}),
+          ...(argv.plan ? { plans: argv.plan } : {}),
+          figures: layerFigures(scenario.planLimits, plansFile),
+          ...(argv['time-scale'] !== undefined ? { timeScale: parseTimeScaleFlag(argv['time-scale']) } : {}),
+          remote,
+        });
+        process.stdout.write(`${lines.map(redactWhole).join('\n')}\n`);
+      }
+      process.exitCode = 0;
+      return;
+    }
 
     const controller = new AbortController();
     let signals = 0;

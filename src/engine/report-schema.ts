@@ -4,6 +4,7 @@
  * It never holds an API key: keys appear only as labels.
  */
 import { z } from 'zod';
+import { ScheduleReportSchema } from './schedule-report.js';
 import { PLAN_NAMES } from '../api/plans.js';
 import { SEVERITIES } from '../checks/catalogue.js';
 import { ShardInfoSchema } from '../shard/spec.js';
@@ -140,6 +141,8 @@ export const ReportSchema = z.object({
   notes: z.array(z.string()),
   /** A shard of a sharded run (its index), or the merged report of one (no index). Absent: an ordinary run. */
   shard: ShardInfoSchema.optional(),
+  /** The probe schedule: planned against actual duration and requests (absent in reports of older versions). */
+  schedule: ScheduleReportSchema.optional(),
 });
 
 export type Report = z.infer<typeof ReportSchema>;

@@ -17,7 +17,6 @@ import { assertReachable } from '../http/reachability.js';
 import { createMetrics } from '../metrics/recorder.js';
 import type { ProbeContext } from '../probes/context.js';
 import { cheapList } from '../probes/context.js';
-import { probesInOrder } from '../probes/index.js';
 import { Refusals } from '../probes/window.js';
 import type { FaultName } from '../server/faults.js';
 import type { WindowReport } from '../server/limiter.js';
@@ -27,7 +26,9 @@ import { createSendPath } from './send-path.js';
 import type { ProbeProgress, ProgressStats } from './progress.js';
 import { KeyStates } from './key-state.js';
 import type { Report } from './report-schema.js';
-import { describeEstimate, estimateRequests, type Estimate } from './estimate.js';
+import { describeDuration, describeEstimate, describeKeySpend, estimateRequests, type Estimate } from './estimate.js';
+import { runSchedule, type ScheduleOutcome } from './run-schedule.js';
+import { scheduleLines, scheduleReport } from './schedule-report.js';
 import { decideQuota, readDayQuota } from './quota.js';
 import { externalTarget, isLoopback, startEmbeddedTarget, type Target } from './target.js';
 import { prepareShard, shardScenario, type PreparedShard } from '../shard/partition.js';
@@ -166,6 +167,9 @@ function preamble(scenario: Scenario, url: string, plans: readonly PlanName[], k
     `petload: ${scenario.name} against the remote target ${url}`,
     `  plans ${plans.join(', ')}; keys ${keys.map((k) => k.label).join(', ')}`,
     `  ${describeEstimate(estimate)}`,
+    `  expected duration ${describeDuration(estimate)}`,
+    ...describeKeySpend(estimate).map((l) => `    ${l}`),
+    ...estimate.schedule.reasons.map((r) => `  slower than it could be: ${r}`),
     '  first, one request per key reads how much of its daily quota is left',
   ];
 }
@@ -223,6 +227,8 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   let aborted: { reason: string; exitCode: number; hint?: string } | undefined;
   let client: HttpClient | null = null;
   let loadOutcome: LoadOutcome | undefined;
+  let planned: Estimate | undefined;
+  let scheduled: ScheduleOutcome | undefined;
 
   const remote = !target.embedded && (o.treatAsRemote === true || !isLoopback(target.url));
 
@@ -233,10 +239,14 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     if (scenario.requiresSacrificialKey && !keys.some((k) => k.sacrificial)) {
       throw new PetloadError('E_SAFETY', `scenario ${scenario.name} needs a key marked "sacrificial": true; none of the keys is`);
     }
-    const estimate = remote ? estimateRequests(scenario, keys, plans, { quotaRead: true }) : null;
+    planned = estimateRequests(scenario, keys, plans, { quotaRead: remote, scale: clock.scale, ...(shard ? { runs: shard.runsProbe } : {}) });
+    const estimate = remote ? planned : null;
     if (estimate) {
       for (const line of preamble(scenario, target.url, plans, keys, estimate)) notice(redact(line));
       notes.push(redact(`Before the run: ${describeEstimate(estimate)}.`));
+    } else {
+      // Not announced (a local target), but the plan is known all the same: it goes to the log.
+      for (const line of scheduleLines(planned)) log(redact(line));
     }
     await assertReachable(target.url, 5000, signal);
     if (signal.aborted) throw new Interrupted();
@@ -285,24 +295,17 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       log: (t) => log(redact(t)),
     };
 
-    const probes = probesInOrder(scenario.probes);
-    const probeTotal = (plan: PlanName | null) => probes.filter((p) => p.perPlan === (plan !== null)).length;
+    // One progress event per probe and plan as the schedule starts and ends it (the console's line per plan).
+    const steps = planned.schedule.steps;
+    const probeTotal = (plan: PlanName | null) => steps.filter((st) => st.plan === plan).length;
     const probeIndex = new Map<PlanName | null, number>();
-    const probeEvent = (probe: string, plan: PlanName | null, state: 'start' | 'done') =>
-      o.onProbe?.({ probe, plan, state, index: probeIndex.get(plan) ?? 0, total: probeTotal(plan), perPlan: keyStates.perPlan() });
-    for (const probe of probes) {
-      for (const plan of probe.perPlan ? plans : [null]) {
-        if (signal.aborted) break;
-        if (shard && !shard.runsProbe(probe.name, plan)) continue;
-        const t0 = performance.now();
-        probeIndex.set(plan, (probeIndex.get(plan) ?? 0) + 1);
-        probeEvent(probe.name, plan, 'start');
-        await probe.run(ctx, plan);
-        probeEvent(probe.name, plan, 'done');
-        // Without a progress display, one log line per probe.
-        if (!o.onProbe) log(`probe ${probe.name}${plan ? ` [${plan}]` : ''} done in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
-      }
-    }
+    const onStep = o.onProbe
+      ? (probe: string, plan: PlanName | null, state: 'start' | 'done') => {
+          if (state === 'start') probeIndex.set(plan, (probeIndex.get(plan) ?? 0) + 1);
+          o.onProbe!({ probe, plan, state, index: probeIndex.get(plan) ?? 0, total: probeTotal(plan), perPlan: keyStates.perPlan() });
+        }
+      : undefined;
+    scheduled = await runSchedule(planned.schedule, ctx, plans, scenario.probes, onStep);
     if (scenario.load && !signal.aborted) {
       let last = { sent: 0, at: clock.monotonic() };
       loadOutcome = await runLoad(
@@ -364,6 +367,11 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   await target.close();
 
   const snapshot = metrics.snapshot();
+  const schedule = planned && scheduled ? scheduleReport(planned, scheduled) : undefined;
+  if (schedule) {
+    notes.push(redact(schedule.note));
+    log(redact(schedule.note));
+  }
   const thresholds = thresholdSpecs.map((t) => {
     const checkId = thresholdCheckId(t.parsed);
     const r = evaluateThreshold(t.parsed, snapshot);
@@ -389,6 +397,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     thresholdSeverity: new Map(thresholds.map((t) => [t.checkId, t.severity])),
     metrics: snapshot,
     notes,
+    ...(schedule ? { schedule: schedule.report } : {}),
     ...(aborted ? { aborted: { reason: aborted.reason, exitCode: aborted.exitCode } } : {}),
   };
   // What the caller prints comes from the report too: it gets the redacted one, as the files do.
