@@ -4,7 +4,7 @@
  */
 import { OPERATIONS } from '../../api/operations.js';
 import { ErrorBody } from '../../api/schemas.js';
-import { headerValues } from '../../http/exchange.js';
+import { headerValues, type Exchange } from '../../http/exchange.js';
 import { formatIssues } from '../../config/zod-issues.js';
 import type { RequestScope } from './request.js';
 import { declaresJson, is2xx, JSON_MEDIA_TYPE, type Recorder, type View } from './view.js';
@@ -35,12 +35,26 @@ export function judgeTransport(v: View, r: Recorder): void {
   r.pass('contract.transport', ex);
 }
 
+/** A 5xx that carries the signs of a rate-limit refusal (Retry-After, or Remaining 0): an over-limit answer. */
+export function isOverLimit5xx(ex: Pick<Exchange, 'status' | 'headers'>): boolean {
+  if (ex.status === null || ex.status < 500) return false;
+  return headerValues(ex.headers, 'retry-after').length > 0 || headerValues(ex.headers, 'x-ratelimit-remaining').some((x) => x.trim() === '0');
+}
+
+/**
+ * A refusal by the rate limit: a 429, or an over-limit 5xx (contract.no-server-errors and ratelimit.enforced judge
+ * that it is not a 429). Checks of other properties skip such answers: the request was refused before it was judged.
+ */
+export function isRateLimitRefusal(ex: Pick<Exchange, 'status' | 'headers'>): boolean {
+  return ex.status === 429 || isOverLimit5xx(ex);
+}
+
 /** contract.no-server-errors: no 5xx, ever; an over-limit answer in particular must be 429. */
 export function judgeNoServerErrors(v: View, r: Recorder): void {
   const { ex, status } = v;
   if (status === null) return;
   if (status < 500) return r.pass('contract.no-server-errors', ex);
-  const overLimit = headerValues(ex.headers, 'retry-after').length > 0 || headerValues(ex.headers, 'x-ratelimit-remaining').some((x) => x.trim() === '0');
+  const overLimit = isOverLimit5xx(ex);
   r.fail('contract.no-server-errors', ex, `server error ${status}${overLimit ? ' with rate-limit signs (Retry-After or Remaining 0): an over-limit answer must be 429' : ''}`);
 }
 
