@@ -1,11 +1,10 @@
 /**
- * 429 checks: exactly one Retry-After, in a form a sender may generate, asking for a plausible wait,
- * and an Error body if there is a body. Returns the wait for the client-discipline check.
+ * 429 checks: exactly one Retry-After, in a form a sender may generate, asking for a plausible wait.
+ * Returns the wait for the client-discipline check. (The 429's body is judged in error-body.ts.)
  */
 import { DAY_S } from '../../api/plans.js';
 import { headerValues } from '../../http/exchange.js';
 import { isImfFixdate, parseRetryAfter } from '../../http/headers.js';
-import { errorBodyProblem } from './contract.js';
 import type { RateLimitRead } from './ratelimit.js';
 import { windowSeconds, type Recorder, type View } from './view.js';
 
@@ -56,7 +55,6 @@ function implausibility(raw: string, kind: 'seconds' | 'date', waitS: number, bo
 export function judgeRetryAfter(v: View, rl: RateLimitRead, r: Recorder): RetryAfterWait | null {
   const { ex } = v;
   if (v.status !== 429) return null;
-  judgeErrorBody(v, r);
   const values = headerValues(ex.headers, 'retry-after');
 
   // retry-after.present
@@ -86,17 +84,4 @@ export function judgeRetryAfter(v: View, rl: RateLimitRead, r: Recorder): RetryA
   if (waitS <= boundS) r.pass('retry-after.plausible', ex);
   else r.fail('retry-after.plausible', ex, implausibility(JSON.stringify(raw), parsed.kind, waitS, boundS, basis));
   return { raw, waitS, untilEpochMs: parsed.kind === 'date' ? parsed.epochMs : null, boundS, resetEpochMs };
-}
-
-/**
- * retry-after.error-body: a 429 with a body has an Error with status 429. A body that is not JSON is
- * contract.json-content-type's failure, one that does not parse contract.transport's.
- */
-function judgeErrorBody(v: View, r: Recorder): void {
-  const { ex, body } = v;
-  if (body.kind === 'none') return;
-  if (body.kind === 'unusable') return r.skip('retry-after.error-body', ex, body.reason);
-  const problem = errorBodyProblem(body.value, 429);
-  if (problem === null) r.pass('retry-after.error-body', ex);
-  else r.fail('retry-after.error-body', ex, problem);
 }
