@@ -50,10 +50,16 @@ export const cheapList = (key: ApiKey, tag: string) => keySpec(key, 'listPets', 
 
 export const isAccepted = (ex: Exchange) => ex.status !== null && ex.status >= 200 && ex.status < 300;
 
-/** Wait on the run clock, abortable. */
+/**
+ * Wait on the run clock until `localTime`, abortable. A timer may fire a little early, by a real millisecond that a
+ * scaled clock multiplies: the wait is topped up (a few times at most), so that what is sent after it is not early.
+ */
 export async function waitUntil(ctx: ProbeContext, localTime: number): Promise<void> {
-  const ms = localTime - ctx.clock.now();
-  if (ms > 0) await ctx.clock.sleep(ms, ctx.signal);
+  for (let i = 0; i < 4 && !ctx.signal.aborted; i++) {
+    const ms = localTime - ctx.clock.now();
+    if (ms <= 0) return;
+    await ctx.clock.sleep(ms, ctx.signal);
+  }
 }
 
 /** Keys of a plan that are not suspected banned. */

@@ -5,8 +5,11 @@
 import { DAY_S } from '../../api/plans.js';
 import { headerValues } from '../../http/exchange.js';
 import { isImfFixdate, parseRetryAfter } from '../../http/headers.js';
-import type { RateLimitRead } from './ratelimit.js';
-import { windowSeconds, type Recorder, type View } from './view.js';
+import type { PlanLimits, PlanName } from '../../api/plans.js';
+import type { Exchange } from '../../http/exchange.js';
+import type { CheckId } from '../catalogue.js';
+import { readRateLimit, type RateLimitRead } from './ratelimit.js';
+import { createViewer, windowSeconds, type Recorder, type View } from './view.js';
 
 /** The wait a 429 asks for, when its Retry-After is usable. */
 export interface RetryAfterWait {
@@ -84,4 +87,27 @@ export function judgeRetryAfter(v: View, rl: RateLimitRead, r: Recorder): RetryA
   if (waitS <= boundS) r.pass('retry-after.plausible', ex);
   else r.fail('retry-after.plausible', ex, implausibility(JSON.stringify(raw), parsed.kind, waitS, boundS, basis));
   return { raw, waitS, untilEpochMs: parsed.kind === 'date' ? parsed.epochMs : null, boundS, resetEpochMs };
+}
+
+/** What a probe may wait on: a 429's Retry-After read as the 429 checks read it, or why not, naming the check. */
+export type ProbeWait = { ok: true; waitMs: number } | { ok: false; reason: string };
+
+const DISCARD: Recorder = { pass() {}, fail() {}, skip() {}, info() {} };
+
+/**
+ * For probes that wait on a 429's Retry-After (retry-after.honest, the quota probes): the wait it asks for, by the
+ * same rules as retry-after.present, .syntax and .plausible, or why it is not to be waited on, naming the check that
+ * judges that defect (a Retry-After in milliseconds is plausible's failure, not a wait to judge as honest).
+ */
+export function retryAfterForProbe(ex: Exchange, planLimits: PlanLimits | undefined): ProbeWait {
+  const plans = new Map<PlanName, PlanLimits>();
+  if (ex.plan !== null && planLimits !== undefined) plans.set(ex.plan, planLimits);
+  const v = createViewer(plans)(ex);
+  const failed = new Set<CheckId>();
+  const r: Recorder = { ...DISCARD, fail: (id) => void failed.add(id) };
+  const wait = judgeRetryAfter(v, readRateLimit(v, DISCARD), r);
+  if (failed.has('retry-after.present')) return { ok: false, reason: 'no single Retry-After (retry-after.present)' };
+  if (wait === null) return { ok: false, reason: 'Retry-After is not readable (retry-after.syntax)' };
+  if (failed.has('retry-after.plausible')) return { ok: false, reason: 'Retry-After asks for a longer wait than its window can justify (retry-after.plausible)' };
+  return { ok: true, waitMs: Math.max(0, wait.untilEpochMs === null ? wait.waitS * 1000 : wait.untilEpochMs - v.nowMs) };
 }

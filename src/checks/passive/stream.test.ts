@@ -233,6 +233,11 @@ describe('ratelimit.window-consistency', () => {
     expect(messages(s.ledger, 'ratelimit.limit-matches-plan')).toEqual([
       `Limit 1000 is the free plan's per-day figure, but it is announced on windows of a minute (consecutive Resets ${MINUTE_RESET} → ${MINUTE_RESET + 60}); the per-minute figure is 60`,
     ]);
+    // The same after an idle gap: the next window opened 14 s after the first ended.
+    const idle = session();
+    idle.see({ limit: 1000, remaining: 900 }, { limit: 1000, remaining: 999, reset: MINUTE_RESET + 74, at: 44 });
+    expect(countsOf(idle.ledger, WIN)).toEqual({ passed: 0, failed: 0, skipped: 1 });
+    expect(countsOf(idle.ledger, 'ratelimit.limit-matches-plan').failed).toBe(1);
   });
 
   it('does not order a request sent in the same instant another completed (either may have reached the server first)', () => {

@@ -14,8 +14,8 @@
  * - Remaining lower than this key's own requests explain, when requests with other keys or without a valid key
  *   completed in between, at least as many as the shortfall: those may have been counted against this key, which
  *   ratelimit.key-isolation and auth.no-quota-drain judge.
- * - A Limit that is the plan's per-day figure (and not its per-minute one) on windows that last a minute (consecutive
- *   Resets 60 s apart): the minute window is announced with the wrong figure. That is the Limit not matching the
+ * - A Limit that is the plan's per-day figure (and not its per-minute one) on windows that last a minute (a Reset
+ *   that moved, by a minute or more, to at most a minute away): the minute window is announced with the wrong figure. That is the Limit not matching the
  *   plan (ratelimit.limit-matches-plan fails it here, where the window is known); window-consistency skips it.
  *
  * "Sent after the other completed" is strictly after: a request sent in the same instant another completed
@@ -194,7 +194,9 @@ export function createStreamJudge(): StreamJudge {
       } else if (window !== null && cur.reset - p.reset < WINDOW_SECONDS[window] - 1) {
         // A Limit that matches no figure of the plan is limit-matches-plan's failure; its window is unknown.
         const apart = cur.reset - p.reset;
-        if (window === 'day' && Math.abs(apart - MINUTE_S) <= 1 && v.planLimits !== undefined) {
+        // The new window began between the old one's end and this response: it lasts between Reset-now and
+        // `apart` seconds. A minute fits when Reset is at most a minute away and the Resets a minute or more apart.
+        if (window === 'day' && cur.reset - nowS <= MINUTE_S + 1 && apart >= MINUTE_S - 1 && v.planLimits !== undefined) {
           // Windows of a minute: the Limit is the minute window's, with the day's figure.
           minuteLimitWrong = `Limit ${cur.limit} is the ${v.ex.plan ?? ''} plan's per-day figure, but it is announced on windows of a minute (consecutive Resets ${p.reset} → ${cur.reset}); the per-minute figure is ${v.planLimits.perMinute}`;
         } else {
