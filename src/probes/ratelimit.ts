@@ -78,7 +78,12 @@ export const enforceProbe: Probe = {
  * When the minute window `first` opened was already in use (Remaining below Limit-1 on an accepted answer), the
  * local time by which it has ended (bounded by the window length); null when it was fresh or cannot be told.
  */
-function windowInUseUntil(first: Exchange, key: ApiKey, fresh: boolean): number | null {
+function windowInUseUntil(ctx: ProbeContext, first: Exchange, key: ApiKey, fresh: boolean): number | null {
+  if (first.status === 429) {
+    // Refused at once: the window was used up by requests the key did not send. Wait it out (and the hold-back).
+    const held = Math.min(ctx.keyStates.get(key).blockedUntil, first.localTime + WINDOW_MS + TOLERANCE_MS);
+    return Math.max(refusedWindowEnd(key, first), held);
+  }
   const t = tripleOf(first);
   if (!isAccepted(first) || t === null || t.remaining >= t.limit - 1) return null;
   if (t.limit !== key.limits.perMinute && announcedMinuteLimit(first, key, fresh) === null) return null;
@@ -95,12 +100,17 @@ async function enforceOnce(ctx: ProbeContext, plan: PlanName, fk: FreshKey, sequ
   // A fresh window must start fresh: an unused key whose window is already in use had requests counted against it
   // that it did not send (other keys', keyless ones: see key-isolation, no-quota-drain). Wait for that window's end.
   let inUse = false;
-  const until = first.error === null ? windowInUseUntil(first, key, fresh) : null;
+  const until = first.error === null ? windowInUseUntil(ctx, first, key, fresh) : null;
   if (until !== null) {
     await waitUntil(ctx, until);
     first = await ctx.send(cheapList(key, tag));
     fresh = true; // the window it opens is fresh, unless something else is counted against the key meanwhile
-    inUse = first.error === null && windowInUseUntil(first, key, true) !== null;
+    inUse = first.error === null && windowInUseUntil(ctx, first, key, true) !== null;
+    if (inUse && first.status === 429) {
+      ctx.refusals.push(key, first);
+      skipAll(ctx, ['ratelimit.enforced', dec], plan, `the first request of a fresh window was refused, again after that window ended: ${FOREIGN}`);
+      return 'judged';
+    }
   }
   const t0 = tripleOf(first);
   const quota = minuteCapacity(first, key, fresh);
@@ -161,14 +171,21 @@ function refusedWindowEnd(key: ApiKey, ex: Exchange): number {
 }
 
 /**
- * A second refusal that describes a window which began after the first refusal's had ended: the wait was long
- * enough (the window did end), and the new window was used up before the key's request by requests the key did not
- * send. Such a refusal is waited out again rather than judged.
+ * Which window refused a request sent after waiting out a refusal:
+ * - 'same': the window waited out (or it cannot be told): the wait was too short;
+ * - 'later': a window of the same Limit that began after the waited one had ended: the wait was long enough, and the
+ *   new window was used up before the key's request by requests the key did not send; waited out again;
+ * - 'other': a window of another Limit (the day's, when the minute's was waited out): not the window waited out, so
+ *   the wait is not judged by it.
  */
-function refusedInLaterWindow(first: Exchange, again: Exchange): boolean {
+function refusedBy(first: Exchange, again: Exchange): 'same' | 'later' | 'other' {
   const [a, b] = [tripleOf(first), tripleOf(again)];
-  return a !== null && b !== null && a.limit === b.limit && b.reset >= a.reset + MINUTE_S - 1;
+  if (a === null || b === null) return 'same';
+  if (a.limit !== b.limit) return 'other';
+  return b.reset >= a.reset + MINUTE_S - 1 ? 'later' : 'same';
 }
+
+const OTHER_WINDOW = 'refused by another window (another Limit) than the one waited out, so the wait is not judged';
 
 /** What keeps a probe from judging the answer to the one request it sent after a wait, or null. */
 function notJudgeable(ex: Exchange): string | null {
@@ -200,8 +217,10 @@ export const retryAfterHonestProbe: Probe = {
       const why = notJudgeable(ex);
       if (why !== null) return ctx.ledger.skip(id, plan, why);
       if (isAccepted(ex)) return ctx.ledger.pass(id, plan);
-      if (ex.status !== 429 || !refusedInLaterWindow(r.ex, ex)) {
+      const by = ex.status === 429 ? refusedBy(r.ex, ex) : 'same';
+      if (by !== 'later') {
         if (ex.status === 429) ctx.refusals.push(r.key, ex);
+        if (by === 'other') return ctx.ledger.skip(id, plan, OTHER_WINDOW);
         return ctx.ledger.fail(id, plan, `refused again (${refusedAs(ex)}) after waiting Retry-After (${wait / 1000} s) + 250 ms`, ex);
       }
       r = { key: r.key, ex };
@@ -232,9 +251,14 @@ export const restoreProbe: Probe = {
         const [tr, te] = [tripleOf(r.ex), tripleOf(ex)];
         return void ctx.ledger.judge(id, plan, !(sameWindow(tr, te) && te!.remaining === 0), () => 'accepted again, but describes the refused window with Remaining 0', ex);
       }
-      if (ex.status === 429 && refusedInLaterWindow(r.ex, ex)) {
+      const by = ex.status === 429 ? refusedBy(r.ex, ex) : 'same';
+      if (by === 'later') {
         r = { key: r.key, ex };
         continue;
+      }
+      if (by === 'other') {
+        ctx.refusals.push(r.key, ex);
+        return ctx.ledger.skip(id, plan, OTHER_WINDOW);
       }
       // Refused after both Retry-After and Reset have passed: a ban is suspected; stop all traffic on the key.
       ctx.keyStates.get(r.key).suspectedBan = true;
@@ -272,11 +296,16 @@ async function burstOnce(ctx: ProbeContext, key: ApiKey, limit: number, tag: str
  */
 async function enforcesAfter(ctx: ProbeContext, b: Burst, tag: string): Promise<{ enforces: true; note: string } | { enforces: false; reason: string }> {
   if (b.results.some(isRateLimitRefusal)) return { enforces: true, note: '' };
+  const last = [...b.accepted].sort((x, y) => x.timing.done - y.timing.done).at(-1);
+  const window = last === undefined ? null : tripleOf(last);
   for (let i = 0; i < 2; i++) {
     const ex = await ctx.send(cheapList(b.key, tag));
     if (ex.error !== null) return { enforces: false, reason: `the request after the burst got no whole response (see contract.transport)` };
     if (isRateLimitRefusal(ex)) return { enforces: true, note: '; a request sent afterwards was refused' };
     const t = tripleOf(ex);
+    if (window !== null && t !== null && !sameWindow(window, t)) {
+      return { enforces: false, reason: 'the window ended before a request after the burst could show whether the target enforces its limit; not judged' };
+    }
     if (isAccepted(ex) && t !== null && t.remaining > 0) {
       return { enforces: true, note: `; a request sent afterwards was accepted with Remaining ${t.remaining}: the counter missed requests of the burst` };
     }
