@@ -46,6 +46,8 @@ function session() {
   return {
     ledger,
     feed,
+    /** The end of the run: held judgements are recorded. */
+    finish: () => judge.finish(ledger),
     see(...steps: Step[]) {
       for (const s of steps) {
         t += 100;
@@ -198,6 +200,7 @@ describe('ratelimit.window-consistency', () => {
     );
     expect(countsOf(s.ledger, WIN)).toEqual({ passed: 2, failed: 0, skipped: 0 });
     s.see({ remaining: 39, sent: 320, done: 400, overlapped: true });
+    s.finish();
     expect(messages(s.ledger, WIN)).toEqual([expect.stringMatching(/^Remaining rose from 38 to 39/)]);
   });
 
@@ -205,7 +208,26 @@ describe('ratelimit.window-consistency', () => {
     const s = session();
     for (let i = 0; i < 20; i++) s.see({ remaining: 59 - i });
     s.see({ remaining: 45, overlapped: true });
+    s.finish();
     expect(messages(s.ledger, WIN)).toEqual([expect.stringMatching(/^Remaining rose from 40 to 45/)]);
+  });
+
+  it('fails a rise in sequential traffic at once', () => {
+    const s = session();
+    s.see({ remaining: 40 }, { remaining: 42 });
+    expect(messages(s.ledger, WIN)).toEqual([expect.stringMatching(/^Remaining rose from 40 to 42/)]);
+  });
+
+  it('skips a rise among concurrent requests, naming ratelimit.no-over-admission, when that check found the counter losing requests', () => {
+    const s = session();
+    s.see({ remaining: 40, sent: 0, done: 100, overlapped: true }, { remaining: 44, sent: 150, done: 200 });
+    expect(countsOf(s.ledger, WIN)).toEqual({ passed: 0, failed: 0, skipped: 0 });
+    s.ledger.fail('ratelimit.no-over-admission', 'pro', '305 of 305 simultaneous requests accepted; the limit is 300');
+    s.finish();
+    expect(countsOf(s.ledger, WIN)).toEqual({ passed: 0, failed: 0, skipped: 1 });
+    expect(outcomeOf(s.ledger, WIN)?.skipReasons).toEqual([
+      'Remaining rose where requests on the key were in flight together, and the counter loses concurrent requests (ratelimit.no-over-admission)',
+    ]);
   });
 
   it('fails a Reset that moves before the previous window was due to end', () => {

@@ -14,6 +14,8 @@
  * - Remaining lower than this key's own requests explain, when requests with other keys or without a valid key
  *   completed in between, at least as many as the shortfall: those may have been counted against this key, which
  *   ratelimit.key-isolation and auth.no-quota-drain judge.
+ * - Remaining that rises where requests on the key were in flight together may be a counter losing concurrent
+ *   updates (a late write): ratelimit.no-over-admission judges that; a rise in strictly sequential traffic fails.
  * - A Limit that is the plan's per-day figure (and not its per-minute one) on windows that last a minute (a Reset
  *   that moved, by a minute or more, to at most a minute away): the minute window is announced with the wrong figure. That is the Limit not matching the
  *   plan (ratelimit.limit-matches-plan fails it here, where the window is known); window-consistency skips it.
@@ -26,6 +28,9 @@
  * counted. State is per key and bounded.
  */
 import { MINUTE_S, WINDOW_SECONDS, windowOfLimit } from '../../api/plans.js';
+import type { PlanName } from '../../api/plans.js';
+import type { Exchange } from '../../http/exchange.js';
+import { MAX_EVIDENCE, type Ledger } from '../ledger.js';
 import type { RateLimitRead } from './ratelimit.js';
 import { is2xx, type Recorder, type View } from './view.js';
 
@@ -46,6 +51,8 @@ interface WindowMin {
   limit: number;
   reset: number;
   min: number;
+  /** Any of them overlapped another request on the key. */
+  overlapped: boolean;
 }
 
 interface KeyState {
@@ -65,6 +72,8 @@ const RECENT = 16;
 /** Distinct Limits remembered per key; a target that sends more is already failing limit-matches-plan. */
 const MAX_LIMITS = 4;
 const OVERLAP_REASON = 'overlapped another request on the same key: their order at the server is unknown';
+export const CONCURRENT_RISE_REASON =
+  'Remaining rose where requests on the key were in flight together, and the counter loses concurrent requests (ratelimit.no-over-admission)';
 export const MINUTE_LIMIT_REASON = 'the Limit is the plan\'s per-day figure on windows of a minute (ratelimit.limit-matches-plan)';
 
 function sameWindow(a: { limit: number; reset: number }, b: { limit: number; reset: number }): boolean {
@@ -107,10 +116,25 @@ function judgePair(prev: Seen, cur: Seen): PairVerdict {
 
 export interface StreamJudge {
   (v: View, rl: RateLimitRead | null, r: Recorder): void;
+  /** Record the rises held back: skipped naming ratelimit.no-over-admission when it failed in the run, else failed. */
+  finish(ledger: Ledger): void;
+}
+
+/** Rises under concurrency held per plan: their count and the first few for evidence. */
+interface HeldRises {
+  count: number;
+  first: { ex: Exchange; message: string }[];
 }
 
 export function createStreamJudge(): StreamJudge {
   const keys = new Map<string, KeyState>();
+  const held = new Map<PlanName | null, HeldRises>();
+  const hold = (ex: Exchange, message: string): void => {
+    let h = held.get(ex.plan);
+    if (h === undefined) held.set(ex.plan, (h = { count: 0, first: [] }));
+    h.count++;
+    if (h.first.length < MAX_EVIDENCE) h.first.push({ ex, message });
+  };
 
   const stateOf = (label: string): KeyState => {
     let st = keys.get(label);
@@ -124,8 +148,10 @@ export function createStreamJudge(): StreamJudge {
     if (st.recent.length > RECENT) {
       const old = st.recent.shift()!;
       // Updated in place: this runs for nearly every exchange of a load run.
-      if (st.settled !== null && sameWindow(st.settled, old)) st.settled.min = Math.min(st.settled.min, old.remaining);
-      else st.settled = { limit: old.limit, reset: old.reset, min: old.remaining };
+      if (st.settled !== null && sameWindow(st.settled, old)) {
+        st.settled.min = Math.min(st.settled.min, old.remaining);
+        st.settled.overlapped ||= old.overlapped;
+      } else st.settled = { limit: old.limit, reset: old.reset, min: old.remaining, overlapped: old.overlapped };
     }
     const latest = st.latestByLimit.get(cur.limit);
     if (latest === undefined || cur.reset >= latest.reset) {
@@ -171,15 +197,33 @@ export function createStreamJudge(): StreamJudge {
     let minuteLimitWrong: string | null = null;
 
     // Never rises: against every remembered exchange of the window that completed before this one was sent.
+    // A rise where requests on the key were in flight together (this one, or a lower one) may be a late write of a
+    // counter that loses concurrent updates: held to the end of the run, then skipped naming
+    // ratelimit.no-over-admission if that check found such a counter, else failed.
     let low = Infinity;
-    for (const e of st.recent) if (e.done < cur.sent && sameWindow(e, cur)) low = Math.min(low, e.remaining);
+    let concurrent = cur.overlapped;
+    for (const e of st.recent) {
+      if (e.done < cur.sent && sameWindow(e, cur)) {
+        low = Math.min(low, e.remaining);
+        if (e.overlapped && e.remaining < cur.remaining) concurrent = true;
+      }
+    }
     const oldest = st.recent[0];
     // Exchanges dropped from `recent` completed before its oldest one: usable when that one is, too.
-    if (st.settled !== null && oldest !== undefined && cur.sent > oldest.done && sameWindow(st.settled, cur)) low = Math.min(low, st.settled.min);
+    if (st.settled !== null && oldest !== undefined && cur.sent > oldest.done && sameWindow(st.settled, cur)) {
+      low = Math.min(low, st.settled.min);
+      if (st.settled.overlapped && st.settled.min < cur.remaining) concurrent = true;
+    }
+    let rise: string | null = null;
     if (low !== Infinity) {
-      judged = true;
-      if (cur.remaining > low) {
-        (problems ??= []).push(`Remaining rose from ${low} to ${cur.remaining} within one window (Limit ${cur.limit}, Reset ${cur.reset}), on a request sent after the other completed`);
+      if (cur.remaining <= low) judged = true;
+      else {
+        const message = `Remaining rose from ${low} to ${cur.remaining} within one window (Limit ${cur.limit}, Reset ${cur.reset}), on a request sent after the other completed`;
+        if (concurrent) rise = message;
+        else {
+          judged = true;
+          (problems ??= []).push(message);
+        }
       }
     }
 
@@ -210,6 +254,7 @@ export function createStreamJudge(): StreamJudge {
       if (problems === null) return r.skip('ratelimit.window-consistency', v.ex, MINUTE_LIMIT_REASON);
     }
     if (problems !== null) r.fail('ratelimit.window-consistency', v.ex, problems.join('; '));
+    else if (rise !== null) hold(v.ex, rise);
     else if (judged) r.pass('ratelimit.window-consistency', v.ex);
   };
 
@@ -217,7 +262,7 @@ export function createStreamJudge(): StreamJudge {
   let validKey = 0;
   let noKey = 0;
 
-  return (v, rl, r) => {
+  const judge = (v: View, rl: RateLimitRead | null, r: Recorder): void => {
     const { ex } = v;
     if (ex.auth !== 'valid' || ex.keyLabel === null) {
       noKey++;
@@ -248,4 +293,17 @@ export function createStreamJudge(): StreamJudge {
     judgeConsistency(st, cur, v, r);
     remember(st, cur);
   };
+  const finish = (ledger: Ledger): void => {
+    const overAdmits = ledger.all().some((o) => o.id === 'ratelimit.no-over-admission' && o.failed > 0);
+    for (const [plan, h] of held) {
+      if (overAdmits) {
+        for (let i = 0; i < h.count; i++) ledger.skip('ratelimit.window-consistency', plan, CONCURRENT_RISE_REASON);
+        continue;
+      }
+      for (const { ex, message } of h.first) ledger.fail('ratelimit.window-consistency', plan, message, ex);
+      for (let i = h.first.length; i < h.count; i++) ledger.fail('ratelimit.window-consistency', plan, h.first[0]!.message);
+    }
+    held.clear();
+  };
+  return Object.assign(judge, { finish });
 }
