@@ -70,8 +70,9 @@ const COUNTING: ReadonlySet<ProbeName> = new Set(['auth', 'enforce', 'burst', 'k
 const ON_TIME: ReadonlySet<ProbeName> = new Set(['retry-after-honest', 'restore', 'ban']);
 
 /**
- * Counting probes send alone: while one runs (its exclusive turn), no other probe's request goes out, and it waits
- * for those already out. Other probes' requests share the turns among themselves. Waits hold nothing.
+ * Counting probes send alone: from a counting probe's first request to its end (its exclusive turn), no other
+ * probe's request goes out, and the turn begins once those already out have come back. A wait before the first
+ * request (for a fresh window) holds nothing. Other probes' requests share the turns among themselves. Waits hold nothing.
  */
 class SendTurns {
   private readers = 0;
@@ -89,19 +90,20 @@ class SendTurns {
     }
   }
 
-  /** A counting probe's whole sequence, alone. */
-  async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+  /**
+   * A counting probe's turn, from its first request to its end: resolves once no other counting probe holds one and
+   * the requests already out have come back; the returned function ends the turn.
+   */
+  async exclusive(): Promise<() => void> {
     while (this.writing) await this.writing;
     let done!: () => void;
     this.writing = new Promise<void>((r) => (done = r));
-    try {
-      if (this.readers > 0) await new Promise<void>((r) => (this.drained = r));
-      this.drained = null;
-      return await fn();
-    } finally {
+    if (this.readers > 0) await new Promise<void>((r) => (this.drained = r));
+    this.drained = null;
+    return () => {
       this.writing = null;
       done();
-    }
+    };
   }
 }
 
@@ -153,6 +155,9 @@ export async function runSchedule(
   const runStep = async (step: Step) => {
     if (base.signal.aborted || stopped) return;
     const alone = COUNTING.has(step.probe);
+    // Taken once, at the first request (requests sent together share it).
+    const held: { turn: Promise<() => void> | null } = { turn: null };
+    const takeTurn = () => (held.turn ??= turns.exclusive());
     const direct = alone || ON_TIME.has(step.probe);
     let own = 0;
     const ctx: ProbeContext = {
@@ -160,12 +165,14 @@ export async function runSchedule(
       othersSent: () => sentAll - own,
       keyStates: keyView(base.keyStates, step.keys),
       refusals: refusals.scoped(step.keys),
-      send: (spec) => {
+      send: async (spec) => {
+        if (alone) await takeTurn();
         count(spec);
         own++;
         return direct ? base.send(spec) : turns.shared(() => base.send(spec));
       },
-      sendSimultaneous: (specs) => {
+      sendSimultaneous: async (specs) => {
+        if (alone) await takeTurn();
         specs.forEach(count);
         own += specs.length;
         return direct ? base.sendSimultaneous(specs) : turns.shared(() => base.sendSimultaneous(specs));
@@ -184,7 +191,11 @@ export async function runSchedule(
     onStep?.(step.probe, step.plan, 'start');
     try {
       const run = () => PROBE_REGISTRY[step.probe].run(ctx, step.plan);
-      await (alone ? turns.exclusive(run) : run());
+      try {
+        await run();
+      } finally {
+        if (held.turn) (await held.turn)();
+      }
     } catch (e) {
       stopped = true; // an interrupt, an unreachable target, a banned key: nothing more is started
       throw e;
