@@ -5,7 +5,7 @@ export { FAULTS, FAULT_NAMES, type FaultName } from './server/faults.js';
 export { loadScenario, parseScenarioText, listScenarios } from './config/load-scenario.js';
 export type { Scenario } from './config/scenario.js';
 export { loadKeysFile, parseKeys, type ApiKey } from './config/keys-file.js';
-export { createClock, realClock, type Clock } from './engine/clock.js';
+export { createClock, realClock, type Clock } from './core/clock.js';
 export { CATALOGUE, CHECK_IDS, type CheckId, type Severity } from './checks/catalogue.js';
 export { FAULT_MATRIX } from './checks/fault-matrix.js';
 export { ReportSchema, type Report } from './engine/report-schema.js';

@@ -11,7 +11,7 @@ import type { PlanLimits, PlanName } from '../../src/api/plans.js';
 import { Ledger } from '../../src/checks/ledger.js';
 import { createObserver, type Observer } from '../../src/checks/observer.js';
 import { createRedactor, type ApiKey } from '../../src/config/keys-file.js';
-import type { Clock } from '../../src/engine/clock.js';
+import type { Clock } from '../../src/core/clock.js';
 import { KeyStates } from '../../src/engine/key-state.js';
 import type { LoadContext } from '../../src/executors/context.js';
 import { createSendPath } from '../../src/engine/send-path.js';

@@ -19,7 +19,7 @@
  * refusal: they do not lengthen the backoff.
  */
 import type { ApiKey } from '../config/keys-file.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../core/clock.js';
 import { TOLERANCE_MS, type KeyStates } from '../engine/key-state.js';
 import type { Exchange } from '../http/exchange.js';
 import { fullJitter } from './jitter.js';

@@ -10,7 +10,7 @@ import { createObserver } from '../checks/observer.js';
 import { evaluateThreshold, parseThreshold, thresholdCheckId, thresholdMessage, type Threshold } from '../checks/thresholds.js';
 import type { Scenario } from '../config/scenario.js';
 import { createRedactor, type ApiKey } from '../config/keys-file.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../core/clock.js';
 import { ERRORS, PetloadError, isPetloadError, EXIT } from '../errors.js';
 import type { HttpClient } from '../http/exchange.js';
 import { assertReachable } from '../http/reachability.js';

@@ -9,7 +9,7 @@ import { PetloadError } from '../errors.js';
 import type { FaultName } from '../server/faults.js';
 import { createReferenceServer } from '../server/index.js';
 import type { WindowReport } from '../server/limiter.js';
-import { createClock, realClock, type Clock } from './clock.js';
+import { createClock, realClock, type Clock } from '../core/clock.js';
 
 export interface EmbeddedOptions {
   timeScale: number;

@@ -6,7 +6,7 @@
  */
 import type { OperationId } from '../api/operations.js';
 import type { ApiKey } from '../config/keys-file.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Exchange, HeaderMap, TransportError } from '../http/exchange.js';
 
 export interface Answered {

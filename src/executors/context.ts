@@ -5,7 +5,7 @@
 import type { PlanName } from '../api/plans.js';
 import type { Ledger } from '../checks/ledger.js';
 import type { ApiKey } from '../config/keys-file.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../core/clock.js';
 import type { KeyStates } from '../engine/key-state.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
 

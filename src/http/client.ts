@@ -7,7 +7,7 @@
  * `maxBodyBytes`, and settles with an Exchange whatever the target does.
  */
 import { errors, Pool, util, type Dispatcher } from 'undici';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../core/clock.js';
 import { PetloadError } from '../errors.js';
 import { decodeBody, excerpt } from './body.js';
 import type { AuthKind, Exchange, HeaderMap, HttpClient, ParsedBody, RequestSpec, TransportError, TransportErrorKind } from './exchange.js';

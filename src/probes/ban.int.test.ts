@@ -11,7 +11,7 @@ const SCALE = 20;
 import { describe, expect, it, type TestContext } from 'vitest';
 import { parseKeys } from '../config/keys-file.js';
 import { loadScenario } from '../config/load-scenario.js';
-import { createClock } from '../engine/clock.js';
+import { createClock } from '../core/clock.js';
 import type { Report } from '../engine/report-schema.js';
 import { runScenario } from '../engine/run.js';
 import { createReferenceServer } from '../server/index.js';

@@ -7,7 +7,7 @@
 import { describe, expect, it, type TestContext } from 'vitest';
 import { parseKeys, type ApiKey } from '../config/keys-file.js';
 import { loadScenario, parseScenarioText } from '../config/load-scenario.js';
-import { createClock } from '../engine/clock.js';
+import { createClock } from '../core/clock.js';
 import { runScenario } from '../engine/run.js';
 import { createReferenceServer, type ReferenceServerOptions } from '../server/index.js';
 import { readReportJson, reportFilesIn, runCli, scratch, STACK_LINE } from '../testing/cli.js';

@@ -11,7 +11,7 @@ import type { Duplex } from 'node:stream';
 import { PET_STATUSES, type NewPet } from '../api/schemas.js';
 import { PLANS } from '../api/plans.js';
 import type { ApiKey } from '../config/keys-file.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../core/clock.js';
 import { KeyRing, parseAuthorization, type Credential } from './auth.js';
 import { BanGuard, type BanPolicy } from './ban.js';
 import { MAX_BODY_BYTES, parseJson, parseNewPet, readBody, type BodyOutcome } from './body.js';

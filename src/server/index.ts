@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { PLANS, layerFigures, limitsFor, type PlanFigures } from '../api/plans.js';
 import { keyLabel, type ApiKey } from '../config/keys-file.js';
 import { formatIssues } from '../config/zod-issues.js';
-import { createClock, type Clock } from '../engine/clock.js';
+import { createClock, type Clock } from '../core/clock.js';
 import { PetloadError } from '../errors.js';
 import { ReferenceApp } from './app.js';
 import { FAULT_NAMES, type FaultName } from './faults.js';

@@ -3,7 +3,7 @@
  * manual clock. Never imported by non-test code.
  */
 import { keyLabel, type ApiKey } from '../config/keys-file.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../core/clock.js';
 import { parseJson } from './body.js';
 
 export interface Reply {

@@ -10,7 +10,7 @@ import { Ledger } from '../checks/ledger.js';
 import { createObserver } from '../checks/observer.js';
 import type { ApiKey } from '../config/keys-file.js';
 import { ScenarioSchema, type LoadSection } from '../config/scenario.js';
-import { createClock, type Clock } from '../engine/clock.js';
+import { createClock, type Clock } from '../core/clock.js';
 import { KeyStates } from '../engine/key-state.js';
 import type { LoadContext } from '../executors/context.js';
 import { createSendPath } from '../engine/send-path.js';

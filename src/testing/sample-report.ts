@@ -10,7 +10,7 @@ import { Ledger } from '../checks/ledger.js';
 import { evaluateThreshold, parseThreshold, thresholdCheckId } from '../checks/thresholds.js';
 import { type ApiKey, parseKeys } from '../config/keys-file.js';
 import { buildReport } from '../engine/build-report.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Report } from '../engine/report-schema.js';
 import type { Exchange, HeaderMap } from '../http/exchange.js';
 import { createMetrics } from '../metrics/recorder.js';
