@@ -6,7 +6,7 @@
  * its passing path. Exchanges are made from one template, varying only seq, key, times and headers.
  */
 import type { PlanLimits, PlanName } from '../../src/api/plans.js';
-import { keyLabel } from '../../src/config/keys-file.js';
+import { keyLabel } from '../../src/core/api-key.js';
 import { decodeBody } from '../../src/http/body.js';
 import type { Exchange, ParsedBody } from '../../src/http/exchange.js';
 import { listBody } from '../peers/bare-server.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PLANS } from '../api/plans.js';
-import { keyLabel, type ApiKey } from '../config/keys-file.js';
+import { keyLabel, type ApiKey } from '../core/api-key.js';
 import { createClock } from '../core/clock.js';
 import { KeyStates } from '../engine/key-state.js';
 import type { Exchange } from '../http/exchange.js';

@@ -5,7 +5,7 @@
  * "Waits follow what the target says, bounded by the window length").
  */
 import { DAY_S, MINUTE_S, windowOfLimit, type WindowName } from '../api/plans.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import { retryAfterMs, serverOffset, TOLERANCE_MS } from '../engine/key-state.js';
 import type { Exchange } from '../http/exchange.js';
 import { parseRateLimit } from '../http/headers.js';

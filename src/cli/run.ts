@@ -9,7 +9,8 @@
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { PLAN_NAMES, PUBLISHED_FIGURES, layerFigures, type PlanFigures, type PlanName } from '../api/plans.js';
-import { loadKeyEntries, parseKeyEntriesText, resolveKeys, type ApiKey, type KeyEntry } from '../config/keys-file.js';
+import { loadKeyEntries, parseKeyEntriesText, resolveKeys, type KeyEntry } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import { loadPlansFile } from '../config/plan-figures.js';
 import type { Scenario } from '../config/scenario.js';
 import { createRedactor } from '../config/redactor.js';

@@ -9,7 +9,7 @@
  * redactor at all (src/outputs/redact-report.ts). Matches are found on the original text and replaced in one
  * pass, so that a label put in for one key is never read as (part of) another.
  */
-import type { ApiKey } from './keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 
 /** The shortest cut piece of a key that is hidden. */
 export const CUT_MIN = 8;

@@ -2,7 +2,7 @@
 import type { PlanName } from '../api/plans.js';
 import { CATALOGUE, CHECK_IDS, metaOf, type AnyCheckId, type CheckId, type Severity } from '../checks/catalogue.js';
 import { statusOf, type Outcome } from '../checks/ledger.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import type { MetricsSnapshot } from '../metrics/recorder.js';
 import { REPORT_SCHEMA_VERSION, type CheckResult, type Report } from './report-schema.js';
 import { verdictOf } from './verdict.js';

@@ -11,7 +11,7 @@
  */
 import type { PlanName } from '../api/plans.js';
 import { DAY_S, MINUTE_S } from '../api/plans.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import { resolveBurstSize, type LoadSection, type Phase, type Scenario } from '../config/scenario.js';
 import { planRate } from '../executors/open-model.js';
 import { constantSchedule, rampingSchedule } from '../executors/pacing.js';

@@ -5,7 +5,7 @@
  */
 import { DAY_S, MINUTE_S, type PlanName } from '../api/plans.js';
 import type { PlanSent } from './progress.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import { headerValue, type Exchange } from '../http/exchange.js';
 import { parseHttpDate, parseRateLimit, parseRetryAfter } from '../http/headers.js';
 

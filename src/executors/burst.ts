@@ -5,7 +5,7 @@
  * held back. A burst is one shot: nothing is retried.
  */
 import { resolveBurstSize } from '../config/scenario.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import type { RequestSpec } from '../http/exchange.js';
 import type { Executor } from './phase.js';
 

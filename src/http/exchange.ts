@@ -4,7 +4,7 @@
  */
 import type { OperationId } from '../api/operations.js';
 import type { PlanName } from '../api/plans.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 
 /** Lower-cased header name → value; repeated headers keep every value as an array. */
 export type HeaderMap = Record<string, string | string[]>;

@@ -6,7 +6,7 @@ import type { OperationId } from '../api/operations.js';
 import { MINUTE_S, type PlanName } from '../api/plans.js';
 import type { CheckId } from '../checks/catalogue.js';
 import type { Ledger } from '../checks/ledger.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import type { Clock } from '../core/clock.js';
 import type { KeyStates } from '../engine/key-state.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';

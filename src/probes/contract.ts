@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { OPERATIONS, GET_PET_SUNSET } from '../api/operations.js';
 import type { PlanName } from '../api/plans.js';
 import { Pet, Pets } from '../api/schemas.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import { headerValue, type Exchange, type RequestSpec } from '../http/exchange.js';
 import { parseDeprecation, parseHttpDate } from '../http/headers.js';
 import { keySpec, probeTag, sendPatiently, skipAll, usableKey, type ProbeContext } from './context.js';

@@ -1,6 +1,6 @@
 /** Rate-limit helpers shared by the probes: reading a response's window, exhausting a key, refusals to reuse. */
 import { DAY_S, type PlanName } from '../api/plans.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import { serverTimeOf, TOLERANCE_MS } from '../engine/key-state.js';
 import type { Exchange } from '../http/exchange.js';
 import { parseRateLimit } from '../http/headers.js';

@@ -5,7 +5,8 @@
  * A counting proxy (the hostile server, answering honestly) shows what reached the target.
  */
 import { describe, expect, it, type TestContext } from 'vitest';
-import { parseKeys, type ApiKey } from '../config/keys-file.js';
+import { parseKeys } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import { loadScenario, parseScenarioText } from '../config/load-scenario.js';
 import { createClock } from '../core/clock.js';
 import { runScenario } from '../engine/run.js';

@@ -10,7 +10,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { PET_STATUSES, type NewPet } from '../api/schemas.js';
 import { PLANS } from '../api/plans.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import type { Clock } from '../core/clock.js';
 import { KeyRing, parseAuthorization, type Credential } from './auth.js';
 import { BanGuard, type BanPolicy } from './ban.js';

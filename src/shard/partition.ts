@@ -9,7 +9,7 @@
  *   would run them.
  */
 import type { PlanName } from '../api/plans.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import type { Rate } from '../config/rate.js';
 import type { Phase, Scenario } from '../config/scenario.js';
 import { PetloadError } from '../errors.js';

@@ -8,7 +8,7 @@ import { setMaxListeners } from 'node:events';
 import type { PlanLimits, PlanName } from '../api/plans.js';
 import { Ledger } from '../checks/ledger.js';
 import { createObserver } from '../checks/observer.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import { ScenarioSchema, type LoadSection } from '../config/scenario.js';
 import { createClock, type Clock } from '../core/clock.js';
 import { KeyStates } from '../engine/key-state.js';
