@@ -13,7 +13,7 @@ import { keyLabel, type ApiKey } from '../core/api-key.js';
 import { PetloadError } from '../errors.js';
 import { findJsonSyntaxError } from './json-syntax.js';
 import { PerDay, PerMinute } from './plan-figures.js';
-import { formatIssues } from './zod-issues.js';
+import { formatIssues } from '../core/zod-issues.js';
 
 const KeyEntry = z
   .strictObject({

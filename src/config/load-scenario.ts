@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
 import { PetloadError } from '../errors.js';
 import { ScenarioSchema, type DeepReadonly, type Scenario } from './scenario.js';
-import { describeIssues, didYouMean, formatPath } from './zod-issues.js';
+import { describeIssues, didYouMean, formatPath } from '../core/zod-issues.js';
 
 /** The package's shipped scenarios, found from this file's place in the package. */
 export const SCENARIOS_DIR = fileURLToPath(new URL('../../scenarios/', import.meta.url));

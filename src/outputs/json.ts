@@ -5,7 +5,7 @@
  * headers, info facts, the target variant) keep the order in which they were recorded, which means something.
  */
 import { PetloadError } from '../errors.js';
-import { formatPath } from '../config/zod-issues.js';
+import { formatPath } from '../core/zod-issues.js';
 import { type Report, ReportSchema } from '../engine/report-schema.js';
 
 function sorted<T>(rec: Record<string, T>): Record<string, T> {

@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import { z } from 'zod';
 import { PLANS, layerFigures, limitsFor, type PlanFigures } from '../api/plans.js';
 import { keyLabel, type ApiKey } from '../core/api-key.js';
-import { formatIssues } from '../config/zod-issues.js';
+import { formatIssues } from '../core/zod-issues.js';
 import { createClock, type Clock } from '../core/clock.js';
 import { PetloadError } from '../errors.js';
 import { ReferenceApp } from './app.js';
