@@ -13,7 +13,7 @@ import { createObserver, type Observer } from '../../src/checks/observer.js';
 import { createRedactor } from '../../src/config/keys-file.js';
 import type { ApiKey } from '../../src/core/api-key.js';
 import type { Clock } from '../../src/core/clock.js';
-import { KeyStates } from '../../src/engine/key-state.js';
+import { KeyStates } from '../../src/backoff/key-state.js';
 import type { LoadContext } from '../../src/executors/context.js';
 import { createSendPath } from '../../src/engine/send-path.js';
 import type { Exchange } from '../../src/http/exchange.js';

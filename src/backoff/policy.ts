@@ -20,7 +20,7 @@
  */
 import type { ApiKey } from '../core/api-key.js';
 import type { Clock } from '../core/clock.js';
-import { TOLERANCE_MS, type KeyStates } from '../engine/key-state.js';
+import { TOLERANCE_MS, type KeyStates } from './key-state.js';
 import type { Exchange } from '../http/exchange.js';
 import { fullJitter } from './jitter.js';
 import { isAccepted, isRefusal, MINUTE_MS, readWindow, retryAfterWaitMs, type ResponseWindow } from './response.js';

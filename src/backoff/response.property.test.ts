@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { DAY_S } from '../api/plans.js';
 import { parseKeys } from '../config/keys-file.js';
 import type { Clock } from '../core/clock.js';
-import { KeyStates, retryAfterMs, serverOffset, serverTimeOf, TOLERANCE_MS } from '../engine/key-state.js';
+import { KeyStates, retryAfterMs, serverOffset, serverTimeOf, TOLERANCE_MS } from './key-state.js';
 import { tripleOf } from '../probes/window.js';
 import { buildExchange, FIXED_NOW, httpDate } from '../testing/exchange-builder.js';
 import { BackoffPolicy } from './policy.js';

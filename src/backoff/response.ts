@@ -6,7 +6,7 @@
  */
 import { DAY_S, MINUTE_S, windowOfLimit, type WindowName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
-import { retryAfterMs, serverOffset, TOLERANCE_MS } from '../engine/key-state.js';
+import { retryAfterMs, serverOffset, TOLERANCE_MS } from './key-state.js';
 import type { Exchange } from '../http/exchange.js';
 import { parseRateLimit } from '../http/headers.js';
 

@@ -22,7 +22,7 @@ import { ERRORS, EXIT, PetloadError } from '../errors.js';
 import type { Failure } from '../engine/finalize.js';
 import { createPlanBoard } from './plan-board.js';
 import { createProgressReporter, type ProgressStats } from './progress.js';
-import type { ProbeProgress } from '../engine/progress.js';
+import type { ProbeProgress } from '../core/progress.js';
 import { FAULT_NAMES, type FaultName } from '../server/faults.js';
 import { WINDOW_REPORTS, type WindowReport } from '../server/limiter.js';
 import { shardSpecFrom } from '../shard/spec.js';

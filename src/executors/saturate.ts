@@ -16,7 +16,7 @@ import autocannon from 'autocannon';
 import type { OperationId } from '../api/operations.js';
 import type { PlanName } from '../api/plans.js';
 import { MINUTE_MS } from '../backoff/response.js';
-import { TOLERANCE_MS } from '../engine/key-state.js';
+import { TOLERANCE_MS } from '../backoff/key-state.js';
 import { PetloadError } from '../errors.js';
 import { answeredExchange, failedExchange, lowerCaseHeaders, type Answered } from './autocannon-exchange.js';
 import type { Executor } from './phase.js';

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { MINUTE_S, type PlanName } from '../api/plans.js';
 import type { CheckId } from '../checks/catalogue.js';
 import type { ApiKey } from '../core/api-key.js';
-import { retryAfterMs, serverOffset, TOLERANCE_MS } from '../engine/key-state.js';
+import { retryAfterMs, serverOffset, TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange } from '../http/exchange.js';
 import {
   cheapList,

@@ -1,7 +1,7 @@
 /** Rate-limit helpers shared by the probes: reading a response's window, exhausting a key, refusals to reuse. */
 import { DAY_S, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
-import { serverTimeOf, TOLERANCE_MS } from '../engine/key-state.js';
+import { serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange } from '../http/exchange.js';
 import { parseRateLimit } from '../http/headers.js';
 import { cheapList, isAccepted, type ProbeContext } from './context.js';

@@ -11,7 +11,7 @@ import { createObserver } from '../checks/observer.js';
 import type { ApiKey } from '../core/api-key.js';
 import { ScenarioSchema, type LoadSection } from '../config/scenario.js';
 import { createClock, type Clock } from '../core/clock.js';
-import { KeyStates } from '../engine/key-state.js';
+import { KeyStates } from '../backoff/key-state.js';
 import type { LoadContext } from '../executors/context.js';
 import { createSendPath } from '../engine/send-path.js';
 import type { Exchange } from '../http/exchange.js';

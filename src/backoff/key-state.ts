@@ -4,7 +4,7 @@
  * that has not been used in the current window") and to honour Retry-After everywhere.
  */
 import { DAY_S, MINUTE_S, type PlanName } from '../api/plans.js';
-import type { PlanSent } from './progress.js';
+import type { PlanSent } from '../core/progress.js';
 import type { ApiKey } from '../core/api-key.js';
 import { headerValue, type Exchange } from '../http/exchange.js';
 import { parseHttpDate, parseRateLimit, parseRetryAfter } from '../http/headers.js';
