@@ -9,7 +9,7 @@ export type { ApiKey } from './core/api-key.js';
 export { createClock, realClock, type Clock } from './core/clock.js';
 export { CATALOGUE, CHECK_IDS, type CheckId, type Severity } from './checks/catalogue.js';
 export { FAULT_MATRIX } from './checks/fault-matrix.js';
-export { ReportSchema, type Report } from './engine/report-schema.js';
+export { ReportSchema, type Report } from './report/schema.js';
 export { writeReports } from './outputs/write.js';
 export { EXIT, PetloadError, type ErrorCode } from './errors.js';
 export * from './api/index.js';

@@ -27,7 +27,7 @@ import { finalizeRun, type Failure } from './finalize.js';
 import { createSendPath } from './send-path.js';
 import type { ProbeProgress, ProgressStats } from '../core/progress.js';
 import { KeyStates } from '../backoff/key-state.js';
-import type { Report } from './report-schema.js';
+import type { Report } from '../report/schema.js';
 import { describeEstimate, estimateRequests, type Estimate } from './estimate.js';
 import { decideQuota, readDayQuota } from './quota.js';
 import { externalTarget, isLoopback, startEmbeddedTarget, type Target } from './target.js';

@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import type { PlanName } from '../api/plans.js';
-import type { KeyTimeline as KeyTimelineSchema } from '../engine/report-schema.js';
+import type { KeyTimeline as KeyTimelineSchema } from '../report/schema.js';
 import { type Exchange, type HeaderMap, headerValues } from '../http/exchange.js';
 import { parseRateLimit, parseRetryAfter } from '../http/headers.js';
 import { EnvelopeSampler, StrideSampler } from './downsample.js';

@@ -6,7 +6,7 @@
  */
 import { PetloadError } from '../errors.js';
 import { formatPath } from '../core/zod-issues.js';
-import { type Report, ReportSchema } from '../engine/report-schema.js';
+import { type Report, ReportSchema } from '../report/schema.js';
 
 function sorted<T>(rec: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(rec).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

@@ -9,12 +9,11 @@ import { PLAN_NAMES } from '../api/plans.js';
 import type { AnyCheckId } from '../checks/catalogue.js';
 import { Ledger, type Outcome } from '../checks/ledger.js';
 import { evaluateThreshold, parseThreshold, thresholdMessage } from '../checks/thresholds.js';
-import type { CheckResult, Report } from '../engine/report-schema.js';
-import { verdictOf } from '../engine/verdict.js';
+import type { CheckResult, Report } from '../report/schema.js';
+import { totalCounts, verdictOf } from '../report/verdict.js';
 import { EXIT, PetloadError } from '../errors.js';
 import { mergeSnapshots } from '../metrics/merge.js';
 import type { MetricsSnapshot } from '../metrics/recorder.js';
-import { totalCounts } from '../engine/build-report.js';
 import { checkShardSet } from '../shard/merge-check.js';
 
 export interface SourcedReport {

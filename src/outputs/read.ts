@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { formatIssues } from '../core/zod-issues.js';
-import { type Report, ReportSchema } from '../engine/report-schema.js';
+import { type Report, ReportSchema } from '../report/schema.js';
 import { PetloadError } from '../errors.js';
 import { decodeHistogram } from '../metrics/histogram.js';
 

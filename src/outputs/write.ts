@@ -8,9 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { Report } from '../engine/report-schema.js';
+import type { Report } from '../report/schema.js';
 import { PetloadError } from '../errors.js';
-import { redactReport, redactStrings } from './redact-report.js';
+import { redactReport, redactStrings } from '../report/redact.js';
 import { OUTPUT_NAMES, OUTPUTS, type OutputName } from './registry.js';
 
 export interface WriteOptions {

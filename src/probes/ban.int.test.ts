@@ -12,7 +12,7 @@ import { describe, expect, it, type TestContext } from 'vitest';
 import { parseKeys } from '../config/keys-file.js';
 import { loadScenario } from '../config/load-scenario.js';
 import { createClock } from '../core/clock.js';
-import type { Report } from '../engine/report-schema.js';
+import type { Report } from '../report/schema.js';
 import { runScenario } from '../engine/run.js';
 import { createReferenceServer } from '../server/index.js';
 import { readReportJson, runCli, scratch } from '../testing/cli.js';

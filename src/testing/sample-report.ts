@@ -12,7 +12,7 @@ import { parseKeys } from '../config/keys-file.js';
 import type { ApiKey } from '../core/api-key.js';
 import { buildReport } from '../engine/build-report.js';
 import type { Clock } from '../core/clock.js';
-import type { Report } from '../engine/report-schema.js';
+import type { Report } from '../report/schema.js';
 import type { Exchange, HeaderMap } from '../http/exchange.js';
 import { createMetrics } from '../metrics/recorder.js';
 

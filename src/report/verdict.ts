@@ -1,9 +1,9 @@
 /**
- * The verdict rule of ../shared/checks.md, in one place for the engine, `petload merge` and the outputs:
+ * The verdict rule of the check catalogue, in one place for the engine, `petload merge` and the outputs:
  * a failed critical or major check fails the run; a failed minor, advisory (or info) check is a warning.
  */
-import { FAILING_SEVERITIES } from '../checks/catalogue.js';
-import type { CheckResult } from './report-schema.js';
+import { FAILING_SEVERITIES } from './severity.js';
+import type { CheckResult } from './schema.js';
 
 export interface Verdict {
   verdict: 'pass' | 'fail';
@@ -25,4 +25,12 @@ export function verdictOf(checks: readonly CheckResult[]): Verdict {
   }
   if (v.failed.length > 0) v.verdict = 'fail';
   return v;
+}
+
+/** A check's counts over its plans. */
+export function totalCounts(byPlan: CheckResult['byPlan']): CheckResult['counts'] {
+  return byPlan.reduce(
+    (a, p) => ({ passed: a.passed + p.counts.passed, failed: a.failed + p.counts.failed, skipped: a.skipped + p.counts.skipped }),
+    { passed: 0, failed: 0, skipped: 0 },
+  );
 }

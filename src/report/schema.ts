@@ -5,10 +5,22 @@
  */
 import { z } from 'zod';
 import { PLAN_NAMES } from '../api/plans.js';
-import { SEVERITIES } from '../checks/catalogue.js';
-import { ShardInfoSchema } from '../shard/spec.js';
+import { SEVERITIES } from './severity.js';
 
 export const REPORT_SCHEMA_VERSION = 1;
+
+/** A shard's place in a sharded run (src/shard/spec.ts makes it from --shard). */
+export const ShardInfoSchema = z.object({
+  /** The run every shard belongs to; `petload merge` refuses shards of different runs. */
+  runId: z.string(),
+  /** How many shards the run has. */
+  count: z.number().int().min(1),
+  /** This shard's index, 0..count-1; absent on the merged report of the whole run. */
+  index: z.number().int().min(0).optional(),
+  /** When every shard began its phases (ISO time), if the run was given --start-at. */
+  startAt: z.string().optional(),
+});
+export type ShardInfo = z.infer<typeof ShardInfoSchema>;
 
 export const EvidenceSchema = z.object({
   message: z.string(),
