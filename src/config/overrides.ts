@@ -4,8 +4,8 @@
  * concurrency and saturate phase, and scales the stages of a ramping-rate phase to that total.
  */
 import { PetloadError } from '../errors.js';
-import { parseDuration } from './duration.js';
-import { parseRate } from './rate.js';
+import { parseDuration } from '../core/duration.js';
+import { parseRate } from '../core/rate.js';
 import type { Phase, Scenario } from './scenario.js';
 
 export interface LoadOverrides {

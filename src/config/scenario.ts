@@ -10,9 +10,9 @@ import { SEVERITIES } from '../checks/catalogue.js';
 import { parseThreshold } from '../checks/thresholds.js';
 import type { ExecutorName } from '../executors/names.js';
 import { DEFAULT_PROBES, PROBE_NAMES } from '../probes/names.js';
-import { DURATION_EXPECTED, parseDuration } from './duration.js';
+import { DURATION_EXPECTED, parseDuration } from '../core/duration.js';
 import { PlanFiguresSchema } from './plan-figures.js';
-import { RATE_EXPECTED, parseRate } from './rate.js';
+import { RATE_EXPECTED, parseRate } from '../core/rate.js';
 
 /** A string field parsed by `parse`, whose thrown message (`expected …, found …`) becomes the issue. */
 function parsedString<T>(parse: (text: string) => T, expected: string) {
