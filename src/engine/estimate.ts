@@ -10,11 +10,9 @@
  * backoff; `maxRequests` caps the lot. Retries after a 429 come on top of planned arrivals.
  */
 import type { PlanName } from '../api/plans.js';
-import { DAY_S, MINUTE_S } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
-import { resolveBurstSize, type LoadSection, type Phase, type Scenario } from '../config/scenario.js';
-import { planRate } from '../executors/open-model.js';
-import { constantSchedule, rampingSchedule } from '../executors/pacing.js';
+import type { LoadSection, Phase, Scenario } from '../config/scenario.js';
+import { executorOf } from '../executors/registry.js';
 import type { ProbeName } from '../probes/names.js';
 import { banProbeMaxRequests } from '../probes/ban.js';
 import { probesInOrder } from '../probes/index.js';
@@ -126,39 +124,17 @@ function figuresOf(keys: readonly ApiKey[]): PlanFigures {
   };
 }
 
-/** Requests a limiter lets through `keys` in `durationMs`: every minute and day window the span may touch. */
-function limiterAllows(keys: readonly ApiKey[], durationMs: number): number {
-  const minutes = Math.ceil(durationMs / (MINUTE_S * 1000)) + 1;
-  const days = Math.ceil(durationMs / (DAY_S * 1000)) + 1;
-  return keys.reduce((sum, k) => sum + Math.min(minutes * k.limits.perMinute, days * k.limits.perDay), 0);
-}
-
-/** A phase's requests on one plan's keys; Infinity when nothing bounds them. */
+/** A phase's requests on one plan's keys (its executor's estimate); Infinity when nothing bounds them. */
 function phaseRequests(phase: Phase, keys: readonly ApiKey[], load: LoadSection): number {
-  switch (phase.executor) {
-    case 'constant-rate':
-      return constantSchedule(planRate(phase.rate, keys), phase.duration).count;
-    case 'ramping-rate':
-      return rampingSchedule(phase.stages.map((s) => ({ perSecond: planRate(s.rate, keys), durationMs: s.duration }))).count;
-    case 'burst':
-      return resolveBurstSize(phase.requests, keys[0]!.limits);
-    case 'concurrency':
-      // A closed model goes as fast as the target answers; only the backoff policy holds it to the limits.
-      return load.backoff.enabled ? limiterAllows(keys, phase.duration) : Number.POSITIVE_INFINITY;
-    case 'saturate':
-      return Number.POSITIVE_INFINITY;
-  }
+  return executorOf(phase.executor).requests(phase, keys, load);
 }
 
 function unboundedReasons(load: LoadSection): string[] {
   if (load.maxRequests !== undefined) return [];
-  return load.phases.flatMap((ph, i) =>
-    ph.executor === 'saturate'
-      ? [`phase ${i + 1} (saturate) sends as fast as the target answers`]
-      : ph.executor === 'concurrency' && !load.backoff.enabled
-        ? [`phase ${i + 1} (concurrency) runs without backoff, as fast as the target answers`]
-        : [],
-  );
+  return load.phases.flatMap((ph, i) => {
+    const why = executorOf(ph.executor).unbounded(load);
+    return why === null ? [] : [`phase ${i + 1} (${ph.executor}) ${why}`];
+  });
 }
 
 export interface EstimateOptions {

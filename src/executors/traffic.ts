@@ -11,7 +11,7 @@
  */
 import type { OperationId } from '../api/operations.js';
 import { PAGE_SIZE, PET_STATUSES } from '../api/schemas.js';
-import type { OperationMix } from '../config/scenario.js';
+import type { OperationMix } from './load-schema.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
 
