@@ -273,5 +273,3 @@ function judgeAnnouncement(ctx: ProbeContext, plan: PlanName | null, get: Exchan
   }
   ctx.ledger.judge(id, plan, problems.length === 0, () => problems.join('; '), get);
 }
-
-export const contractProbes = [authProbe, inputProbe, listProbe, createGetProbe, unknownIdProbe, deprecatedProbe];

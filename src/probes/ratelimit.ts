@@ -323,5 +323,3 @@ export const whatCountsProbe: Probe = {
     });
   },
 };
-
-export const rateLimitProbes = [enforceProbe, retryAfterHonestProbe, keyIsolationProbe, restoreProbe, burstProbe, quotaDrainProbe, whatCountsProbe];
