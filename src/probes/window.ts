@@ -3,7 +3,7 @@ import { DAY_S, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import { serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange } from '../http/exchange.js';
-import { parseRateLimit } from '../http/headers.js';
+import { rateLimitOf } from '../http/parsed.js';
 import { cheapList, isAccepted, type ProbeContext } from './context.js';
 
 export interface Triple {
@@ -17,7 +17,7 @@ export interface Triple {
  * plain integers, and a Reset that reads as a Unix timestamp no further than a day ahead (reset-is-timestamp).
  */
 export function tripleOf(ex: Exchange): Triple | null {
-  const rl = parseRateLimit(ex.headers);
+  const rl = rateLimitOf(ex);
   if (!rl.limit.ok || !rl.remaining.ok || !rl.reset.ok) return null;
   const at = serverTimeOf(ex);
   const resetMs = rl.reset.value * 1000;
