@@ -10,9 +10,9 @@ import type { Ledger } from './ledger.js';
 import { judgeChallenge, judgeInvalidKey, judgeMissingKey } from './passive/auth.js';
 import { createBackoffJudge } from './passive/client.js';
 import { judgeDocumentedStatus, judgeErrorShape, judgeJsonContentType, judgeNoServerErrors, judgeTransport } from './passive/contract.js';
-import { judgeInvalidStatus, judgeLimitOutOfRange, judgeLimitRespected, judgeListSchema, judgeStatusFilter } from './passive/list.js';
+import { judgeInvalidStatus, judgeLimitOutOfRange, judgeLimitRespected, judgeListSchema, judgeStatusFilter, type KnownPets } from './passive/list.js';
 import { readRateLimit } from './passive/ratelimit.js';
-import { scopeOf } from './passive/request.js';
+import { createScopeReader } from './passive/request.js';
 import { judgeRetryAfter } from './passive/retry-after.js';
 import { createStreamJudge } from './passive/stream.js';
 import { createRecorder, createViewer } from './passive/view.js';
@@ -71,6 +71,9 @@ export function createObserver(opts: ObserverOptions): Observer {
   const view = createViewer(opts.plans, opts.keyLimits);
   const backoff = createBackoffJudge(opts.clockScale);
   const stream = createStreamJudge();
+  // What this run has parsed of requests and bodies already: it dies with the observer, with the run.
+  const scopeOf = createScopeReader();
+  const knownPets: KnownPets = new WeakSet();
 
   return {
     observe(ex) {
@@ -87,7 +90,7 @@ export function createObserver(opts: ObserverOptions): Observer {
       judgeJsonContentType(v, r);
       judgeErrorShape(v, r);
       if (scope.list !== null) {
-        const list = judgeListSchema(v, r);
+        const list = judgeListSchema(v, r, knownPets);
         judgeLimitRespected(v, scope.list, list, r);
         judgeLimitOutOfRange(v, scope.list, list, r);
         judgeInvalidStatus(v, scope.list, list, r);
