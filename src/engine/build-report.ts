@@ -5,7 +5,7 @@ import { statusOf, type Outcome } from '../checks/ledger.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { MetricsSnapshot } from '../metrics/recorder.js';
 import { REPORT_SCHEMA_VERSION, type CheckResult, type Report } from '../report/schema.js';
-import { totalCounts, verdictOf } from '../report/verdict.js';
+import { summaryOf, totalCounts, verdictOf } from '../report/verdict.js';
 import { VERSION } from './version.js';
 
 /** Why a check has no outcome at all in a run, by check, when the reason is more specific than "not exercised". */
@@ -79,13 +79,7 @@ export function buildReport(input: ReportInput): Report {
     durationMs: input.endedAt.getTime() - input.startedAt.getTime(),
     verdict,
     exitCode,
-    summary: {
-      checks: checks.length,
-      passed: v.passed.length,
-      failed: v.failed.length,
-      warnings: v.warnings.length,
-      skipped: v.skipped.length,
-    },
+    summary: summaryOf(checks.length, v),
     checks,
     thresholds: input.thresholds,
     ...input.metrics,
