@@ -14,7 +14,6 @@ import { LoadSchema } from '../executors/load-schema.js';
 import { DEFAULT_PROBES, PROBE_NAMES } from '../probes/names.js';
 import { PlanFiguresSchema } from './plan-figures.js';
 
-export type { DeepReadonly };
 export type { BackoffSettings, LoadSection, OperationMix, Phase } from '../executors/load-schema.js';
 
 /** A list whose items must differ: a repeated plan or probe is a mistake, not a request to run it twice. */
