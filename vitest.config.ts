@@ -1,8 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
+/** The packaging test packs and installs the whole package: it runs on its own, after the rest (vitest.package.config.ts). */
+export const PACKAGE_TEST = 'src/package.int.test.ts';
+
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'bench/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'bench/**/*.test.ts', 'test/**/*.test.ts'],
+    exclude: [PACKAGE_TEST, '**/node_modules/**'],
     pool: 'forks',
     // Most integration tests wait on a scaled clock or a loopback server, not the CPU: three files at a time
     // keep a 2-core machine busy without starving the timing-sensitive ones.

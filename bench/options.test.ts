@@ -12,6 +12,12 @@ describe('bench options', () => {
     expect(parseOptions(['--only', 'memory,saturate', '--only', 'latency'])?.only).toEqual(['saturate', 'latency', 'memory']);
   });
 
+  it('runs the real-clock figure only when asked for, alone unless --only names others', () => {
+    expect(parseOptions([])?.realClock).toBe(false);
+    expect(parseOptions(['--real-clock'])).toMatchObject({ realClock: true, only: [] });
+    expect(parseOptions(['--real-clock', '--only', 'memory'])).toMatchObject({ realClock: true, only: ['memory'] });
+  });
+
   it('lengthens and narrows runs', () => {
     const o = parseOptions(['--duration', '10', '--rounds', '3', '--warmup', '0', '--exchanges', '2000', '--out', '/tmp/x', '--no-pin']);
     expect(o).toMatchObject({ durationS: 10, rounds: 3, warmupS: 0, exchanges: 2000, outDir: '/tmp/x', pin: false });

@@ -6,10 +6,12 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, platform, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { BenchEnv, FigureId, FigureResult, Row } from './figure.js';
+import { cliStartFigure } from './figures/cli-start.js';
 import { checkCostFigure, memoryFigure } from './figures/in-process.js';
 import { latencyFigure } from './figures/latency.js';
 import { lowRateFigure } from './figures/low-rate.js';
 import { pacingFigure } from './figures/pacing.js';
+import { realClockFigure } from './figures/real-clock.js';
 import { referenceFigure } from './figures/reference.js';
 import { throughputFigures } from './figures/throughput.js';
 import { newBenchSecret } from './lib/key.js';
@@ -57,6 +59,8 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
   if (want('reference-server')) await run(() => referenceFigure(env));
   if (want('memory')) await run(() => memoryFigure(env));
   if (want('check-cost')) await run(() => checkCostFigure(env));
+  if (want('cli-start')) await run(() => cliStartFigure(env));
+  if (options.realClock) await run(() => realClockFigure(env));
 
   const rows: Row[] = figures.flatMap((f) => f.rows);
   const report: BenchReport = {

@@ -1,4 +1,4 @@
-/** The three documented operations (spec: "Endpoints"), as data. */
+/** The three documented operations (docs/interface.md, "Base address and operations"), as data. */
 export const OPERATIONS = {
   listPets: {
     method: 'GET',
@@ -17,7 +17,7 @@ export const OPERATIONS = {
     path: '/pets/{petId}',
     statuses: [200, 401, 404, 429],
     deprecated: true,
-    /** Removal date announced by the interface (spec: "Versioning"). */
+    /** Removal date announced by the interface (docs/interface.md, "Deprecation"). */
     removal: '2030-12-05',
     replacement: 'GET /pets?status=…',
   },

@@ -1,4 +1,4 @@
-/** Plans and their rate limits (spec: "Rate limits by plan"). */
+/** Plans and their rate limits (docs/interface.md, "Page size and rate limits"). */
 export const PLAN_NAMES = ['free', 'pro', 'business', 'enterprise'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
 

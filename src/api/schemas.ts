@@ -1,5 +1,5 @@
 /**
- * The Animal Store resources as zod schemas (spec: "Resources and their fields").
+ * The Animal Store resources as zod schemas (docs/interface.md, "Resources").
  * Shared by the checks (to judge responses) and the reference server (to validate requests).
  */
 import { z } from 'zod';
@@ -25,7 +25,7 @@ export const NewPet = z.strictObject({
 });
 export type NewPet = z.infer<typeof NewPet>;
 
-/** Pet has every field of NewPet plus `id`. Extra fields are tolerated (the spec does not forbid them). */
+/** Pet has every field of NewPet plus `id`. Extra fields are tolerated (the interface does not forbid them). */
 export const Pet = z.object({
   id: Int64,
   name: z.string(),
@@ -45,5 +45,5 @@ export const ErrorBody = z.object({
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
-/** Query constraints of GET /pets (spec: "Limits / Page size"). */
+/** Query constraints of GET /pets (docs/interface.md, "Page size and rate limits"). */
 export const PAGE_SIZE = { min: 1, max: 100, default: 20 } as const;

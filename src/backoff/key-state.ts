@@ -51,6 +51,9 @@ export function retryAfterMs(ex: Exchange): number | null {
   return null;
 }
 
+/** What a probe sees of the key states: the keys it was given. */
+export type KeyView = Pick<KeyStates, 'get' | 'all' | 'blockedNow'>;
+
 export class KeyStates {
   private readonly states = new Map<string, KeyState>();
 

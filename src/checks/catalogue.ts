@@ -1,6 +1,7 @@
 /**
- * The check catalogue of ../shared/checks.md as data. The ids are a public contract: never renamed;
- * a new check gets a new id. Everything else (reports, JUnit, `petload list checks`, README) reads this table.
+ * The check catalogue as data (docs/checks.md, whose table `npm run docs` generates from it). The ids are a
+ * public contract: never renamed; a new check gets a new id. Everything else (reports, JUnit, `petload list
+ * checks`, the docs) reads this table.
  */
 import type { Severity } from '../report/severity.js';
 

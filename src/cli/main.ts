@@ -5,6 +5,7 @@
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { createRedactor } from '../config/keys-file.js';
+import { VERSION } from '../engine/version.js';
 import { keysNamedBy, refuseKeysOnArgv } from './argv-keys.js';
 import { commands } from './commands.js';
 import { reportFatal } from './fatal.js';
@@ -27,7 +28,8 @@ let cli: Argv = yargs(argv)
   .recommendCommands()
   .help()
   .alias('h', 'help')
-  .version()
+  // The version is given, not guessed: yargs would look for a package.json near the working directory.
+  .version(VERSION)
   .wrap(Math.min(110, process.stdout.columns || 110))
   // yargs' messages (passed as msg, or thrown as a YError) become one line naming the flag, what was expected
   // and what was found; errors thrown by a command's check pass through as they are.

@@ -1,4 +1,4 @@
-/** `petload report` through the real CLI (bin/petload.js), as a user runs it. */
+/** `petload report` through the real CLI (from its sources: bin/petload-src.js), as a user runs it. */
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

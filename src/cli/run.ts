@@ -21,6 +21,7 @@ import { isLoopback, parseTargetUrl } from '../engine/target.js';
 import { ERRORS, EXIT, PetloadError } from '../errors.js';
 import type { Failure } from '../engine/finalize.js';
 import { createPlanBoard } from './plan-board.js';
+import { appendGithubSummary, githubSummaryFile } from './github-summary.js';
 import { createProgressReporter, type ProgressStats } from './progress.js';
 import type { ProbeProgress } from '../core/progress.js';
 import { FAULT_NAMES, type FaultName } from '../server/faults.js';
@@ -46,6 +47,7 @@ interface RunArgs {
   timeout?: string;
   quiet?: boolean;
   'allow-quota-exhaustion'?: boolean;
+  'github-summary'?: boolean;
   key?: string;
   shards?: string;
   'shard-index'?: string;
@@ -160,6 +162,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('rate', { type: 'string', requiresArg: true, describe: 'override the rate of constant-rate phases, e.g. 10/s or 95%' })
       .option('duration', { type: 'string', requiresArg: true, describe: 'override the duration of load phases, e.g. 30s or 5m' })
       .option('quiet', { type: 'boolean', describe: 'no progress lines; only the summary' })
+      .option('dry-run', { type: 'boolean', describe: 'print the schedule (what runs on which key, in which window) and what it spends; send nothing' })
       .option('allow-quota-exhaustion', {
         type: 'boolean',
         describe: 'remote targets: run even when the estimate exceeds a key\'s remaining daily quota',
@@ -168,6 +171,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('shard-index', { type: 'string', requiresArg: true, describe: 'this shard\'s index, 0..N-1 (default: JOB_COMPLETION_INDEX)' })
       .option('start-at', { type: 'string', requiresArg: true, describe: 'sharded run: ISO time at which every shard begins' })
       .option('run-id', { type: 'string', requiresArg: true, describe: 'sharded run: the identity all shards share (default: derived)' })
+      .option('github-summary', {
+        type: 'boolean',
+        describe: 'append each summary.md to $GITHUB_STEP_SUMMARY (default: when that variable is set; --no-github-summary: never)',
+      })
       .option('key', { type: 'string', hidden: true })
       .check((a) => {
         if (a.key !== undefined) {
@@ -182,6 +189,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
           );
         }
         if (a.target !== undefined) parseTargetUrl(a.target);
+        githubSummaryFile(a['github-summary'], process.env);
         if (a.timeout !== undefined) parseTimeoutFlag(a.timeout);
         if (a['time-scale'] !== undefined) parseTimeScaleFlag(a['time-scale']);
         if (a['ban-threshold'] !== undefined) parseBanThresholdFlag(a['ban-threshold']);
@@ -223,6 +231,25 @@ export const runCommand: CommandModule<object, RunArgs> = {
     const notice = (line: string) => board.log(line);
     const treatAsRemote = process.env.PETLOAD_TREAT_AS_REMOTE === '1';
     const remote = argv.target !== undefined && (treatAsRemote || !isLoopback(argv.target));
+    const githubSummary = githubSummaryFile(argv['github-summary'], process.env);
+    if (argv['dry-run']) {
+      const { dryRunLines } = await import('../engine/dry-run.js');
+      for (const { scenario } of scenarios) {
+        const keys = keysOf.get(scenario);
+        const lines = dryRunLines({
+          scenario,
+          ...(argv.target !== undefined ? { target: argv.target } : {}),
+          ...(keys ? { keys } : {}),
+          ...(argv.plan ? { plans: argv.plan } : {}),
+          figures: layerFigures(scenario.planLimits, plansFile),
+          ...(argv['time-scale'] !== undefined ? { timeScale: parseTimeScaleFlag(argv['time-scale']) } : {}),
+          remote,
+        });
+        process.stdout.write(`${lines.map(redactWhole).join('\n')}\n`);
+      }
+      process.exitCode = 0;
+      return;
+    }
 
     const controller = new AbortController();
     let signals = 0;
@@ -297,6 +324,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
       // An aborted run is also a tool error: one line and a hint on stderr, even with --quiet.
       if (!result.failure && (result.exitCode === EXIT.aborted || result.exitCode === EXIT.internal)) {
         notice(`petload: ${result.report.abortReason ?? 'the run was aborted'}\n  hint: ${result.hint ?? (result.exitCode === EXIT.internal ? ERRORS.E_INTERNAL.hint : 'See the report.')}`);
+      }
+      if (githubSummary !== null && result.files) {
+        const failed = await appendGithubSummary(githubSummary, result.files.markdown);
+        if (failed !== null) notice(failed);
       }
       if (severityOfExit(result.exitCode) > severityOfExit(worst)) worst = result.exitCode;
     }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorBody, Pet, Pets } from '../api/schemas.js';
+import { BIN } from '../testing/cli.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -13,7 +14,7 @@ afterEach(() => {
 
 /** Starts `petload serve` and resolves with the child and its first stdout lines. */
 function serve(args: string[], lines: number): Promise<{ child: ChildProcess; lines: string[] }> {
-  const child = spawn(process.execPath, ['bin/petload.js', 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   return new Promise((resolve, reject) => {
     const got: string[] = [];

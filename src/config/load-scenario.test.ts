@@ -249,7 +249,7 @@ describe('shipped scenarios', () => {
     const ban = loadScenario('ban-probe');
     expect([ban.probes, ban.requiresSacrificialKey]).toEqual([['ban'], true]);
     const compliance = loadScenario('compliance');
-    expect([compliance.keysPerPlan, compliance.timeScale, compliance.load]).toEqual([8, 60, undefined]);
+    expect([compliance.keysPerPlan, compliance.timeScale, compliance.load]).toEqual([3, 60, undefined]);
     expect(loadScenario('day-quota').plans).toEqual(['free']);
   });
 

@@ -1,5 +1,5 @@
 /**
- * The scenario format (YAML; documented in README.md, "Scenario format"). Strict objects: an unknown key
+ * The scenario format (YAML; documented in docs/scenarios.md, "Scenario format"). Strict objects: an unknown key
  * is an error, never ignored. Durations and rates are strings parsed by the fields of src/core/fields.ts, so
  * that the rest of the code works on milliseconds and `Rate` values. The load section and each phase's schema
  * belong to the executors (src/executors/load-schema.ts). Loading, locating issues and freezing: load-scenario.ts.

@@ -35,6 +35,7 @@ export interface ReportInput {
   thresholdSeverity: ReadonlyMap<string, Severity>;
   metrics: MetricsSnapshot;
   notes: readonly string[];
+  schedule?: Report['schedule'];
   aborted?: { reason: string; exitCode: number };
 }
 
@@ -84,6 +85,7 @@ export function buildReport(input: ReportInput): Report {
     thresholds: input.thresholds,
     ...input.metrics,
     notes: [...new Set(input.notes)],
+    ...(input.schedule ? { schedule: input.schedule } : {}),
   };
   if (input.aborted) report.abortReason = input.aborted.reason;
   return report;

@@ -3,7 +3,7 @@ import { parseKeys } from '../config/keys-file.js';
 import type { ApiKey } from '../core/api-key.js';
 import { loadScenario, parseScenarioText, shippedScenarioNames } from '../config/load-scenario.js';
 import { PROBE_NAMES } from '../probes/names.js';
-import { describeEstimate, estimateRequests, formatCount, PROBE_COSTS } from './estimate.js';
+import { describeDuration, describeEstimate, estimateRequests, formatCount } from './estimate.js';
 
 const keysOf = (...entries: { plan: string; sacrificial?: boolean; perMinute?: number; perDay?: number }[]): ApiKey[] =>
   parseKeys({ keys: entries.map((e, i) => ({ key: `test-key-${i}-0123456789`, ...e })) }, 'test');
@@ -11,19 +11,31 @@ const keysOf = (...entries: { plan: string; sacrificial?: boolean; perMinute?: n
 const scenario = (body: string) => parseScenarioText(`name: t\ndescription: t\n${body}`, 't.yaml');
 
 describe('estimateRequests: probes', () => {
-  it('costs every probe of a compliance run on one free key, a 429 left by one probe reused by the next', () => {
+  it('costs every probe of a compliance run on one free key, the 429 enforce leaves waited out by two probes', () => {
     const e = estimateRequests(scenario('probes: all'), keysOf({ plan: 'free' }), ['free']);
     // input 14, list 16, create-get 5, unknown-id 4, deprecated 4, enforce 61 (leaves a 429), retry-after-honest 1
-    // (reuses it), key-isolation 0 (one key), restore 61 + 1 (nothing left to reuse), burst 65, quota-drain 2, what-counts 4.
-    expect(e.plans).toEqual([{ plan: 'free', probes: 238, load: 0, total: 238 }]);
-    // auth 12, quota-drain 50, reachability 1.
+    // and restore 1 (both wait it out), key-isolation 0 (one key), burst 65, quota-drain 2, what-counts 4.
+    expect(e.plans).toEqual([{ plan: 'free', probes: 177, load: 0, total: 177 }]);
+    // auth 12, quota-drain 50 (one more, refused, when it lasts across two address windows), reachability 1.
     expect(e.unkeyed).toBe(63);
-    expect(e.total).toBe(301);
+    expect(e.total).toBe(240);
   });
 
-  it('runs key-isolation with two keys of a plan, and restore then reuses its 429', () => {
+  it('runs key-isolation with two keys of a plan: key A is what is left of its window after retry-after-honest', () => {
     const e = estimateRequests(scenario('probes: all'), keysOf({ plan: 'free' }, { plan: 'free' }), ['free']);
-    expect(e.plans[0]!.probes).toBe(238 - 62 + 63 + 1);
+    // enforce 61, retry-after-honest 1, then key A's 59 left + the 429, key B 2; burst 65, restore 1, the rest 49.
+    expect(e.plans[0]!.probes).toBe(61 + 1 + 60 + 2 + 65 + 1 + 49);
+    expect(e.requestsByKey).toEqual({ [e.schedule.steps.find((s) => s.probe === 'enforce')!.keys[0]!]: 122, [e.schedule.steps.find((s) => s.probe === 'burst')!.keys[0]!]: 117 });
+  });
+
+  it('gives the expected duration in real time and in windows', () => {
+    const keys = keysOf({ plan: 'free' }, { plan: 'free' }, { plan: 'free' });
+    const real = estimateRequests(scenario('probes: all'), keys, ['free']);
+    expect(real.durationMs).toBeGreaterThan(60_000);
+    expect(real.durationMs).toBeLessThan(2.5 * 60_000);
+    expect(describeDuration(real)).toMatch(/^about 1 min \d\d s, [12]\.\d minute windows of the target$/);
+    const scaled = estimateRequests(scenario('probes: all'), keys, ['free'], { scale: 60 });
+    expect(describeDuration(scaled)).toMatch(/^about \d s of real time \(.* on the 60x clock\)/);
   });
 
   it('uses the smaller figure of an enterprise key as its minute quota', () => {
@@ -53,7 +65,11 @@ describe('estimateRequests: probes', () => {
   });
 
   it('has a cost for every probe', () => {
-    expect(Object.keys(PROBE_COSTS).sort()).toEqual([...PROBE_NAMES].sort());
+    const keys = keysOf({ plan: 'free', sacrificial: true }, { plan: 'free' }, { plan: 'free' }, { plan: 'free' });
+    for (const probe of PROBE_NAMES) {
+      const e = estimateRequests(scenario(`probes: [${probe}]${probe === "ban" ? "\nrequiresSacrificialKey: true" : ""}`), keys, ["free"]);
+      expect(e.total - 1, probe).toBeGreaterThan(0);
+    }
   });
 });
 

@@ -42,7 +42,7 @@ describe('readDayQuota', () => {
   });
 });
 
-const estimate = (plans: [string, number][]): Estimate => ({
+const estimate = (plans: [string, number][]): Pick<Estimate, 'plans' | 'unkeyed' | 'total' | 'unbounded'> => ({
   plans: plans.map(([plan, total]) => ({ plan: plan as 'free', probes: 0, load: total, total })),
   unkeyed: 1,
   total: plans.reduce((s, [, t]) => s + t, 1),

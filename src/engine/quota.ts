@@ -51,7 +51,7 @@ function keyLine(q: DayQuota): string {
  * whole daily quota (the most it can have left): a run that needs more than that stops; one that fits only
  * if the unknown days are fresh enough goes ahead with a note saying so.
  */
-export function decideQuota(estimate: Estimate, quotas: readonly DayQuota[], allowExhaustion: boolean): QuotaDecision {
+export function decideQuota(estimate: Pick<Estimate, 'plans'>, quotas: readonly DayQuota[], allowExhaustion: boolean): QuotaDecision {
   const lines = quotas.map(keyLine);
   const over: string[] = [];
   for (const p of estimate.plans) {

@@ -15,7 +15,6 @@ import type { HttpClient } from '../http/exchange.js';
 import { assertReachable } from '../http/reachability.js';
 import type { ProbeContext } from '../probes/context.js';
 import { cheapList } from '../probes/context.js';
-import { probesInOrder } from '../probes/index.js';
 import { Refusals } from '../probes/window.js';
 import type { FaultName } from '../server/faults.js';
 import type { WindowReport } from '../server/limiter.js';
@@ -24,7 +23,9 @@ import { finalizeRun, type Failure } from './finalize.js';
 import { createRunContext, type RunContext } from './run-context.js';
 import type { ProbeProgress, ProgressStats } from '../core/progress.js';
 import type { Report } from '../report/schema.js';
-import { describeEstimate, estimateRequests, type Estimate } from './estimate.js';
+import { describeDuration, describeEstimate, describeKeySpend, estimateRequests, type Estimate } from './estimate.js';
+import { runSchedule, type ScheduleOutcome } from './run-schedule.js';
+import { scheduleLines, scheduleReport } from './schedule-report.js';
 import { decideQuota, readDayQuota } from './quota.js';
 import { externalTarget, isLoopback, startEmbeddedTarget, type Target } from './target.js';
 import { prepareShard, shardScenario, type PreparedShard } from '../shard/partition.js';
@@ -166,6 +167,9 @@ function preamble(scenario: Scenario, url: string, plans: readonly PlanName[], k
     `petload: ${scenario.name} against the remote target ${url}`,
     `  plans ${plans.join(', ')}; keys ${keys.map((k) => k.label).join(', ')}`,
     `  ${describeEstimate(estimate)}`,
+    `  expected duration ${describeDuration(estimate)}`,
+    ...describeKeySpend(estimate).map((l) => `    ${l}`),
+    ...estimate.schedule.reasons.map((r) => `  slower than it could be: ${r}`),
     '  first, one request per key reads how much of its daily quota is left',
   ];
 }
@@ -256,9 +260,9 @@ async function guardQuota(o: RunOptions, setup: Setup, run: RunContext, estimate
   }
 }
 
-/** Every probe of the scenario, on each plan it runs on (a shard: its share), in registry order. */
-async function runProbes(o: RunOptions, setup: Setup, run: RunContext, log: (line: string) => void): Promise<void> {
-  const { plans, shard, redact, notes } = setup;
+/** Every probe of the scenario, on each plan it runs on (a shard: its share), as the schedule lays them out. */
+async function runProbes(o: RunOptions, setup: Setup, run: RunContext, planned: Estimate, log: (line: string) => void): Promise<ScheduleOutcome> {
+  const { plans, redact, notes } = setup;
   const ctx: ProbeContext = {
     clock: run.clock,
     ledger: run.ledger,
@@ -270,24 +274,17 @@ async function runProbes(o: RunOptions, setup: Setup, run: RunContext, log: (lin
     note: (t) => notes.push(redact(t)),
     log: (t) => log(redact(t)),
   };
-  const probes = probesInOrder(setup.scenario.probes);
-  const probeTotal = (plan: PlanName | null) => probes.filter((p) => p.perPlan === (plan !== null)).length;
+  // One progress event per probe and plan as the schedule starts and ends it (the console's line per plan).
+  const steps = planned.schedule.steps;
+  const probeTotal = (plan: PlanName | null) => steps.filter((st) => st.plan === plan).length;
   const probeIndex = new Map<PlanName | null, number>();
-  const probeEvent = (probe: string, plan: PlanName | null, state: 'start' | 'done') =>
-    o.onProbe?.({ probe, plan, state, index: probeIndex.get(plan) ?? 0, total: probeTotal(plan), perPlan: run.keyStates.perPlan() });
-  for (const probe of probes) {
-    for (const plan of probe.perPlan ? plans : [null]) {
-      if (run.signal.aborted) break;
-      if (shard && !shard.runsProbe(probe.name, plan)) continue;
-      const t0 = performance.now();
-      probeIndex.set(plan, (probeIndex.get(plan) ?? 0) + 1);
-      probeEvent(probe.name, plan, 'start');
-      await probe.run(ctx, plan);
-      probeEvent(probe.name, plan, 'done');
-      // Without a progress display, one log line per probe.
-      if (!o.onProbe) log(`probe ${probe.name}${plan ? ` [${plan}]` : ''} done in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
-    }
-  }
+  const onStep = o.onProbe
+    ? (probe: string, plan: PlanName | null, state: 'start' | 'done') => {
+        if (state === 'start') probeIndex.set(plan, (probeIndex.get(plan) ?? 0) + 1);
+        o.onProbe!({ probe, plan, state, index: probeIndex.get(plan) ?? 0, total: probeTotal(plan), perPlan: run.keyStates.perPlan() });
+      }
+    : undefined;
+  return runSchedule(planned.schedule, ctx, plans, setup.scenario.probes, onStep);
 }
 
 /** The load section, with a progress line about once a second; its outcome goes into the notes. */
@@ -329,9 +326,22 @@ function abortOf(e: unknown, setup: Setup): Aborted | null {
 }
 
 /** Judge the thresholds on the run's metrics, assemble the report, and write every file of it. */
-async function report(o: RunOptions, setup: Setup, run: RunContext, thresholdSpecs: ReturnType<typeof thresholdsOf>, aborted: Aborted | undefined): Promise<RunResult> {
+async function report(
+  o: RunOptions,
+  setup: Setup,
+  run: RunContext,
+  thresholdSpecs: ReturnType<typeof thresholdsOf>,
+  sent: { planned: Estimate | undefined; scheduled: ScheduleOutcome | undefined; aborted: Aborted | undefined },
+  log: (line: string) => void,
+): Promise<RunResult> {
   const { scenario, target, redact } = setup;
+  const { aborted } = sent;
   const snapshot = run.metrics.snapshot();
+  const schedule = sent.planned && sent.scheduled ? scheduleReport(sent.planned, sent.scheduled) : undefined;
+  if (schedule) {
+    setup.notes.push(redact(schedule.note));
+    log(redact(schedule.note));
+  }
   const thresholds = thresholdSpecs.map((t) => {
     const checkId = thresholdCheckId(t.parsed);
     const r = evaluateThreshold(t.parsed, snapshot);
@@ -357,6 +367,7 @@ async function report(o: RunOptions, setup: Setup, run: RunContext, thresholdSpe
     thresholdSeverity: new Map(thresholds.map((t) => [t.checkId, t.severity])),
     metrics: snapshot,
     notes: setup.notes,
+    ...(schedule ? { schedule: schedule.report } : {}),
     ...(aborted ? { aborted: { reason: aborted.reason, exitCode: aborted.exitCode } } : {}),
   };
   // What the caller prints comes from the report too: it gets the redacted one, as the files do.
@@ -394,18 +405,24 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   const remote = !target.embedded && (o.treatAsRemote === true || !isLoopback(target.url));
   let aborted: Aborted | undefined;
   let toolError: { error: unknown } | null = null;
+  let planned: Estimate | undefined;
+  let scheduled: ScheduleOutcome | undefined;
 
   try {
     checkKeys(setup);
-    const estimate = remote ? estimateRequests(scenario, keys, plans, { quotaRead: true }) : null;
+    planned = estimateRequests(scenario, keys, plans, { quotaRead: remote, scale: target.clock.scale, ...(setup.shard ? { runs: setup.shard.runsProbe } : {}) });
+    const estimate = remote ? planned : null;
     if (estimate) {
       for (const line of preamble(scenario, target.url, plans, keys, estimate)) notice(redact(line));
       notes.push(redact(`Before the run: ${describeEstimate(estimate)}.`));
+    } else {
+      // Not announced (a local target), but the plan is known all the same: it goes to the log.
+      for (const line of scheduleLines(planned)) log(redact(line));
     }
     await assertReachable(target.url, 5000, signal);
     if (signal.aborted) throw new Interrupted();
     if (estimate) await guardQuota(o, setup, run, estimate, notice);
-    await runProbes(o, setup, run, log);
+    scheduled = await runProbes(o, setup, run, planned, log);
     if (scenario.load && !signal.aborted) await runLoadSection(o, setup, run, scenario.load, log);
     if (run.keyStates.all().every((s) => s.suspectedBan)) {
       aborted = { reason: 'every key is suspected banned', exitCode: EXIT.aborted, hint: ERRORS.E_KEY_BANNED.hint };
@@ -428,5 +445,5 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   await target.close();
   if (toolError) throw toolError.error;
 
-  return report(o, setup, run, thresholdSpecs, aborted);
+  return report(o, setup, run, thresholdSpecs, { planned, scheduled, aborted }, log);
 }

@@ -45,7 +45,7 @@ export function embeddedFigures(run?: PlanFigures): PlanFigures {
   return layerFigures(PUBLISHED_FIGURES, { enterprise: EMBEDDED_ENTERPRISE }, run);
 }
 
-function makeKeys(plans: readonly PlanName[], perPlan: number, sacrificial: boolean, figures: PlanFigures): ApiKey[] {
+export function makeKeys(plans: readonly PlanName[], perPlan: number, sacrificial: boolean, figures: PlanFigures): ApiKey[] {
   const keys: ApiKey[] = [];
   for (const plan of plans) {
     const limits = Object.freeze(limitsFor(plan, undefined, figures));

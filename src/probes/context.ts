@@ -8,17 +8,18 @@ import type { CheckId } from '../checks/catalogue.js';
 import type { Ledger } from '../checks/ledger.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { Clock } from '../core/clock.js';
-import type { KeyStates } from '../backoff/key-state.js';
+import type { KeyView } from '../backoff/key-state.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
 import type { Refusals } from './window.js';
 
 export interface ProbeContext {
   readonly clock: Clock;
   readonly ledger: Ledger;
-  readonly keyStates: KeyStates;
+  /** The keys this probe may use (the schedule's choice for it) and what is known of their windows. */
+  readonly keyStates: KeyView;
   readonly signal: AbortSignal;
   /** 429s left by earlier probes, for probes that need a refusal to wait out. */
-  readonly refusals: Refusals;
+  readonly refusals: Pick<Refusals, 'push' | 'pop'>;
   /** Send one request; the exchange is observed by the passive checks, metrics and key state before it returns. */
   send(spec: RequestSpec): Promise<Exchange>;
   /** Send many requests at once over at least `specs.length` connections (a dedicated pool). */
@@ -93,6 +94,19 @@ export async function freshKey(ctx: ProbeContext, plan: PlanName, exclude: reado
   const bound = ctx.clock.now() + (MINUTE_S + 2) * 1000;
   await waitUntil(ctx, Math.min(readyAt(best), bound));
   return { key: best.key, how: 'waited' };
+}
+
+/**
+ * A key of the plan whose open window has room, for probes that need headroom rather than a fresh window: the
+ * schedule (src/engine/schedule.ts) gives the probe a key with room; this waits out a running Retry-After only.
+ */
+export async function roomyKey(ctx: ProbeContext, plan: PlanName, exclude: readonly ApiKey[] = []): Promise<FreshKey | null> {
+  const s = ctx.keyStates.all().find((st) => st.key.plan === plan && !st.suspectedBan && !exclude.includes(st.key));
+  if (!s) return null;
+  const how = s.used ? 'waited' : 'unused';
+  s.used = true;
+  await waitUntil(ctx, Math.min(s.blockedUntil, ctx.clock.now() + (MINUTE_S + 2) * 1000));
+  return { key: s.key, how };
 }
 
 /** Skip every listed check for a plan with one reason. */

@@ -12,6 +12,7 @@ import type { Exchange } from '../http/exchange.js';
 import {
   cheapList,
   freshKey,
+  roomyKey,
   isAccepted,
   keysOf,
   keySpec,
@@ -23,16 +24,20 @@ import {
   type ProbeContext,
 } from './context.js';
 import type { Probe } from './probe.js';
-import { exhaust, HEADER_CHECKS, minuteQuota, sameWindow, tripleOf } from './window.js';
+import { exhaust, HEADER_CHECKS, minuteQuota, openedBefore, refusedInLaterWindow, sameWindow, tripleOf } from './window.js';
 
 const WINDOW_MS = MINUTE_S * 1000;
 
-async function withFreshKey(ctx: ProbeContext, checks: readonly CheckId[], plan: PlanName | null, body: (fk: FreshKey, plan: PlanName) => Promise<void>) {
+async function withFreshKey(ctx: ProbeContext, checks: readonly CheckId[], plan: PlanName | null, body: (fk: FreshKey, plan: PlanName) => Promise<void>, pick = freshKey) {
   if (plan === null) return;
-  const fk = await freshKey(ctx, plan);
+  const fk = await pick(ctx, plan);
   if (!fk) return skipAll(ctx, checks, plan, `no usable ${plan} key`);
   await body(fk, plan);
 }
+
+/** For probes that need room in a window, not a fresh one: the key the schedule gave them, as it is. */
+const withRoomyKey = (ctx: ProbeContext, checks: readonly CheckId[], plan: PlanName | null, body: (fk: FreshKey, plan: PlanName) => Promise<void>) =>
+  withFreshKey(ctx, checks, plan, body, roomyKey);
 
 /** Describe a refusal status for messages. */
 const refusedAs = (ex: Exchange): string => (ex.status === null ? `no response (${ex.error?.kind ?? 'error'})` : `${ex.status}`);
@@ -46,17 +51,21 @@ export const enforceProbe: Probe = {
   perPlan: true,
   async run(ctx, plan) {
     if (plan === null) return;
+    let why = '';
     for (let attempt = 1; attempt <= ROLLOVER_TRIES; attempt++) {
       const fk = await freshKey(ctx, plan);
       if (!fk) return skipAll(ctx, this.checks, plan, `no usable ${plan} key`);
-      if (await enforceOnce(ctx, plan, fk)) return;
+      const done = await enforceOnce(ctx, plan, fk);
+      if (done === true) return;
+      why = done;
+      ctx.log(`enforce [${plan}]: ${done}; again on a fresh window`);
     }
-    ctx.ledger.skip('ratelimit.enforced', plan, 'the minute window ended before the limit was reached, twice (the target is too slow for the clock); rerun with a smaller --time-scale');
+    skipAll(ctx, this.checks, plan, `${why}, twice; not judged`);
   },
 };
 
-/** One decrement-to-Limit+1 sequence; false when it spanned two windows and proved nothing. */
-async function enforceOnce(ctx: ProbeContext, plan: PlanName, fk: FreshKey): Promise<boolean> {
+/** One decrement-to-Limit+1 sequence; true when judged, else why it proved nothing. */
+async function enforceOnce(ctx: ProbeContext, plan: PlanName, fk: FreshKey): Promise<true | string> {
   const { key } = fk;
   const quota = minuteQuota(key);
   const run = await exhaust(ctx, key, probeTag('enforce'), quota);
@@ -65,7 +74,10 @@ async function enforceOnce(ctx: ProbeContext, plan: PlanName, fk: FreshKey): Pro
   const expected = fk.how === 'waited' && t0 !== null && t0.limit === key.limits.perDay ? Math.min(quota, t0.remaining + 1) : quota;
   const r = run.refusal;
   if (r?.status === 429) ctx.refusals.push(key, r);
-  if (run.rolledOver && run.accepted > expected) return false;
+  if (run.rolledOver && run.accepted > expected) return 'the minute window ended before the limit was reached (the target is too slow for the clock; rerun with a smaller --time-scale)';
+  if (fk.how === 'unused' && openedBefore(run.first, t0, key)) {
+    return `${key.label}'s window was already open and partly spent when petload's first request arrived (another client is using the key)`;
+  }
   if (run.lost !== null) {
     skipAll(ctx, ['ratelimit.enforced', 'ratelimit.remaining-decrements'], plan, 'a request got no whole response, so what the target counted is unknown (see contract.transport)');
     return true;
@@ -131,6 +143,10 @@ export const retryAfterHonestProbe: Probe = {
     // Exactly the given time plus 250 ms; bounded by the window length.
     await waitUntil(ctx, r.ex.localTime + Math.min(wait, WINDOW_MS) + 250);
     const ex = await ctx.send(cheapList(r.key, tag));
+    if (refusedInLaterWindow(r.ex, ex, r.key)) {
+      ctx.refusals.push(r.key, ex);
+      return ctx.ledger.skip('retry-after.honest', plan, `after the wait, ${r.key.label}'s next window was already spent (another client is using the key); not judged`);
+    }
     ctx.ledger.judge('retry-after.honest', plan, isAccepted(ex), () => `refused again (${refusedAs(ex)}) after waiting Retry-After (${wait / 1000} s) + 250 ms`, ex);
     if (ex.status === 429) ctx.refusals.push(r.key, ex);
   },
@@ -145,8 +161,12 @@ export const restoreProbe: Probe = {
     const tag = probeTag('restore');
     const r = await refusalFor(ctx, plan, tag);
     if (!r) return ctx.ledger.skip('ratelimit.quota-restored', plan, 'no 429 to wait out (see ratelimit.enforced)');
-    await waitUntil(ctx, refusedWindowEnd(r.key, r.ex));
+    // Also past every Retry-After the key got (a burst's 429s each carry one, read at slightly different times).
+    await waitUntil(ctx, Math.max(refusedWindowEnd(r.key, r.ex), ctx.keyStates.get(r.key).blockedUntil + TOLERANCE_MS));
     const ex = await ctx.send(cheapList(r.key, tag));
+    if (refusedInLaterWindow(r.ex, ex, r.key)) {
+      return ctx.ledger.skip('ratelimit.quota-restored', plan, `after the refused window ended, ${r.key.label}'s next window was already spent (another client is using the key); not judged`);
+    }
     if (!isAccepted(ex)) {
       // Refused after both Retry-After and Reset have passed: a ban is suspected; stop all traffic on the key.
       ctx.keyStates.get(r.key).suspectedBan = true;
@@ -215,9 +235,9 @@ export const keyIsolationProbe: Probe = {
     if (plan === null) return;
     const id = 'ratelimit.key-isolation';
     if (keysOf(ctx, plan).length < 2) return ctx.ledger.skip(id, plan, `needs two keys of one plan; the keys file has one usable ${plan} key`);
-    const a = await freshKey(ctx, plan);
+    const a = await roomyKey(ctx, plan);
     if (!a) return ctx.ledger.skip(id, plan, `no usable ${plan} key`);
-    const b = await freshKey(ctx, plan, [a.key]);
+    const b = await roomyKey(ctx, plan, [a.key]);
     if (!b) return ctx.ledger.skip(id, plan, `needs two keys of one plan; no second usable ${plan} key`);
     const tag = probeTag('key-isolation');
     const before = await sendPatiently(ctx, cheapList(b.key, tag));
@@ -246,7 +266,7 @@ export const quotaDrainProbe: Probe = {
   checks: ['auth.no-quota-drain'],
   perPlan: true,
   async run(ctx, plan) {
-    await withFreshKey(ctx, this.checks, plan, async (fk, plan) => {
+    await withRoomyKey(ctx, this.checks, plan, async (fk, plan) => {
       const id = 'auth.no-quota-drain';
       const tag = probeTag('quota-drain');
       for (let attempt = 0; attempt < 2; attempt++) {
@@ -289,7 +309,7 @@ export const whatCountsProbe: Probe = {
   checks: ['ratelimit.what-counts'],
   perPlan: true,
   async run(ctx, plan) {
-    await withFreshKey(ctx, this.checks, plan, async (fk, plan) => {
+    await withRoomyKey(ctx, this.checks, plan, async (fk, plan) => {
       const id = 'ratelimit.what-counts';
       const tag = probeTag('what-counts');
       const steps: [string, Exchange][] = [];

@@ -1,7 +1,7 @@
 /** Rate-limit helpers shared by the probes: reading a response's window, exhausting a key, refusals to reuse. */
-import { DAY_S, type PlanName } from '../api/plans.js';
+import { DAY_S, MINUTE_S, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
-import { serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.js';
+import { retryAfterMs, serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange } from '../http/exchange.js';
 import { rateLimitOf } from '../http/parsed.js';
 import { cheapList, isAccepted, type ProbeContext } from './context.js';
@@ -101,4 +101,24 @@ export class Refusals {
   pop(plan: PlanName): { key: ApiKey; ex: Exchange } | undefined {
     return this.byPlan.get(plan)?.pop();
   }
+}
+
+/**
+ * The minute window the first response of a sequence describes opened well before that request was sent, with
+ * part of it spent: another client has been using the key, so the window is not the fresh one the probe needs.
+ */
+export function openedBefore(first: Exchange, t: Triple | null, key: ApiKey): boolean {
+  if (t === null || t.limit !== key.limits.perMinute || t.remaining >= t.limit - 1) return false;
+  return t.reset * 1000 - MINUTE_S * 1000 < serverTimeOf(first) - 2 * TOLERANCE_MS;
+}
+
+/**
+ * A 429 that comes from a later minute window than the refusal waited out, used up and refusing as a spent window
+ * does (Retry-After no longer than the window): another client spent the key's new window first.
+ */
+export function refusedInLaterWindow(waited: Exchange, again: Exchange, key: ApiKey): boolean {
+  const [a, b] = [tripleOf(waited), tripleOf(again)];
+  if (again.status !== 429 || a === null || b === null || b.limit !== key.limits.perMinute || b.remaining !== 0) return false;
+  const wait = retryAfterMs(again);
+  return b.reset > a.reset && wait !== null && wait <= (MINUTE_S + 1) * 1000;
 }

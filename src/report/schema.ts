@@ -1,6 +1,6 @@
 /**
  * report.json, the canonical record of a run (schemaVersion 1). Every other format is rendered from it,
- * `petload report` re-renders from it and `petload merge` combines several. Documented in README.md.
+ * `petload report` re-renders from it and `petload merge` combines several. Documented in docs/reports.md.
  * It never holds an API key: keys appear only as labels.
  */
 import { z } from 'zod';
@@ -21,6 +21,26 @@ export const ShardInfoSchema = z.object({
   startAt: z.string().optional(),
 });
 export type ShardInfo = z.infer<typeof ShardInfoSchema>;
+
+/** The probe schedule before and after (src/engine/schedule-report.ts fills it). */
+const ScheduleSide = z.object({
+  /** Real milliseconds. */
+  durationMs: z.number(),
+  /** The same, in minute windows of the target's clock. */
+  windows: z.number(),
+  /** Probe requests on keys, and without a valid key. */
+  requests: z.number().int(),
+  unkeyed: z.number().int(),
+});
+
+export const ScheduleReportSchema = z.object({
+  planned: ScheduleSide,
+  actual: ScheduleSide,
+  keys: z.array(z.object({ label: z.string(), planned: z.number().int(), actual: z.number().int() })),
+  fastestKeysPerPlan: z.number().int(),
+  reasons: z.array(z.string()),
+});
+export type ScheduleReport = z.infer<typeof ScheduleReportSchema>;
 
 export const EvidenceSchema = z.object({
   message: z.string(),
@@ -152,6 +172,8 @@ export const ReportSchema = z.object({
   notes: z.array(z.string()),
   /** A shard of a sharded run (its index), or the merged report of one (no index). Absent: an ordinary run. */
   shard: ShardInfoSchema.optional(),
+  /** The probe schedule: planned against actual duration and requests (absent in reports of older versions). */
+  schedule: ScheduleReportSchema.optional(),
 });
 
 export type Report = z.infer<typeof ReportSchema>;

@@ -1,5 +1,6 @@
 /**
- * The verdict rule of the check catalogue, in one place for the engine, `petload merge` and the outputs:
+ * The verdict rule of docs/checks.md ("Severities and the verdict"), in one place for the engine, `petload
+ * merge` and the outputs:
  * a failed critical or major check fails the run; a failed minor, advisory (or info) check is a warning.
  */
 import { FAILING_SEVERITIES } from './severity.js';

@@ -80,10 +80,12 @@ describe.concurrent('a run against a remote target', () => {
     });
     expect(r.code).toBe(0);
     const label = 'enterprise#1 (…cdef)';
-    expect(r.stderr.split('\n').slice(0, 6)).toEqual([
+    expect(r.stderr.split('\n').slice(0, 8)).toEqual([
       `petload: remote against the remote target ${t.url}`,
       `  plans enterprise; keys ${label}`,
       '  about 32 requests: enterprise 31 (probes 1, load 30); 1 without a valid key',
+      '  expected duration about 1 s, 0.0 minute windows of the target',
+      `    ${label}: 31 requests`,
       '  first, one request per key reads how much of its daily quota is left',
       `  ${label}: 49 of 50 requests left today`,
       '',

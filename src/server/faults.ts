@@ -1,5 +1,5 @@
 /**
- * The fault catalogue of the reference server (../shared/checks.md, "Fault catalogue"). Each fault makes the
+ * The fault catalogue of the reference server (docs/reference-server.md, "Faults"). Each fault makes the
  * server misbehave in exactly one way, so the suite can prove it sees what it claims to see. The names are a
  * public contract shared with the catalogue's fault matrix.
  */

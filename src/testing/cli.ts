@@ -1,7 +1,8 @@
 /**
- * Test-only: run the real CLI (bin/petload.js) in a child process and collect what a user would see, plus
- * a scratch directory with a keys file and a small scenario for runs against a loopback target.
- * Never imported by src.
+ * Test-only: run the real CLI in a child process and collect what a user would see, plus a scratch directory
+ * with a keys file and a small scenario for runs against a loopback target.
+ * Never imported by src. The CLI runs from its sources (bin/petload-src.js, through tsx), so tests need no build;
+ * the packaging test (src/package.int.test.ts) runs the compiled one from an installed tarball.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ReportSchema, type Report } from '../report/schema.js';
 
-export const BIN = resolve(fileURLToPath(new URL('../../bin/petload.js', import.meta.url)));
+export const BIN = resolve(fileURLToPath(new URL('../../bin/petload-src.js', import.meta.url)));
 
 export interface CliResult {
   code: number | null;
@@ -33,7 +34,8 @@ export function startCli(args: readonly string[], options: { env?: NodeJS.Proces
   const started = performance.now();
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? process.cwd(),
-    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    // GITHUB_STEP_SUMMARY only when a test gives it: tests run inside GitHub Actions must not write its summary.
+    env: { ...process.env, GITHUB_STEP_SUMMARY: undefined, NO_COLOR: '1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -1,0 +1,52 @@
+/**
+ * `petload run --dry-run`: the schedule a run would follow — what runs on which key, in which window, when — and
+ * what it would spend, worked out from the scenario and the keys alone. Nothing is sent, no server is started.
+ */
+import { PLAN_NAMES, type PlanFigures, type PlanName } from '../api/plans.js';
+import type { ApiKey } from '../core/api-key.js';
+import type { Scenario } from '../config/scenario.js';
+import { describeDuration, describeEstimate, describeKeySpend, estimateRequests } from './estimate.js';
+import { describeSchedule } from './schedule.js';
+import { embeddedFigures, makeKeys } from './target.js';
+
+export interface DryRunOptions {
+  readonly scenario: Scenario;
+  /** External target URL; absent: the embedded reference server (its keys are made as a run would make them). */
+  readonly target?: string;
+  readonly keys?: readonly ApiKey[];
+  /** The run's changes to the plans' figures (scenario planLimits, plans file), for the keys the embedded server makes. */
+  readonly figures?: PlanFigures;
+  readonly plans?: readonly PlanName[];
+  /** The embedded server's clock speed (an external target runs on the real clock). */
+  readonly timeScale?: number;
+  /** Whether the run would read each key's daily quota first (a remote target). */
+  readonly remote?: boolean;
+}
+
+const DEFAULT_PLANS: readonly PlanName[] = ['free', 'pro', 'business'];
+
+export function dryRunLines(o: DryRunOptions): string[] {
+  const s = o.scenario;
+  const embedded = o.target === undefined;
+  const keys = o.keys ?? (embedded ? makeKeys(o.plans ?? s.plans ?? DEFAULT_PLANS, s.keysPerPlan, s.requiresSacrificialKey, embeddedFigures(o.figures)) : []);
+  const wanted = o.plans ?? s.plans;
+  const plans = wanted ? PLAN_NAMES.filter((p) => wanted.includes(p)) : PLAN_NAMES.filter((p) => keys.some((k) => k.plan === p));
+  const mine = keys.filter((k) => plans.includes(k.plan));
+  const scale = embedded ? (o.timeScale ?? s.timeScale ?? 60) : 1;
+  const e = estimateRequests(s, mine, plans, { quotaRead: o.remote === true, scale });
+  const where = embedded ? `the embedded reference server (time x${scale}, keys made for the run)` : o.target!;
+  return [
+    `petload: dry run of ${s.name} against ${where}; nothing is sent`,
+    `  plans ${plans.join(', ') || 'none'}; ${mine.length} key(s)`,
+    '',
+    '  start   plan       probe               key, window, requests',
+    ...describeSchedule(e.schedule, scale).map((l) => `  ${l}`),
+    '',
+    `  expected duration ${describeDuration(e)}`,
+    `  ${describeEstimate(e)}`,
+    ...describeKeySpend(e).map((l) => `    ${l}`),
+    ...(o.remote ? ['  (each key also gets one request first that reads its remaining daily quota)'] : []),
+    ...e.schedule.reasons.map((r) => `  slower than it could be: ${r}`),
+    `  fastest pass: ${e.schedule.fastestKeysPerPlan} keys per plan`,
+  ];
+}

@@ -1,0 +1,153 @@
+/**
+ * Runs a probe schedule (schedule.ts): every step as soon as the steps before it on its lanes are done — a lane
+ * per key, one for requests without a key, one for the exact counts (enforce, burst) — so steps on different keys and plans
+ * run side by side and their waits overlap. Each probe sees only the keys its step was given, and the 429 left
+ * on its key by the step before. Probes wait for their windows themselves (freshKey, Retry-After, Reset); the
+ * runner adds only what the schedule assumed of the address window. Counts what each key really sent.
+ */
+import { MINUTE_S, type PlanName } from '../api/plans.js';
+import type { ApiKey } from '../core/api-key.js';
+import type { Exchange } from '../http/exchange.js';
+import { skipAll, waitUntil, type ProbeContext } from '../probes/context.js';
+import { PROBE_REGISTRY } from '../probes/index.js';
+import type { ProbeName } from '../probes/names.js';
+import type { Refusals } from '../probes/window.js';
+import type { KeyState, KeyView } from '../backoff/key-state.js';
+import { STRADDLE_MARGIN_MS, WINDOW_MS, type Schedule, type Step } from './schedule.js';
+
+export interface StepResult {
+  readonly id: number;
+  readonly probe: string;
+  readonly plan: PlanName | null;
+  /** Actual start and end, run-clock ms from the start of the schedule. */
+  readonly at: number;
+  readonly ends: number;
+}
+
+export interface ScheduleOutcome {
+  /** Run-clock ms from the first step's start to the last step's end. */
+  readonly durationMs: number;
+  readonly requestsByKey: Readonly<Record<string, number>>;
+  readonly unkeyed: number;
+  readonly steps: readonly StepResult[];
+}
+
+/** The keys a step was given, in the step's order (key A first for key-isolation). */
+function keyView(all: KeyView, labels: readonly string[]): KeyView {
+  const mine = (): KeyState[] => labels.map((l) => all.all().find((s) => s.key.label === l)).filter((s): s is KeyState => s !== undefined);
+  return { get: (k) => all.get(k), all: mine, blockedNow: (l, now) => all.blockedNow(l, now) };
+}
+
+/** The latest 429 on each key; a step gets the one on its own key (shared by the steps that wait it out). */
+class LatestRefusals {
+  private readonly byKey = new Map<string, { key: ApiKey; ex: Exchange }>();
+  scoped(labels: readonly string[]): Pick<Refusals, 'push' | 'pop'> {
+    const self = this;
+    return {
+      push(key: ApiKey, ex: Exchange) {
+        self.byKey.set(key.label, { key, ex });
+      },
+      pop(plan: PlanName) {
+        for (const l of labels) {
+          const r = self.byKey.get(l);
+          if (r && r.key.plan === plan) return r;
+        }
+        return undefined;
+      },
+    };
+  }
+}
+
+const lanesOf = (s: Step): string[] => [...s.keys.map((k) => `key:${k}`), ...(s.unkeyed > 0 ? ['address'] : []), ...(s.probe === 'burst' || s.probe === 'enforce' ? ['exact'] : [])];
+
+/** Told as each step starts and ends (a progress display); without it, one log line per step. */
+export type StepEvents = (probe: ProbeName, plan: PlanName | null, state: 'start' | 'done') => void;
+
+export async function runSchedule(
+  schedule: Schedule,
+  base: ProbeContext,
+  plans: readonly PlanName[],
+  probes: readonly ProbeName[],
+  onStep?: StepEvents,
+): Promise<ScheduleOutcome> {
+  const clock = base.clock;
+  const t0 = clock.now();
+  const requestsByKey: Record<string, number> = {};
+  let unkeyed = 0;
+  // The address window the target is assumed to count requests without a key in: the reachability check opened it.
+  let addressOpen = t0;
+  const count = (spec: Parameters<ProbeContext['send']>[0]) => {
+    if (spec.auth.kind === 'key') {
+      requestsByKey[spec.auth.key.label] = (requestsByKey[spec.auth.key.label] ?? 0) + 1;
+    } else {
+      unkeyed++;
+      const now = clock.now();
+      if (now >= addressOpen + WINDOW_MS) addressOpen = now;
+    }
+  };
+  const refusals = new LatestRefusals();
+  const results: StepResult[] = [];
+  const done = new Map<number, Promise<void>>();
+  const lastOnLane = new Map<string, Promise<void>>();
+
+  // Plans without a key, and probes the keys cannot serve: their checks skip with the reason.
+  for (const plan of plans) {
+    if (schedule.keysPerPlan[plan] && schedule.keysPerPlan[plan]!.have > 0) continue;
+    for (const probe of probes) {
+      if (PROBE_REGISTRY[probe].perPlan) skipAll(base, PROBE_REGISTRY[probe].checks, plan, `no usable ${plan} key`);
+    }
+  }
+  for (const sk of schedule.skipped) skipAll(base, PROBE_REGISTRY[sk.probe].checks, sk.plan, sk.reason);
+
+  let stopped = false;
+  const runStep = async (step: Step) => {
+    if (base.signal.aborted || stopped) return;
+    const ctx: ProbeContext = {
+      ...base,
+      keyStates: keyView(base.keyStates, step.keys),
+      refusals: refusals.scoped(step.keys),
+      send: (spec) => {
+        count(spec);
+        return base.send(spec);
+      },
+      sendSimultaneous: (specs) => {
+        specs.forEach(count);
+        return base.sendSimultaneous(specs);
+      },
+    };
+    // The address lane follows the plan's times: a drain started early would meet a spent address window.
+    if (step.unkeyed > 0) await waitUntil(ctx, Math.min(t0 + step.at, clock.now() + (MINUTE_S + 2) * 1000));
+    if (step.straddle) {
+      // It lasts across the address window's end: start on a key window opened well after that window began.
+      const s = base.keyStates.all().find((k) => k.key.label === step.keys[0]);
+      const keyFresh = s?.used ? Math.max(s.minuteWindowEndsBy ?? 0, s.blockedUntil) : 0;
+      const bound = clock.now() + (MINUTE_S + 2) * 1000;
+      await waitUntil(ctx, Math.min(bound, Math.max(addressOpen + STRADDLE_MARGIN_MS, keyFresh)));
+    }
+    const start = clock.now();
+    onStep?.(step.probe, step.plan, 'start');
+    try {
+      await PROBE_REGISTRY[step.probe].run(ctx, step.plan);
+    } catch (e) {
+      stopped = true; // an interrupt, an unreachable target, a banned key: nothing more is started
+      throw e;
+    }
+    const end = clock.now();
+    results.push({ id: step.id, probe: step.probe, plan: step.plan, at: start - t0, ends: end - t0 });
+    if (onStep) onStep(step.probe, step.plan, 'done');
+    else base.log(`probe ${step.probe}${step.plan ? ` [${step.plan}]` : ''} done in ${((end - start) / clock.scale / 1000).toFixed(2)} s`);
+  };
+
+  for (const step of schedule.steps) {
+    const before = lanesOf(step).map((l) => lastOnLane.get(l) ?? Promise.resolve());
+    const p = Promise.all(before).then(() => runStep(step));
+    done.set(step.id, p);
+    for (const l of lanesOf(step)) lastOnLane.set(l, p.catch(() => {}));
+  }
+  // Every step settles (a failing one does not stop the others on other lanes); the first error is rethrown.
+  const settled = await Promise.allSettled(done.values());
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  const end = Math.max(0, ...results.map((r) => r.ends));
+  return { durationMs: end, requestsByKey, unkeyed, steps: results.sort((a, b) => a.id - b.id) };
+}

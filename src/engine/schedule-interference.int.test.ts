@@ -1,0 +1,86 @@
+/**
+ * A quota refused mid-schedule for reasons of its own: another client spends the same key on a real loopback
+ * reference server (a scaled clock, so that the windows pass in seconds). The affected probe re-plans or skips
+ * naming what happened; the target is never failed for it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PlanName } from '../api/plans.js';
+import { parseKeys } from '../config/keys-file.js';
+import { parseScenarioText } from '../config/load-scenario.js';
+import { createReferenceServer, type ReferenceServer } from '../server/index.js';
+import { call } from '../server/test-client.js';
+import { runScenario } from './run.js';
+
+const SCALE = 20; // a minute window lasts 3 real seconds
+const scenario = parseScenarioText('name: t\ndescription: t\nprobes: [enforce, retry-after-honest, restore]\n', 't.yaml');
+
+let server: ReferenceServer | null = null;
+const dirs: string[] = [];
+afterEach(async () => {
+  await server?.close();
+  server = null;
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function start(): Promise<ReferenceServer> {
+  // No ban: the other client's knocks must not get the key banned (that is another test's subject).
+  server = await createReferenceServer({ port: 0, timeScale: SCALE, banThreshold: 1_000_000 });
+  return server;
+}
+
+async function run(s: ReferenceServer, plans: PlanName[], log: (line: string) => void) {
+  const dir = mkdtempSync(join(tmpdir(), 'petload-interference-'));
+  dirs.push(dir);
+  const keys = s.keys.filter((k) => plans.includes(k.plan));
+  return runScenario({ scenario, target: s.url, keys, targetClock: s.clock, plans, reportDir: dir, log });
+}
+
+const checkOf = (r: Awaited<ReturnType<typeof run>>, id: string) => r.report.checks.find((c) => c.id === id)!;
+
+describe('another client spends the same key', () => {
+  it('before the run: enforce finds the window already open and partly spent, and starts again on a fresh one', { timeout: 60_000 }, async () => {
+    const s = await start();
+    const key = s.keys.find((k) => k.plan === 'free')!;
+    for (let i = 0; i < 20; i++) expect((await call(s.url, '/pets?limit=1', { auth: key })).status).toBe(200);
+    const lines: string[] = [];
+    const r = await run(s, ['free'], (l) => lines.push(l));
+    expect(lines.some((l) => /enforce \[free\]: .*already open and partly spent.*another client.*again on a fresh window/.test(l))).toBe(true);
+    expect(checkOf(r, 'ratelimit.enforced').status).toBe('pass');
+    expect(checkOf(r, 'ratelimit.remaining-decrements').status).not.toBe('fail');
+    expect(r.report.checks.filter((c) => c.status === 'fail').map((c) => c.id)).toEqual([]);
+    expect(r.report.verdict).toBe('pass');
+  });
+
+  it('during the wait for a 429: the next window is spent before petload comes back, and the waits skip naming it', { timeout: 60_000 }, async () => {
+    // A key with a small quota on a slower clock: the other client spends a whole window within a few real ms of
+    // its start, well before petload's Retry-After + 250 ms (25 real ms at least) has passed.
+    const [key] = parseKeys({ keys: [{ key: 'pl-interference-0123456789abcdef', plan: 'enterprise', perMinute: 5, perDay: 100_000 }] }, 'test');
+    server = await createReferenceServer({ port: 0, timeScale: 10, banThreshold: 1_000_000, keys: [key!] });
+    const s = server;
+    let spend: Promise<void> | null = null;
+    // As soon as petload has its 429, four workers knock without pause until the window turns, then take all of it.
+    const other = async () => {
+      let accepted = 0;
+      const worker = async () => {
+        for (let i = 0; i < 5000 && accepted < 5; i++) {
+          if ((await call(s.url, '/pets?limit=1', { auth: key! })).status === 200) accepted++;
+        }
+      };
+      await Promise.all([worker(), worker(), worker(), worker()]);
+    };
+    const r = await run(s, ['enterprise'], (l) => {
+      if (spend === null && /^probe enforce \[enterprise\] done/.test(l)) spend = other();
+    });
+    await spend;
+    expect(spend).not.toBeNull();
+    const honest = checkOf(r, 'retry-after.honest');
+    expect(honest.status).toBe('skip');
+    expect(honest.byPlan.flatMap((p) => p.reasons).join(' ')).toMatch(/next window was already spent \(another client is using the key\)/);
+    expect(checkOf(r, 'ratelimit.quota-restored').status).not.toBe('fail');
+    expect(checkOf(r, 'ratelimit.enforced').status).toBe('pass');
+    expect(r.report.checks.filter((c) => c.status === 'fail').map((c) => c.id)).toEqual([]);
+  });
+});

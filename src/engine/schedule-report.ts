@@ -1,0 +1,43 @@
+/**
+ * The probe schedule before and after: what the planner expected (duration, requests per key) and what the run
+ * took, for the console, the report's notes and report.json's `schedule`.
+ */
+import { formatCount, describeDuration, type Estimate } from './estimate.js';
+import type { ScheduleOutcome } from './run-schedule.js';
+import { fmtDuration, fmtWindows, WINDOW_MS } from './schedule.js';
+import type { ScheduleReport } from '../report/schema.js';
+
+export type { ScheduleReport };
+
+const sum = (r: Readonly<Record<string, number>>) => Object.values(r).reduce((a, b) => a + b, 0);
+
+/** Before any traffic: the plan in a few lines. */
+export function scheduleLines(e: Estimate): string[] {
+  const s = e.schedule;
+  const perKey = Object.entries(s.requestsByKey).map(([label, n]) => `${label} ${formatCount(n)}`);
+  return [
+    `schedule: probes take ${describeDuration({ ...e, durationMs: s.durationMs })}; ${formatCount(sum(s.requestsByKey) + s.unkeyed)} requests (${perKey.join(', ')}; ${formatCount(s.unkeyed)} without a key)`,
+    ...s.reasons.map((r) => `  slower than it could be: ${r}`),
+  ];
+}
+
+/** After the run: the schedule's plan against what its steps took and sent (the quota read is not part of it). */
+export function scheduleReport(e: Estimate, o: ScheduleOutcome): { report: ScheduleReport; note: string } {
+  const s = e.schedule;
+  const labels = [...new Set([...Object.keys(s.requestsByKey), ...Object.keys(o.requestsByKey)])];
+  const keys = labels.map((label) => ({ label, planned: s.requestsByKey[label] ?? 0, actual: o.requestsByKey[label] ?? 0 }));
+  const side = (clockMs: number, requests: number, unkeyed: number) => ({ durationMs: Math.round(clockMs / e.scale), windows: Math.round((clockMs / WINDOW_MS) * 100) / 100, requests, unkeyed });
+  const report: ScheduleReport = {
+    planned: side(s.durationMs, sum(s.requestsByKey), s.unkeyed),
+    actual: side(o.durationMs, sum(o.requestsByKey), o.unkeyed),
+    keys,
+    fastestKeysPerPlan: s.fastestKeysPerPlan,
+    reasons: [...s.reasons],
+  };
+  const p = report.planned;
+  const a = report.actual;
+  const note =
+    `Probe schedule: planned ${fmtDuration(p.durationMs)} (${fmtWindows(p.windows)} windows) and ${formatCount(p.requests + p.unkeyed)} requests; ` +
+    `took ${fmtDuration(a.durationMs)} (${fmtWindows(a.windows)} windows) and ${formatCount(a.requests + a.unkeyed)} requests.`;
+  return { report, note };
+}

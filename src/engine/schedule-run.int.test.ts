@@ -1,0 +1,37 @@
+/**
+ * A run follows its schedule and says how it went: report.json's `schedule` and a note give planned against
+ * actual duration and requests, per key too. On the embedded server with a 10x clock (a window lasts 6 real s).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadScenario } from '../config/load-scenario.js';
+import { runScenario } from './run.js';
+
+describe('a compliance run on its schedule', () => {
+  it('reports planned against actual duration and requests, and they agree', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'petload-schedule-'));
+    try {
+      const lines: string[] = [];
+      const r = await runScenario({ scenario: loadScenario('compliance'), plans: ['free'], timeScale: 10, reportDir: dir, log: (l) => lines.push(l) });
+      expect(r.report.verdict).toBe('pass');
+      const s = r.report.schedule!;
+      // Known before any traffic: the first line of the log.
+      expect(lines[0]).toMatch(/^schedule: probes take about \d+ s of real time .*; [\d,]+ requests \(free#1 \(…\w{4}\) \d+, /);
+      expect(s.keys.map((k) => k.label.replace(/ .*/, ''))).toEqual(['free#1', 'free#2', 'free#3']);
+      const planned = s.planned.requests + s.planned.unkeyed;
+      const actual = s.actual.requests + s.actual.unkeyed;
+      expect(Math.abs(planned - actual) / actual).toBeLessThanOrEqual(0.05);
+      for (const k of s.keys) expect(Math.abs(k.planned - k.actual), k.label).toBeLessThanOrEqual(Math.max(2, 0.05 * k.actual));
+      expect(s.planned.windows).toBeGreaterThan(1);
+      expect(s.actual.windows).toBeGreaterThan(1);
+      expect(s.actual.windows).toBeLessThan(s.planned.windows * 1.5);
+      expect(r.report.notes.some((n) => /^Probe schedule: planned .* and [\d,]+ requests; took .* and [\d,]+ requests\.$/.test(n))).toBe(true);
+      // The probes report sent as much as the report's totals count, less the reachability check (not counted).
+      expect(actual).toBe(r.report.totals.requests);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import type { PlanName } from '../api/plans.js';
+import { DEFAULT_PROBES, type ProbeName } from '../probes/names.js';
+import { describeSchedule, FASTEST_KEYS, planSchedule, planWithReasons, STRADDLE_MARGIN_MS, WINDOW_MS, type Schedule, type ScheduleInput } from './schedule.js';
+
+const QUOTA = { free: 60, pro: 300, business: 1000 } as const;
+const input = (keysPerPlan: number, probes: readonly ProbeName[] = DEFAULT_PROBES, plans: (keyof typeof QUOTA)[] = ['free', 'pro', 'business']): ScheduleInput => ({
+  probes,
+  plans: plans.map((plan) => ({ plan, keys: Array.from({ length: keysPerPlan }, (_, i) => ({ label: `${plan}#${i + 1}`, quota: QUOTA[plan], sacrificial: false })) })),
+});
+const step = (s: Schedule, probe: ProbeName, plan: PlanName | null) => s.steps.find((st) => st.probe === probe && st.plan === plan)!;
+
+describe('planSchedule', () => {
+  it('three keys per plan, all plans: about two windows, the probes that need a fresh window on distinct keys at once', () => {
+    const s = planWithReasons(input(3));
+    expect(s.windows).toBeGreaterThan(1);
+    expect(s.windows).toBeLessThanOrEqual(2.1);
+    expect(s.reasons).toEqual([]);
+    for (const plan of ['free', 'pro', 'business'] as const) {
+      const [e, b] = [step(s, 'enforce', plan), step(s, 'burst', plan)];
+      expect(e.keys).not.toEqual(b.keys);
+      // Both in the key's first window, within seconds of the start.
+      expect([e.window, b.window]).toEqual([0, 0]);
+      expect(Math.max(e.at, b.at)).toBeLessThan(5000);
+      // The 429s are waited out on the same keys, in their second window.
+      expect(step(s, 'retry-after-honest', plan)).toMatchObject({ keys: e.keys, window: 1, need: 'refusal', requests: 1 });
+      expect(step(s, 'restore', plan)).toMatchObject({ keys: b.keys, window: 1, need: 'refusal', requests: 1 });
+      // Headroom probes share a third key: what they cost fits one window of it.
+      const third = step(s, 'input', plan).keys[0]!;
+      expect([e.keys[0], b.keys[0]]).not.toContain(third);
+      expect(s.requestsByKey[third]).toBeLessThanOrEqual(QUOTA[plan]);
+    }
+  });
+
+  it('fits the requests without a key into the address windows, one quota-drain across a boundary on a key window opened later', () => {
+    const s = planSchedule(input(3));
+    const drains = s.steps.filter((st) => st.probe === 'quota-drain');
+    expect(drains).toHaveLength(3);
+    // auth 12 + reachability 1 leave 47 in the first address window: a drain starting there must last across it.
+    const first = drains.find((d) => d.plan === 'free')!;
+    expect(first.straddle).toBe(true);
+    expect(first.at).toBeGreaterThanOrEqual(STRADDLE_MARGIN_MS);
+    // The address lane runs one step after another.
+    const lane = s.steps.filter((st) => st.unkeyed > 0);
+    for (let i = 1; i < lane.length; i++) expect(lane[i]!.at).toBeGreaterThanOrEqual(lane[i - 1]!.ends - 1);
+    // 12 + 3 x 50, and one refused request per crossing.
+    expect(s.unkeyed).toBe(12 + 150 + drains.filter((d) => d.straddle).length);
+  });
+
+  it('one key per plan: longer, at most four windows, says why and how many keys give the fastest pass', () => {
+    const s = planWithReasons(input(1));
+    expect(s.windows).toBeGreaterThan(2.5);
+    expect(s.windows).toBeLessThanOrEqual(4);
+    expect(s.reasons.join('\n')).toMatch(/free has one key/);
+    expect(s.reasons.join('\n')).toMatch(new RegExp(`with ${FASTEST_KEYS} keys per plan the pass would take about 2\\.\\d windows`));
+    expect(s.skipped.map((k) => k.probe)).toEqual(['key-isolation', 'key-isolation', 'key-isolation']);
+    // One 429 serves both waits; burst needs a later window of the same key.
+    const free = (p: ProbeName) => step(s, p, 'free');
+    expect(free('retry-after-honest')).toMatchObject({ window: 1, requests: 1 });
+    expect(free('restore')).toMatchObject({ window: 1, requests: 1 });
+    expect(free('burst').window).toBeGreaterThanOrEqual(2);
+    expect(s.requestsByKey['free#1']).toBe(61 + 1 + 1 + 43 + 4 + 2 + 65);
+  });
+
+  it('two keys per plan: key-isolation and the headroom probes go to the second window', () => {
+    const s = planWithReasons(input(2, DEFAULT_PROBES, ['free']));
+    expect(step(s, 'key-isolation', 'free')).toMatchObject({ keys: ['free#1', 'free#2'], window: 1 });
+    expect(step(s, 'input', 'free').window).toBe(1);
+    expect(s.windows).toBeLessThan(2.2);
+  });
+
+  it('more keys never make it slower, and a single plan takes about one window and a bit', () => {
+    const three = planSchedule(input(3)).durationMs;
+    expect(planSchedule(input(8)).durationMs).toBeLessThanOrEqual(three);
+    const one = planSchedule(input(3, DEFAULT_PROBES, ['pro']));
+    expect(one.windows).toBeLessThan(1.2);
+  });
+
+  it('a probe with no 429 to wait out exhausts its key first', () => {
+    const s = planSchedule(input(1, ['restore'], ['free']));
+    expect(step(s, 'restore', 'free').requests).toBe(61 + 1);
+    expect(s.durationMs).toBeGreaterThan(WINDOW_MS);
+  });
+
+  it('runs the ban probe only on a sacrificial key, last, and keeps that key out of the other probes', () => {
+    const base = input(3, [...DEFAULT_PROBES, 'ban'], ['free']);
+    const keys = [...base.plans[0]!.keys, { label: 'free#victim', quota: 60, sacrificial: true }];
+    const s = planSchedule({ ...base, plans: [{ plan: 'free', keys }] });
+    const ban = step(s, 'ban', 'free');
+    expect(ban.keys).toEqual(['free#victim']);
+    expect(s.steps.filter((st) => st.keys.includes('free#victim'))).toEqual([ban]);
+    expect(ban.at).toBeGreaterThanOrEqual(Math.max(...s.steps.filter((st) => st !== ban && st.plan === 'free').map((st) => st.ends)) - 1);
+    const none = planSchedule(input(3, ['ban'], ['free']));
+    expect(none.skipped[0]?.reason).toMatch(/sacrificial/);
+  });
+
+  it('scales request time with the clock: on a 60x clock the same plan is the same number of windows', () => {
+    const real = planSchedule(input(3));
+    const fast = planSchedule({ ...input(3), scale: 60 });
+    expect(fast.windows).toBeGreaterThanOrEqual(real.windows);
+    expect(fast.windows).toBeLessThan(real.windows * 1.2);
+  });
+
+  it('describes every step: when, which plan, probe, key and window', () => {
+    const lines = describeSchedule(planWithReasons(input(1, DEFAULT_PROBES, ['free'])));
+    expect(lines.some((l) => /^\s+0\.0 s  free\s+enforce\s+free#1, window 1, 61 requests$/.test(l))).toBe(true);
+    expect(lines.some((l) => /key-isolation\s+skipped: needs two keys/.test(l))).toBe(true);
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * Corpus (d): Express with express-rate-limit sending the IETF draft-8 `RateLimit` / `RateLimit-Policy` fields
+ * (`standardHeaders: 'draft-8'`, `legacyHeaders: false`) instead of X-RateLimit-*. Its limiting is right; the
+ * one defect is that the interface's headers are absent, on every answer.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { startStore, writeKeysFiles, type Started } from './support/processes.js';
+import { expectVerdict, runPetload, type VerdictTable } from './support/verdict.js';
+
+const NO_HEADERS = 'skip naming ratelimit.headers-present: there is no X-RateLimit-* to read';
+
+export const EXPRESS_IETF_TABLE: VerdictTable = {
+  exitCode: 1, // headers-present and headers-on-errors are critical and major.
+  checks: {
+    'contract.transport': ['pass', 'every answer whole'],
+    'contract.no-server-errors': ['pass', 'refusals are 429'],
+    'contract.documented-status': ['pass', 'documented statuses only'],
+    'contract.json-content-type': ['pass', 'the shared pet module and the 429 handler send application/json'],
+    'contract.error-shape': ['pass', 'the handler option renders the 429 as an Error'],
+    'list.schema': ['pass', 'shared pet module'],
+    'list.limit-respected': ['pass', 'shared pet module'],
+    'list.limit-out-of-range': ['pass', '400 Error'],
+    'list.status-filter': ['pass', 'shared pet module'],
+    'list.invalid-status': ['pass', '400 Error'],
+    'create.returns-pet': ['pass', 'shared pet module'],
+    'create.rejects-invalid': ['pass', 'shared pet module (the body is read as text, parsed losslessly)'],
+    'get.returns-pet': ['pass', 'one process, one memory'],
+    'get.unknown-404': ['pass', 'shared pet module'],
+    'deprecation.behaviour-unchanged': ['pass', '200 with a Pet; it lacks X-RateLimit-* exactly as the list does, which is no change of behaviour (headers-present names it), and its quota use is not judged'],
+    'deprecation.announced': ['pass', 'Deprecation and Sunset well formed'],
+    'auth.missing-key': ['pass', '401'],
+    'auth.invalid-key': ['pass', '401'],
+    'auth.challenge': ['pass', 'WWW-Authenticate: Bearer'],
+    'auth.no-quota-drain': ['skip', 'needs Remaining to compare: ' + NO_HEADERS],
+    'ratelimit.headers-present': ['fail', 'TRUE: 2xx and 429 carry RateLimit / RateLimit-Policy, not X-RateLimit-Limit/-Remaining/-Reset'],
+    'ratelimit.headers-on-errors': ['fail', 'TRUE: 400/401/404 lack X-RateLimit-* as well (the limiter runs before the routes, so they carry only the draft fields)'],
+    'ratelimit.headers-syntax': ['skip', 'no response has an X-RateLimit-* value to judge'],
+    'ratelimit.limit-matches-plan': ['skip', NO_HEADERS],
+    'ratelimit.reset-is-timestamp': ['skip', NO_HEADERS],
+    'ratelimit.remaining-decrements': ['skip', NO_HEADERS],
+    'ratelimit.window-consistency': ['skip', NO_HEADERS + ' (so the 3 s window goes unseen)'],
+    'ratelimit.enforced': ['pass', 'the memory store admits exactly `limit` per window, then 429'],
+    'ratelimit.quota-restored': ['pass', 'accepted once the window has ended (Retry-After tells when)'],
+    'ratelimit.no-over-admission': ['pass', 'one process: the memory store increments synchronously'],
+    'ratelimit.key-isolation': ['pass', 'keyGenerator = the API key'],
+    'ratelimit.what-counts': ['pass', 'info, measured from status codes and refusals'],
+    'retry-after.present': ['pass', 'express-rate-limit sets Retry-After on 429'],
+    'retry-after.syntax': ['pass', 'delay-seconds'],
+    'retry-after.plausible': ['pass', 'seconds to the window\'s end, within the window length'],
+    'retry-after.honest': ['pass', 'the window has ended by then'],
+    'retry-after.error-body': ['pass', 'Error with status 429'],
+    'backoff.respects-retry-after': ['pass', 'petload never sends inside a Retry-After'],
+    'backoff.no-ban': ['skip', 'no load through the backoff in compliance'],
+    'ban.probe': ['skip', 'opt-in'],
+    'load.capacity': ['skip', 'no saturate phase'],
+  },
+};
+
+const NO_WAIT = join(import.meta.dirname, 'scenarios', 'no-wait.yaml');
+
+/**
+ * The same library with its X-RateLimit-* fields (`legacyHeaders: true`, no draft fields) and
+ * `skipFailedRequests: true` (answers of 400 and over are given back to the quota), on one-minute windows and
+ * the no-wait scenario: compliant. The 400 shows a Remaining one lower, and the next answer the same value
+ * again, which the interface allows (whether errors count is measured, not judged).
+ */
+export const EXPRESS_LEGACY_TABLE: VerdictTable = {
+  exitCode: 0,
+  checks: {
+    ...EXPRESS_IETF_TABLE.checks,
+    'deprecation.behaviour-unchanged': ['pass', 'the deprecated get carries the headers and counts like the list'],
+    'ratelimit.headers-present': ['pass', 'X-RateLimit-Limit/-Remaining/-Reset on 2xx and 429'],
+    'ratelimit.headers-on-errors': ['pass', 'the limiter runs before the routes: 400/401/404 carry them'],
+    'ratelimit.headers-syntax': ['pass', 'integers, Remaining floored at 0'],
+    'ratelimit.limit-matches-plan': ['pass', 'the limit function gives the plan figure'],
+    'ratelimit.reset-is-timestamp': ['pass', 'ceil(resetTime / 1000): Unix seconds'],
+    'ratelimit.remaining-decrements': ['pass', 'one per counted request; a 400 given back is not a counted request'],
+    'ratelimit.window-consistency': ['pass', 'one-minute windows'],
+    'ratelimit.quota-restored': ['skip', 'the restore probe is not in the no-wait scenario'],
+    'retry-after.honest': ['skip', 'the retry-after-honest probe is not in the no-wait scenario'],
+    'ratelimit.key-isolation': ['skip', 'the key-isolation probe is not in the no-wait scenario'],
+    'auth.no-quota-drain': ['skip', 'the quota-drain probe is not in the no-wait scenario'],
+    'ratelimit.what-counts': ['pass', 'info: 400 and 404 are given back (skipFailedRequests)'],
+  },
+};
+
+describe('corpus (d): express-rate-limit with IETF draft-8 RateLimit fields', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'corpus-ietf-'));
+  let store: Started | undefined;
+  afterEach(async () => {
+    await store?.stop();
+    store = undefined;
+  });
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('petload names the missing X-RateLimit-* by its two presence checks and nothing else', { timeout: 120_000 }, async () => {
+    const keys = writeKeysFiles(mkdtempSync(join(dir, 'draft8-')), ['free', 'pro'], 8);
+    const s = await startStore('express-ietf.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '3' });
+    store = s;
+    const run = await runPetload(s.url, keys.petload);
+    expectVerdict(run, EXPRESS_IETF_TABLE, expect);
+    // The store really speaks the draft: the fields petload does not read are there.
+    const res = await fetch(`${s.url}/pets`, { headers: { Authorization: `Bearer ${keys.spare('free')}` } });
+    expect(res.headers.get('ratelimit')).toMatch(/^"free"; r=\d+; t=\d+$/);
+    expect(res.headers.get('ratelimit-policy')).toMatch(/^"free"; q=60; w=3; pk=:[^:]+:$/);
+    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+
+  it('X-RateLimit-* and skipFailedRequests on one-minute windows: compliant, exit 0', { timeout: 120_000 }, async () => {
+    const keys = writeKeysFiles(mkdtempSync(join(dir, 'legacy-')), ['free', 'pro'], 12);
+    const s = await startStore('express-ietf.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '60', STORE_HEADERS: 'legacy', STORE_SKIP_FAILED: '1' });
+    store = s;
+    const run = await runPetload(s.url, keys.petload, NO_WAIT);
+    expectVerdict(run, EXPRESS_LEGACY_TABLE, expect);
+  });
+});
