@@ -20,7 +20,7 @@ export const FAULT_MATRIX: Readonly<Record<FaultName, readonly CheckId[]>> = {
   'non-atomic-counter': ['ratelimit.no-over-admission'],
   'shared-quota': ['ratelimit.key-isolation'],
   'invalid-keys-drain': ['auth.no-quota-drain'],
-  'schema-drift': ['list.schema'],
+  'schema-drift': ['list.schema', 'create.returns-pet', 'get.returns-pet'],
   'list-envelope': ['list.schema'],
   'ignore-limit': ['list.limit-respected'],
   'ignore-status-filter': ['list.status-filter'],

@@ -9,6 +9,7 @@ import type { CheckId } from './catalogue.js';
 import type { Ledger } from './ledger.js';
 import { judgeChallenge, judgeInvalidKey, judgeMissingKey } from './passive/auth.js';
 import { createBackoffJudge } from './passive/client.js';
+import { createErrorBodyJudge } from './passive/error-body.js';
 import { judgeDocumentedStatus, judgeErrorShape, judgeJsonContentType, judgeNoServerErrors, judgeTransport } from './passive/contract.js';
 import { judgeInvalidStatus, judgeLimitOutOfRange, judgeLimitRespected, judgeListSchema, judgeStatusFilter, type KnownPets } from './passive/list.js';
 import { readRateLimit } from './passive/ratelimit.js';
@@ -71,6 +72,7 @@ export function createObserver(opts: ObserverOptions): Observer {
   const view = createViewer(opts.plans, opts.keyLimits);
   const backoff = createBackoffJudge(opts.clockScale);
   const stream = createStreamJudge();
+  const errorBodies = createErrorBodyJudge();
   // What this run has parsed of requests and bodies already: it dies with the observer, with the run.
   const scopeOf = createScopeReader();
   const knownPets: KnownPets = new WeakSet();
@@ -88,7 +90,8 @@ export function createObserver(opts: ObserverOptions): Observer {
       judgeNoServerErrors(v, r);
       judgeDocumentedStatus(v, scope, r);
       judgeJsonContentType(v, r);
-      judgeErrorShape(v, r);
+      errorBodies.sawErrorShape(judgeErrorShape(v, r));
+      errorBodies.judge(v, r);
       if (scope.list !== null) {
         const list = judgeListSchema(v, r, knownPets);
         judgeLimitRespected(v, scope.list, list, r);
@@ -105,6 +108,8 @@ export function createObserver(opts: ObserverOptions): Observer {
       backoff(v, wait, r);
     },
     finish() {
+      errorBodies.finish(opts.ledger);
+      stream.finish(opts.ledger);
       const recorded = new Set(opts.ledger.all().map((o) => o.id));
       for (const id of PASSIVE_CHECK_IDS) if (!recorded.has(id)) opts.ledger.skip(id, null, `not exercised: ${NOT_EXERCISED[id]}`);
     },

@@ -41,6 +41,7 @@ describe('broken keys files: each problem names the file, where, what was expect
     ['a fraction', `{"keys":[{"key":"${SECRET}","plan":"pro","perDay":2.5}]}`, 'keys[0].perDay: expected a whole number of requests per day above 0, found number 2.5'],
     ['sacrificial as a string', `{"keys":[{"key":"${SECRET}","plan":"free","sacrificial":"yes"}]}`, 'keys[0].sacrificial: expected true or false, found "yes"'],
     ['a short key', '{"keys":[{"key":"sk_1234","plan":"free"}]}', 'keys[0].key: expected a key of at least 8 characters, found (a secret value, not shown)'],
+    ['a key that is a plan\'s name', '{"keys":[{"key":"business","plan":"pro"}]}', 'keys[0].key: expected a secret key, not the name of a plan, found (a secret value, not shown)'],
     ['a key with a space', '{"keys":[{"key":"sk_live 0123456789","plan":"free"}]}', 'keys[0].key: expected a key of printable ASCII characters without spaces, found (a secret value, not shown)'],
     ['a key twice', `{"keys":[{"key":"${SECRET}","plan":"free"},{"key":"${SECRET}","plan":"pro"}]}`, 'keys[1].key: the same key appears twice, found (a secret value, not shown)'],
   ])('%s', (_what, text, expected) => {

@@ -20,7 +20,9 @@ const KeyEntry = z
     key: z
       .string()
       .min(8, 'expected a key of at least 8 characters')
-      .regex(/^[\x21-\x7e]+$/, 'expected a key of printable ASCII characters without spaces'),
+      .regex(/^[\x21-\x7e]+$/, 'expected a key of printable ASCII characters without spaces')
+      // Reports hide every key wherever it stands: a key that is a plan's name would hide the plan names too.
+      .refine((k) => !(PLAN_NAMES as readonly string[]).includes(k.toLowerCase()), 'expected a secret key, not the name of a plan'),
     plan: z.enum(PLAN_NAMES),
     label: z.string().min(1).max(40).optional(),
     /** The key's own figures, for any plan: they win over its plan's (published, scenario or plans file). */

@@ -58,6 +58,53 @@ class LatestRefusals {
   }
 }
 
+/**
+ * Probes whose judgement counts what a key's window admitted (an exhaust, a burst, a drain measured by Remaining)
+ * or whose keyless requests a faulty target may charge to every key. Their sequences never overlap one another: on
+ * a target whose keys share a counter, or that charges keyless requests to real keys, one such probe's traffic would
+ * otherwise show up in another's count, and a defect that key-isolation or no-quota-drain names would fail other
+ * checks too (one defect, one failure). They are short in real time, so other probes' requests wait for them.
+ */
+const COUNTING: ReadonlySet<ProbeName> = new Set(['auth', 'enforce', 'burst', 'key-isolation', 'quota-drain']);
+/** Probes whose one request must go out at the instant they waited for (a Retry-After to judge): never held. */
+const ON_TIME: ReadonlySet<ProbeName> = new Set(['retry-after-honest', 'restore', 'ban']);
+
+/**
+ * Counting probes send alone: while one runs (its exclusive turn), no other probe's request goes out, and it waits
+ * for those already out. Other probes' requests share the turns among themselves. Waits hold nothing.
+ */
+class SendTurns {
+  private readers = 0;
+  private writing: Promise<void> | null = null;
+  private drained: (() => void) | null = null;
+
+  /** One request of a probe that does not count: after any counting probe has finished. */
+  async shared<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.writing) await this.writing;
+    this.readers++;
+    try {
+      return await fn();
+    } finally {
+      if (--this.readers === 0) this.drained?.();
+    }
+  }
+
+  /** A counting probe's whole sequence, alone. */
+  async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.writing) await this.writing;
+    let done!: () => void;
+    this.writing = new Promise<void>((r) => (done = r));
+    try {
+      if (this.readers > 0) await new Promise<void>((r) => (this.drained = r));
+      this.drained = null;
+      return await fn();
+    } finally {
+      this.writing = null;
+      done();
+    }
+  }
+}
+
 const lanesOf = (s: Step): string[] => [...s.keys.map((k) => `key:${k}`), ...(s.unkeyed > 0 ? ['address'] : []), ...(s.probe === 'burst' || s.probe === 'enforce' ? ['exact'] : [])];
 
 /** Told as each step starts and ends (a progress display); without it, one log line per step. */
@@ -76,7 +123,9 @@ export async function runSchedule(
   let unkeyed = 0;
   // The address window the target is assumed to count requests without a key in: the reachability check opened it.
   let addressOpen = t0;
+  let sentAll = 0;
   const count = (spec: Parameters<ProbeContext['send']>[0]) => {
+    sentAll++;
     if (spec.auth.kind === 'key') {
       requestsByKey[spec.auth.key.label] = (requestsByKey[spec.auth.key.label] ?? 0) + 1;
     } else {
@@ -99,20 +148,27 @@ export async function runSchedule(
   }
   for (const sk of schedule.skipped) skipAll(base, PROBE_REGISTRY[sk.probe].checks, sk.plan, sk.reason);
 
+  const turns = new SendTurns();
   let stopped = false;
   const runStep = async (step: Step) => {
     if (base.signal.aborted || stopped) return;
+    const alone = COUNTING.has(step.probe);
+    const direct = alone || ON_TIME.has(step.probe);
+    let own = 0;
     const ctx: ProbeContext = {
       ...base,
+      othersSent: () => sentAll - own,
       keyStates: keyView(base.keyStates, step.keys),
       refusals: refusals.scoped(step.keys),
       send: (spec) => {
         count(spec);
-        return base.send(spec);
+        own++;
+        return direct ? base.send(spec) : turns.shared(() => base.send(spec));
       },
       sendSimultaneous: (specs) => {
         specs.forEach(count);
-        return base.sendSimultaneous(specs);
+        own += specs.length;
+        return direct ? base.sendSimultaneous(specs) : turns.shared(() => base.sendSimultaneous(specs));
       },
     };
     // The address lane follows the plan's times: a drain started early would meet a spent address window.
@@ -127,7 +183,8 @@ export async function runSchedule(
     const start = clock.now();
     onStep?.(step.probe, step.plan, 'start');
     try {
-      await PROBE_REGISTRY[step.probe].run(ctx, step.plan);
+      const run = () => PROBE_REGISTRY[step.probe].run(ctx, step.plan);
+      await (alone ? turns.exclusive(run) : run());
     } catch (e) {
       stopped = true; // an interrupt, an unreachable target, a banned key: nothing more is started
       throw e;

@@ -54,7 +54,7 @@ describe('another client spends the same key', () => {
     expect(r.report.verdict).toBe('pass');
   });
 
-  it('during the wait for a 429: the next window is spent before petload comes back, and the waits skip naming it', { timeout: 60_000 }, async () => {
+  it('during the wait for a 429: the next window is spent before petload comes back, and the waits wait again or skip naming it', { timeout: 60_000 }, async () => {
     // A key with a small quota on a slower clock: the other client spends a whole window within a few real ms of
     // its start, well before petload's Retry-After + 250 ms (25 real ms at least) has passed.
     const [key] = parseKeys({ keys: [{ key: 'pl-interference-0123456789abcdef', plan: 'enterprise', perMinute: 5, perDay: 100_000 }] }, 'test');
@@ -76,9 +76,11 @@ describe('another client spends the same key', () => {
     });
     await spend;
     expect(spend).not.toBeNull();
+    // The probe waits again for the window the other client spent and judges the next one, or, when that one is
+    // spent too, skips naming the other client; it never fails the target for it.
     const honest = checkOf(r, 'retry-after.honest');
-    expect(honest.status).toBe('skip');
-    expect(honest.byPlan.flatMap((p) => p.reasons).join(' ')).toMatch(/next window was already spent \(another client is using the key\)/);
+    expect(['pass', 'skip']).toContain(honest.status);
+    if (honest.status === 'skip') expect(honest.byPlan.flatMap((p) => p.reasons).join(' ')).toMatch(/next window was already spent \(another client is using the key\)/);
     expect(checkOf(r, 'ratelimit.quota-restored').status).not.toBe('fail');
     expect(checkOf(r, 'ratelimit.enforced').status).toBe('pass');
     expect(r.report.checks.filter((c) => c.status === 'fail').map((c) => c.id)).toEqual([]);

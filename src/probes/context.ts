@@ -8,7 +8,8 @@ import type { CheckId } from '../checks/catalogue.js';
 import type { Ledger } from '../checks/ledger.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { Clock } from '../core/clock.js';
-import type { KeyView } from '../backoff/key-state.js';
+import { retryAfterMs, type KeyView } from '../backoff/key-state.js';
+import { isRateLimitRefusal } from '../checks/passive/contract.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
 import type { Refusals } from './window.js';
 
@@ -28,6 +29,8 @@ export interface ProbeContext {
   note(text: string): void;
   /** Progress line for the console (never contains a key). */
   log(text: string): void;
+  /** Requests other probes have sent so far in the run, on any key or none (absent: the probe runs alone). */
+  othersSent?(): number;
 }
 
 /** The tag probes put on their exchanges. */
@@ -131,14 +134,19 @@ export async function usableKey(ctx: ProbeContext, plan: PlanName): Promise<ApiK
 }
 
 /**
- * Send, and if the answer is 429, wait what it asks (bounded by the window length) and try again: at most
+ * Send, and if the answer is a rate-limit refusal (429, or an over-limit 5xx), wait what it asks (bounded by the window length) and try again: at most
  * `tries` requests. This is the probes' backoff policy for requests that are not about rate limits.
  */
 export async function sendPatiently(ctx: ProbeContext, spec: RequestSpec, tries = 3): Promise<Exchange> {
   let ex = await ctx.send(spec);
-  for (let i = 1; i < tries && ex.status === 429 && spec.auth.kind === 'key' && !ctx.signal.aborted; i++) {
+  for (let i = 1; i < tries && isRateLimitRefusal(ex) && spec.auth.kind === 'key' && !ctx.signal.aborted; i++) {
     const s = ctx.keyStates.get(spec.auth.key);
-    const until = s.blockedUntil > ctx.clock.now() ? s.blockedUntil : (s.minuteWindowEndsBy ?? ctx.clock.now() + MINUTE_S * 1000);
+    // An over-limit 5xx is a refusal too (in the wrong status): its Retry-After is waited as a 429's would be.
+    const asked = ex.status === 429 ? null : retryAfterMs(ex);
+    const until =
+      asked !== null ? ex.localTime + Math.min(asked, MINUTE_S * 1000)
+      : s.blockedUntil > ctx.clock.now() ? s.blockedUntil
+      : (s.minuteWindowEndsBy ?? ctx.clock.now() + MINUTE_S * 1000);
     await waitUntil(ctx, Math.min(until, ctx.clock.now() + (MINUTE_S + 2) * 1000));
     ex = await ctx.send(spec);
   }

@@ -10,6 +10,8 @@ import { Pet, Pets } from '../api/schemas.js';
 import type { ApiKey } from '../core/api-key.js';
 import { headerValue, type Exchange, type RequestSpec } from '../http/exchange.js';
 import { parseDeprecation, parseHttpDate } from '../http/headers.js';
+import { isRateLimitRefusal, issueSummary } from '../checks/passive/contract.js';
+import { bodyReadOf } from '../checks/passive/view.js';
 import { keySpec, probeTag, sendPatiently, skipAll, usableKey, type ProbeContext } from './context.js';
 import type { Probe } from './probe.js';
 import { HEADER_CHECKS, sameWindow, tripleOf } from './window.js';
@@ -82,7 +84,7 @@ export const inputProbe: Probe = {
       const marker = `petload-invalid-${nonce()}`;
       for (const [i, b] of INVALID_BODIES.entries()) {
         const ex = await sendPatiently(ctx, keySpec(key, 'createPet', '/pets', tag, b.body(`${marker}-${i}`)));
-        if (ex.status === 429 || ex.error !== null) {
+        if (isRateLimitRefusal(ex) || ex.error !== null) {
           ctx.ledger.skip('create.rejects-invalid', plan, ex.error ? `${b.what}: no whole response (see contract.transport)` : `${b.what}: refused by the rate limit, not judged`);
           continue;
         }
@@ -119,6 +121,31 @@ export const listProbe: Probe = {
   },
 };
 
+const NO_WHOLE_RESPONSE = 'no whole response (see contract.transport)';
+
+/** Why a probe cannot judge an exchange's body, naming the check that owns that defect; null when it can. */
+function unreadable(ex: Exchange): string | null {
+  if (ex.error !== null) return NO_WHOLE_RESPONSE;
+  const b = bodyReadOf(ex);
+  return b.kind === 'unusable' ? b.reason : null;
+}
+
+/** The id in a JSON body that has one (a Pet or not), as text. */
+function idIn(ex: Exchange): string | null {
+  const b = bodyReadOf(ex);
+  if (b.kind !== 'json' || typeof b.value !== 'object' || b.value === null) return null;
+  return idText((b.value as { id?: unknown }).id);
+}
+
+/** The fields an animal was created with: the created Pet when the answer was one, else what was sent. */
+interface Created {
+  id: string;
+  name: string;
+  categoryId: string;
+  /** Compared only when known: sent, or echoed by a created Pet. */
+  status?: { value: string | undefined };
+}
+
 export const createGetProbe: Probe = {
   name: 'create-get',
   checks: ['create.returns-pet', 'get.returns-pet'],
@@ -131,56 +158,93 @@ export const createGetProbe: Probe = {
         { name: `petload-${nonce()}-with-status`, categoryId: 7, status: 'pending' as const },
         { name: `petload-${nonce()}-no-status`, categoryId: 8 },
       ];
-      const made: { id: string; pet: Pet }[] = [];
+      const made: Created[] = [];
       for (const body of sent) {
         const ex = await sendPatiently(ctx, keySpec(key, 'createPet', '/pets', tag, body));
         if (ex.error !== null) {
-          ctx.ledger.skip('create.returns-pet', plan, 'no whole response (see contract.transport)');
+          ctx.ledger.skip('create.returns-pet', plan, NO_WHOLE_RESPONSE);
+          ctx.ledger.skip('get.returns-pet', plan, `the animal's id is unknown: the create answer was not judged (${NO_WHOLE_RESPONSE})`);
+          continue;
+        }
+        if (isRateLimitRefusal(ex)) {
+          skipAll(ctx, this.checks, plan, 'refused by the rate limit, not judged');
           continue;
         }
         if (ex.status !== 201) {
           ctx.ledger.fail('create.returns-pet', plan, `valid NewPet ${JSON.stringify(body)}: expected 201, got ${ex.status ?? 'no response'}`, ex);
+          ctx.ledger.skip('get.returns-pet', plan, 'no animal was created (see create.returns-pet)');
           continue;
         }
-        const parsed = ex.body.kind === 'json' ? Pet.safeParse(ex.body.value) : null;
+        const bad = unreadable(ex);
+        if (bad !== null) {
+          ctx.ledger.skip('create.returns-pet', plan, bad);
+          ctx.ledger.skip('get.returns-pet', plan, `the animal's id is unknown: the create answer was not judged (${bad})`);
+          continue;
+        }
+        const read = bodyReadOf(ex);
+        const parsed = read.kind === 'json' ? Pet.safeParse(read.value) : null;
+        const id = idIn(ex);
         if (!parsed?.success) {
-          ctx.ledger.fail('create.returns-pet', plan, `201 body is not a Pet${parsed ? `: ${parsed.error.issues[0]?.message ?? ''}` : ''}`, ex);
+          ctx.ledger.fail('create.returns-pet', plan, `201 body is not a Pet${parsed ? `: ${issueSummary(parsed.error, read.kind === 'json' ? read.value : null)}` : ''}`, ex);
+          // The animal exists all the same: GET judges the Pet of its own operation, against what was sent.
+          if (id === null || seen.has(id)) ctx.ledger.skip('get.returns-pet', plan, 'no new id in the create answer (see create.returns-pet)');
+          else {
+            seen.add(id);
+            made.push({ id, name: body.name, categoryId: String(body.categoryId), ...('status' in body ? { status: { value: body.status } } : {}) });
+          }
           continue;
         }
         const pet = parsed.data;
-        const id = String(pet.id);
+        const petId = String(pet.id);
         const problems: string[] = [];
         if (pet.name !== body.name) problems.push(`name ${JSON.stringify(pet.name)} instead of ${JSON.stringify(body.name)}`);
         if (String(pet.categoryId) !== String(body.categoryId)) problems.push(`categoryId ${String(pet.categoryId)} instead of ${body.categoryId}`);
         if ('status' in body && pet.status !== body.status) problems.push(`status ${String(pet.status)} instead of ${body.status}`);
-        if (seen.has(id)) problems.push(`id ${id} is not new`);
-        seen.add(id);
+        const reused = seen.has(petId);
+        if (reused) problems.push(`id ${petId} is not new`);
+        seen.add(petId);
         ctx.ledger.judge('create.returns-pet', plan, problems.length === 0, () => `created Pet does not echo the request: ${problems.join('; ')}`, ex);
         if (!('status' in body)) {
           const what = pet.status === undefined ? 'no status' : `status "${pet.status}"`;
           ctx.ledger.info('create.returns-pet', plan, 'statusWhenOmitted', what);
           ctx.note(`An animal added without a status gets ${what}.`);
         }
-        made.push({ id, pet });
+        // An id that is not new may name another animal: what GET answers for it says nothing of this one.
+        if (reused) ctx.ledger.skip('get.returns-pet', plan, 'the create answer reused an id (see create.returns-pet)');
+        else made.push({ id: petId, name: pet.name, categoryId: String(pet.categoryId), status: { value: pet.status } });
       }
-      for (const { id, pet } of made) {
-        const ex = await sendPatiently(ctx, keySpec(key, 'getPet', `/pets/${id}`, tag));
+      for (const c of made) {
+        const ex = await sendPatiently(ctx, keySpec(key, 'getPet', `/pets/${c.id}`, tag));
         if (ex.error !== null) {
-          ctx.ledger.skip('get.returns-pet', plan, 'no whole response (see contract.transport)');
+          ctx.ledger.skip('get.returns-pet', plan, NO_WHOLE_RESPONSE);
+          continue;
+        }
+        if (isRateLimitRefusal(ex)) {
+          ctx.ledger.skip('get.returns-pet', plan, 'refused by the rate limit, not judged');
           continue;
         }
         if (ex.status !== 200) {
-          ctx.ledger.fail('get.returns-pet', plan, `GET of the animal just created (id ${id}): expected 200, got ${ex.status ?? 'no response'}`, ex);
+          ctx.ledger.fail('get.returns-pet', plan, `GET of the animal just created (id ${c.id}): expected 200, got ${ex.status ?? 'no response'}`, ex);
           continue;
         }
-        const got = ex.body.kind === 'json' ? Pet.safeParse(ex.body.value) : null;
-        const same =
-          got?.success === true &&
-          String(got.data.id) === id &&
-          got.data.name === pet.name &&
-          String(got.data.categoryId) === String(pet.categoryId) &&
-          got.data.status === pet.status;
-        ctx.ledger.judge('get.returns-pet', plan, same, () => `GET /pets/${id} does not return the animal as created`, ex);
+        const bad = unreadable(ex);
+        if (bad !== null) {
+          ctx.ledger.skip('get.returns-pet', plan, bad);
+          continue;
+        }
+        const read = bodyReadOf(ex);
+        const got = read.kind === 'json' ? Pet.safeParse(read.value) : null;
+        if (!got?.success) {
+          ctx.ledger.fail('get.returns-pet', plan, `GET /pets/${c.id}: the 200 body is not a Pet${got ? `: ${issueSummary(got.error, read.kind === 'json' ? read.value : null)}` : ''}`, ex);
+          continue;
+        }
+        const p = got.data;
+        const problems: string[] = [];
+        if (String(p.id) !== c.id) problems.push(`id ${String(p.id)}`);
+        if (p.name !== c.name) problems.push(`name ${JSON.stringify(p.name)}`);
+        if (String(p.categoryId) !== c.categoryId) problems.push(`categoryId ${String(p.categoryId)}`);
+        if (c.status !== undefined && p.status !== c.status.value) problems.push(`status ${String(p.status)}`);
+        ctx.ledger.judge('get.returns-pet', plan, problems.length === 0, () => `GET /pets/${c.id} does not return the animal as created: ${problems.join('; ')}`, ex);
       }
     });
   },
@@ -199,7 +263,7 @@ export const unknownIdProbe: Probe = {
       const unknown = [String(max + 1_000_003n < 2n ** 53n ? max + 1_000_003n : 2n ** 53n - 7n), '9223372036854775807'];
       for (const id of unknown) {
         const ex = await sendPatiently(ctx, keySpec(key, 'getPet', `/pets/${id}`, tag));
-        if (ex.status === 429 || ex.error !== null) {
+        if (isRateLimitRefusal(ex) || ex.error !== null) {
           ctx.ledger.skip('get.unknown-404', plan, ex.error ? 'no whole response (see contract.transport)' : 'refused by the rate limit, not judged');
           continue;
         }
@@ -218,39 +282,56 @@ export const deprecatedProbe: Probe = {
   async run(ctx, plan) {
     await withKey(ctx, this, plan, async (key) => {
       const tag = probeTag('deprecated');
-      const before = await sendPatiently(ctx, keySpec(key, 'listPets', '/pets?limit=1', tag));
+      // The exchange just before the GET: the GET's quota use is measured against it.
+      // Requests other probes sent since just before `before`: on a target whose keys share a counter they show.
+      let othersAt = ctx.othersSent?.() ?? 0;
+      let before = await sendPatiently(ctx, keySpec(key, 'listPets', '/pets?limit=1', tag));
       let id = petsIn(before)[0]?.id;
       if (id === undefined) {
-        const c = await sendPatiently(ctx, keySpec(key, 'createPet', '/pets', tag, { name: `petload-${nonce()}`, categoryId: 1 }));
-        id = c.body.kind === 'json' ? (idText((c.body.value as { id?: unknown } | null)?.id) ?? undefined) : undefined;
+        othersAt = ctx.othersSent?.() ?? 0;
+        before = await sendPatiently(ctx, keySpec(key, 'createPet', '/pets', tag, { name: `petload-${nonce()}`, categoryId: 1 }));
+        id = before.status === 201 ? (idIn(before) ?? undefined) : undefined;
       }
       if (id === undefined) return skipAll(ctx, this.checks, plan, 'no animal id to get (see list.schema and create.returns-pet)');
       const get = await ctx.send(keySpec(key, 'getPet', `/pets/${id}`, tag));
       const after = await ctx.send(keySpec(key, 'listPets', '/pets?limit=1', tag));
-      judgeDeprecated(ctx, plan, before, get, after);
+      judgeDeprecated(ctx, plan, before, get, after, (ctx.othersSent?.() ?? 0) - othersAt);
       judgeAnnouncement(ctx, plan, get);
     });
   },
 };
 
-function judgeDeprecated(ctx: ProbeContext, plan: PlanName | null, before: Exchange, get: Exchange, after: Exchange): void {
+/**
+ * deprecation.behaviour-unchanged: the status (200), and that the answer counts against the same quota as the list.
+ * What is judged elsewhere is skipped naming that check: the Pet in the body (get.returns-pet, the same operation),
+ * the presence of the rate-limit headers (ratelimit.headers-present), a body that did not arrive whole.
+ */
+export function judgeDeprecated(ctx: ProbeContext, plan: PlanName | null, before: Exchange, get: Exchange, after: Exchange, others = 0): void {
   const id = 'deprecation.behaviour-unchanged';
-  if (get.status === 429) return ctx.ledger.skip(id, plan, 'refused by the rate limit, not judged');
-  if (get.error !== null) return ctx.ledger.skip(id, plan, 'no whole response (see contract.transport)');
-  const pet = get.body.kind === 'json' && Pet.safeParse(get.body.value).success;
-  if (!ctx.ledger.judge(id, plan, get.status === 200 && pet, () => `GET /pets/{id} of an existing animal: expected 200 with a Pet, got ${get.status ?? 'no response'}`, get)) return;
-  const [tb, tg, ta] = [tripleOf(before), tripleOf(get), tripleOf(after)];
+  if (get.error !== null) return ctx.ledger.skip(id, plan, NO_WHOLE_RESPONSE);
+  if (isRateLimitRefusal(get)) return ctx.ledger.skip(id, plan, 'refused by the rate limit, not judged');
+  if (!ctx.ledger.judge(id, plan, get.status === 200, () => `GET /pets/{id} of an existing animal: expected 200, got ${get.status ?? 'no response'}`, get)) return;
+  const body = bodyReadOf(get);
+  if (body.kind === 'unusable') ctx.ledger.skip(id, plan, body.reason);
+  else if (body.kind === 'none' || !Pet.safeParse(body.value).success) ctx.ledger.skip(id, plan, 'body not judged: the Pet of GET /pets/{id} is judged by get.returns-pet');
   const missing = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].filter((h) => headerValue(get.headers, h) === undefined);
   // A header the list answers around the get lack as well is no change of behaviour: its absence is
   // ratelimit.headers-present's failure, not this check's.
   const dropped = missing.filter((h) => headerValue(before.headers, h) !== undefined || headerValue(after.headers, h) !== undefined);
   if (dropped.length > 0) return ctx.ledger.fail(id, plan, `the deprecated endpoint answers without ${dropped.join(', ')}, which the list answers around it carry`, get);
   if (missing.length > 0) return ctx.ledger.skip(id, plan, `quota use not judged: the list answers lack ${missing.join(', ')} too (see ratelimit.headers-present)`);
+  const [tb, tg, ta] = [tripleOf(before), tripleOf(get), tripleOf(after)];
   if (!tg) return ctx.ledger.skip(id, plan, `quota use not judged: unusable X-RateLimit-* (${HEADER_CHECKS})`);
   if (!sameWindow(tb, tg) || !sameWindow(tg, ta) || before.overlapped || get.overlapped || after.overlapped) {
     return ctx.ledger.skip(id, plan, 'quota use not judged: the window changed during the sequence');
   }
   const counted = tb!.remaining - tg.remaining === 1 && tg.remaining - ta!.remaining === 1;
+  // Fell further than the GET and the list explain, by no more than other probes sent meanwhile: whether other keys'
+  // requests count against this key is ratelimit.key-isolation's to judge.
+  const excess = tb!.remaining - ta!.remaining - 2;
+  if (!counted && excess > 0 && tb!.remaining - tg.remaining >= 1 && tg.remaining - ta!.remaining >= 1 && excess <= others) {
+    return ctx.ledger.skip(id, plan, `quota use not judged: Remaining fell ${excess} more than this key's requests while other probes sent ${others} (see ratelimit.key-isolation)`);
+  }
   ctx.ledger.judge(id, plan, counted, () => `Remaining went ${tb!.remaining} → ${tg.remaining} (get) → ${ta!.remaining}: the deprecated endpoint does not count against the same quota as the list`, get);
 }
 

@@ -34,6 +34,28 @@ export const sameWindow = (a: Triple | null, b: Triple | null): boolean =>
 /** How many requests a fresh minute window accepts: the smaller of the plan's figures. */
 export const minuteQuota = (key: ApiKey) => Math.min(key.limits.perMinute, key.limits.perDay);
 
+/**
+ * The Limit a response announces for its minute window when that is not the plan's per-minute figure (a defect
+ * ratelimit.limit-matches-plan judges), else null. The triple describes a minute window when its Reset is at most a
+ * minute away and it cannot be a day window near its end: its Limit is not the plan's day figure, or the key had no
+ * window under way (`fresh`), or Remaining is Limit-1 (this request opened the window, so it is no day window).
+ * Limit-driven probes count with this Limit: judging a target by a figure it does not announce would fail their
+ * checks for limit-matches-plan's defect.
+ */
+export function announcedMinuteLimit(ex: Exchange, key: ApiKey, fresh: boolean): number | null {
+  const t = tripleOf(ex);
+  if (t === null || t.limit === key.limits.perMinute) return null;
+  if (t.reset * 1000 - serverTimeOf(ex) > (MINUTE_S * 1000) + TOLERANCE_MS) return null;
+  if (t.limit === key.limits.perDay && !fresh && t.remaining !== t.limit - 1) return null;
+  return t.limit;
+}
+
+/** How many requests the minute window `first` opened accepts: minuteQuota, or the announced minute Limit (bounded by the day). */
+export function minuteCapacity(first: Exchange, key: ApiKey, fresh: boolean): number {
+  const announced = announcedMinuteLimit(first, key, fresh);
+  return announced === null ? minuteQuota(key) : Math.min(announced, key.limits.perDay);
+}
+
 export interface Exhaustion {
   first: Exchange;
   accepted: number;
@@ -43,18 +65,33 @@ export interface Exhaustion {
   rolledOver: boolean;
   /** A request got no whole response: whether the target counted it is unknown, so the count proves nothing. */
   lost: Exchange | null;
+  /** Some requests were in flight together (the parallel bulk): a counter that misses concurrent requests over-admits. */
+  concurrent: boolean;
+}
+
+export interface ExhaustOptions {
+  /** A request already sent on the key, opening the window: the sequence continues from it. */
+  first?: Exchange;
+  /** Requests in flight at once before the sequential tail (default 8); 1 sends strictly one after another. */
+  parallel?: number;
+  /** Stop once the accepted responses show a second window, or a minute has passed: the count is void then. */
+  stopOnRollover?: boolean;
 }
 
 const PARALLEL = 8;
 const SEQUENTIAL_TAIL = 8;
+const ROLLOVER_SPAN_MS = 59_000;
 
 /**
  * Send cheap requests on `key` until one is refused or `cap` were accepted. Most are sent 8 at a time (so that a
  * 1000/min plan is exhausted well within a scaled minute); the last few strictly one after another, so the
  * boundary is exact. Bounded by `cap + PARALLEL` requests. Stops at the first refusal: nothing is sent after a 429.
+ * `cap` may depend on the first response (the Limit the target announces).
  */
-export async function exhaust(ctx: ProbeContext, key: ApiKey, tag: string, cap: number): Promise<Exhaustion> {
-  const first = await ctx.send(cheapList(key, tag));
+export async function exhaust(ctx: ProbeContext, key: ApiKey, tag: string, capOf: number | ((first: Exchange) => number), opts: ExhaustOptions = {}): Promise<Exhaustion> {
+  const first = opts.first ?? (await ctx.send(cheapList(key, tag)));
+  const cap = typeof capOf === 'number' ? capOf : capOf(first);
+  const parallel = Math.max(1, opts.parallel ?? PARALLEL);
   let accepted = isAccepted(first) ? 1 : 0;
   let refusal: Exchange | null = isAccepted(first) ? null : first;
   let lost: Exchange | null = first.error !== null ? first : null;
@@ -68,7 +105,8 @@ export async function exhaust(ctx: ProbeContext, key: ApiKey, tag: string, cap: 
     if (t && t0 && t.limit === t0.limit) resets.add(t.reset);
   };
   let sent = 1;
-  const bulk = Math.max(0, cap - SEQUENTIAL_TAIL);
+  const bulk = parallel === 1 ? 0 : Math.max(0, cap - SEQUENTIAL_TAIL);
+  const void_ = () => opts.stopOnRollover === true && (resets.size > 1 || ctx.clock.now() - firstLocal > ROLLOVER_SPAN_MS);
   const worker = async () => {
     while (refusal === null && sent < bulk && !ctx.signal.aborted) {
       sent++;
@@ -78,8 +116,9 @@ export async function exhaust(ctx: ProbeContext, key: ApiKey, tag: string, cap: 
       if (ex.error !== null) lost ??= ex;
     }
   };
-  if (refusal === null) await Promise.all(Array.from({ length: PARALLEL }, worker));
-  while (refusal === null && sent < cap + 1 && !ctx.signal.aborted) {
+  const concurrent = refusal === null && bulk > 1;
+  if (refusal === null) await Promise.all(Array.from({ length: parallel }, worker));
+  while (refusal === null && sent < cap + 1 && !ctx.signal.aborted && !void_()) {
     sent++;
     const ex = await ctx.send(cheapList(key, tag));
     if (isAccepted(ex)) onAccepted(ex);
@@ -87,7 +126,9 @@ export async function exhaust(ctx: ProbeContext, key: ApiKey, tag: string, cap: 
     if (ex.error !== null) lost ??= ex;
   }
   const spanMs = (refusal ?? first).localTime - firstLocal;
-  return { first, accepted, refusal, rolledOver: resets.size > 1 || spanMs > 59_000, lost };
+  // Without a refusal, the time the sequence took (it may have outlived its window).
+  const outlived = refusal === null && ctx.clock.now() - firstLocal > ROLLOVER_SPAN_MS;
+  return { first, accepted, refusal, rolledOver: resets.size > 1 || spanMs > ROLLOVER_SPAN_MS || outlived, lost, concurrent };
 }
 
 /** Refusals a probe left behind (a key with a 429 and nothing sent since), for the next probe that needs one. */

@@ -50,6 +50,16 @@ describe('auth.invalid-key', () => {
   it('skips a 429', () => {
     expect(countsOf(run(judgeInvalidKey, { ...badKey, status: 429 }), 'auth.invalid-key', null).skipped).toBe(1);
   });
+
+  it('skips an over-limit 5xx (Retry-After, or Remaining 0) naming contract.no-server-errors, which owns the wrong status', () => {
+    for (const headers of [{ 'retry-after': '30' }, { 'x-ratelimit-remaining': '0' }]) {
+      const l = run(judgeInvalidKey, { ...badKey, status: 503, headers });
+      expect(countsOf(l, 'auth.invalid-key', null)).toEqual({ passed: 0, failed: 0, skipped: 1 });
+      expect(outcomeOf(l, 'auth.invalid-key', null)?.skipReasons).toEqual([
+        'an over-limit 5xx: rate-limited before authentication was judged (see contract.no-server-errors)',
+      ]);
+    }
+  });
 });
 
 describe('auth.challenge', () => {

@@ -4,7 +4,7 @@
  */
 import { OPERATIONS } from '../../api/operations.js';
 import { ErrorBody } from '../../api/schemas.js';
-import { headerValues } from '../../http/exchange.js';
+import { headerValues, type Exchange } from '../../http/exchange.js';
 import { formatIssues } from '../../core/zod-issues.js';
 import type { RequestScope } from './request.js';
 import { declaresJson, is2xx, JSON_MEDIA_TYPE, type Recorder, type View } from './view.js';
@@ -35,12 +35,26 @@ export function judgeTransport(v: View, r: Recorder): void {
   r.pass('contract.transport', ex);
 }
 
+/** A 5xx that carries the signs of a rate-limit refusal (Retry-After, or Remaining 0): an over-limit answer. */
+export function isOverLimit5xx(ex: Pick<Exchange, 'status' | 'headers'>): boolean {
+  if (ex.status === null || ex.status < 500) return false;
+  return headerValues(ex.headers, 'retry-after').length > 0 || headerValues(ex.headers, 'x-ratelimit-remaining').some((x) => x.trim() === '0');
+}
+
+/**
+ * A refusal by the rate limit: a 429, or an over-limit 5xx (contract.no-server-errors and ratelimit.enforced judge
+ * that it is not a 429). Checks of other properties skip such answers: the request was refused before it was judged.
+ */
+export function isRateLimitRefusal(ex: Pick<Exchange, 'status' | 'headers'>): boolean {
+  return ex.status === 429 || isOverLimit5xx(ex);
+}
+
 /** contract.no-server-errors: no 5xx, ever; an over-limit answer in particular must be 429. */
 export function judgeNoServerErrors(v: View, r: Recorder): void {
   const { ex, status } = v;
   if (status === null) return;
   if (status < 500) return r.pass('contract.no-server-errors', ex);
-  const overLimit = headerValues(ex.headers, 'retry-after').length > 0 || headerValues(ex.headers, 'x-ratelimit-remaining').some((x) => x.trim() === '0');
+  const overLimit = isOverLimit5xx(ex);
   r.fail('contract.no-server-errors', ex, `server error ${status}${overLimit ? ' with rate-limit signs (Retry-After or Remaining 0): an over-limit answer must be 429' : ''}`);
 }
 
@@ -82,20 +96,44 @@ export function judgeJsonContentType(v: View, r: Recorder): void {
  * Chosen: 429 bodies are left to retry-after.error-body, because the interface leaves open whether a 429
  * carries an Error ("not shown"); judging them here would make that advisory question critical.
  */
-export function judgeErrorShape(v: View, r: Recorder): void {
+export function judgeErrorShape(v: View, r: Recorder): ErrorBodyDefect | null {
   const { ex, status, body } = v;
-  if (status === null || is2xx(status) || body.kind === 'none') return;
-  if (status === 429) return r.skip('contract.error-shape', ex, 'a 429 body is judged by retry-after.error-body');
-  if (body.kind === 'unusable') return r.skip('contract.error-shape', ex, body.reason);
-  const problem = errorBodyProblem(body.value, status);
-  if (problem === null) r.pass('contract.error-shape', ex);
-  else r.fail('contract.error-shape', ex, problem);
+  if (status === null || is2xx(status) || body.kind === 'none') return null;
+  if (status === 429) {
+    r.skip('contract.error-shape', ex, 'a 429 body is judged by retry-after.error-body');
+    return null;
+  }
+  if (body.kind === 'unusable') {
+    r.skip('contract.error-shape', ex, body.reason);
+    return null;
+  }
+  const defect = errorBodyDefect(body.value, status);
+  if (defect === null) r.pass('contract.error-shape', ex);
+  else r.fail('contract.error-shape', ex, defect.message);
+  return defect;
+}
+
+/**
+ * What keeps a body from being an Error for its HTTP status. `kind` names the defect independently of the status
+ * and of the values found (the fields the schema rejects, or a `status` other than the HTTP status), so that the
+ * same defect on bodies of different statuses is recognised as one.
+ */
+export interface ErrorBodyDefect {
+  kind: string;
+  message: string;
+}
+
+export function errorBodyDefect(value: unknown, status: number): ErrorBodyDefect | null {
+  const res = ErrorBody.safeParse(value);
+  if (!res.success) {
+    const fields = [...new Set(res.error.issues.map((i) => i.path.join('.') || '(the body)'))].sort();
+    return { kind: `fields ${fields.join(', ')}`, message: `not an Error body: ${issueSummary(res.error, value)}` };
+  }
+  if (res.data.status !== status) return { kind: 'status other than the HTTP status', message: `Error body says status ${res.data.status}, the HTTP status is ${status}` };
+  return null;
 }
 
 /** What keeps `value` from being an Error body for HTTP `status`, or null when it is one. */
 export function errorBodyProblem(value: unknown, status: number): string | null {
-  const res = ErrorBody.safeParse(value);
-  if (!res.success) return `not an Error body: ${issueSummary(res.error, value)}`;
-  if (res.data.status !== status) return `Error body says status ${res.data.status}, the HTTP status is ${status}`;
-  return null;
+  return errorBodyDefect(value, status)?.message ?? null;
 }

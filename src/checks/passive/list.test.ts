@@ -135,6 +135,10 @@ describe('list.limit-out-of-range', () => {
   it('skips 401 and 429, and a 200 that is not an array', () => {
     expect(countsOf(run({ path: '/pets?limit=0', status: 429 }), 'list.limit-out-of-range').skipped).toBe(1);
     expect(countsOf(run({ path: '/pets?limit=0', status: 401 }), 'list.limit-out-of-range').skipped).toBe(1);
+    // An over-limit 5xx is a refusal by the rate limit in the wrong status: contract.no-server-errors' failure.
+    expect(outcomeOf(run({ path: '/pets?limit=0', status: 503, headers: { 'retry-after': '30' } }), 'list.limit-out-of-range')?.skipReasons).toEqual([
+      'an over-limit 5xx: refused by the rate limit before the query was judged (see contract.no-server-errors)',
+    ]);
     expect(outcomeOf(run({ path: '/pets?limit=0', json: {} }), 'list.limit-out-of-range')?.skipReasons).toEqual([
       'the 200 body is not a JSON array (list.schema)',
     ]);

@@ -5,7 +5,7 @@
  */
 import { INT64_MAX, INT64_MIN, PAGE_SIZE, PET_STATUSES, Pets } from '../../api/schemas.js';
 import type { DeepReadonly } from '../../core/readonly.js';
-import { issueSummary } from './contract.js';
+import { isOverLimit5xx, issueSummary } from './contract.js';
 import type { ListQuery } from './request.js';
 import type { Recorder, View } from './view.js';
 
@@ -110,7 +110,8 @@ export function judgeLimitRespected(v: View, q: ListQuery, list: ListBody | null
 /**
  * The shared shape of list.limit-out-of-range and list.invalid-status: 400 (rejected) or a 200 that is
  * still sound, never anything else. Chosen: 401 and 429 are skipped (the key or the rate limit was judged
- * before the query could be); every other status fails, 5xx included, as the catalogue states "never 5xx".
+ * before the query could be), and so is an over-limit 5xx (a rate-limit refusal in the wrong status, owned by
+ * contract.no-server-errors); every other status fails, 5xx included, as the catalogue states "never 5xx".
  */
 function judgeOutOfConstraint(
   id: 'list.limit-out-of-range' | 'list.invalid-status',
@@ -126,6 +127,7 @@ function judgeOutOfConstraint(
     return r.pass(id, ex);
   }
   if (status === 401 || status === 429) return r.skip(id, ex, `answered ${status}: refused before the query was judged`);
+  if (isOverLimit5xx(ex)) return r.skip(id, ex, 'an over-limit 5xx: refused by the rate limit before the query was judged (see contract.no-server-errors)');
   if (status !== 200) return r.fail(id, ex, `${param} answered ${status}; expected 400 Error or a 200`);
   const res = judge200();
   if ('skip' in res) return r.skip(id, ex, res.skip);

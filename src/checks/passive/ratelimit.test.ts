@@ -129,6 +129,13 @@ describe('ratelimit.reset-is-timestamp', () => {
     expect(countsOf(reset(value).ledger, 'ratelimit.reset-is-timestamp').passed).toBe(1);
   });
 
+  it('widens the tolerance by the time the exchange took (the counter is read while the request is at the server)', () => {
+    const slow = reset(FIXED_NOW_S + 62, { timing: { sent: 1000, done: 2300 } });
+    expect(countsOf(slow.ledger, 'ratelimit.reset-is-timestamp').passed).toBe(1);
+    const quick = reset(FIXED_NOW_S + 62, { timing: { sent: 1000, done: 1100 } });
+    expect(message(quick.ledger, 'ratelimit.reset-is-timestamp')).toMatch(/^Reset \d+ is 62 s after Date/);
+  });
+
   it('passes a day Limit with a Reset hours away', () => {
     const { ledger } = run({ headers: rateLimitHeaders(1000, 10, FIXED_NOW_S + 40_000) });
     expect(countsOf(ledger, 'ratelimit.reset-is-timestamp').passed).toBe(1);

@@ -127,7 +127,8 @@ const MS_THRESHOLD = 1e11;
 const DELTA_THRESHOLD = 1e9;
 
 /**
- * ratelimit.reset-is-timestamp: `Date - 1 s <= Reset <= Date + window + 1 s`, the window being the one the
+ * ratelimit.reset-is-timestamp: `Date - 1 s <= Reset <= Date + window + 1 s` (each 1 s widened by the exchange's
+ * duration: the server reads its counter and stamps its Date at moments of its own), the window being the one the
  * Limit describes (60 s or 86 400 s; the day when the Limit cannot be tied to the plan). Milliseconds and
  * seconds-until-reset are named as such. Returns whether Reset is usable as a timestamp.
  */
@@ -140,7 +141,10 @@ function judgeResetIsTimestamp(v: View, limit: Field, reset: Field, r: Recorder)
   const window = windowSeconds(limit.ok ? limit.value : null, v.planLimits);
   const now = v.nowMs / 1000;
   const value = reset.value;
-  if (value >= now - 1 && value <= now + window + 1) {
+  // The triple describes the window at some instant while the request was at the server, and the Date may be stamped
+  // at either end: the exchange's own duration widens the tolerance (a slow answer is not a Reset defect).
+  const slack = 1 + Math.max(0, ex.timing.done - ex.timing.sent) / 1000;
+  if (value >= now - slack && value <= now + window + slack) {
     r.pass('ratelimit.reset-is-timestamp', ex);
     return true;
   }

@@ -14,7 +14,7 @@ import {
 } from '../../testing/exchange-builder.js';
 import { readRateLimit } from './ratelimit.js';
 import { judgeRetryAfter, type RetryAfterWait } from './retry-after.js';
-import { createRecorder, createViewer, REASONS } from './view.js';
+import { createRecorder, createViewer } from './view.js';
 
 const view = createViewer(TEST_PLANS);
 const refused = (retryAfter: string | string[] | undefined, extra: ExchangeParts = {}): ExchangeParts => ({
@@ -114,25 +114,5 @@ describe('retry-after.plausible', () => {
   it('bounds by the day when the 429 shows Remaining above 0 (another window refused)', () => {
     const { ledger } = run(refused('3600', { headers: rateLimitHeaders(60, 12, MINUTE_RESET) }));
     expect(countsOf(ledger, 'retry-after.plausible').passed).toBe(1);
-  });
-});
-
-describe('retry-after.error-body', () => {
-  it('passes an Error with status 429', () => {
-    expect(countsOf(run(refused('30')).ledger, 'retry-after.error-body').passed).toBe(1);
-  });
-
-  it('fails another shape and another status', () => {
-    const l = run(refused('30', { json: { error: 'Too many requests' } })).ledger;
-    expect(message(l, 'retry-after.error-body')).toMatch(/^not an Error body: code: /);
-    expect(message(run(refused('30', { json: { code: 'x', message: 'y', status: 400 } })).ledger, 'retry-after.error-body')).toBe(
-      'Error body says status 400, the HTTP status is 429',
-    );
-  });
-
-  it('skips a body that is not JSON, and does not judge an empty 429', () => {
-    const text = run(refused('30', { headers: { 'content-type': 'text/plain' }, body: { kind: 'text', excerpt: 'Too many requests' } })).ledger;
-    expect(outcomeOf(text, 'retry-after.error-body')?.skipReasons).toEqual([REASONS.notJsonBody]);
-    expect(countsOf(run(refused('30', { body: { kind: 'none' } })).ledger, 'retry-after.error-body')).toEqual({ passed: 0, failed: 0, skipped: 0 });
   });
 });

@@ -1,13 +1,15 @@
 /**
- * 429 checks: exactly one Retry-After, in a form a sender may generate, asking for a plausible wait,
- * and an Error body if there is a body. Returns the wait for the client-discipline check.
+ * 429 checks: exactly one Retry-After, in a form a sender may generate, asking for a plausible wait.
+ * Returns the wait for the client-discipline check. (The 429's body is judged in error-body.ts.)
  */
 import { DAY_S } from '../../api/plans.js';
 import { headerValues } from '../../http/exchange.js';
 import { isImfFixdate, parseRetryAfter } from '../../http/headers.js';
-import { errorBodyProblem } from './contract.js';
-import type { RateLimitRead } from './ratelimit.js';
-import { windowSeconds, type Recorder, type View } from './view.js';
+import type { PlanLimits, PlanName } from '../../api/plans.js';
+import type { Exchange } from '../../http/exchange.js';
+import type { CheckId } from '../catalogue.js';
+import { readRateLimit, type RateLimitRead } from './ratelimit.js';
+import { createViewer, windowSeconds, type Recorder, type View } from './view.js';
 
 /** The wait a 429 asks for, when its Retry-After is usable. */
 export interface RetryAfterWait {
@@ -56,7 +58,6 @@ function implausibility(raw: string, kind: 'seconds' | 'date', waitS: number, bo
 export function judgeRetryAfter(v: View, rl: RateLimitRead, r: Recorder): RetryAfterWait | null {
   const { ex } = v;
   if (v.status !== 429) return null;
-  judgeErrorBody(v, r);
   const values = headerValues(ex.headers, 'retry-after');
 
   // retry-after.present
@@ -88,15 +89,25 @@ export function judgeRetryAfter(v: View, rl: RateLimitRead, r: Recorder): RetryA
   return { raw, waitS, untilEpochMs: parsed.kind === 'date' ? parsed.epochMs : null, boundS, resetEpochMs };
 }
 
+/** What a probe may wait on: a 429's Retry-After read as the 429 checks read it, or why not, naming the check. */
+export type ProbeWait = { ok: true; waitMs: number } | { ok: false; reason: string };
+
+const DISCARD: Recorder = { pass() {}, fail() {}, skip() {}, info() {} };
+
 /**
- * retry-after.error-body: a 429 with a body has an Error with status 429. A body that is not JSON is
- * contract.json-content-type's failure, one that does not parse contract.transport's.
+ * For probes that wait on a 429's Retry-After (retry-after.honest, the quota probes): the wait it asks for, by the
+ * same rules as retry-after.present, .syntax and .plausible, or why it is not to be waited on, naming the check that
+ * judges that defect (a Retry-After in milliseconds is plausible's failure, not a wait to judge as honest).
  */
-function judgeErrorBody(v: View, r: Recorder): void {
-  const { ex, body } = v;
-  if (body.kind === 'none') return;
-  if (body.kind === 'unusable') return r.skip('retry-after.error-body', ex, body.reason);
-  const problem = errorBodyProblem(body.value, 429);
-  if (problem === null) r.pass('retry-after.error-body', ex);
-  else r.fail('retry-after.error-body', ex, problem);
+export function retryAfterForProbe(ex: Exchange, planLimits: PlanLimits | undefined): ProbeWait {
+  const plans = new Map<PlanName, PlanLimits>();
+  if (ex.plan !== null && planLimits !== undefined) plans.set(ex.plan, planLimits);
+  const v = createViewer(plans)(ex);
+  const failed = new Set<CheckId>();
+  const r: Recorder = { ...DISCARD, fail: (id) => void failed.add(id) };
+  const wait = judgeRetryAfter(v, readRateLimit(v, DISCARD), r);
+  if (failed.has('retry-after.present')) return { ok: false, reason: 'no single Retry-After (retry-after.present)' };
+  if (wait === null) return { ok: false, reason: 'Retry-After is not readable (retry-after.syntax)' };
+  if (failed.has('retry-after.plausible')) return { ok: false, reason: 'Retry-After asks for a longer wait than its window can justify (retry-after.plausible)' };
+  return { ok: true, waitMs: Math.max(0, wait.untilEpochMs === null ? wait.waitS * 1000 : wait.untilEpochMs - v.nowMs) };
 }

@@ -46,6 +46,8 @@ function session() {
   return {
     ledger,
     feed,
+    /** The end of the run: held judgements are recorded. */
+    finish: () => judge.finish(ledger),
     see(...steps: Step[]) {
       for (const s of steps) {
         t += 100;
@@ -98,12 +100,37 @@ describe('ratelimit.remaining-decrements', () => {
     expect(countsOf(s.ledger, DEC)).toEqual({ passed: 3, failed: 0, skipped: 0 });
   });
 
-  it('fails a 2xx once the window showed Remaining 0', () => {
+  it('skips a 2xx once the window showed Remaining 0, naming ratelimit.enforced (an admission past the limit)', () => {
     const s = session();
-    s.see({ remaining: 0 }, { status: 429, remaining: 0 }, { remaining: 0 });
-    expect(messages(s.ledger, DEC)).toEqual([
-      `accepted (200) after (Limit 60, Remaining 0, Reset ${MINUTE_RESET}, status 429): the window was already exhausted`,
-    ]);
+    s.see({ remaining: 1 }, { remaining: 0 }, { remaining: 0 }, { status: 429, remaining: 0 }, { remaining: 0 });
+    expect(countsOf(s.ledger, DEC)).toEqual({ passed: 3, failed: 0, skipped: 2 });
+    expect(outcomeOf(s.ledger, DEC)?.skipReasons).toEqual(['a 2xx after the window showed Remaining 0: an admission past the limit (ratelimit.enforced)']);
+  });
+
+  it('skips a shortfall that requests of other keys completed in between can explain, naming ratelimit.key-isolation', () => {
+    const s = session();
+    s.see({ remaining: 59 });
+    s.feed({ keyLabel: 'pro#1 (…abcd)', plan: 'pro', headers: rateLimitHeaders(300, 299, MINUTE_RESET), timing: { sent: 150, done: 160 } });
+    s.feed({ keyLabel: 'pro#1 (…abcd)', plan: 'pro', headers: rateLimitHeaders(300, 298, MINUTE_RESET), timing: { sent: 170, done: 180 } });
+    s.see({ remaining: 56 });
+    expect(countsOf(s.ledger, DEC)).toEqual({ passed: 1, failed: 0, skipped: 1 });
+    expect(outcomeOf(s.ledger, DEC)?.skipReasons).toEqual([expect.stringMatching(/while other keys sent: .* ratelimit\.key-isolation$/)]);
+    // A shortfall larger than the requests in between is this key's own: it fails.
+    s.see({ remaining: 50 });
+    expect(messages(s.ledger, DEC)).toEqual([expect.stringMatching(/^Remaining 50 on a 200 .* expected 55$/)]);
+  });
+
+  it('skips a shortfall that requests without a valid key can explain, naming auth.no-quota-drain', () => {
+    const s = session();
+    s.see({ remaining: 59 });
+    for (let i = 0; i < 5; i++) s.feed({ auth: 'invalid', keyLabel: 'unknown key', plan: null, status: 401, timing: { sent: 150 + i, done: 151 + i } });
+    s.see({ remaining: 53 });
+    expect(countsOf(s.ledger, DEC)).toEqual({ passed: 1, failed: 0, skipped: 1 });
+    expect(outcomeOf(s.ledger, DEC)?.skipReasons).toEqual([expect.stringMatching(/without a valid key were sent: .* auth\.no-quota-drain$/)]);
+    // Remaining that is too high is never explained by other requests.
+    s.feed({ auth: 'invalid', keyLabel: 'unknown key', plan: null, status: 401, timing: { sent: 400, done: 401 } });
+    s.see({ remaining: 53 });
+    expect(messages(s.ledger, DEC)).toEqual([expect.stringMatching(/^Remaining 53 on a 200 .* expected 52$/)]);
   });
 
   it('compares only within one window (same Limit, Reset within 1 s)', () => {
@@ -173,6 +200,7 @@ describe('ratelimit.window-consistency', () => {
     );
     expect(countsOf(s.ledger, WIN)).toEqual({ passed: 2, failed: 0, skipped: 0 });
     s.see({ remaining: 39, sent: 320, done: 400, overlapped: true });
+    s.finish();
     expect(messages(s.ledger, WIN)).toEqual([expect.stringMatching(/^Remaining rose from 38 to 39/)]);
   });
 
@@ -180,7 +208,26 @@ describe('ratelimit.window-consistency', () => {
     const s = session();
     for (let i = 0; i < 20; i++) s.see({ remaining: 59 - i });
     s.see({ remaining: 45, overlapped: true });
+    s.finish();
     expect(messages(s.ledger, WIN)).toEqual([expect.stringMatching(/^Remaining rose from 40 to 45/)]);
+  });
+
+  it('fails a rise in sequential traffic at once', () => {
+    const s = session();
+    s.see({ remaining: 40 }, { remaining: 42 });
+    expect(messages(s.ledger, WIN)).toEqual([expect.stringMatching(/^Remaining rose from 40 to 42/)]);
+  });
+
+  it('skips a rise among concurrent requests, naming ratelimit.no-over-admission, when that check found the counter losing requests', () => {
+    const s = session();
+    s.see({ remaining: 40, sent: 0, done: 100, overlapped: true }, { remaining: 44, sent: 150, done: 200 });
+    expect(countsOf(s.ledger, WIN)).toEqual({ passed: 0, failed: 0, skipped: 0 });
+    s.ledger.fail('ratelimit.no-over-admission', 'pro', '305 of 305 simultaneous requests accepted; the limit is 300');
+    s.finish();
+    expect(countsOf(s.ledger, WIN)).toEqual({ passed: 0, failed: 0, skipped: 1 });
+    expect(outcomeOf(s.ledger, WIN)?.skipReasons).toEqual([
+      'Remaining rose where requests on the key were in flight together, and the counter loses concurrent requests (ratelimit.no-over-admission)',
+    ]);
   });
 
   it('fails a Reset that moves before the previous window was due to end', () => {
@@ -191,12 +238,28 @@ describe('ratelimit.window-consistency', () => {
     ]);
   });
 
-  it('fails a day Limit whose Reset moves on every minute', () => {
+  it('fails a day Limit whose Reset moves sooner than a day, but not by a minute', () => {
     const s = session();
-    s.see({ limit: 1000, remaining: 900 }, { limit: 1000, remaining: 899, reset: MINUTE_RESET + 60, at: 30 });
+    s.see({ limit: 1000, remaining: 900 }, { limit: 1000, remaining: 899, reset: MINUTE_RESET + 3600, at: 30 });
     expect(messages(s.ledger, WIN)).toEqual([
-      `Limit 1000 names a 86400 s window, but consecutive Resets are 60 s apart (${MINUTE_RESET} → ${MINUTE_RESET + 60})`,
+      `Limit 1000 names a 86400 s window, but consecutive Resets are 3600 s apart (${MINUTE_RESET} → ${MINUTE_RESET + 3600})`,
     ]);
+    expect(countsOf(s.ledger, 'ratelimit.limit-matches-plan').failed).toBe(0);
+  });
+
+  it('gives a day figure announced on windows of a minute to ratelimit.limit-matches-plan, and skips naming it', () => {
+    const s = session();
+    s.see({ limit: 1000, remaining: 900 }, { limit: 1000, remaining: 999, reset: MINUTE_RESET + 60, at: 30 });
+    expect(countsOf(s.ledger, WIN)).toEqual({ passed: 0, failed: 0, skipped: 1 });
+    expect(outcomeOf(s.ledger, WIN)?.skipReasons).toEqual(["the Limit is the plan's per-day figure on windows of a minute (ratelimit.limit-matches-plan)"]);
+    expect(messages(s.ledger, 'ratelimit.limit-matches-plan')).toEqual([
+      `Limit 1000 is the free plan's per-day figure, but it is announced on windows of a minute (consecutive Resets ${MINUTE_RESET} → ${MINUTE_RESET + 60}); the per-minute figure is 60`,
+    ]);
+    // The same after an idle gap: the next window opened 14 s after the first ended.
+    const idle = session();
+    idle.see({ limit: 1000, remaining: 900 }, { limit: 1000, remaining: 999, reset: MINUTE_RESET + 74, at: 44 });
+    expect(countsOf(idle.ledger, WIN)).toEqual({ passed: 0, failed: 0, skipped: 1 });
+    expect(countsOf(idle.ledger, 'ratelimit.limit-matches-plan').failed).toBe(1);
   });
 
   it('does not order a request sent in the same instant another completed (either may have reached the server first)', () => {

@@ -4,10 +4,21 @@
  * - ratelimit.remaining-decrements: every 2xx leaves at most Limit-1 (it was counted); and between two
  *   consecutive exchanges of a key, neither overlapping another request on the key, in the same window:
  *   after a 2xx exactly previous-1; after a non-2xx previous or previous-1 (whether errors count is measured,
- *   not prescribed); never a 2xx once the window showed Remaining 0.
+ *   not prescribed).
  * - ratelimit.window-consistency: within one window Remaining never rises for a request sent after the
  *   other completed; a Reset that moves (same Limit) before the previous Reset has passed, or sooner than
  *   the window the Limit names, shows a triple that does not describe one window.
+ *
+ * One defect, one failure: what other checks judge is skipped naming them.
+ * - A 2xx once the window showed Remaining 0 is an admission past the limit: ratelimit.enforced.
+ * - Remaining lower than this key's own requests explain, when requests with other keys or without a valid key
+ *   completed in between, at least as many as the shortfall: those may have been counted against this key, which
+ *   ratelimit.key-isolation and auth.no-quota-drain judge.
+ * - Remaining that rises where requests on the key were in flight together may be a counter losing concurrent
+ *   updates (a late write): ratelimit.no-over-admission judges that; a rise in strictly sequential traffic fails.
+ * - A Limit that is the plan's per-day figure (and not its per-minute one) on windows that last a minute (a Reset
+ *   that moved, by a minute or more, to at most a minute away): the minute window is announced with the wrong figure. That is the Limit not matching the
+ *   plan (ratelimit.limit-matches-plan fails it here, where the window is known); window-consistency skips it.
  *
  * "Sent after the other completed" is strictly after: a request sent in the same instant another completed
  * may have reached the server first, so their order is unknown (a property test of stream.test.ts found a correct
@@ -16,7 +27,10 @@
  * timestamp) are used; others skip naming those checks and break the chain, since the exchange may have been
  * counted. State is per key and bounded.
  */
-import { WINDOW_SECONDS, windowOfLimit } from '../../api/plans.js';
+import { MINUTE_S, WINDOW_SECONDS, windowOfLimit } from '../../api/plans.js';
+import type { PlanName } from '../../api/plans.js';
+import type { Exchange } from '../../http/exchange.js';
+import { MAX_EVIDENCE, type Ledger } from '../ledger.js';
 import type { RateLimitRead } from './ratelimit.js';
 import { is2xx, type Recorder, type View } from './view.js';
 
@@ -28,12 +42,17 @@ interface Seen {
   overlapped: boolean;
   sent: number;
   done: number;
+  /** The run's counts of completed exchanges with other valid keys, and without a valid key, once this one completed. */
+  otherKeys: number;
+  noKey: number;
 }
 
 interface WindowMin {
   limit: number;
   reset: number;
   min: number;
+  /** Any of them overlapped another request on the key. */
+  overlapped: boolean;
 }
 
 interface KeyState {
@@ -45,12 +64,17 @@ interface KeyState {
   settled: WindowMin | null;
   /** Per Limit, the exchange with the latest Reset: the window a new Reset must follow. */
   latestByLimit: Map<number, Seen>;
+  /** Completed exchanges of this key. */
+  own: number;
 }
 
 const RECENT = 16;
 /** Distinct Limits remembered per key; a target that sends more is already failing limit-matches-plan. */
 const MAX_LIMITS = 4;
 const OVERLAP_REASON = 'overlapped another request on the same key: their order at the server is unknown';
+export const CONCURRENT_RISE_REASON =
+  'Remaining rose where requests on the key were in flight together, and the counter loses concurrent requests (ratelimit.no-over-admission)';
+export const MINUTE_LIMIT_REASON = 'the Limit is the plan\'s per-day figure on windows of a minute (ratelimit.limit-matches-plan)';
 
 function sameWindow(a: { limit: number; reset: number }, b: { limit: number; reset: number }): boolean {
   return a.limit === b.limit && Math.abs(a.reset - b.reset) <= 1;
@@ -60,28 +84,61 @@ function describe(s: Seen): string {
   return `Limit ${s.limit}, Remaining ${s.remaining}, Reset ${s.reset}, status ${s.status}`;
 }
 
-/** What is wrong between two consecutive, sequential exchanges of one window, or null. */
-function pairProblem(prev: Seen, cur: Seen): string | null {
-  const after = () => `after (${describe(prev)})`;
-  if (is2xx(cur.status) && prev.remaining === 0) return `accepted (${cur.status}) ${after()}: the window was already exhausted`;
+export const EXHAUSTED_REASON = 'a 2xx after the window showed Remaining 0: an admission past the limit (ratelimit.enforced)';
+export const FOREIGN_REASONS = {
+  otherKeys: 'Remaining fell further than this key\'s requests explain, while other keys sent: whether they share its counter is judged by ratelimit.key-isolation',
+  noKey: 'Remaining fell further than this key\'s requests explain, while requests without a valid key were sent: whether they count is judged by auth.no-quota-drain',
+  both: 'Remaining fell further than this key\'s requests explain, while other keys and requests without a valid key were sent (see ratelimit.key-isolation, auth.no-quota-drain)',
+} as const;
+
+type PairVerdict = { ok: true } | { ok: false; message: string } | { skip: string };
+const PAIR_OK: PairVerdict = { ok: true };
+
+/** What is wrong between two consecutive, sequential exchanges of one window. */
+function judgePair(prev: Seen, cur: Seen): PairVerdict {
+  if (is2xx(cur.status) && prev.remaining === 0) return { skip: EXHAUSTED_REASON };
   // After a non-2xx, a 2xx may also show previous (not previous-1): a server may count an error and then
   // refund it once answered (e.g. a skip-failed-requests option), so that the error's Remaining read one low.
   const onlyDecrement = is2xx(cur.status) && is2xx(prev.status);
-  if (cur.remaining === prev.remaining - 1 || (!onlyDecrement && cur.remaining === prev.remaining)) return null;
+  if (cur.remaining === prev.remaining - 1 || (!onlyDecrement && cur.remaining === prev.remaining)) return PAIR_OK;
+  const lowest = prev.remaining - 1;
+  if (cur.remaining < lowest) {
+    // Each request of another key, or without a valid key, completed in between may have been counted here.
+    const otherKeys = cur.otherKeys - prev.otherKeys;
+    const noKey = cur.noKey - prev.noKey;
+    if (lowest - cur.remaining <= otherKeys + noKey) {
+      return { skip: noKey === 0 ? FOREIGN_REASONS.otherKeys : otherKeys === 0 ? FOREIGN_REASONS.noKey : FOREIGN_REASONS.both };
+    }
+  }
   const allowed = onlyDecrement ? [prev.remaining - 1] : [prev.remaining, prev.remaining - 1].filter((x) => x >= 0);
-  return `Remaining ${cur.remaining} on a ${cur.status} ${after()} in the same window; expected ${allowed.join(' or ')}`;
+  return { ok: false, message: `Remaining ${cur.remaining} on a ${cur.status} after (${describe(prev)}) in the same window; expected ${allowed.join(' or ')}` };
 }
 
 export interface StreamJudge {
   (v: View, rl: RateLimitRead | null, r: Recorder): void;
+  /** Record the rises held back: skipped naming ratelimit.no-over-admission when it failed in the run, else failed. */
+  finish(ledger: Ledger): void;
+}
+
+/** Rises under concurrency held per plan: their count and the first few for evidence. */
+interface HeldRises {
+  count: number;
+  first: { ex: Exchange; message: string }[];
 }
 
 export function createStreamJudge(): StreamJudge {
   const keys = new Map<string, KeyState>();
+  const held = new Map<PlanName | null, HeldRises>();
+  const hold = (ex: Exchange, message: string): void => {
+    let h = held.get(ex.plan);
+    if (h === undefined) held.set(ex.plan, (h = { count: 0, first: [] }));
+    h.count++;
+    if (h.first.length < MAX_EVIDENCE) h.first.push({ ex, message });
+  };
 
   const stateOf = (label: string): KeyState => {
     let st = keys.get(label);
-    if (st === undefined) keys.set(label, (st = { last: null, recent: [], settled: null, latestByLimit: new Map() }));
+    if (st === undefined) keys.set(label, (st = { last: null, recent: [], settled: null, latestByLimit: new Map(), own: 0 }));
     return st;
   };
 
@@ -91,8 +148,10 @@ export function createStreamJudge(): StreamJudge {
     if (st.recent.length > RECENT) {
       const old = st.recent.shift()!;
       // Updated in place: this runs for nearly every exchange of a load run.
-      if (st.settled !== null && sameWindow(st.settled, old)) st.settled.min = Math.min(st.settled.min, old.remaining);
-      else st.settled = { limit: old.limit, reset: old.reset, min: old.remaining };
+      if (st.settled !== null && sameWindow(st.settled, old)) {
+        st.settled.min = Math.min(st.settled.min, old.remaining);
+        st.settled.overlapped ||= old.overlapped;
+      } else st.settled = { limit: old.limit, reset: old.reset, min: old.remaining, overlapped: old.overlapped };
     }
     const latest = st.latestByLimit.get(cur.limit);
     if (latest === undefined || cur.reset >= latest.reset) {
@@ -106,7 +165,7 @@ export function createStreamJudge(): StreamJudge {
     // Made on the first problem: the passing path, nearly every exchange of a load, allocates nothing.
     let problems: string[] | null = null;
     let judged = false;
-    let overlapped = false;
+    let skipped: string | null = null;
     if (is2xx(cur.status)) {
       judged = true;
       if (cur.remaining > cur.limit - 1) {
@@ -115,33 +174,56 @@ export function createStreamJudge(): StreamJudge {
     }
     const prev = st.last;
     if (prev !== null && sameWindow(prev, cur)) {
-      if (prev.overlapped || cur.overlapped || cur.sent <= prev.done) overlapped = true;
+      if (prev.overlapped || cur.overlapped || cur.sent <= prev.done) skipped = OVERLAP_REASON;
       else {
-        judged = true;
-        const p = pairProblem(prev, cur);
-        if (p !== null) (problems ??= []).push(p);
+        const p = judgePair(prev, cur);
+        if ('skip' in p) skipped = p.skip;
+        else {
+          judged = true;
+          if (!p.ok) (problems ??= []).push(p.message);
+        }
       }
     }
     if (problems !== null) r.fail('ratelimit.remaining-decrements', v.ex, problems.join('; '));
+    // An overlapped 2xx was still judged on its own (Remaining below Limit); a pair another check owns was not.
+    else if (skipped !== null && (!judged || skipped !== OVERLAP_REASON)) r.skip('ratelimit.remaining-decrements', v.ex, skipped);
     else if (judged) r.pass('ratelimit.remaining-decrements', v.ex);
-    else if (overlapped) r.skip('ratelimit.remaining-decrements', v.ex, OVERLAP_REASON);
   };
 
   const judgeConsistency = (st: KeyState, cur: Seen, v: View, r: Recorder): void => {
     // Made on the first problem: the passing path, nearly every exchange of a load, allocates nothing.
     let problems: string[] | null = null;
     let judged = false;
+    let minuteLimitWrong: string | null = null;
 
     // Never rises: against every remembered exchange of the window that completed before this one was sent.
+    // A rise where requests on the key were in flight together (this one, or a lower one) may be a late write of a
+    // counter that loses concurrent updates: held to the end of the run, then skipped naming
+    // ratelimit.no-over-admission if that check found such a counter, else failed.
     let low = Infinity;
-    for (const e of st.recent) if (e.done < cur.sent && sameWindow(e, cur)) low = Math.min(low, e.remaining);
+    let concurrent = cur.overlapped;
+    for (const e of st.recent) {
+      if (e.done < cur.sent && sameWindow(e, cur)) {
+        low = Math.min(low, e.remaining);
+        if (e.overlapped && e.remaining < cur.remaining) concurrent = true;
+      }
+    }
     const oldest = st.recent[0];
     // Exchanges dropped from `recent` completed before its oldest one: usable when that one is, too.
-    if (st.settled !== null && oldest !== undefined && cur.sent > oldest.done && sameWindow(st.settled, cur)) low = Math.min(low, st.settled.min);
+    if (st.settled !== null && oldest !== undefined && cur.sent > oldest.done && sameWindow(st.settled, cur)) {
+      low = Math.min(low, st.settled.min);
+      if (st.settled.overlapped && st.settled.min < cur.remaining) concurrent = true;
+    }
+    let rise: string | null = null;
     if (low !== Infinity) {
-      judged = true;
-      if (cur.remaining > low) {
-        (problems ??= []).push(`Remaining rose from ${low} to ${cur.remaining} within one window (Limit ${cur.limit}, Reset ${cur.reset}), on a request sent after the other completed`);
+      if (cur.remaining <= low) judged = true;
+      else {
+        const message = `Remaining rose from ${low} to ${cur.remaining} within one window (Limit ${cur.limit}, Reset ${cur.reset}), on a request sent after the other completed`;
+        if (concurrent) rise = message;
+        else {
+          judged = true;
+          (problems ??= []).push(message);
+        }
       }
     }
 
@@ -155,18 +237,40 @@ export function createStreamJudge(): StreamJudge {
         (problems ??= []).push(`Reset moved from ${p.reset} to ${cur.reset} (Limit ${cur.limit}) at ${v.nowSource} ${Math.floor(nowS)}, before the earlier window was due to end`);
       } else if (window !== null && cur.reset - p.reset < WINDOW_SECONDS[window] - 1) {
         // A Limit that matches no figure of the plan is limit-matches-plan's failure; its window is unknown.
-        (problems ??= []).push(`Limit ${cur.limit} names a ${WINDOW_SECONDS[window]} s window, but consecutive Resets are ${cur.reset - p.reset} s apart (${p.reset} → ${cur.reset})`);
+        const apart = cur.reset - p.reset;
+        // The new window began between the old one's end and this response: it lasts between Reset-now and
+        // `apart` seconds. A minute fits when Reset is at most a minute away and the Resets a minute or more apart.
+        if (window === 'day' && cur.reset - nowS <= MINUTE_S + 1 && apart >= MINUTE_S - 1 && v.planLimits !== undefined) {
+          // Windows of a minute: the Limit is the minute window's, with the day's figure.
+          minuteLimitWrong = `Limit ${cur.limit} is the ${v.ex.plan ?? ''} plan's per-day figure, but it is announced on windows of a minute (consecutive Resets ${p.reset} → ${cur.reset}); the per-minute figure is ${v.planLimits.perMinute}`;
+        } else {
+          (problems ??= []).push(`Limit ${cur.limit} names a ${WINDOW_SECONDS[window]} s window, but consecutive Resets are ${apart} s apart (${p.reset} → ${cur.reset})`);
+        }
       }
     }
 
+    if (minuteLimitWrong !== null) {
+      r.fail('ratelimit.limit-matches-plan', v.ex, minuteLimitWrong);
+      if (problems === null) return r.skip('ratelimit.window-consistency', v.ex, MINUTE_LIMIT_REASON);
+    }
     if (problems !== null) r.fail('ratelimit.window-consistency', v.ex, problems.join('; '));
+    else if (rise !== null) hold(v.ex, rise);
     else if (judged) r.pass('ratelimit.window-consistency', v.ex);
   };
 
-  return (v, rl, r) => {
+  // Completed exchanges of the run, by credential: with a valid key (per key, and in all), without one.
+  let validKey = 0;
+  let noKey = 0;
+
+  const judge = (v: View, rl: RateLimitRead | null, r: Recorder): void => {
     const { ex } = v;
-    if (ex.auth !== 'valid' || ex.keyLabel === null) return;
+    if (ex.auth !== 'valid' || ex.keyLabel === null) {
+      noKey++;
+      return;
+    }
+    validKey++;
     const st = stateOf(ex.keyLabel);
+    st.own++;
     if (rl === null || !rl.usable || v.status === null || !rl.limit.ok || !rl.remaining.ok || !rl.reset.ok) {
       const reason = rl === null ? 'no response (contract.transport)' : rl.reason;
       r.skip('ratelimit.remaining-decrements', ex, reason);
@@ -182,9 +286,24 @@ export function createStreamJudge(): StreamJudge {
       overlapped: ex.overlapped,
       sent: ex.timing.sent,
       done: ex.timing.done,
+      otherKeys: validKey - st.own,
+      noKey,
     };
     judgeDecrements(st, cur, v, r);
     judgeConsistency(st, cur, v, r);
     remember(st, cur);
   };
+  const finish = (ledger: Ledger): void => {
+    const overAdmits = ledger.all().some((o) => o.id === 'ratelimit.no-over-admission' && o.failed > 0);
+    for (const [plan, h] of held) {
+      if (overAdmits) {
+        for (let i = 0; i < h.count; i++) ledger.skip('ratelimit.window-consistency', plan, CONCURRENT_RISE_REASON);
+        continue;
+      }
+      for (const { ex, message } of h.first) ledger.fail('ratelimit.window-consistency', plan, message, ex);
+      for (let i = h.first.length; i < h.count; i++) ledger.fail('ratelimit.window-consistency', plan, h.first[0]!.message);
+    }
+    held.clear();
+  };
+  return Object.assign(judge, { finish });
 }

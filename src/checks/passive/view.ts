@@ -65,6 +65,14 @@ function bodyOf(ex: Exchange, mediaType: string | null): BodyRead {
   }
 }
 
+/**
+ * What a probe may read of an exchange's body, by the same rule as the passive checks: the JSON value, none, or
+ * why not (naming the check that judges that defect: contract.transport, contract.json-content-type).
+ */
+export function bodyReadOf(ex: Exchange): BodyRead {
+  return bodyOf(ex, mediaTypeOf(ex));
+}
+
 /** Builds views. `keyLimits`: keys whose own figures differ from their plan's, by label. */
 export function createViewer(plans: ReadonlyMap<PlanName, PlanLimits>, keyLimits?: ReadonlyMap<string, PlanLimits>): (ex: Exchange) => View {
   const limitsOf = (ex: Exchange): PlanLimits | undefined => {
