@@ -28,7 +28,7 @@ export { loadKeysFile } from './config/keys-file.js';
 /** Validates an already parsed keys document; `source` names it in error messages. */
 export { parseKeys } from './config/keys-file.js';
 /** One API key: its secret, plan, limits, printable label (`pro#1 (…9a3f)`) and whether it is sacrificial. */
-export type { ApiKey } from './config/keys-file.js';
+export type { ApiKey } from './core/api-key.js';
 
 // The reference server
 
@@ -50,11 +50,11 @@ export { FAULT_MATRIX } from './checks/fault-matrix.js';
 // Clocks
 
 /** A clock running `scale` times faster than real time (1: real time), for a reference server and a run to share. */
-export { createClock } from './engine/clock.js';
+export { createClock } from './core/clock.js';
 /** The real clock. */
-export { realClock } from './engine/clock.js';
+export { realClock } from './core/clock.js';
 /** A clock: wall time and monotonic time, both in ms, and sleeps on that clock. */
-export type { Clock } from './engine/clock.js';
+export type { Clock } from './core/clock.js';
 
 // Checks and reports
 
@@ -67,9 +67,9 @@ export type { CheckId } from './checks/catalogue.js';
 /** A check's severity: critical, major, minor, advisory or info. */
 export type { Severity } from './checks/catalogue.js';
 /** The zod schema of report.json; every report petload writes is valid against it. */
-export { ReportSchema } from './engine/report-schema.js';
+export { ReportSchema } from './report/schema.js';
 /** A report (report.json), as inferred from ReportSchema. */
-export type { Report } from './engine/report-schema.js';
+export type { Report } from './report/schema.js';
 /** Writes report.json, junit.xml, summary.md and report.html of a report into a directory, atomically. */
 export { writeReports } from './outputs/write.js';
 

@@ -1,12 +1,13 @@
 /**
  * Child process entry: what the passive checks cost per exchange, in process. A run of `exchanges`
- * exchanges (bench/in-process/exchange-stream.ts) is built beforehand; each pass judges all of it with a fresh
- * observer and records all of it in fresh metrics, timing the two apart. The first pass warms the JIT and is
- * not counted.
+ * exchanges (bench/in-process/exchange-stream.ts) is built before each pass, untimed (so that each pass gets its
+ * exchanges with empty parse memos, src/http/parsed.ts, as a run gets them from its client); each pass judges
+ * all of it with a fresh observer and records all of it in fresh metrics, timing the two apart. The first pass
+ * warms the JIT and is not counted.
  */
 import { Ledger } from '../../src/checks/ledger.js';
 import { createObserver } from '../../src/checks/observer.js';
-import { createClock } from '../../src/engine/clock.js';
+import { createClock } from '../../src/core/clock.js';
 import type { Exchange } from '../../src/http/exchange.js';
 import { createMetrics } from '../../src/metrics/recorder.js';
 import { emitResult } from '../lib/child-protocol.js';
@@ -31,23 +32,23 @@ export interface CheckCostResult {
 }
 
 const job = JSON.parse(process.argv[2] ?? '') as CheckCostJob;
-const stream = createExchangeStream();
-const run: Exchange[] = Array.from({ length: job.exchanges }, (_, i) => stream.at(i));
 const clock = createClock(1);
 
 function pass(): { observe: number; record: number; outcomes: number; failed: number } {
+  const stream = createExchangeStream();
+  const exchanges: Exchange[] = Array.from({ length: job.exchanges }, (_, i) => stream.at(i));
   const ledger = new Ledger();
   const observer = createObserver({ ledger, plans: STREAM_PLANS, clockScale: 1 });
   const metrics = createMetrics({ clock, startMono: 0 });
   const t0 = performance.now();
-  for (const ex of run) observer.observe(ex);
+  for (const ex of exchanges) observer.observe(ex);
   const t1 = performance.now();
-  for (const ex of run) metrics.record(ex);
+  for (const ex of exchanges) metrics.record(ex);
   const t2 = performance.now();
   const all = ledger.all();
   return {
-    observe: ((t1 - t0) * 1000) / run.length,
-    record: ((t2 - t1) * 1000) / run.length,
+    observe: ((t1 - t0) * 1000) / exchanges.length,
+    record: ((t2 - t1) * 1000) / exchanges.length,
     outcomes: all.reduce((n, o) => n + o.passed + o.failed + o.skipped, 0),
     failed: all.reduce((n, o) => n + o.failed, 0),
   };

@@ -3,12 +3,14 @@
  * at 1000 requests per run-clock second, spread round-robin over KEYS enterprise keys, each a 200 answer
  * to GET /pets?limit=20 with the same 20-animal list (decoded once, as the client decodes it) and a
  * rate-limit triple that counts down per key within each minute window, so that every passive check takes
- * its passing path. Exchanges are made from one template, varying only seq, key, times and headers.
+ * its passing path. Exchanges are made from one template, varying only seq, key, times and headers; each has
+ * an empty parse memo on the stream's Date cache, as the client gives its exchanges (src/http/parsed.ts).
  */
 import type { PlanLimits, PlanName } from '../../src/api/plans.js';
-import { keyLabel } from '../../src/config/keys-file.js';
+import { keyLabel } from '../../src/core/api-key.js';
 import { decodeBody } from '../../src/http/body.js';
 import type { Exchange, ParsedBody } from '../../src/http/exchange.js';
+import { DateCache, ResponseMemo } from '../../src/http/parsed.js';
 import { listBody } from '../peers/bare-server.js';
 import { BENCH_LIMITS } from '../lib/key.js';
 
@@ -31,6 +33,7 @@ export function createExchangeStream(): ExchangeStream {
   const text = listBody().toString('utf8');
   const body: ParsedBody = decodeBody(text, 'application/json');
   const labels = Array.from({ length: KEYS }, (_, k) => keyLabel(`bench-key-${k}-xxxx`, `enterprise#${k + 1}`));
+  const dates = new DateCache();
   let dateSecond = -1;
   let date = '';
   return {
@@ -69,6 +72,7 @@ export function createExchangeStream(): ExchangeStream {
         localTime: wall + 0.5,
         overlapped: false,
         tag: 'bench',
+        parsed: new ResponseMemo(dates),
       };
     },
   };

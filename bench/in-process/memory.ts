@@ -8,7 +8,7 @@
  */
 import { Ledger } from '../../src/checks/ledger.js';
 import { createObserver } from '../../src/checks/observer.js';
-import { createClock } from '../../src/engine/clock.js';
+import { createClock } from '../../src/core/clock.js';
 import { createMetrics } from '../../src/metrics/recorder.js';
 import { emitResult } from '../lib/child-protocol.js';
 import { createExchangeStream, STREAM_PLANS } from './exchange-stream.js';

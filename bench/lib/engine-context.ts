@@ -1,22 +1,19 @@
 /**
- * The engine's send path, wired as src/engine/run.ts wires it for a run: the HTTP client, then for every
+ * The engine's send path, wired by src/engine/run-context.ts as for a run: the HTTP client, then for every
  * exchange the observer (every passive check), the metrics and the key states. The bench runs the executors
  * on it, so that a figure measures what a real run pays per request. Unlike src/testing/load-context.ts it
  * keeps no exchange: a bench must not grow with the number of requests. `onExchange` lets a figure read the
  * timings of each exchange as it completes, and `restartMetrics` lets it measure a phase apart from a warm-up
  * that ran on the same context.
  */
-import { setMaxListeners } from 'node:events';
-import type { PlanLimits, PlanName } from '../../src/api/plans.js';
-import { Ledger } from '../../src/checks/ledger.js';
-import { createObserver, type Observer } from '../../src/checks/observer.js';
-import { createRedactor, type ApiKey } from '../../src/config/keys-file.js';
-import type { Clock } from '../../src/engine/clock.js';
-import { KeyStates } from '../../src/engine/key-state.js';
+import type { Ledger } from '../../src/checks/ledger.js';
+import { createRedactor } from '../../src/config/keys-file.js';
+import type { Clock } from '../../src/core/clock.js';
 import type { LoadContext } from '../../src/executors/context.js';
-import { createSendPath } from '../../src/engine/send-path.js';
 import type { Exchange } from '../../src/http/exchange.js';
-import { createMetrics, type Metrics } from '../../src/metrics/recorder.js';
+import type { Metrics } from '../../src/metrics/recorder.js';
+import { createRunContext } from '../../src/engine/run-context.js';
+import type { ApiKey } from '../../src/core/api-key.js';
 
 export interface EngineContextOptions {
   baseUrl: string;
@@ -41,54 +38,24 @@ export interface EngineContext {
 const TIMEOUT_MS = 10_000;
 
 export function createEngineContext(o: EngineContextOptions): EngineContext {
-  const { clock, keys } = o;
-  const ledger = new Ledger(createRedactor(keys));
-  const plans = new Map<PlanName, PlanLimits>();
-  for (const k of keys) if (!plans.has(k.plan)) plans.set(k.plan, k.limits);
-  const observer: Observer = createObserver({ ledger, plans, clockScale: clock.scale });
-  let metrics = createMetrics({ clock, startMono: clock.monotonic() });
-  const keyStates = new KeyStates(keys);
-  const path = createSendPath({
+  const run = createRunContext({
     baseUrl: o.baseUrl,
-    clock,
-    keyStates,
-    observer,
-    metrics: () => metrics,
+    clock: o.clock,
+    keys: o.keys,
+    redact: createRedactor(o.keys),
     connections: o.connections ?? 64,
     timeoutMs: TIMEOUT_MS,
+    signal: new AbortController().signal,
+    stopped: () => new Error('a request was sent after the bench stopped'),
     ...(o.onExchange ? { onExchange: o.onExchange } : {}),
   });
-  const signal = new AbortController().signal;
-  setMaxListeners(0, signal);
-  const ctx: LoadContext = {
-    clock,
-    signal,
-    ledger,
-    keyStates,
-    plans: [...plans.keys()],
-    keys,
-    baseUrl: o.baseUrl,
-    send: (spec) => path.send(spec),
-    sendSimultaneous: (specs) => path.sendSimultaneous(specs),
-    inFlight: () => path.inFlight(),
-    measure: (ex) => metrics.record(ex),
-    dropped: (n) => metrics.dropped(n),
-    progress() {},
-    log() {},
-  };
-
   return {
-    ctx,
-    ledger,
+    ctx: run.loadContext({ progress() {}, log() {} }),
+    ledger: run.ledger,
     get metrics() {
-      return metrics;
+      return run.metrics;
     },
-    restartMetrics() {
-      metrics = createMetrics({ clock, startMono: clock.monotonic() });
-    },
-    async close() {
-      observer.finish();
-      await path.close();
-    },
+    restartMetrics: () => run.restartMetrics(),
+    close: () => run.close(),
   };
 }

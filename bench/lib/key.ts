@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { PlanLimits } from '../../src/api/plans.js';
-import { keyLabel, type ApiKey } from '../../src/config/keys-file.js';
+import { keyLabel, type ApiKey } from '../../src/core/api-key.js';
 
 export const BENCH_LIMITS: PlanLimits = Object.freeze({ perMinute: 1_000_000_000, perDay: 1_000_000_000_000 });
 

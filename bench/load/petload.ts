@@ -15,7 +15,7 @@
  * Only listPets is sent, the request every peer serves.
  */
 import { ScenarioSchema, type LoadSection } from '../../src/config/scenario.js';
-import { createClock } from '../../src/engine/clock.js';
+import { createClock } from '../../src/core/clock.js';
 import { runLoad } from '../../src/executors/run-load.js';
 import type { Exchange } from '../../src/http/exchange.js';
 import { emitResult } from '../lib/child-protocol.js';

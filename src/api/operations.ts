@@ -31,14 +31,3 @@ export const OPERATION_IDS = Object.keys(OPERATIONS) as OperationId[];
 
 /** The removal date of the deprecated endpoint, as a UTC Date. */
 export const GET_PET_SUNSET = new Date(Date.UTC(2030, 11, 5));
-
-/** Classify a request path (relative to the base URL, without query) as one of the operations, or null. */
-export function operationOf(method: string, path: string): OperationId | null {
-  if (path === '/pets') {
-    if (method === 'GET') return 'listPets';
-    if (method === 'POST') return 'createPet';
-    return null;
-  }
-  if (method === 'GET' && /^\/pets\/[^/]+$/.test(path)) return 'getPet';
-  return null;
-}

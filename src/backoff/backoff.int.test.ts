@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PLANS } from '../api/plans.js';
-import { createClock, type Clock } from '../engine/clock.js';
+import { createClock, type Clock } from '../core/clock.js';
 import { isPetloadError } from '../errors.js';
 import { runLoad } from '../executors/run-load.js';
 import { headerValue, type Exchange } from '../http/exchange.js';

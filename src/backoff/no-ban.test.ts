@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PLANS } from '../api/plans.js';
 import { Ledger } from '../checks/ledger.js';
-import { keyLabel, type ApiKey } from '../config/keys-file.js';
+import { keyLabel, type ApiKey } from '../core/api-key.js';
 import { buildExchange, FIXED_NOW, outcomeOf, rateLimitHeaders } from '../testing/exchange-builder.js';
 import { judgeNoBan, throughputFloor, type PlanPhaseRecord } from './no-ban.js';
 import { readWindow } from './response.js';

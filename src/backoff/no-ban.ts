@@ -10,7 +10,7 @@
  */
 import type { PlanName } from '../api/plans.js';
 import type { Ledger } from '../checks/ledger.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import type { Exchange } from '../http/exchange.js';
 import type { SuspectedBan } from './policy.js';
 import { MINUTE_MS } from './response.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { PLANS } from '../api/plans.js';
-import { keyLabel, type ApiKey } from '../config/keys-file.js';
-import { createClock } from '../engine/clock.js';
-import { KeyStates } from '../engine/key-state.js';
+import { keyLabel, type ApiKey } from '../core/api-key.js';
+import { createClock } from '../core/clock.js';
+import { KeyStates } from './key-state.js';
 import type { Exchange } from '../http/exchange.js';
 import { buildExchange, FIXED_NOW, httpDate, jsonBody, MINUTE_RESET, rateLimitHeaders } from '../testing/exchange-builder.js';
 import { BackoffPolicy, type BackoffOptions, type SuspectedBan } from './policy.js';

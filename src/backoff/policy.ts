@@ -18,9 +18,9 @@
  * Refusals of requests that were already on their way when the previous refusal arrived belong to the same
  * refusal: they do not lengthen the backoff.
  */
-import type { ApiKey } from '../config/keys-file.js';
-import type { Clock } from '../engine/clock.js';
-import { TOLERANCE_MS, type KeyStates } from '../engine/key-state.js';
+import type { ApiKey } from '../core/api-key.js';
+import type { Clock } from '../core/clock.js';
+import { TOLERANCE_MS, type KeyStates } from './key-state.js';
 import type { Exchange } from '../http/exchange.js';
 import { fullJitter } from './jitter.js';
 import { isAccepted, isRefusal, MINUTE_MS, readWindow, retryAfterWaitMs, type ResponseWindow } from './response.js';

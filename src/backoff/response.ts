@@ -5,10 +5,10 @@
  * "Waits follow what the target says, bounded by the window length").
  */
 import { DAY_S, MINUTE_S, windowOfLimit, type WindowName } from '../api/plans.js';
-import type { ApiKey } from '../config/keys-file.js';
-import { retryAfterMs, serverOffset, TOLERANCE_MS } from '../engine/key-state.js';
+import type { ApiKey } from '../core/api-key.js';
+import { retryAfterMs, serverOffset, TOLERANCE_MS } from './key-state.js';
 import type { Exchange } from '../http/exchange.js';
-import { parseRateLimit } from '../http/headers.js';
+import { rateLimitOf } from '../http/parsed.js';
 
 export const MINUTE_MS = MINUTE_S * 1000;
 const DAY_MS = DAY_S * 1000;
@@ -40,7 +40,7 @@ export interface ResponseWindow {
  * than the described window's length (+1 s): milliseconds, or seconds-until-reset, are caught that way.
  */
 export function readWindow(ex: Exchange, key: ApiKey): ResponseWindow {
-  const rl = parseRateLimit(ex.headers);
+  const rl = rateLimitOf(ex);
   const window = rl.limit.ok ? windowOfLimit(rl.limit.value, key.limits) : null;
   const remaining = rl.remaining.ok ? rl.remaining.value : null;
   const reset = rl.reset.ok ? rl.reset.value : null;

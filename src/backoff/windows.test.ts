@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PLANS } from '../api/plans.js';
-import { keyLabel, type ApiKey } from '../config/keys-file.js';
+import { keyLabel, type ApiKey } from '../core/api-key.js';
 import type { HeaderMap } from '../http/exchange.js';
 import { buildExchange, FIXED_NOW, httpDate, MINUTE_RESET, rateLimitHeaders } from '../testing/exchange-builder.js';
 import { readWindow } from './response.js';

@@ -6,8 +6,8 @@
  * (1 s less than the window, for rounding: never counting a request of the window before) belong to it.
  * Memory is bounded: a few windows per key, and the send times of the last minute only.
  */
-import type { ApiKey } from '../config/keys-file.js';
-import { retryAfterMs } from '../engine/key-state.js';
+import type { ApiKey } from '../core/api-key.js';
+import { retryAfterMs } from './key-state.js';
 import type { Exchange } from '../http/exchange.js';
 import { isAccepted, isRefusal, MINUTE_MS, type ResponseWindow } from './response.js';
 

@@ -3,11 +3,9 @@
  * public contract: never renamed; a new check gets a new id. Everything else (reports, JUnit, `petload list
  * checks`, the docs) reads this table.
  */
-export const SEVERITIES = ['critical', 'major', 'minor', 'advisory', 'info'] as const;
-export type Severity = (typeof SEVERITIES)[number];
+import type { Severity } from '../report/severity.js';
 
-/** Severities whose failure fails the run (exit 1). */
-export const FAILING_SEVERITIES: ReadonlySet<Severity> = new Set(['critical', 'major']);
+export { FAILING_SEVERITIES, SEVERITIES, type Severity } from '../report/severity.js';
 
 export interface CheckMeta {
   readonly title: string;

@@ -4,7 +4,7 @@
  */
 import type { PlanName } from '../api/plans.js';
 import { headerValue, type Exchange } from '../http/exchange.js';
-import { redactEvidence } from '../outputs/redact-report.js';
+import { redactEvidence } from '../report/redact.js';
 import { type AnyCheckId, CATALOGUE, type CheckId } from './catalogue.js';
 
 export const MAX_EVIDENCE = 5;

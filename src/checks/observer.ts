@@ -11,9 +11,9 @@ import { judgeChallenge, judgeInvalidKey, judgeMissingKey } from './passive/auth
 import { createBackoffJudge } from './passive/client.js';
 import { createErrorBodyJudge } from './passive/error-body.js';
 import { judgeDocumentedStatus, judgeErrorShape, judgeJsonContentType, judgeNoServerErrors, judgeTransport } from './passive/contract.js';
-import { judgeInvalidStatus, judgeLimitOutOfRange, judgeLimitRespected, judgeListSchema, judgeStatusFilter } from './passive/list.js';
+import { judgeInvalidStatus, judgeLimitOutOfRange, judgeLimitRespected, judgeListSchema, judgeStatusFilter, type KnownPets } from './passive/list.js';
 import { readRateLimit } from './passive/ratelimit.js';
-import { scopeOf } from './passive/request.js';
+import { createScopeReader } from './passive/request.js';
 import { judgeRetryAfter } from './passive/retry-after.js';
 import { createStreamJudge } from './passive/stream.js';
 import { createRecorder, createViewer } from './passive/view.js';
@@ -73,6 +73,9 @@ export function createObserver(opts: ObserverOptions): Observer {
   const backoff = createBackoffJudge(opts.clockScale);
   const stream = createStreamJudge();
   const errorBodies = createErrorBodyJudge();
+  // What this run has parsed of requests and bodies already: it dies with the observer, with the run.
+  const scopeOf = createScopeReader();
+  const knownPets: KnownPets = new WeakSet();
 
   return {
     observe(ex) {
@@ -90,7 +93,7 @@ export function createObserver(opts: ObserverOptions): Observer {
       errorBodies.sawErrorShape(judgeErrorShape(v, r));
       errorBodies.judge(v, r);
       if (scope.list !== null) {
-        const list = judgeListSchema(v, r);
+        const list = judgeListSchema(v, r, knownPets);
         judgeLimitRespected(v, scope.list, list, r);
         judgeLimitOutOfRange(v, scope.list, list, r);
         judgeInvalidStatus(v, scope.list, list, r);

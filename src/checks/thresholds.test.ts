@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Exchange } from '../http/exchange.js';
 import { createMetrics, type MetricsSnapshot } from '../metrics/recorder.js';
 import { buildExchange, FIXED_NOW } from '../testing/exchange-builder.js';

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReportSchema } from '../engine/report-schema.js';
+import { ReportSchema } from '../report/schema.js';
 import { renderJson } from '../outputs/json.js';
 import { runCli } from '../testing/cli.js';
 import { sampleReport } from '../testing/sample-report.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PlanName } from '../api/plans.js';
-import type { ProbeProgress } from '../engine/progress.js';
+import type { ProbeProgress } from '../core/progress.js';
 import { createPlanBoard } from './plan-board.js';
 
 function sink(isTTY: boolean, columns?: number) {

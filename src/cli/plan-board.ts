@@ -5,7 +5,7 @@
  * done, and a running plan a plain line at a low fixed cadence (default every 30 s), so that a long probe does
  * not look like a hang. Log lines go through the board, so that they are printed above it, never into it.
  */
-import type { ProbeProgress } from '../engine/progress.js';
+import type { ProbeProgress } from '../core/progress.js';
 import { formatDuration } from '../outputs/format.js';
 import type { ProgressStream } from './progress.js';
 

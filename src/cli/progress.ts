@@ -3,7 +3,7 @@
  * logs) a plain line every few seconds, so that a log shows progress without a flood of lines. The engine
  * feeds it numbers (from its metrics) through `update`; it touches nothing but the stream it is given.
  */
-import type { ProgressStats } from '../engine/progress.js';
+import type { ProgressStats } from '../core/progress.js';
 import { formatDuration, formatMs } from '../outputs/format.js';
 
 export type { ProgressStats };

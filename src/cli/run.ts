@@ -9,7 +9,8 @@
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { PLAN_NAMES, PUBLISHED_FIGURES, layerFigures, type PlanFigures, type PlanName } from '../api/plans.js';
-import { loadKeyEntries, parseKeyEntriesText, resolveKeys, type ApiKey, type KeyEntry } from '../config/keys-file.js';
+import { loadKeyEntries, parseKeyEntriesText, resolveKeys, type KeyEntry } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import { loadPlansFile } from '../config/plan-figures.js';
 import type { Scenario } from '../config/scenario.js';
 import { createRedactor } from '../config/redactor.js';
@@ -22,7 +23,7 @@ import type { Failure } from '../engine/finalize.js';
 import { createPlanBoard } from './plan-board.js';
 import { appendGithubSummary, githubSummaryFile } from './github-summary.js';
 import { createProgressReporter, type ProgressStats } from './progress.js';
-import type { ProbeProgress } from '../engine/progress.js';
+import type { ProbeProgress } from '../core/progress.js';
 import { FAULT_NAMES, type FaultName } from '../server/faults.js';
 import { WINDOW_REPORTS, type WindowReport } from '../server/limiter.js';
 import { shardSpecFrom } from '../shard/spec.js';

@@ -3,7 +3,7 @@
  * Given: …", "Did you mean run?"), rewritten as one line that names the flag or word, what was expected and what
  * was found, with a did-you-mean of our own. Pure: main.ts hands over the message and what the parser knows.
  */
-import { didYouMean } from '../config/zod-issues.js';
+import { didYouMean } from '../core/zod-issues.js';
 import { PetloadError } from '../errors.js';
 
 export interface UsageContext {

@@ -9,10 +9,11 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { PLAN_NAMES, PUBLISHED_FIGURES, limitsFor, type PlanFigures, type PlanLimits, type PlanName } from '../api/plans.js';
+import { keyLabel, type ApiKey } from '../core/api-key.js';
 import { PetloadError } from '../errors.js';
 import { findJsonSyntaxError } from './json-syntax.js';
 import { PerDay, PerMinute } from './plan-figures.js';
-import { formatIssues } from './zod-issues.js';
+import { formatIssues } from '../core/zod-issues.js';
 
 const KeyEntry = z
   .strictObject({
@@ -41,19 +42,6 @@ export const KeysFile = z
     });
   });
 export type KeysFile = z.infer<typeof KeysFile>;
-
-/** A key as the rest of the code sees it. `secret` must never be printed: use `label`. */
-export interface ApiKey {
-  readonly secret: string;
-  readonly plan: PlanName;
-  readonly limits: PlanLimits;
-  readonly label: string;
-  readonly sacrificial: boolean;
-}
-
-export function keyLabel(secret: string, name: string): string {
-  return `${name} (…${secret.slice(-4)})`;
-}
 
 /** A keys file entry, validated, its figures not yet resolved. `secret` must never be printed: use `label`. */
 export interface KeyEntry {
@@ -152,20 +140,6 @@ export function loadKeyEntries(path: string): KeyEntry[] {
 
 export function loadKeysFile(path: string, table?: PlanFigures): ApiKey[] {
   return resolveKeys(loadKeyEntries(path), path, table);
-}
-
-/** Serialise keys to the file format (used when the suite makes keys for the embedded server). */
-export function toKeysDocument(keys: readonly ApiKey[]): KeysFile {
-  return {
-    keys: keys.map((k) => ({
-      key: k.secret,
-      plan: k.plan,
-      // Every key's figures, written out: the file then means the same whatever the plans' figures.
-      perMinute: k.limits.perMinute,
-      perDay: k.limits.perDay,
-      ...(k.sacrificial ? { sacrificial: true } : {}),
-    })),
-  };
 }
 
 /** The redactor lives in its own module (redactor.ts); re-exported here for the code that imports it from the keys. */

@@ -8,8 +8,9 @@ import { basename, extname, join, relative, isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
 import { PetloadError } from '../errors.js';
-import { ScenarioSchema, type DeepReadonly, type Scenario } from './scenario.js';
-import { describeIssues, didYouMean, formatPath } from './zod-issues.js';
+import { deepFreeze } from '../core/readonly.js';
+import { ScenarioSchema, type Scenario } from './scenario.js';
+import { describeIssues, didYouMean, formatPath } from '../core/zod-issues.js';
 
 /** The package's shipped scenarios, found from this file's place in the package. */
 export const SCENARIOS_DIR = fileURLToPath(new URL('../../scenarios/', import.meta.url));
@@ -172,12 +173,4 @@ function locate(doc: Document, lines: LineCounter, path: readonly PropertyKey[],
   const target = found && at === 'value' ? (valueNode ?? key) : (key ?? valueNode);
   const offset = target?.range?.[0];
   return offset === undefined ? { line: 1, col: 1 } : lines.linePos(offset);
-}
-
-function deepFreeze<T>(value: T): DeepReadonly<T> {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value as DeepReadonly<T>;
 }

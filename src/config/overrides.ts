@@ -1,11 +1,13 @@
 /**
  * `--rate` and `--duration` on `petload run`: override the load phases of a scenario, as k6's `--duration` does.
- * --rate replaces the rate of every constant-rate phase; --duration replaces the duration of every constant-rate,
- * concurrency and saturate phase, and scales the stages of a ramping-rate phase to that total.
+ * What each changes is its executor's to say (`override` in src/executors/<name>.ts): --rate replaces the rate of
+ * every constant-rate phase; --duration replaces the duration of every constant-rate, concurrency and saturate
+ * phase, and scales the stages of a ramping-rate phase to that total.
  */
+import { executorOf } from '../executors/registry.js';
 import { PetloadError } from '../errors.js';
-import { parseDuration } from './duration.js';
-import { parseRate } from './rate.js';
+import { parseDuration } from '../core/duration.js';
+import { parseRate } from '../core/rate.js';
 import type { Phase, Scenario } from './scenario.js';
 
 export interface LoadOverrides {
@@ -29,21 +31,7 @@ export function applyOverrides(scenario: Scenario, o: LoadOverrides): Scenario {
   const rate = o.rate === undefined ? undefined : parseFlag('--rate', o.rate, parseRate);
   const duration = o.duration === undefined ? undefined : parseFlag('--duration', o.duration, parseDuration);
   if (duration !== undefined && !(duration > 0)) throw new PetloadError('E_USAGE', `--duration ${JSON.stringify(o.duration)}: expected a duration above zero`);
-  const phases = scenario.load.phases.map((p): Phase => {
-    switch (p.executor) {
-      case 'constant-rate':
-        return { ...p, ...(rate ? { rate } : {}), ...(duration !== undefined ? { duration } : {}) };
-      case 'concurrency':
-      case 'saturate':
-        return duration !== undefined ? { ...p, duration } : p;
-      case 'ramping-rate': {
-        if (duration === undefined) return p;
-        const total = p.stages.reduce((a, s) => a + s.duration, 0);
-        return { ...p, stages: p.stages.map((s) => ({ ...s, duration: (s.duration * duration) / total })) };
-      }
-      case 'burst':
-        return p;
-    }
-  });
+  const changes = { ...(rate ? { rate } : {}), ...(duration !== undefined ? { duration } : {}) };
+  const phases = scenario.load.phases.map((p): Phase => executorOf(p.executor).override(p, changes));
   return Object.freeze({ ...scenario, load: Object.freeze({ ...scenario.load, phases: Object.freeze(phases) }) }) as Scenario;
 }

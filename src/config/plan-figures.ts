@@ -13,7 +13,7 @@ import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { PLAN_NAMES, type PlanFigures, type PlanName } from '../api/plans.js';
 import { PetloadError } from '../errors.js';
-import { formatIssues } from './zod-issues.js';
+import { formatIssues } from '../core/zod-issues.js';
 
 const Figure = (what: string) =>
   z.number({ error: `expected a whole number of requests ${what} above 0` }).int(`expected a whole number of requests ${what} above 0`).positive(`expected a whole number of requests ${what} above 0`);

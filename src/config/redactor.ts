@@ -6,10 +6,10 @@
  *    start of the key and long enough to be unmistakable: at least CUT_MIN characters and at least half the key.
  * Nothing shorter is touched, so a plan name, a common word or a number that a key happens to start with is
  * never mistaken for a key. Structured values (plan names, ids, labels, paths, numbers) are not given to the
- * redactor at all (src/outputs/redact-report.ts). Matches are found on the original text and replaced in one
+ * redactor at all (src/report/redact.ts). Matches are found on the original text and replaced in one
  * pass, so that a label put in for one key is never read as (part of) another.
  */
-import type { ApiKey } from './keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 
 /** The shortest cut piece of a key that is hidden. */
 export const CUT_MIN = 8;

@@ -2,10 +2,10 @@
 import type { PlanName } from '../api/plans.js';
 import { CATALOGUE, CHECK_IDS, metaOf, type AnyCheckId, type CheckId, type Severity } from '../checks/catalogue.js';
 import { statusOf, type Outcome } from '../checks/ledger.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import type { MetricsSnapshot } from '../metrics/recorder.js';
-import { REPORT_SCHEMA_VERSION, type CheckResult, type Report } from './report-schema.js';
-import { verdictOf } from './verdict.js';
+import { REPORT_SCHEMA_VERSION, type CheckResult, type Report } from '../report/schema.js';
+import { summaryOf, totalCounts, verdictOf } from '../report/verdict.js';
 import { VERSION } from './version.js';
 
 /** Why a check has no outcome at all in a run, by check, when the reason is more specific than "not exercised". */
@@ -57,14 +57,6 @@ function checkResult(id: AnyCheckId, outcomes: readonly Outcome[], severity: Sev
   return { id, title: meta.title, severity, status: statusOf(counts), counts, byPlan };
 }
 
-/** A check's counts over its plans. */
-export function totalCounts(byPlan: CheckResult['byPlan']): CheckResult['counts'] {
-  return byPlan.reduce(
-    (a, p) => ({ passed: a.passed + p.counts.passed, failed: a.failed + p.counts.failed, skipped: a.skipped + p.counts.skipped }),
-    { passed: 0, failed: 0, skipped: 0 },
-  );
-}
-
 export function buildReport(input: ReportInput): Report {
   const { outcomes } = input;
   const checks: CheckResult[] = CHECK_IDS.map((id) =>
@@ -88,13 +80,7 @@ export function buildReport(input: ReportInput): Report {
     durationMs: input.endedAt.getTime() - input.startedAt.getTime(),
     verdict,
     exitCode,
-    summary: {
-      checks: checks.length,
-      passed: v.passed.length,
-      failed: v.failed.length,
-      warnings: v.warnings.length,
-      skipped: v.skipped.length,
-    },
+    summary: summaryOf(checks.length, v),
     checks,
     thresholds: input.thresholds,
     ...input.metrics,

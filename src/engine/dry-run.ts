@@ -3,7 +3,7 @@
  * what it would spend, worked out from the scenario and the keys alone. Nothing is sent, no server is started.
  */
 import { PLAN_NAMES, type PlanFigures, type PlanName } from '../api/plans.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import type { Scenario } from '../config/scenario.js';
 import { describeDuration, describeEstimate, describeKeySpend, estimateRequests } from './estimate.js';
 import { describeSchedule } from './schedule.js';

@@ -8,10 +8,10 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { PetloadError } from '../errors.js';
-import { redactEvidence, redactStrings } from '../outputs/redact-report.js';
+import { redactEvidence, redactStrings } from '../report/redact.js';
 import { lastPass, writeFileAtomic } from '../outputs/write.js';
 import type { ReportInput } from './build-report.js';
-import { REPORT_SCHEMA_VERSION } from './report-schema.js';
+import { REPORT_SCHEMA_VERSION } from '../report/schema.js';
 import { VERSION } from './version.js';
 
 export const ErrorReportSchema = z.object({

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PLANS } from '../api/plans.js';
-import { keyLabel, type ApiKey } from '../config/keys-file.js';
+import { keyLabel, type ApiKey } from '../core/api-key.js';
 import { loadScenario } from '../config/load-scenario.js';
 import { estimateRequests } from './estimate.js';
 import { runScenario } from './run.js';

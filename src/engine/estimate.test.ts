@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseKeys, type ApiKey } from '../config/keys-file.js';
+import { parseKeys } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import { loadScenario, parseScenarioText, shippedScenarioNames } from '../config/load-scenario.js';
 import { PROBE_NAMES } from '../probes/names.js';
 import { describeDuration, describeEstimate, estimateRequests, formatCount } from './estimate.js';

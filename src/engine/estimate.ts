@@ -9,11 +9,9 @@
  * backoff; `maxRequests` caps the lot. Retries after a 429 come on top of planned arrivals.
  */
 import type { PlanName } from '../api/plans.js';
-import { DAY_S, MINUTE_S } from '../api/plans.js';
-import type { ApiKey } from '../config/keys-file.js';
-import { resolveBurstSize, type LoadSection, type Phase, type Scenario } from '../config/scenario.js';
-import { planRate } from '../executors/open-model.js';
-import { constantSchedule, rampingSchedule } from '../executors/pacing.js';
+import type { ApiKey } from '../core/api-key.js';
+import type { LoadSection, Phase, Scenario } from '../config/scenario.js';
+import { executorOf } from '../executors/registry.js';
 import { fmtDuration, fmtWindows, planWithReasons, scheduleInputOf, type Schedule, type ScheduleInput } from './schedule.js';
 
 export interface PlanEstimate {
@@ -45,39 +43,17 @@ export interface Estimate {
 /** The reachability check: one request without a key (src/http/reachability.ts). */
 const REACHABILITY = 1;
 
-/** Requests a limiter lets through `keys` in `durationMs`: every minute and day window the span may touch. */
-function limiterAllows(keys: readonly ApiKey[], durationMs: number): number {
-  const minutes = Math.ceil(durationMs / (MINUTE_S * 1000)) + 1;
-  const days = Math.ceil(durationMs / (DAY_S * 1000)) + 1;
-  return keys.reduce((sum, k) => sum + Math.min(minutes * k.limits.perMinute, days * k.limits.perDay), 0);
-}
-
-/** A phase's requests on one plan's keys; Infinity when nothing bounds them. */
+/** A phase's requests on one plan's keys (its executor's estimate); Infinity when nothing bounds them. */
 function phaseRequests(phase: Phase, keys: readonly ApiKey[], load: LoadSection): number {
-  switch (phase.executor) {
-    case 'constant-rate':
-      return constantSchedule(planRate(phase.rate, keys), phase.duration).count;
-    case 'ramping-rate':
-      return rampingSchedule(phase.stages.map((s) => ({ perSecond: planRate(s.rate, keys), durationMs: s.duration }))).count;
-    case 'burst':
-      return resolveBurstSize(phase.requests, keys[0]!.limits);
-    case 'concurrency':
-      // A closed model goes as fast as the target answers; only the backoff policy holds it to the limits.
-      return load.backoff.enabled ? limiterAllows(keys, phase.duration) : Number.POSITIVE_INFINITY;
-    case 'saturate':
-      return Number.POSITIVE_INFINITY;
-  }
+  return executorOf(phase.executor).requests(phase, keys, load);
 }
 
 function unboundedReasons(load: LoadSection): string[] {
   if (load.maxRequests !== undefined) return [];
-  return load.phases.flatMap((ph, i) =>
-    ph.executor === 'saturate'
-      ? [`phase ${i + 1} (saturate) sends as fast as the target answers`]
-      : ph.executor === 'concurrency' && !load.backoff.enabled
-        ? [`phase ${i + 1} (concurrency) runs without backoff, as fast as the target answers`]
-        : [],
-  );
+  return load.phases.flatMap((ph, i) => {
+    const why = executorOf(ph.executor).unbounded(load);
+    return why === null ? [] : [`phase ${i + 1} (${ph.executor}) ${why}`];
+  });
 }
 
 export interface EstimateOptions {
@@ -92,10 +68,8 @@ export interface EstimateOptions {
 /** Run-clock ms the load phases last (a burst: none to speak of). */
 function loadDurationMs(load: LoadSection | undefined): number {
   if (!load) return 0;
-  return load.phases.reduce((sum, ph) => {
-    if (ph.executor === 'ramping-rate') return sum + ph.stages.reduce((s, st) => s + st.duration, 0);
-    return sum + ('duration' in ph ? ph.duration : 0);
-  }, 0);
+  // Each phase's own length, for one plan (a saturate phase, which runs plan after plan, counted once).
+  return load.phases.reduce((sum, ph) => sum + executorOf(ph.executor).durationMs(ph, 1), 0);
 }
 
 /** The requests a run of `scenario` on `plans` with `keys` will send. */

@@ -7,12 +7,12 @@
 import type { Redactor } from '../config/redactor.js';
 import { EXIT, isPetloadError } from '../errors.js';
 import { canonicalReport } from '../outputs/json.js';
-import { redactReport } from '../outputs/redact-report.js';
+import { redactReport } from '../report/redact.js';
 import { OUTPUT_NAMES, type OutputName } from '../outputs/registry.js';
 import { writeReportsSettled, type WrittenReports } from '../outputs/write.js';
 import { buildReport, type ReportInput } from './build-report.js';
 import { errorReport, writeErrorReport } from './error-report.js';
-import type { Report } from './report-schema.js';
+import type { Report } from '../report/schema.js';
 
 export interface FinalizeOptions {
   reportDir: string;

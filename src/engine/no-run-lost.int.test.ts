@@ -17,7 +17,7 @@ import { readReportFile } from '../outputs/read.js';
 import { REPORT_FILES, readReportJson, reportFilesIn, runCli, scratch } from '../testing/cli.js';
 import { filesUnder, findSecret } from '../testing/secrets.js';
 import { ErrorReportSchema } from './error-report.js';
-import type { Report } from './report-schema.js';
+import type { Report } from '../report/schema.js';
 import { runScenario } from './run.js';
 
 const SCENARIO = parseScenarioText(

@@ -11,7 +11,7 @@ import { loadScenario } from '../config/load-scenario.js';
 import { createReferenceServer, type ReferenceServer } from '../server/index.js';
 import { makeKey } from '../server/test-client.js';
 import { readReportJson, runCli, scratch } from '../testing/cli.js';
-import type { Report } from './report-schema.js';
+import type { Report } from '../report/schema.js';
 import { runScenario } from './run.js';
 
 const s = scratch('petload-plan-figures-');

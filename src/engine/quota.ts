@@ -6,7 +6,7 @@
  */
 import type { PlanName } from '../api/plans.js';
 import { readWindow } from '../backoff/response.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import type { Exchange } from '../http/exchange.js';
 import { formatCount, type Estimate } from './estimate.js';
 

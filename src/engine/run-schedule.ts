@@ -6,13 +6,13 @@
  * runner adds only what the schedule assumed of the address window. Counts what each key really sent.
  */
 import { MINUTE_S, type PlanName } from '../api/plans.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import type { Exchange } from '../http/exchange.js';
 import { skipAll, waitUntil, type ProbeContext } from '../probes/context.js';
 import { PROBE_REGISTRY } from '../probes/index.js';
 import type { ProbeName } from '../probes/names.js';
 import type { Refusals } from '../probes/window.js';
-import type { KeyState, KeyView } from './key-state.js';
+import type { KeyState, KeyView } from '../backoff/key-state.js';
 import { STRADDLE_MARGIN_MS, WINDOW_MS, type Schedule, type Step } from './schedule.js';
 
 export interface StepResult {

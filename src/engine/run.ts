@@ -3,18 +3,16 @@
  * evaluate thresholds, and write every report — also when the run is interrupted or aborted.
  */
 import { setMaxListeners } from 'node:events';
-import { PLAN_NAMES, describeLimits, layerFigures, type PlanFigures, type PlanLimits, type PlanName } from '../api/plans.js';
+import { PLAN_NAMES, describeLimits, layerFigures, type PlanFigures, type PlanName } from '../api/plans.js';
 import type { Severity } from '../checks/catalogue.js';
-import { Ledger } from '../checks/ledger.js';
-import { createObserver } from '../checks/observer.js';
 import { evaluateThreshold, parseThreshold, thresholdCheckId, thresholdMessage, type Threshold } from '../checks/thresholds.js';
-import type { Scenario } from '../config/scenario.js';
-import { createRedactor, type ApiKey } from '../config/keys-file.js';
-import type { Clock } from './clock.js';
+import type { LoadSection, Scenario } from '../config/scenario.js';
+import { createRedactor, type Redactor } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
+import type { Clock } from '../core/clock.js';
 import { ERRORS, PetloadError, isPetloadError, EXIT } from '../errors.js';
 import type { HttpClient } from '../http/exchange.js';
 import { assertReachable } from '../http/reachability.js';
-import { createMetrics } from '../metrics/recorder.js';
 import type { ProbeContext } from '../probes/context.js';
 import { cheapList } from '../probes/context.js';
 import { Refusals } from '../probes/window.js';
@@ -22,10 +20,9 @@ import type { FaultName } from '../server/faults.js';
 import type { WindowReport } from '../server/limiter.js';
 import { runLoad, type LoadOutcome } from '../executors/run-load.js';
 import { finalizeRun, type Failure } from './finalize.js';
-import { createSendPath } from './send-path.js';
-import type { ProbeProgress, ProgressStats } from './progress.js';
-import { KeyStates } from './key-state.js';
-import type { Report } from './report-schema.js';
+import { createRunContext, type RunContext } from './run-context.js';
+import type { ProbeProgress, ProgressStats } from '../core/progress.js';
+import type { Report } from '../report/schema.js';
 import { describeDuration, describeEstimate, describeKeySpend, estimateRequests, type Estimate } from './estimate.js';
 import { runSchedule, type ScheduleOutcome } from './run-schedule.js';
 import { scheduleLines, scheduleReport } from './schedule-report.js';
@@ -108,7 +105,9 @@ const DRAIN_MS = 2000;
 
 /**
  * The end of the grace period of requests in flight: it aborts DRAIN_MS after the run's signal does (or after
- * start(), at the end of a run). Every request carries it, so nothing waits on a stalled target past it.
+ * start(), at the end of a run). The send path listens to it once for the whole run: when it fires, the client
+ * abandons whatever it still has in flight or queued, and a request sent after it settles unsent (send-path.ts),
+ * so nothing waits on a stalled target past it.
  */
 function drainDeadline(signal: AbortSignal): { signal: AbortSignal; start(): void; dispose(): void } {
   const deadline = new AbortController();
@@ -128,8 +127,9 @@ function drainDeadline(signal: AbortSignal): { signal: AbortSignal; start(): voi
   };
 }
 
-async function drain(client: HttpClient | null, deadline: AbortSignal): Promise<void> {
-  while (client && client.inFlight() > 0 && !deadline.aborted) await new Promise((r) => setTimeout(r, 20));
+/** Wait until nothing is in flight, or the deadline. */
+async function drain(client: HttpClient, deadline: AbortSignal): Promise<void> {
+  while (client.inFlight() > 0 && !deadline.aborted) await new Promise((r) => setTimeout(r, 20));
 }
 
 /** One note per load phase and plan: what was offered and what became of it. */
@@ -174,31 +174,52 @@ function preamble(scenario: Scenario, url: string, plans: readonly PlanName[], k
   ];
 }
 
-export async function runScenario(o: RunOptions): Promise<RunResult> {
-  const log = o.log ?? (() => {});
-  const notice = o.notice ?? log;
-  const startedAt = new Date();
-  const scenario = o.shard ? shardScenario(o.scenario, o.shard) : o.scenario;
-  const thresholdSpecs: { expression: string; severity: Severity; parsed: Threshold }[] = [
+interface Aborted {
+  reason: string;
+  exitCode: number;
+  hint?: string;
+}
+
+/** The thresholds of the scenario and of the command line, parsed. */
+function thresholdsOf(scenario: Scenario, o: RunOptions): { expression: string; severity: Severity; parsed: Threshold }[] {
+  return [
     ...scenario.thresholds,
     ...(o.thresholds ?? []).map((expression) => ({ expression, severity: 'major' as const, parsed: parseThreshold(expression) })),
   ];
+}
 
-  const embeddedPlans = o.plans ?? scenario.plans ?? DEFAULT_PLANS;
-  const target: Target = o.target
-    ? externalTarget(o.target, o.keys ?? [], o.targetClock)
-    : await startEmbeddedTarget({
-        timeScale: o.timeScale ?? scenario.timeScale ?? 60,
-        faults: o.faults ?? [],
-        windowReport: o.windowReport ?? 'tightest',
-        countErrors: o.countErrors ?? false,
-        plans: embeddedPlans,
-        keysPerPlan: scenario.keysPerPlan,
-        sacrificial: scenario.requiresSacrificialKey,
-        figures: layerFigures(scenario.planLimits, o.planFigures),
-        ...(o.keys ? { keys: o.keys } : {}),
-        ...(o.ban ? { ban: o.ban } : {}),
-      });
+/** The target: the one given (with its keys), else the embedded reference server with keys it makes. */
+function openTarget(o: RunOptions, scenario: Scenario): Promise<Target> {
+  if (o.target) return Promise.resolve(externalTarget(o.target, o.keys ?? [], o.targetClock));
+  return startEmbeddedTarget({
+    timeScale: o.timeScale ?? scenario.timeScale ?? 60,
+    faults: o.faults ?? [],
+    windowReport: o.windowReport ?? 'tightest',
+    countErrors: o.countErrors ?? false,
+    plans: o.plans ?? scenario.plans ?? DEFAULT_PLANS,
+    keysPerPlan: scenario.keysPerPlan,
+    sacrificial: scenario.requiresSacrificialKey,
+    figures: layerFigures(scenario.planLimits, o.planFigures),
+    ...(o.keys ? { keys: o.keys } : {}),
+    ...(o.ban ? { ban: o.ban } : {}),
+  });
+}
+
+/** What a run needs before it sends: its scenario (a shard's share), target, plans, keys and notes so far. */
+interface Setup {
+  scenario: Scenario;
+  target: Target;
+  plans: PlanName[];
+  shard: PreparedShard | null;
+  keys: readonly ApiKey[];
+  /** When the run began sending (a shard: after waiting for --start-at). */
+  begunAt: Date;
+  redact: Redactor;
+  notes: string[];
+}
+
+async function setUp(o: RunOptions, scenario: Scenario, startedAt: Date): Promise<Setup> {
+  const target = await openTarget(o, scenario);
   const plans = plansOf(o, target.keys);
   let shard: PreparedShard | null = null;
   try {
@@ -209,37 +230,187 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   }
   const keys = shard?.keys ?? target.keys.filter((k) => plans.includes(k.plan));
   const late = o.shard?.startAt !== undefined ? (await waitUntil(o.shard.startAt, o.signal)).lateMs : 0;
-  const begunAt = o.shard ? new Date() : startedAt;
-  const redact = createRedactor(target.keys);
-  const clock = target.clock;
-  const ledger = new Ledger(redact);
   const notes: string[] = [...(shard?.notes ?? []), ...(late > 1000 ? [`shard ${o.shard!.index} began ${(late / 1000).toFixed(1)} s after --start-at`] : [])];
-  const planLimits = new Map<PlanName, PlanLimits>();
-  for (const k of keys) if (!planLimits.has(k.plan)) planLimits.set(k.plan, k.limits);
-  const differs = (k: ApiKey, p: PlanLimits | undefined) => p === undefined || k.limits.perMinute !== p.perMinute || k.limits.perDay !== p.perDay;
-  const keyLimits = new Map(keys.filter((k) => differs(k, planLimits.get(k.plan))).map((k) => [k.label, k.limits]));
-  const observer = createObserver({ ledger, plans: planLimits, keyLimits, clockScale: clock.scale });
   if (keys.length > 0) notes.push(figuresNote(keys));
-  const metrics = createMetrics({ clock, startMono: clock.monotonic() });
-  const keyStates = new KeyStates(keys);
+  return { scenario, target, plans, shard, keys, begunAt: o.shard ? new Date() : startedAt, redact: createRedactor(target.keys), notes };
+}
+
+/** Refuse a run that cannot be judged or must not start: no key for the plans, no sacrificial key when needed. */
+function checkKeys({ scenario, plans, keys, target }: Setup): void {
+  if (keys.length === 0) {
+    throw new PetloadError('E_NO_KEYS', `no key for the plans to judge (${plans.join(', ') || 'none'}); the keys file has ${target.keys.length} key(s)`);
+  }
+  if (scenario.requiresSacrificialKey && !keys.some((k) => k.sacrificial)) {
+    throw new PetloadError('E_SAFETY', `scenario ${scenario.name} needs a key marked "sacrificial": true; none of the keys is`);
+  }
+}
+
+/** Before a remote run: announce it, read each key's remaining daily quota, and refuse what would use it up. */
+async function guardQuota(o: RunOptions, setup: Setup, run: RunContext, estimate: Estimate, notice: (line: string) => void): Promise<void> {
+  const { redact, notes } = setup;
+  const quotas = [];
+  for (const key of setup.keys) quotas.push(readDayQuota(key, await run.path.send(cheapList(key, 'quota-read'))));
+  const decision = decideQuota(estimate, quotas, o.allowQuotaExhaustion === true);
+  for (const line of decision.lines) notice(redact(`  ${line}`));
+  notes.push(...decision.lines.map((line) => redact(`Daily quota before the run: ${line}.`)));
+  if (!decision.proceed) {
+    throw new PetloadError('E_SAFETY', `${decision.problem ?? 'the run would use up a key\'s daily quota'}; nothing more was sent`, {
+      hint: 'Run fewer plans or a shorter scenario, wait for the day window to reset, or pass --allow-quota-exhaustion if the keys may run dry.',
+    });
+  }
+}
+
+/** Every probe of the scenario, on each plan it runs on (a shard: its share), as the schedule lays them out. */
+async function runProbes(o: RunOptions, setup: Setup, run: RunContext, planned: Estimate, log: (line: string) => void): Promise<ScheduleOutcome> {
+  const { plans, redact, notes } = setup;
+  const ctx: ProbeContext = {
+    clock: run.clock,
+    ledger: run.ledger,
+    keyStates: run.keyStates,
+    signal: run.signal,
+    refusals: new Refusals(),
+    send: run.send,
+    sendSimultaneous: run.sendSimultaneous,
+    note: (t) => notes.push(redact(t)),
+    log: (t) => log(redact(t)),
+  };
+  // One progress event per probe and plan as the schedule starts and ends it (the console's line per plan).
+  const steps = planned.schedule.steps;
+  const probeTotal = (plan: PlanName | null) => steps.filter((st) => st.plan === plan).length;
+  const probeIndex = new Map<PlanName | null, number>();
+  const onStep = o.onProbe
+    ? (probe: string, plan: PlanName | null, state: 'start' | 'done') => {
+        if (state === 'start') probeIndex.set(plan, (probeIndex.get(plan) ?? 0) + 1);
+        o.onProbe!({ probe, plan, state, index: probeIndex.get(plan) ?? 0, total: probeTotal(plan), perPlan: run.keyStates.perPlan() });
+      }
+    : undefined;
+  return runSchedule(planned.schedule, ctx, plans, setup.scenario.probes, onStep);
+}
+
+/** The load section, with a progress line about once a second; its outcome goes into the notes. */
+async function runLoadSection(o: RunOptions, setup: Setup, run: RunContext, load: LoadSection, log: (line: string) => void): Promise<void> {
+  const { clock } = run;
+  let last = { sent: 0, at: clock.monotonic() };
+  const outcome = await runLoad(
+    run.loadContext({
+      progress: (p) => {
+        if (!o.onProgress) return;
+        const m = run.metrics.progress();
+        const now = clock.monotonic();
+        const rate = now > last.at ? ((m.requests - last.sent) * 1000) / (now - last.at) : 0;
+        last = { sent: m.requests, at: now };
+        o.onProgress({ ...p, sent: m.requests, rate, s2xx: m.s2xx, s4xx: m.s4xx, s429: m.s429, p99Ms: m.p99 });
+      },
+      log: (t) => log(setup.redact(t)),
+    }),
+    load,
+  );
+  setup.notes.push(...loadNotes(outcome));
+}
+
+/**
+ * What ends a run early and is still reported: an interrupt, the target unreachable or every key banned, a bug
+ * of petload (exit 4, with its stack in the notes). Null for any other tool error, which the run throws once
+ * it has cleaned up.
+ */
+function abortOf(e: unknown, setup: Setup): Aborted | null {
+  if (e instanceof Interrupted) return { reason: 'interrupted', exitCode: EXIT.interrupted };
+  if (!isPetloadError(e) || e.code === 'E_INTERNAL') {
+    // A bug in petload during the run: the run ends, but what it collected is still reported (exit 4).
+    const message = e instanceof Error ? e.message : String(e);
+    if (e instanceof Error && e.stack) setup.notes.push(setup.redact(`internal error, for the bug report: ${e.stack}`));
+    return { reason: setup.redact(`internal error: ${message}`), exitCode: EXIT.internal, hint: ERRORS.E_INTERNAL.hint };
+  }
+  if (e.code === 'E_TARGET_UNREACHABLE' || e.code === 'E_KEY_BANNED') return { reason: e.message, exitCode: e.exitCode, ...(e.hint !== undefined ? { hint: e.hint } : {}) };
+  return null;
+}
+
+/** Judge the thresholds on the run's metrics, assemble the report, and write every file of it. */
+async function report(
+  o: RunOptions,
+  setup: Setup,
+  run: RunContext,
+  thresholdSpecs: ReturnType<typeof thresholdsOf>,
+  sent: { planned: Estimate | undefined; scheduled: ScheduleOutcome | undefined; aborted: Aborted | undefined },
+  log: (line: string) => void,
+): Promise<RunResult> {
+  const { scenario, target, redact } = setup;
+  const { aborted } = sent;
+  const snapshot = run.metrics.snapshot();
+  const schedule = sent.planned && sent.scheduled ? scheduleReport(sent.planned, sent.scheduled) : undefined;
+  if (schedule) {
+    setup.notes.push(redact(schedule.note));
+    log(redact(schedule.note));
+  }
+  const thresholds = thresholdSpecs.map((t) => {
+    const checkId = thresholdCheckId(t.parsed);
+    const r = evaluateThreshold(t.parsed, snapshot);
+    const severity = t.severity;
+    run.ledger.judge(checkId as `threshold.${string}`, null, r.ok, () => thresholdMessage(t.expression, r));
+    return { expression: t.expression, checkId, severity, observed: r.observed, unit: r.unit, ok: r.ok };
+  });
+  const input = {
+    scenario: { name: scenario.name, description: scenario.description, ...(o.scenarioFile ? { file: o.scenarioFile } : {}) },
+    target: {
+      url: target.url,
+      embedded: target.embedded,
+      timeScale: run.clock.scale,
+      faults: [...target.faults],
+      ...(target.variant ? { variant: target.variant } : {}),
+    },
+    plans: setup.plans,
+    keys: setup.keys,
+    startedAt: setup.begunAt,
+    endedAt: new Date(),
+    outcomes: run.ledger.all(),
+    thresholds,
+    thresholdSeverity: new Map(thresholds.map((t) => [t.checkId, t.severity])),
+    metrics: snapshot,
+    notes: setup.notes,
+    ...(schedule ? { schedule: schedule.report } : {}),
+    ...(aborted ? { aborted: { reason: aborted.reason, exitCode: aborted.exitCode } } : {}),
+  };
+  // What the caller prints comes from the report too: it gets the redacted one, as the files do.
+  const done = await finalizeRun(input, { reportDir: o.reportDir, redact, amendReport: (r) => {
+      const withShard = o.shard ? { ...r, shard: shardInfo(o.shard) } : r;
+      return o.amendReport ? o.amendReport(withShard) : withShard;
+    } });
+  return { ...done, ...(aborted?.hint ? { hint: aborted.hint } : {}) };
+}
+
+export async function runScenario(o: RunOptions): Promise<RunResult> {
+  const log = o.log ?? (() => {});
+  const notice = o.notice ?? log;
+  const startedAt = new Date();
+  const scenario = o.shard ? shardScenario(o.scenario, o.shard) : o.scenario;
+  const thresholdSpecs = thresholdsOf(scenario, o);
+  const setup = await setUp(o, scenario, startedAt);
+  const { target, plans, keys, redact, notes } = setup;
   const signal = o.signal ?? new AbortController().signal;
   const deadline = drainDeadline(signal);
-  let aborted: { reason: string; exitCode: number; hint?: string } | undefined;
-  let client: HttpClient | null = null;
-  let loadOutcome: LoadOutcome | undefined;
+  // As many connections as requests may be in flight: a request queued in the pool would leave at a time
+  // the backoff did not choose. Requests are not cancelled by an interrupt: they get until the drain deadline.
+  const run = createRunContext({
+    baseUrl: target.url,
+    clock: target.clock,
+    keys,
+    plans,
+    redact,
+    connections: Math.max(POOL_CONNECTIONS, scenario.load?.maxInFlight ?? 0),
+    timeoutMs: o.timeoutMs ?? 10_000,
+    signal,
+    stopped: () => new Interrupted(),
+    requestSignal: deadline.signal,
+  });
+  const remote = !target.embedded && (o.treatAsRemote === true || !isLoopback(target.url));
+  let aborted: Aborted | undefined;
+  let toolError: { error: unknown } | null = null;
   let planned: Estimate | undefined;
   let scheduled: ScheduleOutcome | undefined;
 
-  const remote = !target.embedded && (o.treatAsRemote === true || !isLoopback(target.url));
-
   try {
-    if (keys.length === 0) {
-      throw new PetloadError('E_NO_KEYS', `no key for the plans to judge (${plans.join(', ') || 'none'}); the keys file has ${target.keys.length} key(s)`);
-    }
-    if (scenario.requiresSacrificialKey && !keys.some((k) => k.sacrificial)) {
-      throw new PetloadError('E_SAFETY', `scenario ${scenario.name} needs a key marked "sacrificial": true; none of the keys is`);
-    }
-    planned = estimateRequests(scenario, keys, plans, { quotaRead: remote, scale: clock.scale, ...(shard ? { runs: shard.runsProbe } : {}) });
+    checkKeys(setup);
+    planned = estimateRequests(scenario, keys, plans, { quotaRead: remote, scale: target.clock.scale, ...(setup.shard ? { runs: setup.shard.runsProbe } : {}) });
     const estimate = remote ? planned : null;
     if (estimate) {
       for (const line of preamble(scenario, target.url, plans, keys, estimate)) notice(redact(line));
@@ -250,160 +421,29 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     }
     await assertReachable(target.url, 5000, signal);
     if (signal.aborted) throw new Interrupted();
-    // As many connections as requests may be in flight: a request queued in the pool would leave at a time
-    // the backoff did not choose. Requests are not cancelled by an interrupt: they get until the drain deadline.
-    const path = createSendPath({
-      baseUrl: target.url,
-      clock,
-      keyStates,
-      observer,
-      metrics: () => metrics,
-      connections: Math.max(POOL_CONNECTIONS, scenario.load?.maxInFlight ?? 0),
-      timeoutMs: o.timeoutMs ?? 10_000,
-      stopped: () => (signal.aborted ? new Interrupted() : null),
-      requestSignal: deadline.signal,
-    });
-    client = path.client;
-    if (estimate) {
-      const quotas = [];
-      for (const key of keys) {
-        quotas.push(readDayQuota(key, await path.send(cheapList(key, 'quota-read'))));
-      }
-      const decision = decideQuota(estimate, quotas, o.allowQuotaExhaustion === true);
-      for (const line of decision.lines) notice(redact(`  ${line}`));
-      notes.push(...decision.lines.map((line) => redact(`Daily quota before the run: ${line}.`)));
-      if (!decision.proceed) {
-        throw new PetloadError('E_SAFETY', `${decision.problem ?? 'the run would use up a key\'s daily quota'}; nothing more was sent`, {
-          hint: 'Run fewer plans or a shorter scenario, wait for the day window to reset, or pass --allow-quota-exhaustion if the keys may run dry.',
-        });
-      }
-    }
-    const ctx: ProbeContext = {
-      clock,
-      ledger,
-      keyStates,
-      signal,
-      refusals: new Refusals(),
-      async send(spec) {
-        if (spec.auth.kind === 'key' && keyStates.get(spec.auth.key).suspectedBan) {
-          throw new PetloadError('E_INTERNAL', `a probe tried to send on ${spec.auth.key.label}, which is suspected banned`);
-        }
-        return path.send(spec);
-      },
-      sendSimultaneous: (specs) => path.sendSimultaneous(specs),
-      note: (t) => notes.push(redact(t)),
-      log: (t) => log(redact(t)),
-    };
-
-    // One progress event per probe and plan as the schedule starts and ends it (the console's line per plan).
-    const steps = planned.schedule.steps;
-    const probeTotal = (plan: PlanName | null) => steps.filter((st) => st.plan === plan).length;
-    const probeIndex = new Map<PlanName | null, number>();
-    const onStep = o.onProbe
-      ? (probe: string, plan: PlanName | null, state: 'start' | 'done') => {
-          if (state === 'start') probeIndex.set(plan, (probeIndex.get(plan) ?? 0) + 1);
-          o.onProbe!({ probe, plan, state, index: probeIndex.get(plan) ?? 0, total: probeTotal(plan), perPlan: keyStates.perPlan() });
-        }
-      : undefined;
-    scheduled = await runSchedule(planned.schedule, ctx, plans, scenario.probes, onStep);
-    if (scenario.load && !signal.aborted) {
-      let last = { sent: 0, at: clock.monotonic() };
-      loadOutcome = await runLoad(
-        {
-          clock,
-          signal,
-          ledger,
-          keyStates,
-          plans,
-          keys,
-          baseUrl: target.url,
-          send: ctx.send,
-          sendSimultaneous: ctx.sendSimultaneous,
-          inFlight: () => path.inFlight(),
-          measure: (ex) => metrics.record(ex),
-          dropped: (n) => metrics.dropped(n),
-          progress: (p) => {
-            if (!o.onProgress) return;
-            const m = metrics.progress();
-            const now = clock.monotonic();
-            const rate = now > last.at ? ((m.requests - last.sent) * 1000) / (now - last.at) : 0;
-            last = { sent: m.requests, at: now };
-            o.onProgress({ ...p, sent: m.requests, rate, s2xx: m.s2xx, s4xx: m.s4xx, s429: m.s429, p99Ms: m.p99 });
-          },
-          log: (t) => log(redact(t)),
-        },
-        scenario.load,
-      );
-      notes.push(...loadNotes(loadOutcome));
-    }
-    if (keyStates.all().every((s) => s.suspectedBan)) {
+    if (estimate) await guardQuota(o, setup, run, estimate, notice);
+    scheduled = await runProbes(o, setup, run, planned, log);
+    if (scenario.load && !signal.aborted) await runLoadSection(o, setup, run, scenario.load, log);
+    if (run.keyStates.all().every((s) => s.suspectedBan)) {
       aborted = { reason: 'every key is suspected banned', exitCode: EXIT.aborted, hint: ERRORS.E_KEY_BANNED.hint };
     }
   } catch (e) {
-    if (e instanceof Interrupted) {
-      aborted = { reason: 'interrupted', exitCode: EXIT.interrupted };
-    } else if (!isPetloadError(e) || e.code === 'E_INTERNAL') {
-      // A bug in petload during the run: the run ends, but what it collected is still reported (exit 4).
-      const message = e instanceof Error ? e.message : String(e);
-      aborted = { reason: redact(`internal error: ${message}`), exitCode: EXIT.internal, hint: ERRORS.E_INTERNAL.hint };
-      if (e instanceof Error && e.stack) notes.push(redact(`internal error, for the bug report: ${e.stack}`));
-    } else if (e.code !== 'E_TARGET_UNREACHABLE' && e.code !== 'E_KEY_BANNED') {
-      deadline.dispose();
-      await client?.close();
-      await target.close();
-      throw e;
-    } else {
-      aborted = { reason: e.message, exitCode: e.exitCode, hint: e.hint };
-    }
+    const a = abortOf(e, setup);
+    if (a === null) toolError = { error: e };
+    else aborted = a;
   } finally {
-    observer.finish();
+    run.finish();
   }
   if (!aborted && signal.aborted) aborted = { reason: 'interrupted', exitCode: EXIT.interrupted };
-  // Nothing should be in flight by now; should something be, it gets the same grace as after an interrupt.
-  deadline.start();
-  await drain(client, deadline.signal);
-  deadline.dispose();
-  await client?.close();
-  await target.close();
 
-  const snapshot = metrics.snapshot();
-  const schedule = planned && scheduled ? scheduleReport(planned, scheduled) : undefined;
-  if (schedule) {
-    notes.push(redact(schedule.note));
-    log(redact(schedule.note));
-  }
-  const thresholds = thresholdSpecs.map((t) => {
-    const checkId = thresholdCheckId(t.parsed);
-    const r = evaluateThreshold(t.parsed, snapshot);
-    const severity = t.severity;
-    ledger.judge(checkId as `threshold.${string}`, null, r.ok, () => thresholdMessage(t.expression, r));
-    return { expression: t.expression, checkId, severity, observed: r.observed, unit: r.unit, ok: r.ok };
-  });
-  const input = {
-    scenario: { name: scenario.name, description: scenario.description, ...(o.scenarioFile ? { file: o.scenarioFile } : {}) },
-    target: {
-      url: target.url,
-      embedded: target.embedded,
-      timeScale: clock.scale,
-      faults: [...target.faults],
-      ...(target.variant ? { variant: target.variant } : {}),
-    },
-    plans,
-    keys,
-    startedAt: begunAt,
-    endedAt: new Date(),
-    outcomes: ledger.all(),
-    thresholds,
-    thresholdSeverity: new Map(thresholds.map((t) => [t.checkId, t.severity])),
-    metrics: snapshot,
-    notes,
-    ...(schedule ? { schedule: schedule.report } : {}),
-    ...(aborted ? { aborted: { reason: aborted.reason, exitCode: aborted.exitCode } } : {}),
-  };
-  // What the caller prints comes from the report too: it gets the redacted one, as the files do.
-  const done = await finalizeRun(input, { reportDir: o.reportDir, redact, amendReport: (r) => {
-      const withShard = o.shard ? { ...r, shard: shardInfo(o.shard) } : r;
-      return o.amendReport ? o.amendReport(withShard) : withShard;
-    } });
-  return { ...done, ...(aborted?.hint ? { hint: aborted.hint } : {}) };
+  // The one cleanup path. Nothing should be in flight by now; should something be, it gets the same grace as
+  // after an interrupt.
+  deadline.start();
+  await drain(run.path.client, deadline.signal);
+  deadline.dispose();
+  await run.close();
+  await target.close();
+  if (toolError) throw toolError.error;
+
+  return report(o, setup, run, thresholdSpecs, { planned, scheduled, aborted }, log);
 }

@@ -2,29 +2,12 @@
  * The probe schedule before and after: what the planner expected (duration, requests per key) and what the run
  * took, for the console, the report's notes and report.json's `schedule`.
  */
-import { z } from 'zod';
 import { formatCount, describeDuration, type Estimate } from './estimate.js';
 import type { ScheduleOutcome } from './run-schedule.js';
 import { fmtDuration, fmtWindows, WINDOW_MS } from './schedule.js';
+import type { ScheduleReport } from '../report/schema.js';
 
-const Side = z.object({
-  /** Real milliseconds. */
-  durationMs: z.number(),
-  /** The same, in minute windows of the target's clock. */
-  windows: z.number(),
-  /** Probe requests on keys, and without a valid key. */
-  requests: z.number().int(),
-  unkeyed: z.number().int(),
-});
-
-export const ScheduleReportSchema = z.object({
-  planned: Side,
-  actual: Side,
-  keys: z.array(z.object({ label: z.string(), planned: z.number().int(), actual: z.number().int() })),
-  fastestKeysPerPlan: z.number().int(),
-  reasons: z.array(z.string()),
-});
-export type ScheduleReport = z.infer<typeof ScheduleReportSchema>;
+export type { ScheduleReport };
 
 const sum = (r: Readonly<Record<string, number>>) => Object.values(r).reduce((a, b) => a + b, 0);
 

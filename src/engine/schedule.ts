@@ -14,9 +14,11 @@
  */
 import type { PlanName } from '../api/plans.js';
 import { MINUTE_S } from '../api/plans.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import type { ProbeName } from '../probes/names.js';
 import { banProbeMaxRequests } from '../probes/ban.js';
+import { PROBE_REGISTRY } from '../probes/index.js';
+import { BURST_EXTRA } from '../probes/ratelimit.js';
 
 export interface ScheduleKey {
   readonly label: string;
@@ -110,20 +112,19 @@ const DEFAULT_REQUEST_MS = 1;
 /** Keys per plan the schedule is laid out for: one for enforce, one for burst, one for the headroom probes. */
 export const FASTEST_KEYS = 3;
 
-/** Requests of the probes that need headroom only (as in src/probes/contract.ts and ratelimit.ts). */
-export const HEADROOM_COSTS: Partial<Record<ProbeName, number>> = {
-  input: 14,
-  list: 16,
-  'create-get': 5,
-  'unknown-id': 4,
-  deprecated: 4,
-  'what-counts': 4,
-};
 const CONTRACT: readonly ProbeName[] = ['input', 'list', 'create-get', 'unknown-id', 'deprecated', 'what-counts'];
-export const AUTH_REQUESTS = 12;
-export const DRAIN_INVALID = 50;
-const DRAIN_VALID = 2;
-const BURST_EXTRA = 5;
+/** Requests of the probes that need headroom only: each probe's own count (src/probes, `requests`). */
+export const HEADROOM_COSTS: Partial<Record<ProbeName, number>> = Object.fromEntries(CONTRACT.map((p) => [p, fixedRequests(p).keyed]));
+export const AUTH_REQUESTS = fixedRequests('auth').unkeyed;
+export const DRAIN_INVALID = fixedRequests('quota-drain').unkeyed;
+const DRAIN_VALID = fixedRequests('quota-drain').keyed;
+
+/** What a probe with a fixed sequence sends (its own `requests`). */
+function fixedRequests(name: ProbeName): { readonly keyed: number; readonly unkeyed: number } {
+  const r = PROBE_REGISTRY[name].requests;
+  if (r === undefined) throw new Error(`probe ${name} states no fixed request count`);
+  return r;
+}
 
 interface KeySim {
   readonly key: ScheduleKey;

@@ -8,8 +8,8 @@ import type { Observer } from '../checks/observer.js';
 import { createHttpClient } from '../http/client.js';
 import type { Exchange, HttpClient, RequestSpec } from '../http/exchange.js';
 import type { Metrics } from '../metrics/recorder.js';
-import type { Clock } from './clock.js';
-import type { KeyStates } from './key-state.js';
+import type { Clock } from '../core/clock.js';
+import type { KeyStates } from '../backoff/key-state.js';
 
 export interface SendPathOptions {
   baseUrl: string;

@@ -5,8 +5,8 @@
  * not kept: these exchanges are measured, not judged by the passive checks.
  */
 import type { OperationId } from '../api/operations.js';
-import type { ApiKey } from '../config/keys-file.js';
-import type { Clock } from '../engine/clock.js';
+import type { ApiKey } from '../core/api-key.js';
+import type { Clock } from '../core/clock.js';
 import type { Exchange, HeaderMap, TransportError } from '../http/exchange.js';
 
 export interface Answered {

@@ -5,8 +5,11 @@
  * retry) is in. p-limit holds the workers, each a loop of iterations (no promise or queue entry per request).
  */
 import pLimit from 'p-limit';
+import { z } from 'zod';
 import { planLimitPerMs, type Offered } from '../backoff/no-ban.js';
-import type { PlanName } from '../api/plans.js';
+import { DAY_S, MINUTE_S, type PlanName } from '../api/plans.js';
+import type { ApiKey } from '../core/api-key.js';
+import { Count, DurationField } from '../core/fields.js';
 import type { PlanLane } from './lane.js';
 import type { Executor, PhaseEnv } from './phase.js';
 
@@ -38,9 +41,23 @@ async function closedLane(env: PhaseEnv, lane: PlanLane, workers: number, durati
   await Promise.all(Array.from({ length: workers }, () => limit(worker)));
 }
 
+export const ConcurrencyPhase = z.strictObject({ executor: z.literal('concurrency'), workers: Count(10_000), duration: DurationField });
+
+/** Requests a limiter lets through `keys` in `durationMs`: every minute and day window the span may touch. */
+function limiterAllows(keys: readonly ApiKey[], durationMs: number): number {
+  const minutes = Math.ceil(durationMs / (MINUTE_S * 1000)) + 1;
+  const days = Math.ceil(durationMs / (DAY_S * 1000)) + 1;
+  return keys.reduce((sum, k) => sum + Math.min(minutes * k.limits.perMinute, days * k.limits.perDay), 0);
+}
+
 export const concurrency: Executor<'concurrency'> = {
+  schema: ConcurrencyPhase,
   throughBackoff: true,
   durationMs: (phase) => phase.duration,
+  // A closed model goes as fast as the target answers; only the backoff policy holds it to the limits.
+  requests: (phase, keys, load) => (load.backoff.enabled ? limiterAllows(keys, phase.duration) : Number.POSITIVE_INFINITY),
+  unbounded: (load) => (load.backoff.enabled ? null : 'runs without backoff, as fast as the target answers'),
+  override: (phase, o) => (o.duration !== undefined ? { ...phase, duration: o.duration } : phase),
   async run(env, phase) {
     const { ctx, maxInFlight } = env.shared;
     const workers = Math.max(1, Math.min(phase.workers, Math.floor(maxInFlight / env.lanes.length)));

@@ -4,9 +4,9 @@
  */
 import type { PlanName } from '../api/plans.js';
 import type { Ledger } from '../checks/ledger.js';
-import type { ApiKey } from '../config/keys-file.js';
-import type { Clock } from '../engine/clock.js';
-import type { KeyStates } from '../engine/key-state.js';
+import type { ApiKey } from '../core/api-key.js';
+import type { Clock } from '../core/clock.js';
+import type { KeyStates } from '../backoff/key-state.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
 
 export interface LoadContext {

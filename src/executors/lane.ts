@@ -9,8 +9,8 @@ import type { BackoffPolicy, SuspectedBan, Verdict } from '../backoff/policy.js'
 import { MINUTE_MS, readWindow } from '../backoff/response.js';
 import type { PlanPhaseRecord } from '../backoff/no-ban.js';
 import { AcceptedWindows } from '../backoff/windows.js';
-import type { ApiKey } from '../config/keys-file.js';
-import { retryAfterMs, TOLERANCE_MS } from '../engine/key-state.js';
+import type { ApiKey } from '../core/api-key.js';
+import { retryAfterMs, TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
 import type { Budget } from './budget.js';
 import type { LoadContext } from './context.js';

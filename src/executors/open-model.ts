@@ -6,8 +6,8 @@
  */
 import { planLimitPerMs, type Offered } from '../backoff/no-ban.js';
 import type { PlanName } from '../api/plans.js';
-import type { ApiKey } from '../config/keys-file.js';
-import { resolveRate, type Rate } from '../config/rate.js';
+import type { ApiKey } from '../core/api-key.js';
+import { resolveRate, type Rate } from '../core/rate.js';
 import type { PlanLane } from './lane.js';
 import { cappedIntegral, exceeds, pace, type Schedule } from './pacing.js';
 import type { PhaseEnv, PhaseResult } from './phase.js';

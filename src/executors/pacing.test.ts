@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createClock } from '../engine/clock.js';
+import { createClock } from '../core/clock.js';
 import { cappedIntegral, constantSchedule, exceeds, pace, rampingSchedule, sleepUntil } from './pacing.js';
 
 const DAY_MS = 86_400_000;

@@ -7,7 +7,7 @@
  * millisecond or so late), then yields with setImmediate until it is due: accurate to tens of microseconds
  * while other I/O keeps being served.
  */
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../core/clock.js';
 
 /** Arrivals of one plan over one phase, on the run clock. */
 export interface Schedule {

@@ -1,7 +1,13 @@
-/** What an executor gets to run one phase, and what it gives back. */
+/**
+ * An executor: a traffic shape, which owns its phase's schema, its length, its request estimate, how --rate and
+ * --duration change it, and how it runs. What it gets to run one phase, and what it gives back.
+ */
+import type { z } from 'zod';
 import type { PlanName } from '../api/plans.js';
 import type { Offered } from '../backoff/no-ban.js';
-import type { Phase } from '../config/scenario.js';
+import type { ApiKey } from '../core/api-key.js';
+import type { Rate } from '../core/rate.js';
+import type { LoadSection, Phase } from './load-schema.js';
 import type { ExecutorName } from './names.js';
 import type { LaneShared, PlanLane } from './lane.js';
 import type { SaturateResult } from './saturate.js';
@@ -29,10 +35,25 @@ export interface PhaseResult {
 
 export type PhaseOf<N extends ExecutorName> = Extract<Phase, { executor: N }>;
 
+/** `--rate` and `--duration` of `petload run`, parsed (src/config/overrides.ts). */
+export interface PhaseOverrides {
+  readonly rate?: Rate;
+  /** Run-clock ms, above zero. */
+  readonly duration?: number;
+}
+
 export interface Executor<N extends ExecutorName> {
+  /** The phase's schema in a scenario: a strict object whose `executor` is N (put together in load-schema.ts). */
+  readonly schema: z.ZodType;
   /** Whether its traffic goes through the backoff policy, so that backoff.no-ban is judged for it. */
   readonly throughBackoff: boolean;
   /** The phase's length on the run clock for `plans` plans (0 for a burst, which has no duration). */
   durationMs(phase: PhaseOf<N>, plans: number): number;
+  /** The requests the phase sends on one plan's `keys`, before retries (src/engine/estimate.ts); Infinity when nothing bounds them. */
+  requests(phase: PhaseOf<N>, keys: readonly ApiKey[], load: LoadSection): number;
+  /** Why the phase has no upper bound (`sends as fast as the target answers`), or null when it has one. */
+  unbounded(load: LoadSection): string | null;
+  /** The phase with `--rate` and `--duration` applied (what they change is the executor's to say). */
+  override(phase: PhaseOf<N>, o: PhaseOverrides): PhaseOf<N>;
   run(env: PhaseEnv, phase: PhaseOf<N>): Promise<PhaseResult>;
 }

@@ -1,4 +1,8 @@
-/** The executors by public name (names.ts): a plain object, so a missing or extra executor is a type error. */
+/**
+ * The executors by public name (names.ts): a plain object, so a missing or extra executor is a type error.
+ * Adding one: its own file (schema, length, estimate, overrides, run), a line in names.ts, a line here, a line
+ * in load-schema.ts, and its section in the README's scenario format.
+ */
 import { burst } from './burst.js';
 import { concurrency } from './concurrency.js';
 import { constantRate } from './constant-rate.js';
@@ -14,3 +18,8 @@ export const EXECUTOR_REGISTRY: { readonly [N in ExecutorName]: Executor<N> } = 
   burst,
   saturate,
 };
+
+/** The executor of a phase, typed by its name. */
+export function executorOf<N extends ExecutorName>(name: N): Executor<N> {
+  return EXECUTOR_REGISTRY[name];
+}

@@ -8,14 +8,14 @@ import { setMaxListeners } from 'node:events';
 import type { PlanName } from '../api/plans.js';
 import { judgeNoBan } from '../backoff/no-ban.js';
 import { BackoffPolicy } from '../backoff/policy.js';
-import type { LoadSection } from '../config/scenario.js';
+import type { LoadSection } from './load-schema.js';
 import { PetloadError } from '../errors.js';
 import { Budget } from './budget.js';
 import type { LoadContext } from './context.js';
 import { PlanLane, type LaneShared, type PlanCounts } from './lane.js';
 import type { ExecutorName } from './names.js';
 import type { Executor, PhaseEnv, PhaseResult } from './phase.js';
-import { EXECUTOR_REGISTRY } from './registry.js';
+import { executorOf } from './registry.js';
 import type { SaturateResult } from './saturate.js';
 import { Traffic } from './traffic.js';
 
@@ -40,10 +40,6 @@ export interface LoadOutcome {
 
 /** Real ms between two progress reports. */
 const PROGRESS_EVERY_MS = 1000;
-
-function executorOf<N extends ExecutorName>(name: N): Executor<N> {
-  return EXECUTOR_REGISTRY[name];
-}
 
 export async function runLoad(ctx: LoadContext, load: LoadSection): Promise<LoadOutcome> {
   const { clock } = ctx;

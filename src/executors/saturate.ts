@@ -13,10 +13,12 @@
  * a saturating run measures service time. The duration is on the run clock, turned into real seconds.
  */
 import autocannon from 'autocannon';
+import { z } from 'zod';
 import type { OperationId } from '../api/operations.js';
 import type { PlanName } from '../api/plans.js';
 import { MINUTE_MS } from '../backoff/response.js';
-import { TOLERANCE_MS } from '../engine/key-state.js';
+import { TOLERANCE_MS } from '../backoff/key-state.js';
+import { Count, DurationField } from '../core/fields.js';
 import { PetloadError } from '../errors.js';
 import { answeredExchange, failedExchange, lowerCaseHeaders, type Answered } from './autocannon-exchange.js';
 import type { Executor } from './phase.js';
@@ -79,9 +81,15 @@ function sampleRequest(
   return shape.body === undefined ? req : { ...req, body: shape.body };
 }
 
+export const SaturatePhase = z.strictObject({ executor: z.literal('saturate'), connections: Count(1000), duration: DurationField });
+
 export const saturate: Executor<'saturate'> = {
+  schema: SaturatePhase,
   throughBackoff: false,
   durationMs: (phase, plans) => phase.duration * plans,
+  requests: () => Number.POSITIVE_INFINITY,
+  unbounded: () => 'sends as fast as the target answers',
+  override: (phase, o) => (o.duration !== undefined ? { ...phase, duration: o.duration } : phase),
   async run(env, phase) {
     const { ctx, traffic, budget } = env.shared;
     const base = new URL(ctx.baseUrl);

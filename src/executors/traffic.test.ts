@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PLANS } from '../api/plans.js';
 import { NewPet, PET_STATUSES } from '../api/schemas.js';
-import { keyLabel, type ApiKey } from '../config/keys-file.js';
+import { keyLabel, type ApiKey } from '../core/api-key.js';
 import { scopeOf } from '../checks/passive/request.js';
 import { buildExchange, jsonBody } from '../testing/exchange-builder.js';
 import { Traffic } from './traffic.js';

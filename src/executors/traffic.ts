@@ -11,8 +11,8 @@
  */
 import type { OperationId } from '../api/operations.js';
 import { PAGE_SIZE, PET_STATUSES } from '../api/schemas.js';
-import type { OperationMix } from '../config/scenario.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { OperationMix } from './load-schema.js';
+import type { ApiKey } from '../core/api-key.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
 
 /** A request without its credential, as autocannon takes it too. */

@@ -2,7 +2,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server as 
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseKeys } from '../config/keys-file.js';
-import { createClock } from '../engine/clock.js';
+import { createClock } from '../core/clock.js';
 import { createHttpClient, type HttpClientOptions } from './client.js';
 import type { Exchange, HttpClient, RequestSpec } from './exchange.js';
 

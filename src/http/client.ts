@@ -7,10 +7,11 @@
  * `maxBodyBytes`, and settles with an Exchange whatever the target does.
  */
 import { errors, Pool, util, type Dispatcher } from 'undici';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../core/clock.js';
 import { PetloadError } from '../errors.js';
 import { decodeBody, excerpt } from './body.js';
 import type { AuthKind, Exchange, HeaderMap, HttpClient, ParsedBody, RequestSpec, TransportError, TransportErrorKind } from './exchange.js';
+import { DateCache, ResponseMemo } from './parsed.js';
 
 export interface HttpClientOptions {
   /** Target base URL, e.g. `http://127.0.0.1:8080/v1`; its path is the prefix of every request path. */
@@ -84,6 +85,8 @@ interface ClientState {
   readonly overlap: Map<string, OverlapGroup>;
   readonly holdBack: ((keyLabel: string) => boolean) | null;
   readonly bodies: DecodedBodies;
+  /** The last Date read on this client's responses (parsed.ts): the responses of one second share it. */
+  readonly dates: DateCache;
   /** Requests sent and not settled yet (queued in the pool or on a connection). */
   readonly live: Set<ExchangeHandler>;
   seq: number;
@@ -302,6 +305,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       overlapped,
       tag: spec.tag,
       intent: spec.intent,
+      parsed: new ResponseMemo(state.dates),
     });
   }
 }
@@ -360,6 +364,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     overlap: new Map(),
     holdBack: options.holdBack ?? null,
     bodies: new DecodedBodies(),
+    dates: new DateCache(),
     live: new Set(),
     seq: 0,
   };

@@ -4,15 +4,20 @@
  */
 import type { OperationId } from '../api/operations.js';
 import type { PlanName } from '../api/plans.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
+import type { DeepReadonly } from '../core/readonly.js';
+import type { ResponseMemo } from './parsed.js';
 
 /** Lower-cased header name → value; repeated headers keep every value as an array. */
 export type HeaderMap = Record<string, string | string[]>;
 
 export type ParsedBody =
   | { kind: 'none' }
-  /** `value` comes from a lossless parse: integers beyond 2^53 are bigints. */
-  | { kind: 'json'; value: unknown; excerpt: string }
+  /**
+   * `value` comes from a lossless parse: integers beyond 2^53 are bigints. The client hands one decoded value
+   * to every exchange whose body repeats byte for byte (client.ts): nothing may change it (tests freeze it).
+   */
+  | { kind: 'json'; value: DeepReadonly<unknown>; excerpt: string }
   | { kind: 'text'; excerpt: string }
   | { kind: 'unparseable'; error: string; excerpt: string }
   /** Reading stopped at the body cap. */
@@ -70,6 +75,11 @@ export interface Exchange {
   readonly tag: string;
   /** The request's intent, copied from its RequestSpec (undefined: an ordinary request). */
   readonly intent?: RequestIntent | undefined;
+  /**
+   * What has been parsed from the response, filled on first read (src/http/parsed.ts: rateLimitOf, dateOf).
+   * Absent on an exchange built by hand: each read then parses afresh.
+   */
+  readonly parsed?: ResponseMemo;
 }
 
 export interface RequestSpec {

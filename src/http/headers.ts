@@ -55,21 +55,13 @@ export const RATELIMIT_HEADERS = {
   reset: 'x-ratelimit-reset',
 } as const;
 
-/** The last headers parsed and what they said: the checks, the key states and the backoff each read one exchange's triple. */
-let lastHeaders: HeaderMap | null = null;
-let lastRateLimit: RateLimitHeaders | null = null;
-
-/** The rate-limit triple of a response. The result is shared between callers reading the same headers: do not change it. */
+/** The rate-limit triple of a response. Readers of an exchange use rateLimitOf (parsed.ts), which parses it once. */
 export function parseRateLimit(headers: HeaderMap): RateLimitHeaders {
-  if (headers === lastHeaders) return lastRateLimit!;
-  const rl: RateLimitHeaders = {
+  return {
     limit: parseIntHeader(headers, RATELIMIT_HEADERS.limit),
     remaining: parseIntHeader(headers, RATELIMIT_HEADERS.remaining),
     reset: parseIntHeader(headers, RATELIMIT_HEADERS.reset),
   };
-  lastHeaders = headers;
-  lastRateLimit = rl;
-  return rl;
 }
 
 // --- HTTP-date (RFC 9110 §5.6.7) -------------------------------------------------------------------
@@ -132,18 +124,6 @@ export function isImfFixdate(raw: string): boolean {
  * pivot; RFC 9110's "more than 50 years in the future" rule needs a clock, and this function is pure).
  */
 export function parseHttpDate(raw: string): number | null {
-  // A server's Date changes once a second: every response of that second carries the same text.
-  if (raw === lastDateText) return lastDateMs;
-  const ms = parseHttpDateText(raw);
-  lastDateText = raw;
-  lastDateMs = ms;
-  return ms;
-}
-
-let lastDateText: string | null = null;
-let lastDateMs: number | null = null;
-
-function parseHttpDateText(raw: string): number | null {
   const v = trimOws(raw);
   const imf = parseImf(v);
   if (imf !== null) return imf;

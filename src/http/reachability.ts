@@ -2,7 +2,7 @@
  * Before a run: is anything answering HTTP at the target? One unauthenticated request to the base path, no
  * retry. Any HTTP response counts (a 404 or 401 is a live server); no response is a tool error, not a verdict.
  */
-import { realClock } from '../engine/clock.js';
+import { realClock } from '../core/clock.js';
 import { PetloadError } from '../errors.js';
 import { createHttpClient } from './client.js';
 import type { TransportError } from './exchange.js';

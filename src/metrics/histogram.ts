@@ -10,7 +10,7 @@
  */
 import { build, decodeFromCompressedBase64, encodeIntoCompressedBase64, type Histogram as HdrHistogram } from 'hdr-histogram-js';
 import type { z } from 'zod';
-import type { LatencySummary as LatencySummarySchema } from '../engine/report-schema.js';
+import type { LatencySummary as LatencySummarySchema } from '../report/schema.js';
 
 export type LatencySummary = z.infer<typeof LatencySummarySchema>;
 

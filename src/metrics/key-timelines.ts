@@ -6,9 +6,10 @@
  */
 import type { z } from 'zod';
 import type { PlanName } from '../api/plans.js';
-import type { KeyTimeline as KeyTimelineSchema } from '../engine/report-schema.js';
+import type { KeyTimeline as KeyTimelineSchema } from '../report/schema.js';
 import { type Exchange, type HeaderMap, headerValues } from '../http/exchange.js';
-import { parseRateLimit, parseRetryAfter } from '../http/headers.js';
+import { parseRetryAfter } from '../http/headers.js';
+import { rateLimitOf } from '../http/parsed.js';
 import { EnvelopeSampler, StrideSampler } from './downsample.js';
 
 export type KeyTimeline = z.infer<typeof KeyTimelineSchema>;
@@ -61,8 +62,8 @@ export class KeyTimelines {
   /** Takes the exchange's rate-limit facts at `tMs` (run clock, ms since start). Ignores requests without a key. */
   add(ex: Exchange, tMs: number): void {
     if (ex.auth !== 'valid' || ex.keyLabel === null || ex.plan === null || ex.status === null) return;
-    // The triple the checks already read for this exchange (parseRateLimit keeps the last one).
-    const { remaining, limit } = parseRateLimit(ex.headers);
+    // The triple the checks already read for this exchange (parsed once, on the exchange).
+    const { remaining, limit } = rateLimitOf(ex);
     const refused = ex.status === 429;
     if (!(remaining.ok && limit.ok) && !refused) return;
     const s = this.state(ex.plan, ex.keyLabel);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Clock } from '../engine/clock.js';
-import { ReportSchema } from '../engine/report-schema.js';
+import type { Clock } from '../core/clock.js';
+import { ReportSchema } from '../report/schema.js';
 import { buildExchange, FIXED_NOW, FREE_LABEL } from '../testing/exchange-builder.js';
 import { decodeHistogram, summarize } from './histogram.js';
 import { KEY_TIMELINE_CAP } from './key-timelines.js';

@@ -10,8 +10,8 @@
  * on the run clock, like the target's windows.
  */
 import type { OperationId } from '../api/operations.js';
-import type { Clock } from '../engine/clock.js';
-import type { Report } from '../engine/report-schema.js';
+import type { Clock } from '../core/clock.js';
+import type { Report } from '../report/schema.js';
 import type { Exchange } from '../http/exchange.js';
 import { addInto, createHistogram, encodeHistogram, type Histogram, percentile, record, summarize, totalCount } from './histogram.js';
 import { KeyTimelines } from './key-timelines.js';

@@ -8,7 +8,7 @@
  * JS heap, where churn shows as resident memory that is slow to come back.
  */
 import type { z } from 'zod';
-import type { TimelineBucket as TimelineBucketSchema } from '../engine/report-schema.js';
+import type { TimelineBucket as TimelineBucketSchema } from '../report/schema.js';
 import { addInto, createHistogram, type Histogram, percentile, record, resetHistogram } from './histogram.js';
 
 export type TimelineBucket = z.infer<typeof TimelineBucketSchema>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Report } from '../engine/report-schema.js';
+import type { Report } from '../report/schema.js';
 import { SAMPLE_COUNTS, sampleReport } from '../testing/sample-report.js';
 import { renderConsoleSummary } from './console.js';
 

@@ -4,8 +4,8 @@
  * that it reads the same in a CI log; colour only when asked (the CLI decides from the terminal).
  */
 import { basename, dirname, sep } from 'node:path';
-import type { CheckResult, Report } from '../engine/report-schema.js';
-import { verdictOf } from '../engine/verdict.js';
+import type { CheckResult, Report } from '../report/schema.js';
+import { verdictOf } from '../report/verdict.js';
 import {
   countsLine,
   evidenceLine,

@@ -1,6 +1,6 @@
 /** Small text helpers shared by the renderers, so that every format words a report the same way. */
 import { FAILING_SEVERITIES } from '../checks/catalogue.js';
-import type { CheckResult, Report } from '../engine/report-schema.js';
+import type { CheckResult, Report } from '../report/schema.js';
 
 export type PlanOutcome = CheckResult['byPlan'][number];
 export type Evidence = PlanOutcome['evidence'][number];

@@ -2,7 +2,7 @@
  * The data behind report.html's charts, computed here (in Node, from the report) so that the page's script
  * only draws. Every series of a chart shares its x values, as uPlot wants.
  */
-import type { Report } from '../engine/report-schema.js';
+import type { Report } from '../report/schema.js';
 import { decodeHistogram, percentile, totalCount } from '../metrics/histogram.js';
 
 /** The percentiles of the latency spectrum; 100 is the maximum. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Report } from '../engine/report-schema.js';
+import type { Report } from '../report/schema.js';
 import { createHistogram, encodeHistogram, percentile, record } from '../metrics/histogram.js';
 import { SAMPLE_COUNTS, sampleReport } from '../testing/sample-report.js';
 import { renderHtml } from './html.js';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { FAILING_SEVERITIES } from '../checks/catalogue.js';
-import type { CheckResult, Report } from '../engine/report-schema.js';
+import type { CheckResult, Report } from '../report/schema.js';
 import { escapeAttr, escapeText as h } from './escape.js';
 import {
   caseName,

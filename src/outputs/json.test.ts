@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Report, ReportSchema } from '../engine/report-schema.js';
+import { type Report, ReportSchema } from '../report/schema.js';
 import { isPetloadError } from '../errors.js';
 import { sampleReport } from '../testing/sample-report.js';
 import { renderJson } from './json.js';

@@ -5,8 +5,8 @@
  * headers, info facts, the target variant) keep the order in which they were recorded, which means something.
  */
 import { PetloadError } from '../errors.js';
-import { formatPath } from '../config/zod-issues.js';
-import { type Report, ReportSchema } from '../engine/report-schema.js';
+import { formatPath } from '../core/zod-issues.js';
+import { type Report, ReportSchema } from '../report/schema.js';
 
 function sorted<T>(rec: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(rec).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

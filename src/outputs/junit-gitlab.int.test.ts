@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadScenario } from '../config/load-scenario.js';
-import type { Report } from '../engine/report-schema.js';
+import type { Report } from '../report/schema.js';
 import { runScenario } from '../engine/run.js';
 import { sampleReport } from '../testing/sample-report.js';
 import { parseXml, type XmlElement } from '../testing/xml.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Report } from '../engine/report-schema.js';
+import type { Report } from '../report/schema.js';
 import { sampleReport } from '../testing/sample-report.js';
 import { findAll, parseXml, type XmlElement } from '../testing/xml.js';
 import { renderJunit } from './junit.js';

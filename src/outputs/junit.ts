@@ -11,7 +11,7 @@
  */
 import { CATALOGUE, FAILING_SEVERITIES } from '../checks/catalogue.js';
 import { isCatalogueId } from '../checks/ledger.js';
-import type { CheckResult, Report } from '../engine/report-schema.js';
+import type { CheckResult, Report } from '../report/schema.js';
 import { escapeAttr, escapeText } from './escape.js';
 import { caseName, evidenceBlock, formatObserved, keysLine, type PlanOutcome, targetLine } from './format.js';
 

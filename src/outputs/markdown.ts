@@ -2,8 +2,8 @@
  * summary.md: a short Markdown verdict for a CI step summary or a release ticket. No emoji: the status words
  * (PASS, FAIL, ABORTED, WARN, SKIP) read the same in every renderer and in plain text.
  */
-import type { Report } from '../engine/report-schema.js';
-import { verdictOf } from '../engine/verdict.js';
+import type { Report } from '../report/schema.js';
+import { verdictOf } from '../report/verdict.js';
 import {
   countsLine,
   evidenceLine,

@@ -9,12 +9,11 @@ import { PLAN_NAMES } from '../api/plans.js';
 import type { AnyCheckId } from '../checks/catalogue.js';
 import { Ledger, type Outcome } from '../checks/ledger.js';
 import { evaluateThreshold, parseThreshold, thresholdMessage } from '../checks/thresholds.js';
-import type { CheckResult, Report } from '../engine/report-schema.js';
-import { verdictOf } from '../engine/verdict.js';
+import type { CheckResult, Report } from '../report/schema.js';
+import { summaryOf, totalCounts, verdictOf } from '../report/verdict.js';
 import { EXIT, PetloadError } from '../errors.js';
 import { mergeSnapshots } from '../metrics/merge.js';
 import type { MetricsSnapshot } from '../metrics/recorder.js';
-import { totalCounts } from '../engine/build-report.js';
 import { checkShardSet } from '../shard/merge-check.js';
 
 export interface SourcedReport {
@@ -161,13 +160,7 @@ export function mergeReports(inputs: readonly SourcedReport[]): Report {
     durationMs: ended - started,
     verdict: aborted.length > 0 ? 'aborted' : v.verdict,
     exitCode: aborted[0]?.report.exitCode ?? (v.verdict === 'pass' ? EXIT.pass : EXIT.fail),
-    summary: {
-      checks: checks.length,
-      passed: v.passed.length,
-      failed: v.failed.length,
-      warnings: v.warnings.length,
-      skipped: v.skipped.length,
-    },
+    summary: summaryOf(checks.length, v),
     checks,
     thresholds,
     ...metrics,

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Report } from '../engine/report-schema.js';
+import type { Report } from '../report/schema.js';
 import { isPetloadError } from '../errors.js';
 import { sampleReport } from '../testing/sample-report.js';
 import { renderJson } from './json.js';

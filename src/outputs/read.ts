@@ -3,8 +3,8 @@
  * the renderers and the merge work on a Report whose histograms are known to decode.
  */
 import { readFileSync } from 'node:fs';
-import { formatIssues } from '../config/zod-issues.js';
-import { type Report, ReportSchema } from '../engine/report-schema.js';
+import { formatIssues } from '../core/zod-issues.js';
+import { type Report, ReportSchema } from '../report/schema.js';
 import { PetloadError } from '../errors.js';
 import { decodeHistogram } from '../metrics/histogram.js';
 

@@ -5,9 +5,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseKeys, type ApiKey } from '../config/keys-file.js';
+import { parseKeys } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import { createRedactor, cutMinFor, CUT_MARK } from '../config/redactor.js';
-import { ReportSchema, type Report } from '../engine/report-schema.js';
+import { ReportSchema, type Report } from '../report/schema.js';
 import { sampleReport } from '../testing/sample-report.js';
 import { renderConsoleSummary } from './console.js';
 import { escapeText } from './escape.js';

@@ -1,5 +1,5 @@
 /** The report formats, keyed by their public names. Each renders the whole report to the text of one file. */
-import type { Report } from '../engine/report-schema.js';
+import type { Report } from '../report/schema.js';
 import { renderHtml } from './html.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';

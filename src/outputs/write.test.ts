@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor, parseKeys } from '../config/keys-file.js';
-import { type Report, ReportSchema } from '../engine/report-schema.js';
+import { type Report, ReportSchema } from '../report/schema.js';
 import { isPetloadError } from '../errors.js';
 import { SAMPLE_KEYS, sampleReport, sampleRun } from '../testing/sample-report.js';
 import { escapeText } from './escape.js';

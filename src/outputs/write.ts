@@ -2,15 +2,15 @@
  * Writes every report format into a directory. Each file is written atomically (a temporary file in the same
  * directory, flushed, then renamed over the target), so a reader never sees half a report, even when the run
  * is interrupted while writing. Secrets are redacted twice: in the report's free text before rendering (so
- * that escaping cannot hide a key from the redactor; structured values are left alone, see redact-report.ts),
+ * that escaping cannot hide a key from the redactor; structured values are left alone, see src/report/redact.ts),
  * then whole keys in every rendered text, as a last line of defence that cannot break a file's structure.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { Report } from '../engine/report-schema.js';
+import type { Report } from '../report/schema.js';
 import { PetloadError } from '../errors.js';
-import { redactReport, redactStrings } from './redact-report.js';
+import { redactReport, redactStrings } from '../report/redact.js';
 import { OUTPUT_NAMES, OUTPUTS, type OutputName } from './registry.js';
 
 export interface WriteOptions {

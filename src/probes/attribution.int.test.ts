@@ -11,7 +11,7 @@ import type { PlanName } from '../api/plans.js';
 import type { CheckId } from '../checks/catalogue.js';
 import { loadScenario } from '../config/load-scenario.js';
 import { runScenario } from '../engine/run.js';
-import type { CheckResult } from '../engine/report-schema.js';
+import type { CheckResult } from '../report/schema.js';
 import type { FaultName } from '../server/faults.js';
 import type { ProbeName } from './names.js';
 

@@ -5,8 +5,8 @@
  * used as a finer ruler when it agrees with the Date headers to within their rounding (it runs at the target's
  * rate), and not otherwise (a target on a clock of its own, such as a reference server on a scaled clock).
  */
-import { headerValue, type Exchange } from '../http/exchange.js';
-import { parseHttpDate } from '../http/headers.js';
+import type { Exchange } from '../http/exchange.js';
+import { dateOf } from '../http/parsed.js';
 
 export interface Answer {
   status: number | null;
@@ -35,10 +35,6 @@ export interface BanDuration {
   clock: 'run clock, agreeing with the target Date headers' | 'target Date headers' | 'run clock (no Date header)';
 }
 
-const dateOf = (ex: Exchange): number | null => {
-  const raw = headerValue(ex.headers, 'date');
-  return raw === undefined ? null : parseHttpDate(raw);
-};
 
 const tenths = (ms: number) => Math.round(ms / 100) / 10;
 

@@ -8,8 +8,8 @@
  * is followed for at most RECOVERY_BOUND_MS of the run clock. The figures: ban-measure.ts.
  */
 import { MINUTE_S } from '../api/plans.js';
-import type { ApiKey } from '../config/keys-file.js';
-import { retryAfterMs, TOLERANCE_MS } from '../engine/key-state.js';
+import type { ApiKey } from '../core/api-key.js';
+import { retryAfterMs, TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
 import { answerOf, banDuration, describeAnswer, sameAnswer, wallAt } from './ban-measure.js';
 import { cheapList, isAccepted, probeTag, waitUntil, type ProbeContext } from './context.js';

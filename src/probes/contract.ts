@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { OPERATIONS, GET_PET_SUNSET } from '../api/operations.js';
 import type { PlanName } from '../api/plans.js';
 import { Pet, Pets } from '../api/schemas.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import { headerValue, type Exchange, type RequestSpec } from '../http/exchange.js';
 import { parseDeprecation, parseHttpDate } from '../http/headers.js';
 import { isRateLimitRefusal, issueSummary } from '../checks/passive/contract.js';
@@ -38,18 +38,22 @@ const ENDPOINTS: { operation: 'listPets' | 'createPet' | 'getPet'; path: string;
   { operation: 'getPet', path: '/pets/1' },
 ];
 
+/** The credentials the auth table tries on every endpoint, none of them a valid key. */
+const credentials = (): RequestSpec['auth'][] => [
+  { kind: 'none' },
+  { kind: 'raw', header: `Bearer pl-unknown-${nonce()}${nonce()}`, label: 'unknown key' },
+  { kind: 'raw', header: 'Bearer ', label: 'empty Bearer' },
+  { kind: 'raw', header: `Basic ${Buffer.from('petload:not-a-key').toString('base64')}`, label: 'Basic credential' },
+];
+
 export const authProbe: Probe = {
   name: 'auth',
   checks: ['auth.missing-key', 'auth.invalid-key', 'auth.challenge'],
   perPlan: false,
+  requests: { keyed: 0, unkeyed: ENDPOINTS.length * credentials().length },
   async run(ctx) {
     const tag = probeTag('auth');
-    const creds: RequestSpec['auth'][] = [
-      { kind: 'none' },
-      { kind: 'raw', header: `Bearer pl-unknown-${nonce()}${nonce()}`, label: 'unknown key' },
-      { kind: 'raw', header: 'Bearer ', label: 'empty Bearer' },
-      { kind: 'raw', header: `Basic ${Buffer.from('petload:not-a-key').toString('base64')}`, label: 'Basic credential' },
-    ];
+    const creds = credentials();
     for (const e of ENDPOINTS) {
       for (const auth of creds) {
         const spec: RequestSpec = { operation: e.operation, method: OPERATIONS[e.operation].method, path: e.path, auth, tag };
@@ -74,10 +78,14 @@ export const INVALID_BODIES: { what: string; body: (name: string) => string }[] 
   { what: 'a JSON array', body: (n) => JSON.stringify([{ name: n, categoryId: 1 }]) },
 ];
 
+/** The lists the input probe reads, looking for an animal an invalid body created. */
+const LEAK_QUERIES = ['?limit=100', '?limit=100&status=available', '?limit=100&status=pending', '?limit=100&status=sold'];
+
 export const inputProbe: Probe = {
   name: 'input',
   checks: ['create.rejects-invalid'],
   perPlan: true,
+  requests: { keyed: INVALID_BODIES.length + LEAK_QUERIES.length, unkeyed: 0 },
   async run(ctx, plan) {
     await withKey(ctx, this, plan, async (key) => {
       const tag = probeTag('input');
@@ -91,7 +99,7 @@ export const inputProbe: Probe = {
         ctx.ledger.judge('create.rejects-invalid', plan, ex.status === 400, () => `${b.what}: expected 400, got ${ex.status ?? 'no response'}`, ex);
       }
       // Nothing may have been created: look for the marker in every list the interface lets us read.
-      for (const q of ['?limit=100', '?limit=100&status=available', '?limit=100&status=pending', '?limit=100&status=sold']) {
+      for (const q of LEAK_QUERIES) {
         const ex = await sendPatiently(ctx, keySpec(key, 'listPets', `/pets${q}`, tag));
         const leaked = petsIn(ex).filter((p) => p.name.startsWith(marker));
         if (leaked.length > 0) {
@@ -102,21 +110,24 @@ export const inputProbe: Probe = {
   },
 };
 
+/** The list probe's table of queries: within the constraints, then outside them. */
+const LIST_QUERIES = [
+  '', '?limit=1', '?limit=2', '?limit=50', '?limit=100',
+  '?status=available', '?status=pending', '?status=sold', '?limit=100&status=available',
+  '?limit=0', '?limit=101', '?limit=-1', '?limit=abc', '?limit=1.5',
+  '?status=foo', '?status=AVAILABLE',
+];
+
 export const listProbe: Probe = {
   name: 'list',
   checks: ['list.schema', 'list.limit-respected', 'list.limit-out-of-range', 'list.status-filter', 'list.invalid-status'],
   perPlan: true,
+  requests: { keyed: LIST_QUERIES.length, unkeyed: 0 },
   async run(ctx, plan) {
     await withKey(ctx, this, plan, async (key) => {
       const tag = probeTag('list');
-      const queries = [
-        '', '?limit=1', '?limit=2', '?limit=50', '?limit=100',
-        '?status=available', '?status=pending', '?status=sold', '?limit=100&status=available',
-        '?limit=0', '?limit=101', '?limit=-1', '?limit=abc', '?limit=1.5',
-        '?status=foo', '?status=AVAILABLE',
-      ];
       // Judged passively by the list.* checks, from each request's query.
-      for (const q of queries) await sendPatiently(ctx, keySpec(key, 'listPets', `/pets${q}`, tag));
+      for (const q of LIST_QUERIES) await sendPatiently(ctx, keySpec(key, 'listPets', `/pets${q}`, tag));
     });
   },
 };
@@ -150,6 +161,8 @@ export const createGetProbe: Probe = {
   name: 'create-get',
   checks: ['create.returns-pet', 'get.returns-pet'],
   perPlan: true,
+  // A list, two creates, two gets.
+  requests: { keyed: 5, unkeyed: 0 },
   async run(ctx, plan) {
     await withKey(ctx, this, plan, async (key) => {
       const tag = probeTag('create-get');
@@ -254,6 +267,8 @@ export const unknownIdProbe: Probe = {
   name: 'unknown-id',
   checks: ['get.unknown-404'],
   perPlan: true,
+  // A list, two ids never created, a malformed id.
+  requests: { keyed: 4, unkeyed: 0 },
   async run(ctx, plan) {
     await withKey(ctx, this, plan, async (key) => {
       const tag = probeTag('unknown-id');
@@ -279,6 +294,8 @@ export const deprecatedProbe: Probe = {
   name: 'deprecated',
   checks: ['deprecation.behaviour-unchanged', 'deprecation.announced'],
   perPlan: true,
+  // A list, a get, a list (and a create before the get when the list is empty).
+  requests: { keyed: 4, unkeyed: 0 },
   async run(ctx, plan) {
     await withKey(ctx, this, plan, async (key) => {
       const tag = probeTag('deprecated');
@@ -358,5 +375,3 @@ function judgeAnnouncement(ctx: ProbeContext, plan: PlanName | null, get: Exchan
   }
   ctx.ledger.judge(id, plan, problems.length === 0, () => problems.join('; '), get);
 }
-
-export const contractProbes = [authProbe, inputProbe, listProbe, createGetProbe, unknownIdProbe, deprecatedProbe];

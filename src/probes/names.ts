@@ -12,7 +12,7 @@ export const PROBES = {
   burst: 'Limit+K truly simultaneous requests over Limit+K connections on a fresh window (ratelimit.no-over-admission)',
   'key-isolation': 'Exhaust key A, then use key B of the same plan (ratelimit.key-isolation)',
   'quota-drain': '50 invalid-key requests between two valid requests (auth.no-quota-drain)',
-  'what-counts': 'A mixed 200/400/404/429 sequence on a fresh key: which responses lower Remaining (ratelimit.what-counts)',
+  'what-counts': '200, 400, 404, 200 on a fresh key: which statuses lower Remaining (ratelimit.what-counts; a 429 is not measured: that needs a request inside a Retry-After)',
   ban: 'Opt-in, sacrificial key only: keep sending after a 429 to measure the ban (ban.probe)',
 } as const;
 export type ProbeName = keyof typeof PROBES;

@@ -6,10 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import { MINUTE_S, type PlanName } from '../api/plans.js';
 import type { CheckId } from '../checks/catalogue.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import { isRateLimitRefusal } from '../checks/passive/contract.js';
 import { retryAfterForProbe } from '../checks/passive/retry-after.js';
-import { retryAfterMs, serverOffset, TOLERANCE_MS } from '../engine/key-state.js';
+import { retryAfterMs, serverOffset, TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange } from '../http/exchange.js';
 import {
   cheapList,
@@ -282,7 +282,8 @@ export const restoreProbe: Probe = {
 };
 
 /** K in Limit+K: enough to see over-admission, few enough that the refused requests are not "knocking". */
-const BURST_EXTRA = 5;
+/** How many requests beyond the limit the burst probe sends at once. */
+export const BURST_EXTRA = 5;
 
 interface Burst {
   key: ApiKey;
@@ -412,10 +413,12 @@ export const keyIsolationProbe: Probe = {
   },
 };
 
-const DRAIN_REQUESTS = 50;
+/** Requests with distinct unknown keys the quota-drain probe sends between its two valid ones. */
+export const DRAIN_REQUESTS = 50;
 
 export const quotaDrainProbe: Probe = {
   name: 'quota-drain',
+  requests: { keyed: 2, unkeyed: DRAIN_REQUESTS },
   checks: ['auth.no-quota-drain'],
   perPlan: true,
   async run(ctx, plan) {
@@ -469,6 +472,8 @@ export const quotaDrainProbe: Probe = {
 export const whatCountsProbe: Probe = {
   name: 'what-counts',
   checks: ['ratelimit.what-counts'],
+  // 200, 400, 404, 200.
+  requests: { keyed: 4, unkeyed: 0 },
   perPlan: true,
   async run(ctx, plan) {
     await withRoomyKey(ctx, this.checks, plan, async (fk, plan) => {
@@ -505,5 +510,3 @@ export const whatCountsProbe: Probe = {
     });
   },
 };
-
-export const rateLimitProbes = [enforceProbe, retryAfterHonestProbe, keyIsolationProbe, restoreProbe, burstProbe, quotaDrainProbe, whatCountsProbe];

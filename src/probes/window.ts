@@ -1,9 +1,9 @@
 /** Rate-limit helpers shared by the probes: reading a response's window, exhausting a key, refusals to reuse. */
 import { DAY_S, MINUTE_S, type PlanName } from '../api/plans.js';
-import type { ApiKey } from '../config/keys-file.js';
-import { retryAfterMs, serverTimeOf, TOLERANCE_MS } from '../engine/key-state.js';
+import type { ApiKey } from '../core/api-key.js';
+import { retryAfterMs, serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange } from '../http/exchange.js';
-import { parseRateLimit } from '../http/headers.js';
+import { rateLimitOf } from '../http/parsed.js';
 import { cheapList, isAccepted, type ProbeContext } from './context.js';
 
 export interface Triple {
@@ -17,7 +17,7 @@ export interface Triple {
  * plain integers, and a Reset that reads as a Unix timestamp no further than a day ahead (reset-is-timestamp).
  */
 export function tripleOf(ex: Exchange): Triple | null {
-  const rl = parseRateLimit(ex.headers);
+  const rl = rateLimitOf(ex);
   if (!rl.limit.ok || !rl.remaining.ok || !rl.reset.ok) return null;
   const at = serverTimeOf(ex);
   const resetMs = rl.reset.value * 1000;

@@ -5,9 +5,10 @@
  * A counting proxy (the hostile server, answering honestly) shows what reached the target.
  */
 import { describe, expect, it, type TestContext } from 'vitest';
-import { parseKeys, type ApiKey } from '../config/keys-file.js';
+import { parseKeys } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import { loadScenario, parseScenarioText } from '../config/load-scenario.js';
-import { createClock } from '../engine/clock.js';
+import { createClock } from '../core/clock.js';
 import { runScenario } from '../engine/run.js';
 import { createReferenceServer, type ReferenceServerOptions } from '../server/index.js';
 import { readReportJson, reportFilesIn, runCli, scratch, STACK_LINE } from '../testing/cli.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseKeys } from '../config/keys-file.js';
 import { loadScenario, shippedScenarioNames } from '../config/load-scenario.js';
-import { createClock } from '../engine/clock.js';
+import { createClock } from '../core/clock.js';
 import { runScenario } from '../engine/run.js';
 import { renderConsoleSummary } from '../outputs/console.js';
 import { createReferenceServer } from '../server/index.js';

@@ -1,6 +1,6 @@
 /** Bearer authentication of the reference server (spec: "Authentication"). */
 import * as crypto from 'node:crypto';
-import type { ApiKey } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 
 export type Credential = { kind: 'none' } | { kind: 'bearer'; token: string } | { kind: 'other' };
 

@@ -2,8 +2,8 @@
  * Test-only helpers for the reference server's tests: one request over real HTTP (global fetch), and a
  * manual clock. Never imported by non-test code.
  */
-import { keyLabel, type ApiKey } from '../config/keys-file.js';
-import type { Clock } from '../engine/clock.js';
+import { keyLabel, type ApiKey } from '../core/api-key.js';
+import type { Clock } from '../core/clock.js';
 import { parseJson } from './body.js';
 
 export interface Reply {

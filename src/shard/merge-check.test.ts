@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Report } from '../engine/report-schema.js';
-import { ReportSchema } from '../engine/report-schema.js';
+import type { Report } from '../report/schema.js';
+import { ReportSchema } from '../report/schema.js';
 import { isPetloadError } from '../errors.js';
 import { mergeReports } from '../outputs/merge-reports.js';
 import { sampleRun } from '../testing/sample-report.js';

@@ -4,7 +4,7 @@
  * Each refusal names the files. Reports of ordinary runs (no shard) merge as before, but never with shards.
  */
 import { PetloadError } from '../errors.js';
-import type { Report } from '../engine/report-schema.js';
+import type { Report } from '../report/schema.js';
 import type { ShardInfo } from './spec.js';
 
 export interface ShardSource {

@@ -9,8 +9,8 @@
  *   would run them.
  */
 import type { PlanName } from '../api/plans.js';
-import type { ApiKey } from '../config/keys-file.js';
-import type { Rate } from '../config/rate.js';
+import type { ApiKey } from '../core/api-key.js';
+import type { Rate } from '../core/rate.js';
 import type { Phase, Scenario } from '../config/scenario.js';
 import { PetloadError } from '../errors.js';
 import { probesInOrder } from '../probes/index.js';

@@ -14,7 +14,7 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKeys } from '../config/keys-file.js';
-import type { Report } from '../engine/report-schema.js';
+import type { Report } from '../report/schema.js';
 import { addInto, createHistogram, decodeHistogram, percentile, summarize } from '../metrics/histogram.js';
 import { createReferenceServer, type ReferenceServer } from '../server/index.js';
 import { readReportJson, runCli, scratch } from '../testing/cli.js';

@@ -4,22 +4,12 @@
  * JOB_COMPLETION_INDEX (set by Kubernetes in every pod of an Indexed Job). Every refusal is one line.
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
 import { PetloadError } from '../errors.js';
+import type { ShardInfo } from '../report/schema.js';
+
+export type { ShardInfo };
 
 export const MAX_SHARDS = 1000;
-
-export const ShardInfoSchema = z.object({
-  /** The run every shard belongs to; `petload merge` refuses shards of different runs. */
-  runId: z.string(),
-  /** How many shards the run has. */
-  count: z.number().int().min(1),
-  /** This shard's index, 0..count-1; absent on the merged report of the whole run. */
-  index: z.number().int().min(0).optional(),
-  /** When every shard began its phases (ISO time), if the run was given --start-at. */
-  startAt: z.string().optional(),
-});
-export type ShardInfo = z.infer<typeof ShardInfoSchema>;
 
 export interface ShardSpec {
   runId: string;

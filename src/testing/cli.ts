@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ReportSchema, type Report } from '../engine/report-schema.js';
+import { ReportSchema, type Report } from '../report/schema.js';
 
 export const BIN = resolve(fileURLToPath(new URL('../../bin/petload-src.js', import.meta.url)));
 

@@ -6,6 +6,7 @@
 import { PLANS, type PlanLimits, type PlanName } from '../api/plans.js';
 import type { AnyCheckId } from '../checks/catalogue.js';
 import type { Ledger, Outcome } from '../checks/ledger.js';
+import { deepFreeze } from '../core/readonly.js';
 import type { Exchange, HeaderMap, ParsedBody } from '../http/exchange.js';
 
 /** 2030-01-15 12:00:30 UTC: the minute window ends 30 s later. */
@@ -30,8 +31,12 @@ function losslessText(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `__big${v}__` : v))?.replace(/"__big(-?\d+)__"/g, '$1') ?? '';
 }
 
+/**
+ * A decoded JSON body, frozen as the client's decoded bodies are shared (src/http/client.ts): a check that
+ * changed one would throw here, in its tests.
+ */
 export function jsonBody(value: unknown): ParsedBody {
-  return { kind: 'json', value, excerpt: losslessText(value).slice(0, 1000) };
+  return { kind: 'json', value: deepFreeze(value), excerpt: losslessText(value).slice(0, 1000) };
 }
 
 export function rateLimitHeaders(limit: number | string, remaining: number | string, reset: number | string): HeaderMap {

@@ -1,21 +1,19 @@
 /**
- * Test-only: an engine-like LoadContext over real parts: the HTTP client, a Ledger, the observer (every
- * passive check), the metrics and the key states, wired as src/engine/run.ts wires them for a run (a send
- * after the run's signal throws, as the engine's does).
+ * Test-only: a LoadContext over real parts: the HTTP client, a Ledger, the observer (every passive check),
+ * the metrics and the key states, wired by src/engine/run-context.ts as for a run (a send after the run's
+ * signal throws, as the engine's does).
  * It also keeps every exchange in order, for assertions. Never imported by src.
  */
-import { setMaxListeners } from 'node:events';
-import type { PlanLimits, PlanName } from '../api/plans.js';
-import { Ledger } from '../checks/ledger.js';
-import { createObserver } from '../checks/observer.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { PlanName } from '../api/plans.js';
+import type { Ledger } from '../checks/ledger.js';
+import type { ApiKey } from '../core/api-key.js';
 import { ScenarioSchema, type LoadSection } from '../config/scenario.js';
-import { createClock, type Clock } from '../engine/clock.js';
-import { KeyStates } from '../engine/key-state.js';
+import { createClock, type Clock } from '../core/clock.js';
+import type { KeyStates } from '../backoff/key-state.js';
 import type { LoadContext } from '../executors/context.js';
-import { createSendPath } from '../engine/send-path.js';
+import { createRunContext } from '../engine/run-context.js';
 import type { Exchange } from '../http/exchange.js';
-import { createMetrics, type Metrics } from '../metrics/recorder.js';
+import type { Metrics } from '../metrics/recorder.js';
 import { createReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../server/index.js';
 
 export interface TestLoadContextOptions {
@@ -46,65 +44,36 @@ export interface TestLoadContext {
 }
 
 export function createTestLoadContext(o: TestLoadContextOptions): TestLoadContext {
-  const { clock, keys } = o;
-  const timeoutMs = o.timeoutMs ?? 10_000;
-  const ledger = new Ledger();
-  const limits = new Map<PlanName, PlanLimits>();
-  for (const k of keys) if (!limits.has(k.plan)) limits.set(k.plan, k.limits);
-  const observer = createObserver({ ledger, plans: limits, clockScale: clock.scale });
-  const metrics = createMetrics({ clock, startMono: clock.monotonic() });
-  const keyStates = new KeyStates(keys);
-  const signal = o.signal ?? new AbortController().signal;
-  // As in the engine: many waits may listen to the run's signal at once, which is no leak.
-  setMaxListeners(0, signal);
   const exchanges: Exchange[] = [];
   const logs: string[] = [];
   let dropped = 0;
-
-  const path = createSendPath({
+  const run = createRunContext({
     baseUrl: o.baseUrl,
-    clock,
-    keyStates,
-    observer,
-    metrics: () => metrics,
+    clock: o.clock,
+    keys: o.keys,
+    ...(o.plans ? { plans: o.plans } : {}),
     connections: o.connections ?? 64,
-    timeoutMs,
-    stopped: () => (signal.aborted ? new Error('a request was sent after the run was stopped') : null),
+    timeoutMs: o.timeoutMs ?? 10_000,
+    signal: o.signal ?? new AbortController().signal,
+    stopped: () => new Error('a request was sent after the run was stopped'),
     onExchange: (ex) => exchanges.push(ex),
   });
-
-  const ctx: LoadContext = {
-    clock,
-    signal,
-    ledger,
-    keyStates,
-    plans: o.plans ?? [...limits.keys()],
-    keys,
-    baseUrl: o.baseUrl,
-    send: (spec) => path.send(spec),
-    sendSimultaneous: (specs) => path.sendSimultaneous(specs),
-    inFlight: () => path.inFlight(),
-    measure: (ex) => metrics.record(ex),
-    dropped(n = 1) {
+  const ctx = run.loadContext({
+    dropped: (n) => {
       dropped += n;
-      metrics.dropped(n);
     },
     progress() {},
     log: (line) => logs.push(line),
-  };
-
+  });
   return {
     ctx,
-    ledger,
-    keyStates,
-    metrics,
+    ledger: run.ledger,
+    keyStates: run.keyStates,
+    metrics: run.metrics,
     exchanges,
     logs,
     dropped: () => dropped,
-    async close() {
-      observer.finish();
-      await path.close();
-    },
+    close: () => run.close(),
   };
 }
 

@@ -8,10 +8,11 @@ import type { OperationId } from '../api/operations.js';
 import { CHECK_IDS } from '../checks/catalogue.js';
 import { Ledger } from '../checks/ledger.js';
 import { evaluateThreshold, parseThreshold, thresholdCheckId } from '../checks/thresholds.js';
-import { type ApiKey, parseKeys } from '../config/keys-file.js';
+import { parseKeys } from '../config/keys-file.js';
+import type { ApiKey } from '../core/api-key.js';
 import { buildReport } from '../engine/build-report.js';
-import type { Clock } from '../engine/clock.js';
-import type { Report } from '../engine/report-schema.js';
+import type { Clock } from '../core/clock.js';
+import type { Report } from '../report/schema.js';
 import type { Exchange, HeaderMap } from '../http/exchange.js';
 import { createMetrics } from '../metrics/recorder.js';
 

@@ -5,7 +5,7 @@
 import { OPERATIONS } from '../../api/operations.js';
 import { ErrorBody } from '../../api/schemas.js';
 import { headerValues, type Exchange } from '../../http/exchange.js';
-import { formatIssues } from '../../config/zod-issues.js';
+import { formatIssues } from '../../core/zod-issues.js';
 import type { RequestScope } from './request.js';
 import { declaresJson, is2xx, JSON_MEDIA_TYPE, type Recorder, type View } from './view.js';
 

@@ -4,6 +4,7 @@
  * and skip, naming list.schema, when the body they need is not there.
  */
 import { INT64_MAX, INT64_MIN, PAGE_SIZE, PET_STATUSES, Pets } from '../../api/schemas.js';
+import type { DeepReadonly } from '../../core/readonly.js';
 import { isOverLimit5xx, issueSummary } from './contract.js';
 import type { ListQuery } from './request.js';
 import type { Recorder, View } from './view.js';
@@ -12,8 +13,8 @@ import type { Recorder, View } from './view.js';
 export interface ListBody {
   /** The body when it is a JSON array (valid Pets or not), else null. */
   array: readonly unknown[] | null;
-  /** The body when it is a valid Pets array, else null. */
-  pets: Pets | null;
+  /** The body when it is a valid Pets array, else null. Shared with other exchanges (see KnownPets): read-only. */
+  pets: DeepReadonly<Pets> | null;
   /** Why `array`/`pets` is null, naming the check that judged it. */
   reason: string;
 }
@@ -35,10 +36,11 @@ function isInt64(x: unknown): boolean {
 }
 
 /**
- * Arrays already read as plainly Pets. The client hands the same decoded value to every exchange whose body
- * repeats byte for byte (src/http/client.ts), and nothing changes a decoded body, so the reading holds.
+ * Arrays already read as plainly Pets, for one run (the observer's). The run's client hands the same decoded
+ * value to every exchange whose body repeats byte for byte (src/http/client.ts), and a decoded body is read-only
+ * (DeepReadonly in the type, frozen in the tests), so the reading holds for as long as the run.
  */
-const KNOWN_PETS = new WeakSet<readonly unknown[]>();
+export type KnownPets = WeakSet<readonly unknown[]>;
 
 /**
  * True only for arrays the Pets schema accepts, read field by field as the schema reads them (an object that
@@ -46,14 +48,14 @@ const KNOWN_PETS = new WeakSet<readonly unknown[]>();
  * hot path of every list answer of a load run, several times cheaper than the schema; anything it does not
  * accept goes to the schema, which judges it and says why.
  */
-function plainlyPets(value: readonly unknown[]): boolean {
-  if (KNOWN_PETS.has(value)) return true;
+function plainlyPets(value: readonly unknown[], known: KnownPets | null): boolean {
+  if (known?.has(value) === true) return true;
   for (const p of value) {
     if (typeof p !== 'object' || p === null || Array.isArray(p)) return false;
     const o = p as Record<string, unknown>;
     if (!isInt64(o.id) || typeof o.name !== 'string' || !isInt64(o.categoryId) || (o.status !== undefined && !STATUSES.has(o.status))) return false;
   }
-  KNOWN_PETS.add(value);
+  known?.add(value);
   return true;
 }
 
@@ -61,9 +63,10 @@ function plainlyPets(value: readonly unknown[]): boolean {
  * list.schema: a 200 of listPets is a bare JSON array of Pet. Integers beyond 2^53 arrive as bigints
  * from the client's lossless parse and are valid int64s; a number that is not a safe integer can only
  * have been rounded, and the Int64 schema rejects it.
- * Returns the body for the other list checks; null when the exchange is not a 200 of listPets.
+ * Returns the body for the other list checks; null when the exchange is not a 200 of listPets. `known`: the
+ * run's arrays already read as Pets (none: every body is read).
  */
-export function judgeListSchema(v: View, r: Recorder): ListBody | null {
+export function judgeListSchema(v: View, r: Recorder, known: KnownPets | null = null): ListBody | null {
   const { ex, body } = v;
   if (ex.operation !== 'listPets' || v.status !== 200) return null;
   if (body.kind === 'unusable') {
@@ -79,9 +82,9 @@ export function judgeListSchema(v: View, r: Recorder): ListBody | null {
     r.fail('list.schema', ex, `expected a bare JSON array of Pet, found ${describe(value)}`);
     return { array: null, pets: null, reason: NOT_AN_ARRAY };
   }
-  if (plainlyPets(value)) {
+  if (plainlyPets(value, known)) {
     r.pass('list.schema', ex);
-    return { array: value, pets: value as Pets, reason: '' };
+    return { array: value, pets: value as DeepReadonly<Pets>, reason: '' };
   }
   const res = Pets.safeParse(value);
   if (!res.success) {

@@ -4,7 +4,8 @@
  * Retry-After checks use only values these checks accepted, and skip naming them otherwise.
  */
 import { windowOfLimit } from '../../api/plans.js';
-import { parseRateLimit, type IntHeader, type RateLimitHeaders } from '../../http/headers.js';
+import type { IntHeader, RateLimitHeaders } from '../../http/headers.js';
+import { rateLimitOf } from '../../http/parsed.js';
 import type { CheckId } from '../catalogue.js';
 import { is2xx, windowSeconds, type Recorder, type View } from './view.js';
 
@@ -173,7 +174,7 @@ function unusableReason(status: number | null, { limit, remaining, reset }: Fiel
 
 /** Judges the per-response rate-limit checks and returns what they found. */
 export function readRateLimit(v: View, r: Recorder): RateLimitRead {
-  const raw = parseRateLimit(v.ex.headers);
+  const raw = rateLimitOf(v.ex);
   judgePresence(v, raw, r);
   const fields = judgeSyntax(v, raw, r);
   const { limit, remaining, reset } = fields;

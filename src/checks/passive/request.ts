@@ -64,24 +64,30 @@ function isInt64Id(segment: string): boolean {
   return n >= INT64_MIN && n <= INT64_MAX;
 }
 
-/**
- * Scopes already worked out, by operation and path: a load sends a few hundred distinct paths, each many
- * times, and parsing a query is among the costliest steps of judging an exchange. Bounded: past the cap a
- * path is parsed every time.
- */
-const SCOPES = new Map<Exchange['operation'], Map<string, RequestScope>>();
 const SCOPES_MAX = 4096;
 
-/** What the interface says of the request `ex` sent. The result is shared: callers must not change it. */
+/** What the interface says of the request `ex` sent. */
 export function scopeOf(ex: Exchange): RequestScope {
-  let byPath = SCOPES.get(ex.operation);
-  if (byPath === undefined) SCOPES.set(ex.operation, (byPath = new Map()));
-  let scope = byPath.get(ex.path);
-  if (scope === undefined) {
-    scope = scopeOfPath(ex.operation, ex.path);
-    if (byPath.size < SCOPES_MAX) byPath.set(ex.path, scope);
-  }
-  return scope;
+  return scopeOfPath(ex.operation, ex.path);
+}
+
+/**
+ * scopeOf with a memory for one run (the observer's): a load sends a few hundred distinct paths, each many
+ * times, and parsing a query is among the costliest steps of judging an exchange. Bounded: past the cap a
+ * path is parsed every time. Results are shared between exchanges: callers must not change them.
+ */
+export function createScopeReader(): (ex: Exchange) => RequestScope {
+  const scopes = new Map<Exchange['operation'], Map<string, RequestScope>>();
+  return (ex) => {
+    let byPath = scopes.get(ex.operation);
+    if (byPath === undefined) scopes.set(ex.operation, (byPath = new Map()));
+    let scope = byPath.get(ex.path);
+    if (scope === undefined) {
+      scope = scopeOfPath(ex.operation, ex.path);
+      if (byPath.size < SCOPES_MAX) byPath.set(ex.path, scope);
+    }
+    return scope;
+  };
 }
 
 function scopeOfPath(operation: Exchange['operation'], path: string): RequestScope {

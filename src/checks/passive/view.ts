@@ -5,7 +5,7 @@
  */
 import { DAY_S, MINUTE_S, windowOfLimit, type PlanLimits, type PlanName } from '../../api/plans.js';
 import { onlyValue, type Exchange } from '../../http/exchange.js';
-import { parseHttpDate } from '../../http/headers.js';
+import { dateOf } from '../../http/parsed.js';
 import type { CheckId } from '../catalogue.js';
 import type { Ledger } from '../ledger.js';
 
@@ -80,9 +80,8 @@ export function createViewer(plans: ReadonlyMap<PlanName, PlanLimits>, keyLimits
     return (keyLimits !== undefined && ex.keyLabel !== null ? keyLimits.get(ex.keyLabel) : undefined) ?? plans.get(ex.plan);
   };
   return (ex) => {
-    // parseHttpDate remembers the last text it read: the responses of one second share it.
-    const date = onlyValue(ex.headers, 'date');
-    const serverMs = date === undefined ? null : parseHttpDate(date);
+    // Parsed once, on the exchange (the key states read it too); the responses of one second share the text.
+    const serverMs = dateOf(ex);
     const mediaType = mediaTypeOf(ex);
     return {
       ex,

@@ -2,7 +2,8 @@
  * Test-only: one CLI run (`petload run <small scenario> --target <hostile server>`) against a reference server
  * behind a hostile one, with a keys file of one Free key. Never imported by src.
  */
-import { parseKeys, type ApiKey } from '../../config/keys-file.js';
+import { parseKeys } from '../../config/keys-file.js';
+import type { ApiKey } from '../../core/api-key.js';
 import { createReferenceServer } from '../../server/index.js';
 import { readReportJson, reportFilesIn, runCli, scratch, type CliResult } from '../cli.js';
 import { startHostileServer, type Behaviour } from './server.js';

@@ -6,7 +6,7 @@
 import { mkdtempSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CheckId } from '../../../src/checks/catalogue.js';
-import type { Report } from '../../../src/engine/report-schema.js';
+import type { Report } from '../../../src/report/schema.js';
 import { readReportJson, runCli, STACK_LINE, type CliResult } from '../../../src/testing/cli.js';
 
 export type Expected = readonly ['pass' | 'fail' | 'skip', string];

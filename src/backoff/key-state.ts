@@ -4,10 +4,11 @@
  * that has not been used in the current window") and to honour Retry-After everywhere.
  */
 import { DAY_S, MINUTE_S, type PlanName } from '../api/plans.js';
-import type { PlanSent } from './progress.js';
-import type { ApiKey } from '../config/keys-file.js';
+import type { PlanSent } from '../core/progress.js';
+import type { ApiKey } from '../core/api-key.js';
 import { headerValue, type Exchange } from '../http/exchange.js';
-import { parseHttpDate, parseRateLimit, parseRetryAfter } from '../http/headers.js';
+import { parseRetryAfter } from '../http/headers.js';
+import { dateOf, rateLimitOf } from '../http/parsed.js';
 
 /** Whole-second rounding of Date and Reset. */
 export const TOLERANCE_MS = 1000;
@@ -30,17 +31,14 @@ export interface KeyState {
 
 /** Offset to add to a server time to get local run-clock time, from an exchange's Date header (0 if absent). */
 export function serverOffset(ex: Exchange): number {
-  const raw = headerValue(ex.headers, 'date');
-  const d = raw === undefined ? null : parseHttpDate(raw);
+  const d = dateOf(ex);
   // Date floors to the second: the true server time is in [d, d+1s), so the offset is within 1 s.
   return d === null ? 0 : ex.localTime - d;
 }
 
 /** The server's time when the exchange completed (Date header, else local clock). */
 export function serverTimeOf(ex: Exchange): number {
-  const raw = headerValue(ex.headers, 'date');
-  const d = raw === undefined ? null : parseHttpDate(raw);
-  return d ?? ex.localTime;
+  return dateOf(ex) ?? ex.localTime;
 }
 
 /** The wait a 429 asks for, in ms, or null when Retry-After is missing or malformed. */
@@ -106,7 +104,7 @@ export class KeyStates {
   /** Learn from a response on a valid key: the minute window's end (when the headers describe it) and Retry-After. */
   noteResponse(key: ApiKey, ex: Exchange): void {
     const s = this.get(key);
-    const rl = parseRateLimit(ex.headers);
+    const rl = rateLimitOf(ex);
     if (rl.limit.ok && rl.reset.ok && rl.limit.value === key.limits.perMinute && key.limits.perMinute !== key.limits.perDay) {
       const resetLocal = rl.reset.value * 1000 + serverOffset(ex) + TOLERANCE_MS;
       // Only trust a Reset that is plausible for a minute window (a broken Reset is judged by its own check).

@@ -3,8 +3,8 @@
  * merge` and the outputs:
  * a failed critical or major check fails the run; a failed minor, advisory (or info) check is a warning.
  */
-import { FAILING_SEVERITIES } from '../checks/catalogue.js';
-import type { CheckResult } from './report-schema.js';
+import { FAILING_SEVERITIES } from './severity.js';
+import type { CheckResult, Report } from './schema.js';
 
 export interface Verdict {
   verdict: 'pass' | 'fail';
@@ -26,4 +26,17 @@ export function verdictOf(checks: readonly CheckResult[]): Verdict {
   }
   if (v.failed.length > 0) v.verdict = 'fail';
   return v;
+}
+
+/** A check's counts over its plans. */
+export function totalCounts(byPlan: CheckResult['byPlan']): CheckResult['counts'] {
+  return byPlan.reduce(
+    (a, p) => ({ passed: a.passed + p.counts.passed, failed: a.failed + p.counts.failed, skipped: a.skipped + p.counts.skipped }),
+    { passed: 0, failed: 0, skipped: 0 },
+  );
+}
+
+/** A report's summary line: how many checks, and how many of them passed, failed, warned and were skipped. */
+export function summaryOf(checks: number, v: Verdict): Report['summary'] {
+  return { checks, passed: v.passed.length, failed: v.failed.length, warnings: v.warnings.length, skipped: v.skipped.length };
 }

@@ -4,7 +4,7 @@
  * Everything else is a structured value (plan names, ids, check ids, labels, paths, URLs, numbers) and is
  * never given to the redactor, so that it keeps its exact value and the report keeps its schema.
  */
-import type { Report } from '../engine/report-schema.js';
+import type { Report } from './schema.js';
 
 type Redact = (text: string) => string;
 type Evidence = Report['checks'][number]['byPlan'][number]['evidence'][number];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SEVERITIES, type Severity } from '../checks/catalogue.js';
-import type { CheckResult } from './report-schema.js';
+import type { CheckResult } from './schema.js';
 import { verdictOf } from './verdict.js';
 
 function check(id: string, severity: Severity, status: CheckResult['status']): CheckResult {

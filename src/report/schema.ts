@@ -4,12 +4,43 @@
  * It never holds an API key: keys appear only as labels.
  */
 import { z } from 'zod';
-import { ScheduleReportSchema } from './schedule-report.js';
 import { PLAN_NAMES } from '../api/plans.js';
-import { SEVERITIES } from '../checks/catalogue.js';
-import { ShardInfoSchema } from '../shard/spec.js';
+import { SEVERITIES } from './severity.js';
 
 export const REPORT_SCHEMA_VERSION = 1;
+
+/** A shard's place in a sharded run (src/shard/spec.ts makes it from --shard). */
+export const ShardInfoSchema = z.object({
+  /** The run every shard belongs to; `petload merge` refuses shards of different runs. */
+  runId: z.string(),
+  /** How many shards the run has. */
+  count: z.number().int().min(1),
+  /** This shard's index, 0..count-1; absent on the merged report of the whole run. */
+  index: z.number().int().min(0).optional(),
+  /** When every shard began its phases (ISO time), if the run was given --start-at. */
+  startAt: z.string().optional(),
+});
+export type ShardInfo = z.infer<typeof ShardInfoSchema>;
+
+/** The probe schedule before and after (src/engine/schedule-report.ts fills it). */
+const ScheduleSide = z.object({
+  /** Real milliseconds. */
+  durationMs: z.number(),
+  /** The same, in minute windows of the target's clock. */
+  windows: z.number(),
+  /** Probe requests on keys, and without a valid key. */
+  requests: z.number().int(),
+  unkeyed: z.number().int(),
+});
+
+export const ScheduleReportSchema = z.object({
+  planned: ScheduleSide,
+  actual: ScheduleSide,
+  keys: z.array(z.object({ label: z.string(), planned: z.number().int(), actual: z.number().int() })),
+  fastestKeysPerPlan: z.number().int(),
+  reasons: z.array(z.string()),
+});
+export type ScheduleReport = z.infer<typeof ScheduleReportSchema>;
 
 export const EvidenceSchema = z.object({
   message: z.string(),

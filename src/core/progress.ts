@@ -1,10 +1,15 @@
+/**
+ * What the engine tells a display while a run goes on (src/cli/progress.ts and src/cli/plan-board.ts show it):
+ * during probes, a ProbeProgress at each probe's start and end on a plan; during the load section, ProgressStats
+ * about once a second. Shapes only, so that the engine and the displays depend on this file, not on each other.
+ */
 import type { PlanName } from '../api/plans.js';
 
-/** The numbers of one progress line, fed by the engine to whatever shows progress (src/cli/progress.ts). */
+/** The numbers of one load progress line (probes report through ProbeProgress instead). */
 export interface ProgressStats {
-  /** What is running: a probe, or a load phase such as "phase 1 (constant-rate)". */
+  /** The load phase running, such as "phase 1 (constant-rate)". */
   phase: string;
-  /** Run-clock ms elapsed, and in all (0 when the length is not known, as for a probe or a burst). */
+  /** Run-clock ms elapsed in the phase, and its length (0 when it is not known, as for a burst). */
   elapsedMs: number;
   totalMs: number;
   /** Requests sent so far. */

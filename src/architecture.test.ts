@@ -1,0 +1,164 @@
+/**
+ * The layers of src/ hold: every import of a non-test file goes from a folder to one its row of LAYERS allows,
+ * the table has no two folders allowed to import each other, every folder of src/ has a row, and
+ * docs/architecture.md shows the same table (so that the drawing and the code stay in step).
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Which folders of src/ each folder may import, from the bottom up (a file directly under src/, such as
+ * errors.ts or index.ts, counts as a folder of its own name). Keep in step with docs/architecture.md.
+ */
+const LAYERS: Readonly<Record<string, readonly string[]>> = {
+  api: [],
+  errors: [],
+  core: ['api', 'errors'],
+  report: ['api', 'core', 'errors'],
+  http: ['api', 'core', 'errors'],
+  server: ['api', 'core', 'errors'],
+  metrics: ['api', 'core', 'errors', 'report', 'http'],
+  checks: ['api', 'core', 'errors', 'report', 'http', 'metrics', 'server'],
+  backoff: ['api', 'core', 'errors', 'report', 'http', 'checks'],
+  probes: ['api', 'core', 'errors', 'report', 'http', 'metrics', 'checks', 'backoff'],
+  executors: ['api', 'core', 'errors', 'report', 'http', 'metrics', 'checks', 'backoff'],
+  config: ['api', 'core', 'errors', 'report', 'checks', 'probes', 'executors'],
+  shard: ['api', 'core', 'errors', 'report', 'config', 'probes', 'executors'],
+  outputs: ['api', 'core', 'errors', 'report', 'metrics', 'checks', 'config', 'shard'],
+  k8s: ['api', 'core', 'errors'],
+  engine: ['api', 'core', 'errors', 'report', 'http', 'server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs'],
+  cli: ['api', 'core', 'errors', 'report', 'http', 'server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs', 'k8s', 'engine'],
+  index: ['api', 'core', 'errors', 'report', 'http', 'server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs', 'engine'],
+  // Test helpers: imported by tests and the bench only, never by a non-test file of another folder.
+  testing: ['api', 'core', 'errors', 'report', 'http', 'server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs', 'engine'],
+};
+
+const SRC = dirname(fileURLToPath(import.meta.url));
+
+interface Edge {
+  readonly from: string;
+  readonly to: string;
+  /** The importing file, relative to src/. */
+  readonly file: string;
+  readonly specifier: string;
+}
+
+/** Relative specifiers of static imports and re-exports, side-effect imports and dynamic imports. */
+function importSpecifiers(source: string): string[] {
+  const out: string[] = [];
+  const patterns = [
+    /\b(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ];
+  for (const re of patterns) for (const m of source.matchAll(re)) out.push(m[1]!);
+  return out.filter((s) => s.startsWith('.'));
+}
+
+/** The folder of src/ a path under src/ belongs to (`errors` for src/errors.ts). */
+function folderOf(pathUnderSrc: string): string {
+  const first = pathUnderSrc.split(/[\\/]/)[0]!;
+  return first.replace(/\.(?:ts|js)$/, '');
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return sourceFiles(p);
+    return /\.ts$/.test(name) && !/\.test\.ts$/.test(name) && !name.endsWith('.d.ts') ? [p] : [];
+  });
+}
+
+/** Every import from one folder of src/ into another, read from the non-test files. */
+function folderEdges(root: string): Edge[] {
+  const edges: Edge[] = [];
+  for (const file of sourceFiles(root)) {
+    const rel = relative(root, file);
+    const from = folderOf(rel);
+    for (const specifier of importSpecifiers(readFileSync(file, 'utf8'))) {
+      const target = relative(root, resolve(dirname(file), specifier));
+      if (target.startsWith('..')) continue;
+      const to = folderOf(target);
+      if (to !== from) edges.push({ from, to, file: rel, specifier });
+    }
+  }
+  return edges;
+}
+
+/** The edges the table does not allow, as `from -> to (file imports specifier)`. */
+function violations(edges: readonly Edge[], layers: Readonly<Record<string, readonly string[]>>): string[] {
+  return edges
+    .filter((e) => !(layers[e.to] !== undefined && layers[e.from]?.includes(e.to)))
+    .map((e) => `${e.from} -> ${e.to} (${e.file} imports ${e.specifier})`);
+}
+
+/** Pairs of folders that may import each other, directly or through others. */
+function cycles(layers: Readonly<Record<string, readonly string[]>>): string[] {
+  const reaches = (a: string, b: string, seen = new Set<string>()): boolean =>
+    (layers[a] ?? []).some((n) => n === b || (!seen.has(n) && (seen.add(n), reaches(n, b, seen))));
+  return Object.keys(layers).filter((a) => reaches(a, a));
+}
+
+/** The table of docs/architecture.md: rows `| \`folder\` | \`a\`, \`b\` |` (a dash for none). */
+function documentedLayers(markdown: string): Record<string, string[]> {
+  const rows: Record<string, string[]> = {};
+  for (const m of markdown.matchAll(/^\| `([a-z0-9-]+)` \| ([^|]*) \|/gm)) {
+    rows[m[1]!] = [...m[2]!.matchAll(/`([a-z0-9-]+)`/g)].map((x) => x[1]!);
+  }
+  return rows;
+}
+
+describe('the layers of src/', () => {
+  const edges = folderEdges(SRC);
+
+  it('reads the imports it checks (the reader sees every form of import)', () => {
+    const src = [
+      "import { a } from './a.js';",
+      "import type {\n  B,\n  C,\n} from '../b/c.js';",
+      "export { d } from './d.js';",
+      "export * from '../e.js';",
+      "import './side-effect.js';",
+      "const f = await import('./f.js');",
+      "import { z } from 'zod';",
+    ].join('\n');
+    expect(importSpecifiers(src)).toEqual(expect.arrayContaining(['./a.js', '../b/c.js', './d.js', '../e.js', './side-effect.js', './f.js']));
+    expect(importSpecifiers(src)).not.toContain('zod');
+    // The walk found the tree: the folders that import others are there.
+    for (const f of ['engine', 'checks', 'outputs', 'cli']) expect(edges.some((e) => e.from === f)).toBe(true);
+  });
+
+  it('refuses an import the table does not allow, and a table with a cycle', () => {
+    const upward: Edge = { from: 'http', to: 'engine', file: 'http/client.ts', specifier: '../engine/run.js' };
+    expect(violations([upward], LAYERS)).toEqual(['http -> engine (http/client.ts imports ../engine/run.js)']);
+    expect(violations([{ ...upward, to: 'nowhere' }], { ...LAYERS, http: [...LAYERS.http!, 'nowhere'] })).toHaveLength(1);
+    expect(cycles({ a: ['b'], b: ['c'], c: ['a'] })).toEqual(['a', 'b', 'c']);
+  });
+
+  it('has every import between folders allowed by the table', () => {
+    expect(violations(edges, LAYERS)).toEqual([]);
+  });
+
+  it('has no two folders that may import each other', () => {
+    expect(cycles(LAYERS)).toEqual([]);
+  });
+
+  it('has a row for every folder of src/ with code', () => {
+    // Folders of non-test files (src/robustness holds tests only).
+    const folders = [...new Set(sourceFiles(SRC).map((f) => folderOf(relative(SRC, f))))];
+    expect(folders.filter((f) => LAYERS[f] === undefined)).toEqual([]);
+    expect(Object.keys(LAYERS).filter((f) => !folders.includes(f))).toEqual([]);
+  });
+
+  it('keeps src/testing for tests: no other non-test file imports it', () => {
+    expect(edges.filter((e) => e.to === 'testing').map((e) => e.file)).toEqual([]);
+  });
+
+  it('is the table docs/architecture.md shows', () => {
+    const doc = documentedLayers(readFileSync(join(SRC, '..', 'docs', 'architecture.md'), 'utf8'));
+    const sorted = (r: Readonly<Record<string, readonly string[]>>) =>
+      Object.fromEntries(Object.keys(r).sort().map((k) => [k, [...r[k]!].sort()]));
+    expect(sorted(doc)).toEqual(sorted(LAYERS));
+  });
+});

@@ -1,0 +1,160 @@
+/**
+ * A run's wiring, in one place: the ledger, the passive checks' observer, the metrics, the key states and the
+ * send path through which every exchange reaches them. runScenario (run.ts), the load tests
+ * (src/testing/load-context.ts) and the bench (bench/lib/engine-context.ts) all build their run here, so that
+ * what a test or the bench measures is wired the way a run is.
+ */
+import { setMaxListeners } from 'node:events';
+import type { PlanLimits, PlanName } from '../api/plans.js';
+import { KeyStates } from '../backoff/key-state.js';
+import { Ledger } from '../checks/ledger.js';
+import { createObserver, type Observer } from '../checks/observer.js';
+import type { ApiKey } from '../core/api-key.js';
+import type { Clock } from '../core/clock.js';
+import { PetloadError } from '../errors.js';
+import type { LoadContext } from '../executors/context.js';
+import type { Exchange, RequestSpec } from '../http/exchange.js';
+import { createMetrics, type Metrics } from '../metrics/recorder.js';
+import { createSendPath, type SendPath } from './send-path.js';
+
+export interface RunContextOptions {
+  readonly baseUrl: string;
+  readonly clock: Clock;
+  /** The keys the run sends on and judges; their figures are what the checks hold the target to. */
+  readonly keys: readonly ApiKey[];
+  /** The plans judged (default: the plans of the keys, in key order). */
+  readonly plans?: readonly PlanName[];
+  /** Free text of the ledger's evidence goes through it (default: none). */
+  readonly redact?: (text: string) => string;
+  /** Pool size: as many connections as requests may be in flight. */
+  readonly connections: number;
+  /** Real ms, whole exchange. */
+  readonly timeoutMs: number;
+  /** The run's signal: once it aborts, a send throws `stopped()` instead of sending. */
+  readonly signal: AbortSignal;
+  /** The error a send throws once the run's signal has aborted. */
+  readonly stopped: () => Error;
+  /** When it aborts, every request still in flight or queued is abandoned (the drain deadline after an interrupt). */
+  readonly requestSignal?: AbortSignal;
+  /** Called with every exchange the send path records. */
+  readonly onExchange?: (ex: Exchange) => void;
+}
+
+/** What the executors' context adds to the run's: how the caller counts drops, shows progress and logs. */
+export type LoadHooks = Pick<LoadContext, 'progress' | 'log'> & { dropped?(n: number): void };
+
+export interface RunContext {
+  readonly clock: Clock;
+  readonly signal: AbortSignal;
+  readonly keys: readonly ApiKey[];
+  readonly plans: readonly PlanName[];
+  readonly ledger: Ledger;
+  readonly observer: Observer;
+  readonly keyStates: KeyStates;
+  /** The metrics since the run began, or since the last restartMetrics(). */
+  readonly metrics: Metrics;
+  readonly path: SendPath;
+  /** Start the metrics afresh from now (the bench measures a phase apart from its warm-up). */
+  restartMetrics(): void;
+  /**
+   * Send one request through the path: judged, measured and noted in the key states before it returns. A send
+   * on a key suspected banned is a bug of petload (E_INTERNAL): probes and executors check before they send.
+   */
+  send(spec: RequestSpec): Promise<Exchange>;
+  sendSimultaneous(specs: readonly RequestSpec[]): Promise<Exchange[]>;
+  /** The context the load executors run in. */
+  loadContext(hooks: LoadHooks): LoadContext;
+  /** Finishes the observer: the checks that judge the run as a whole judge it now (once; later calls do nothing). */
+  finish(): void;
+  /** Finishes the observer, if not yet, and closes the client. */
+  close(): Promise<void>;
+}
+
+/** Each plan's figures (those of its first key), and the keys whose own figures differ from their plan's. */
+function figuresOf(keys: readonly ApiKey[]): { plans: Map<PlanName, PlanLimits>; keyLimits: Map<string, PlanLimits> } {
+  const plans = new Map<PlanName, PlanLimits>();
+  for (const k of keys) if (!plans.has(k.plan)) plans.set(k.plan, k.limits);
+  const differs = (k: ApiKey, p: PlanLimits | undefined) => p === undefined || k.limits.perMinute !== p.perMinute || k.limits.perDay !== p.perDay;
+  const keyLimits = new Map(keys.filter((k) => differs(k, plans.get(k.plan))).map((k) => [k.label, k.limits]));
+  return { plans, keyLimits };
+}
+
+export function createRunContext(o: RunContextOptions): RunContext {
+  const { clock, keys, signal } = o;
+  // Many waits may listen to the run's signal at once, which is no leak.
+  setMaxListeners(0, signal);
+  const ledger = new Ledger(o.redact);
+  const figures = figuresOf(keys);
+  const observer = createObserver({ ledger, plans: figures.plans, keyLimits: figures.keyLimits, clockScale: clock.scale });
+  let metrics = createMetrics({ clock, startMono: clock.monotonic() });
+  const keyStates = new KeyStates(keys);
+  const path = createSendPath({
+    baseUrl: o.baseUrl,
+    clock,
+    keyStates,
+    observer,
+    metrics: () => metrics,
+    connections: o.connections,
+    timeoutMs: o.timeoutMs,
+    stopped: () => (signal.aborted ? o.stopped() : null),
+    ...(o.requestSignal ? { requestSignal: o.requestSignal } : {}),
+    ...(o.onExchange ? { onExchange: o.onExchange } : {}),
+  });
+  const send = (spec: RequestSpec): Promise<Exchange> => {
+    if (spec.auth.kind === 'key' && keyStates.get(spec.auth.key).suspectedBan) {
+      return Promise.reject(new PetloadError('E_INTERNAL', `a probe tried to send on ${spec.auth.key.label}, which is suspected banned`));
+    }
+    return path.send(spec);
+  };
+  const sendSimultaneous = (specs: readonly RequestSpec[]) => path.sendSimultaneous(specs);
+  const plans = o.plans ?? [...figures.plans.keys()];
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    observer.finish();
+  };
+
+  return {
+    clock,
+    signal,
+    keys,
+    plans,
+    ledger,
+    observer,
+    keyStates,
+    get metrics() {
+      return metrics;
+    },
+    path,
+    restartMetrics() {
+      metrics = createMetrics({ clock, startMono: clock.monotonic() });
+    },
+    send,
+    sendSimultaneous,
+    loadContext: (hooks) => ({
+      clock,
+      signal,
+      ledger,
+      keyStates,
+      plans,
+      keys,
+      baseUrl: o.baseUrl,
+      send,
+      sendSimultaneous,
+      inFlight: () => path.inFlight(),
+      measure: (ex) => metrics.record(ex),
+      dropped(n = 1) {
+        metrics.dropped(n);
+        hooks.dropped?.(n);
+      },
+      progress: hooks.progress,
+      log: hooks.log,
+    }),
+    finish,
+    async close() {
+      finish();
+      await path.close();
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * The load section of a scenario: the operation mix, the backoff policy, the phases. Each phase's schema is
+ * its executor's (src/executors/<name>.ts); this file puts them together, and src/config/scenario.ts puts
+ * the load section into a scenario.
+ */
+import { z } from 'zod';
+import { OPERATION_IDS, type OperationId } from '../api/operations.js';
+import { Count, DurationField } from '../core/fields.js';
+import type { DeepReadonly } from '../core/readonly.js';
+import { BurstPhase } from './burst.js';
+import { ConcurrencyPhase } from './concurrency.js';
+import { ConstantRatePhase } from './constant-rate.js';
+import type { ExecutorName } from './names.js';
+import { RampingRatePhase } from './ramping-rate.js';
+import { SaturatePhase } from './saturate.js';
+
+/** One schema per executor, keyed by its public name (names.ts): none missing, none extra. */
+const PHASES = {
+  'constant-rate': ConstantRatePhase,
+  'ramping-rate': RampingRatePhase,
+  concurrency: ConcurrencyPhase,
+  burst: BurstPhase,
+  saturate: SaturatePhase,
+} as const satisfies { readonly [N in ExecutorName]: z.ZodObject<{ executor: z.ZodLiteral<N> }> };
+
+const PhaseSchema = z.discriminatedUnion('executor', [
+  PHASES['constant-rate'],
+  PHASES['ramping-rate'],
+  PHASES.concurrency,
+  PHASES.burst,
+  PHASES.saturate,
+]);
+
+const Weight = z.number().min(0).default(0);
+/** Operation weights. Given, an operation left out weighs 0; not given, the default mix. */
+const Mix = z
+  .strictObject({ listPets: Weight, createPet: Weight, getPet: Weight } satisfies Record<OperationId, z.ZodType>)
+  .refine((m) => OPERATION_IDS.some((op) => m[op] > 0), 'expected at least one weight above zero')
+  .default({ listPets: 80, createPet: 15, getPet: 5 });
+
+const Backoff = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    base: DurationField.default(500),
+    cap: DurationField.default(30_000),
+    maxTries: Count(100).default(6),
+  })
+  .refine((b) => b.base <= b.cap, { path: ['cap'], message: 'expected cap to be at least base' })
+  .prefault({});
+
+export const LoadSchema = z.strictObject({
+  mix: Mix,
+  /** Share of getPet requests sent for ids never created. */
+  unknownGetShare: z.number().min(0).max(1).default(0.1),
+  /** Concurrent requests at most; open-model sends beyond it are dropped (and counted). */
+  maxInFlight: Count(10_000).default(64),
+  backoff: Backoff,
+  phases: z.array(PhaseSchema).min(1),
+  /** A hard cap on the requests of the whole load section. */
+  maxRequests: Count(100_000_000).optional(),
+});
+
+export type LoadSection = DeepReadonly<z.output<typeof LoadSchema>>;
+export type Phase = LoadSection['phases'][number];
+export type OperationMix = LoadSection['mix'];
+export type BackoffSettings = LoadSection['backoff'];
