@@ -57,6 +57,18 @@ function checkResult(id: AnyCheckId, outcomes: readonly Outcome[], severity: Sev
   return { id, title: meta.title, severity, status: statusOf(counts), counts, byPlan };
 }
 
+/** What every report of a run starts with, assembled or not: the scenario, the target, plans, keys and times. */
+export function reportHead(input: ReportInput): Pick<Report, 'scenario' | 'target' | 'plans' | 'keys' | 'startedAt' | 'endedAt'> {
+  return {
+    scenario: input.scenario,
+    target: input.target,
+    plans: [...input.plans],
+    keys: input.keys.map((k) => ({ label: k.label, plan: k.plan, sacrificial: k.sacrificial })),
+    startedAt: input.startedAt.toISOString(),
+    endedAt: input.endedAt.toISOString(),
+  };
+}
+
 export function buildReport(input: ReportInput): Report {
   const { outcomes } = input;
   const checks: CheckResult[] = CHECK_IDS.map((id) =>
@@ -71,12 +83,7 @@ export function buildReport(input: ReportInput): Report {
   const report: Report = {
     schemaVersion: REPORT_SCHEMA_VERSION,
     tool: { name: 'petload', version: VERSION },
-    scenario: input.scenario,
-    target: input.target,
-    plans: [...input.plans],
-    keys: input.keys.map((k) => ({ label: k.label, plan: k.plan, sacrificial: k.sacrificial })),
-    startedAt: input.startedAt.toISOString(),
-    endedAt: input.endedAt.toISOString(),
+    ...reportHead(input),
     durationMs: input.endedAt.getTime() - input.startedAt.getTime(),
     verdict,
     exitCode,

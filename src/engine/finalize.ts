@@ -10,7 +10,7 @@ import { canonicalReport } from '../outputs/json.js';
 import { redactReport } from '../report/redact.js';
 import { OUTPUT_NAMES, type OutputName } from '../outputs/registry.js';
 import { writeReportsSettled, type WrittenReports } from '../outputs/write.js';
-import { buildReport, type ReportInput } from './build-report.js';
+import { buildReport, reportHead, type ReportInput } from './build-report.js';
 import { errorReport, writeErrorReport } from './error-report.js';
 import type { Report } from '../report/schema.js';
 
@@ -57,12 +57,7 @@ function fallbackReport(assembled: Report | null, input: ReportInput, why: strin
 /** A minimal report in memory for the caller when nothing could be assembled (no format is rendered from it). */
 function stubReport(input: ReportInput, why: string): Report {
   return {
-    scenario: input.scenario,
-    target: input.target,
-    plans: [...input.plans],
-    keys: input.keys.map((k) => ({ label: k.label, plan: k.plan, sacrificial: k.sacrificial })),
-    startedAt: input.startedAt.toISOString(),
-    endedAt: input.endedAt.toISOString(),
+    ...reportHead(input),
     verdict: 'aborted',
     exitCode: EXIT.internal,
     abortReason: why,
