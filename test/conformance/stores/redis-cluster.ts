@@ -8,11 +8,11 @@
  * (`served:<worker id>`) so that the test can see both took traffic.
  */
 import cluster from 'node:cluster';
-import { createServer } from 'node:http';
 import { Redis } from 'ioredis';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { ANONYMOUS_LIMIT, readBody, sendReply, windowSeconds } from '../support/http-glue.js';
-import { apiPath, authenticate, decodePet, encodePet, errorReply, loadStoreKeys, PetApi, tooManyRequests, unauthorized, type Pet, type PetStorage } from '../support/pet-api.js';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { flexibleServer } from '../support/flexible-server.js';
+import { windowSeconds } from '../support/http-glue.js';
+import { decodePet, encodePet, loadStoreKeys, PetApi, type Pet, type PetStorage } from '../support/pet-api.js';
 
 const WORKERS = 2;
 
@@ -57,37 +57,12 @@ if (cluster.isPrimary) {
       return text === null ? undefined : decodePet(text);
     }
   }
-  const api = new PetApi(new RedisPets());
-
-  const headersOf = (limit: number, r: RateLimiterRes): Record<string, string> => ({
-    'X-RateLimit-Limit': String(limit),
-    'X-RateLimit-Remaining': String(r.remainingPoints),
-    'X-RateLimit-Reset': String(Math.ceil((Date.now() + r.msBeforeNext) / 1000)),
+  const server = flexibleServer({
+    keys,
+    api: new PetApi(new RedisPets()),
+    limiterFor,
+    clientOf: (req) => req.socket.remoteAddress ?? '?',
+    onRequest: () => void redis.incr(`served:${cluster.worker?.id}`),
   });
-
-  const server = createServer(async (req, res) => {
-    try {
-      const url = new URL(req.url ?? '/', 'http://store');
-      const path = apiPath(url.pathname);
-      const body = await readBody(req);
-      void redis.incr(`served:${cluster.worker?.id}`);
-      if (path === null) return sendReply(res, errorReply(404, 'not_found', 'not under /v1'));
-      const key = authenticate(keys, req.headers.authorization);
-      const limit = key ? key.perMinute : ANONYMOUS_LIMIT;
-      const limiter = limiterFor(key ? key.plan : 'anonymous', limit);
-      let headers: Record<string, string>;
-      try {
-        headers = headersOf(limit, await limiter.consume(key ? key.key : (req.socket.remoteAddress ?? '?')));
-      } catch (e) {
-        if (!(e instanceof RateLimiterRes)) throw e;
-        return sendReply(res, tooManyRequests(Math.max(1, Math.ceil(e.msBeforeNext / 1000))), headersOf(limit, e));
-      }
-      if (!key) return sendReply(res, unauthorized(), headers);
-      sendReply(res, await api.handle(req.method ?? 'GET', path, url.searchParams, body), headers);
-    } catch (e) {
-      sendReply(res, errorReply(500, 'internal', String(e)));
-    }
-  });
-  server.keepAliveTimeout = 30_000;
   server.listen(0, '127.0.0.1');
 }
