@@ -19,7 +19,7 @@ interface Round {
 }
 
 function describe(r: ThroughputResult): string {
-  return `${Math.round(r.requestsPerSecond)}/s (${r.cpuMicrosPerRequest.toFixed(1)} µs CPU each, CPU share ${r.cpuShare.toFixed(2)})`;
+  return `${Math.round(r.requestsPerSecond)}/s (${r.cpuMicrosPerRequest.toFixed(1)} µs CPU each, CPU share ${r.cpuShare.toFixed(2)}, GC ${(100 * r.gcShare).toFixed(1)} %)`;
 }
 
 export async function throughputFigures(env: BenchEnv, want: { saturate: boolean; checked: boolean }): Promise<FigureResult[]> {
@@ -58,7 +58,14 @@ export async function throughputFigures(env: BenchEnv, want: { saturate: boolean
           goal: { kind: 'at-least', value: goal },
         }),
       ],
-      details: { connections: o.connections, durationS: o.durationS, ratios, cpuMicrosPerRequest: rounds.map((r) => of(r).cpuMicrosPerRequest), rounds },
+      details: {
+        connections: o.connections,
+        durationS: o.durationS,
+        ratios,
+        cpuMicrosPerRequest: rounds.map((r) => of(r).cpuMicrosPerRequest),
+        gcShare: rounds.map((r) => of(r).gcShare),
+        rounds,
+      },
     };
   };
   const out: FigureResult[] = [];

@@ -14,6 +14,7 @@
  *   about 25 after 3 s).
  * Only listPets is sent, the request every peer serves.
  */
+import { PerformanceObserver } from 'node:perf_hooks';
 import { ScenarioSchema, type LoadSection } from '../../src/config/scenario.js';
 import { createClock } from '../../src/core/clock.js';
 import { runLoad } from '../../src/executors/run-load.js';
@@ -49,6 +50,11 @@ export interface ThroughputResult {
    */
   cpuMicrosPerRequest: number;
   cpuShare: number;
+  /**
+   * Share of the phase's real time spent in garbage collection pauses (node:perf_hooks 'gc' entries). A
+   * retention problem shows here first: young-generation collections that copy what should have died.
+   */
+  gcShare: number;
   /** Outcomes the passive checks recorded (concurrency only; saturate's exchanges are not judged). */
   checks?: { passed: number; failed: number; skipped: number };
 }
@@ -76,12 +82,24 @@ async function throughput(job: Extract<LoadJob, { kind: 'saturate' | 'concurrenc
   const engine = createEngineContext({ baseUrl: job.url, keys: [keyFromEnv()], clock });
   const duration = `${job.seconds * 1000}ms`;
   const phase = job.kind === 'saturate' ? { executor: 'saturate', connections: job.connections, duration } : { executor: 'concurrency', workers: job.workers, duration };
+  let gcMs = 0;
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcMs += e.duration;
+  });
   try {
+    gc.observe({ entryTypes: ['gc'] });
     const cpuFrom = process.cpuUsage();
     const outcome = await runLoad(engine.ctx, loadSection(phase));
     const cpu = process.cpuUsage(cpuFrom);
+    // Entries are delivered asynchronously: one more turn of the event loop takes in the last ones.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc.disconnect();
     const ph = outcome.phases[0]!;
-    const cpuOf = (requests: number) => ({ cpuMicrosPerRequest: (cpu.user + cpu.system) / requests, cpuShare: (cpu.user + cpu.system) / 1000 / ph.durationMs });
+    const cpuOf = (requests: number) => ({
+      cpuMicrosPerRequest: (cpu.user + cpu.system) / requests,
+      cpuShare: (cpu.user + cpu.system) / 1000 / ph.durationMs,
+      gcShare: gcMs / ph.durationMs,
+    });
     if (job.kind === 'saturate') {
       const s = ph.saturate?.[0];
       if (s === undefined) throw new Error('saturate measured nothing');
@@ -98,6 +116,7 @@ async function throughput(job: Extract<LoadJob, { kind: 'saturate' | 'concurrenc
     const non2xx = Object.entries(totals.statusCounts).reduce((n, [status, count]) => (status.startsWith('2') ? n : n + count), 0);
     return { requests: totals.requests, seconds, requestsPerSecond: totals.requests / seconds, errors: totals.transportErrors, non2xx, ...cpuOf(totals.requests), checks };
   } finally {
+    gc.disconnect();
     await engine.close();
   }
 }

@@ -70,6 +70,41 @@ class DecodedBodies {
   }
 }
 
+/**
+ * The requests in flight, as a list threaded through the handlers. Not a Set: adding and deleting an entry per
+ * request makes V8 rebuild a Set's table every few requests, and a discarded table keeps a pointer to its
+ * successor, so that once one table is in the old generation every later table, and the requests it holds,
+ * survive the young-generation collections (measured on the bench: scavenges 5x longer, throughput -15%). A
+ * handler taken off the list lets go of its neighbours.
+ */
+class LiveRequests {
+  private head: ExchangeHandler | null = null;
+  size = 0;
+
+  add(h: ExchangeHandler): void {
+    h.nextLive = this.head;
+    if (this.head !== null) this.head.prevLive = h;
+    this.head = h;
+    this.size++;
+  }
+
+  delete(h: ExchangeHandler): void {
+    if (h.prevLive !== null) h.prevLive.nextLive = h.nextLive;
+    else if (this.head === h) this.head = h.nextLive;
+    else return;
+    if (h.nextLive !== null) h.nextLive.prevLive = h.prevLive;
+    h.prevLive = null;
+    h.nextLive = null;
+    this.size--;
+  }
+
+  all(): ExchangeHandler[] {
+    const out: ExchangeHandler[] = [];
+    for (let h = this.head; h !== null; h = h.nextLive) out.push(h);
+    return out;
+  }
+}
+
 /** Requests on one key label that have overlapped in time. It is reset once none of them is in flight. */
 interface OverlapGroup {
   inFlight: number;
@@ -88,7 +123,7 @@ interface ClientState {
   /** The last Date read on this client's responses (parsed.ts): the responses of one second share it. */
   readonly dates: DateCache;
   /** Requests sent and not settled yet (queued in the pool or on a connection). */
-  readonly live: Set<ExchangeHandler>;
+  readonly live: LiveRequests;
   seq: number;
 }
 
@@ -131,6 +166,9 @@ const ABANDONED = new Error('exchange already settled');
 
 class ExchangeHandler implements Dispatcher.DispatchHandler {
   resolve!: (exchange: Exchange) => void;
+  /** Neighbours in the client's list of requests in flight (LiveRequests). */
+  prevLive: ExchangeHandler | null = null;
+  nextLive: ExchangeHandler | null = null;
   private readonly state: ClientState;
   private readonly spec: RequestSpec;
   private readonly seq: number;
@@ -365,7 +403,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     holdBack: options.holdBack ?? null,
     bodies: new DecodedBodies(),
     dates: new DateCache(),
-    live: new Set(),
+    live: new LiveRequests(),
     seq: 0,
   };
   let closing: Promise<void> | null = null;
@@ -382,7 +420,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     },
     inFlight: () => state.live.size,
     abortAll(): void {
-      for (const handler of [...state.live]) handler.handleEvent();
+      for (const handler of state.live.all()) handler.handleEvent();
     },
     close(): Promise<void> {
       closing ??= (async () => {

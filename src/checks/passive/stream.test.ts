@@ -238,6 +238,21 @@ describe('ratelimit.window-consistency', () => {
     ]);
   });
 
+  it('remembers the window of the four Limits updated last, however often the newest one repeats', () => {
+    const moved = `Reset moved from ${MINUTE_RESET} to ${MINUTE_RESET + 30} (Limit 60) at Date ${MINUTE_RESET - 20}, before the earlier window was due to end`;
+    const others = (...limits: number[]) => limits.map((limit) => ({ limit, remaining: 5 }));
+    // Limit 60 updated again (in place, several times) after 61..63: 61 is the one forgotten when 64 comes.
+    const kept = session();
+    kept.see({ remaining: 59 }, ...others(61, 62, 63), { remaining: 58 }, { remaining: 57 }, { remaining: 56 }, ...others(64));
+    kept.see({ remaining: 59, reset: MINUTE_RESET + 30, at: 10 });
+    expect(messages(kept.ledger, WIN)).toEqual([moved]);
+    // Limit 60 repeated only before the others: the least recently updated, it is forgotten.
+    const dropped = session();
+    dropped.see({ remaining: 59 }, { remaining: 58 }, ...others(61, 62, 63, 64));
+    dropped.see({ remaining: 59, reset: MINUTE_RESET + 30, at: 10 });
+    expect(messages(dropped.ledger, WIN)).toEqual([]);
+  });
+
   it('fails a day Limit whose Reset moves sooner than a day, but not by a minute', () => {
     const s = session();
     s.see({ limit: 1000, remaining: 900 }, { limit: 1000, remaining: 899, reset: MINUTE_RESET + 3600, at: 30 });

@@ -64,6 +64,8 @@ interface KeyState {
   settled: WindowMin | null;
   /** Per Limit, the exchange with the latest Reset: the window a new Reset must follow. */
   latestByLimit: Map<number, Seen>;
+  /** The Limit updated last in latestByLimit (its last entry). */
+  newestLimit: number | null;
   /** Completed exchanges of this key. */
   own: number;
 }
@@ -138,7 +140,7 @@ export function createStreamJudge(): StreamJudge {
 
   const stateOf = (label: string): KeyState => {
     let st = keys.get(label);
-    if (st === undefined) keys.set(label, (st = { last: null, recent: [], settled: null, latestByLimit: new Map(), own: 0 }));
+    if (st === undefined) keys.set(label, (st = { last: null, recent: [], settled: null, latestByLimit: new Map(), newestLimit: null, own: 0 }));
     return st;
   };
 
@@ -155,9 +157,19 @@ export function createStreamJudge(): StreamJudge {
     }
     const latest = st.latestByLimit.get(cur.limit);
     if (latest === undefined || cur.reset >= latest.reset) {
-      st.latestByLimit.delete(cur.limit);
-      st.latestByLimit.set(cur.limit, cur);
-      if (st.latestByLimit.size > MAX_LIMITS) st.latestByLimit.delete(st.latestByLimit.keys().next().value!);
+      if (cur.limit === st.newestLimit) {
+        // Already the most recent entry: replaced in place. Deleting and adding again on every exchange would
+        // make V8 rebuild the map's table every few exchanges, and a discarded table keeps a pointer to its
+        // successor: once one of them is in the old generation, every later table (with what it holds) survives
+        // the young-generation collections that follow (measured: scavenges 5x longer, throughput -15%).
+        st.latestByLimit.set(cur.limit, cur);
+      } else {
+        // Moved to the end, so that the least recently updated Limit is the one dropped.
+        st.latestByLimit.delete(cur.limit);
+        st.latestByLimit.set(cur.limit, cur);
+        st.newestLimit = cur.limit;
+        if (st.latestByLimit.size > MAX_LIMITS) st.latestByLimit.delete(st.latestByLimit.keys().next().value!);
+      }
     }
   };
 
