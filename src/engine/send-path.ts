@@ -42,21 +42,7 @@ export interface SendPath {
 export function createSendPath(o: SendPathOptions): SendPath {
   const { clock, keyStates, observer } = o;
   const holdBack = (label: string) => keyStates.blockedNow(label, clock.now());
-  const client = createHttpClient({ baseUrl: o.baseUrl, clock, connections: o.connections, timeoutMs: o.timeoutMs, holdBack });
   const onExchange = o.onExchange ?? null;
-  // One listener for the run, not one per request: the client abandons what it has in flight when it fires.
-  const extra = o.requestSignal;
-  extra?.addEventListener('abort', () => client.abortAll(), { once: true });
-  /** After the deadline, a request goes out with the aborted signal: the client settles it unsent. */
-  const late = (spec: RequestSpec): RequestSpec => (extra?.aborted === true ? { ...spec, signal: extra } : spec);
-
-  const check = () => {
-    const e = o.stopped?.();
-    if (e) throw e;
-  };
-  const noteSent = (spec: RequestSpec) => {
-    if (spec.auth.kind === 'key') keyStates.noteSent(spec.auth.key, clock.now());
-  };
   const record = (spec: RequestSpec, ex: Exchange) => {
     if (ex.error?.kind === 'aborted') return;
     observer.observe(ex);
@@ -64,18 +50,30 @@ export function createSendPath(o: SendPathOptions): SendPath {
     if (spec.auth.kind === 'key') keyStates.noteResponse(spec.auth.key, ex);
     onExchange?.(ex);
   };
+  // The client records each exchange as it settles, in completion order, before its send resolves.
+  const client = createHttpClient({ baseUrl: o.baseUrl, clock, connections: o.connections, timeoutMs: o.timeoutMs, holdBack, onSettled: record });
+  const extra = o.requestSignal;
+  // One listener for the run, not one per request: the client abandons what it has in flight when it fires.
+  extra?.addEventListener('abort', () => client.abortAll(), { once: true });
+  /** After the deadline, a request goes out with the aborted signal: the client settles it unsent. */
+  const late = (spec: RequestSpec): RequestSpec => (extra?.aborted === true ? { ...spec, signal: extra } : spec);
+
+  const stoppedError = () => o.stopped?.() ?? null;
+  const noteSent = (spec: RequestSpec) => {
+    if (spec.auth.kind === 'key') keyStates.noteSent(spec.auth.key, clock.now());
+  };
 
   return {
     client,
-    async send(spec) {
-      check();
+    send(spec) {
+      const stopped = stoppedError();
+      if (stopped !== null) return Promise.reject(stopped);
       noteSent(spec);
-      const ex = await client.send(late(spec));
-      record(spec, ex);
-      return ex;
+      return client.send(late(spec));
     },
     async sendSimultaneous(specs) {
-      check();
+      const stopped = stoppedError();
+      if (stopped !== null) throw stopped;
       const burst = createHttpClient({ baseUrl: o.baseUrl, clock, connections: specs.length, timeoutMs: o.timeoutMs, holdBack });
       const abandon = () => burst.abortAll();
       extra?.addEventListener('abort', abandon, { once: true });

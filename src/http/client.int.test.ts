@@ -370,6 +370,29 @@ describe('HTTP client: transport failures are values', () => {
     expect(both.map((e) => e.error?.kind)).toStrictEqual(['timeout', 'timeout']);
   });
 
+  it('times out each request its own deadline after its start, and leaves no timer once none is in flight', async () => {
+    const { origin } = await httpServer(() => undefined);
+    const c = client(origin, { timeoutMs: 300 });
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const timed = async () => {
+      const started = performance.now();
+      const ex = await c.send(spec());
+      return { ex, waited: performance.now() - started, settledAt: performance.now() };
+    };
+    const first = timed();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const second = timed();
+    const [a, b] = await Promise.all([first, second]);
+    for (const r of [a, b]) {
+      expect(r.ex.error?.kind).toBe('timeout');
+      expect(r.waited).toBeGreaterThanOrEqual(290);
+    }
+    expect(b.settledAt).toBeGreaterThan(a.settledAt);
+    expect(c.inFlight()).toBe(0);
+    expect(timers()).toBeLessThanOrEqual(before);
+  });
+
   it('never sends a queued request that was given up before it got a connection', async () => {
     const held: ServerResponse[] = [];
     const { origin, seen } = await httpServer((_req, res) => held.push(res));
@@ -615,5 +638,32 @@ describe('HTTP client: keys and overlap', () => {
 
     // Once the key is idle again, a lone request is not marked.
     expect((await c.send(spec())).overlapped).toBe(false);
+  });
+});
+
+describe('HTTP client: onSettled', () => {
+  it('sees every exchange in completion order, before its send resolves', async () => {
+    const { origin } = await httpServer((req, res) => {
+      // The first request is answered last.
+      setTimeout(() => res.end('{}'), req.url?.endsWith('slow') === true ? 100 : 0);
+    });
+    const settled: string[] = [];
+    const c = client(origin, { onSettled: (s, ex) => settled.push(`${s.path} ${ex.status ?? 'none'}`) });
+    const resolved: string[] = [];
+    const send = (path: string) => c.send({ ...spec(), path }).then((ex) => resolved.push(`${ex.path} seen before: ${settled.includes(`${path} 200`)}`));
+    await Promise.all([send('/slow'), send('/fast')]);
+    expect(settled).toStrictEqual(['/fast 200', '/slow 200']);
+    expect(resolved).toStrictEqual(['/fast seen before: true', '/slow seen before: true']);
+  });
+
+  it('rejects the send with what it throws', async () => {
+    const { origin } = await httpServer((_req, res) => res.end('{}'));
+    const c = client(origin, {
+      onSettled: () => {
+        throw new Error('recording failed');
+      },
+    });
+    await expect(c.send(spec())).rejects.toThrow('recording failed');
+    expect(c.inFlight()).toBe(0);
   });
 });
