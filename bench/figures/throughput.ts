@@ -1,15 +1,20 @@
 /**
  * saturate vs autocannon, and checked throughput: the autocannon CLI, petload `saturate` and petload
  * `concurrency` (every passive check on) take turns against one bare list server, for the same duration and
- * connections, round after round, so that each ratio compares runs seconds apart. The table gives the
- * median of the rounds' ratios; the details keep every run, with petload's CPU time per request (a figure a
- * crowded machine disturbs far less than requests per second).
+ * connections, round after round, so that each ratio compares runs seconds apart. Each first runs the same load
+ * for a second in the same process, left out of its figure, so that the rounds compare steady states rather
+ * than how fast each tool's code compiles. The table gives the median of the rounds' ratios; the details keep
+ * every run, with petload's CPU time per request (a figure a crowded machine disturbs far less than requests per
+ * second) and its share of time in GC.
  */
 import { row, type BenchEnv, type FigureResult } from '../figure.js';
 import { runAutocannon, type AutocannonRun } from '../lib/autocannon-cli.js';
 import { runNodeChild, startServerChild } from '../lib/processes.js';
 import { median } from '../lib/stats.js';
 import type { LoadJob, ThroughputResult } from '../load/petload.js';
+
+/** Real seconds each load generator warms up for before its measured window (at most `--warmup`). */
+const LOAD_WARMUP_S = 1;
 
 interface Round {
   round: number;
@@ -24,16 +29,18 @@ function describe(r: ThroughputResult): string {
 
 export async function throughputFigures(env: BenchEnv, want: { saturate: boolean; checked: boolean }): Promise<FigureResult[]> {
   const { options: o, pin, secret } = env;
-  const petload = (job: LoadJob) => runNodeChild<ThroughputResult>(pin.load, 'load/petload.ts', job, { timeoutMs: o.durationS * 1000 + 60_000, secret });
+  // Each load generator first runs the same load in the same process for a second: the rounds compare steady states.
+  const warmupS = Math.min(o.warmupS, LOAD_WARMUP_S);
+  const petload = (job: LoadJob) => runNodeChild<ThroughputResult>(pin.load, 'load/petload.ts', job, { timeoutMs: (o.durationS + warmupS) * 1000 + 60_000, secret });
   const server = await startServerChild(pin, { kind: 'list' }, secret);
   const rounds: Round[] = [];
   try {
     // The server answers a warm-up first, so that the first round does not measure its JIT's progress.
     if (o.warmupS > 0) await runAutocannon(pin, { url: `${server.url}/pets?limit=20`, connections: o.connections, durationS: o.warmupS, secret });
     for (let round = 1; round <= o.rounds; round++) {
-      const r: Round = { round, autocannon: await runAutocannon(pin, { url: `${server.url}/pets?limit=20`, connections: o.connections, durationS: o.durationS, secret }) };
-      if (want.saturate) r.saturate = await petload({ kind: 'saturate', url: server.url, connections: o.connections, seconds: o.durationS });
-      if (want.checked) r.concurrency = await petload({ kind: 'concurrency', url: server.url, workers: o.connections, seconds: o.durationS });
+      const r: Round = { round, autocannon: await runAutocannon(pin, { url: `${server.url}/pets?limit=20`, connections: o.connections, durationS: o.durationS, warmupS, secret }) };
+      if (want.saturate) r.saturate = await petload({ kind: 'saturate', url: server.url, connections: o.connections, seconds: o.durationS, warmupS });
+      if (want.checked) r.concurrency = await petload({ kind: 'concurrency', url: server.url, workers: o.connections, seconds: o.durationS, warmupS });
       rounds.push(r);
       env.log(
         `throughput round ${round}/${o.rounds}: autocannon ${Math.round(r.autocannon.requestsPerSecond)}/s` +
@@ -61,6 +68,7 @@ export async function throughputFigures(env: BenchEnv, want: { saturate: boolean
       details: {
         connections: o.connections,
         durationS: o.durationS,
+        warmupS,
         ratios,
         cpuMicrosPerRequest: rounds.map((r) => of(r).cpuMicrosPerRequest),
         gcShare: rounds.map((r) => of(r).gcShare),

@@ -16,6 +16,11 @@ export interface AutocannonOptions {
   durationS: number;
   /** `-R`: requests per second over all connections. */
   rate?: number;
+  /**
+   * `--warmup [ -c N -d S ]`: seconds of the same load, in the same process, before the measured `durationS`
+   * (autocannon leaves them out of its result).
+   */
+  warmupS?: number;
   /** The bearer token to send (the bench key; autocannon takes headers only on its command line). */
   secret: string;
 }
@@ -51,10 +56,11 @@ export async function runAutocannon(pin: Pinning, o: AutocannonOptions): Promise
     '-H', 'accept=application/json',
     '-H', 'content-type=application/json',
     ...(o.rate === undefined ? [] : ['-R', String(o.rate)]),
+    ...(o.warmupS !== undefined && o.warmupS > 0 ? ['--warmup', '[', '-c', String(o.connections), '-d', String(o.warmupS), ']'] : []),
     o.url,
   ];
   const [cmd, ...rest] = [...pin.load, BIN, ...args];
-  const { stdout } = await runCommand(cmd!, rest, o.durationS * 1000 + 60_000);
+  const { stdout } = await runCommand(cmd!, rest, (o.durationS + (o.warmupS ?? 0)) * 1000 + 60_000);
   const r = JSON.parse(stdout.trim().split('\n').pop() ?? '') as AutocannonJson;
   return {
     requests: r.requests.total,
