@@ -51,6 +51,23 @@ describe('parseIntHeader', () => {
   it('a header given as a one-element array is present once', () => {
     expect(parseIntHeader({ h: ['5'] }, 'h')).toEqual({ ok: true, value: 5 });
   });
+
+  it('reads any text as the definition does: OWS, then 1*DIGIT, then OWS, a safe integer', () => {
+    const definition = (raw: string) => {
+      const m = /^[ \t]*([0-9]+)[ \t]*$/.exec(raw);
+      const value = m === null ? Number.NaN : Number(m[1]);
+      return Number.isSafeInteger(value) ? { ok: true, value } : { ok: false, problem: 'malformed', raw };
+    };
+    const digits = fc.stringMatching(/^[ \t]{0,2}[0-9]{1,20}[ \t]{0,2}$/);
+    // The characters either side of the digits ('/' and ':'), signs, points, exponents and other spaces.
+    const nearDigits = fc.stringMatching(/^[ \t0-9/:+\-.e\u00a0\n]{0,20}$/);
+    fc.assert(
+      fc.property(fc.oneof(digits, nearDigits, fc.string()), (raw) => {
+        expect(parseIntHeader({ h: raw }, 'h')).toEqual(definition(raw));
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });
 
 describe('parseRateLimit', () => {

@@ -35,10 +35,22 @@ export function parseIntHeader(headers: HeaderMap, name: string): IntHeader {
   return parseIntValue(raw);
 }
 
+const isOws = (c: number): boolean => c === 0x20 || c === 0x09;
+
+/** By character codes rather than trim, regex and Number(): the three headers of every response go through it. */
 function parseIntValue(raw: string): IntHeader {
-  const v = trimOws(raw);
-  if (!DIGITS.test(v)) return { ok: false, problem: 'malformed', raw };
-  const value = Number(v);
+  let a = 0;
+  let b = raw.length;
+  while (a < b && isOws(raw.charCodeAt(a))) a++;
+  while (b > a && isOws(raw.charCodeAt(b - 1))) b--;
+  if (a === b) return { ok: false, problem: 'malformed', raw };
+  let value = 0;
+  for (let i = a; i < b; i++) {
+    const digit = raw.charCodeAt(i) - 0x30;
+    if (digit < 0 || digit > 9) return { ok: false, problem: 'malformed', raw };
+    // Exact while below 2^53; past it the value stays past it, and is refused below.
+    value = value * 10 + digit;
+  }
   if (!Number.isSafeInteger(value)) return { ok: false, problem: 'malformed', raw };
   return { ok: true, value };
 }
