@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { CATALOGUE, CHECK_IDS } from '../src/checks/catalogue.js';
 import { FAULT_MATRIX } from '../src/checks/fault-matrix.js';
 import { listScenarios } from '../src/config/load-scenario.js';
-import { ERRORS } from '../src/errors.js';
+import { ERRORS } from '../src/core/errors.js';
 import { FAULTS, FAULT_NAMES } from '../src/server/faults.js';
 
 /** A table cell: one line, pipes escaped. */

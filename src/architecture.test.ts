@@ -9,30 +9,29 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * Which folders of src/ each folder may import, from the bottom up (a file directly under src/, such as
- * errors.ts or index.ts, counts as a folder of its own name). Keep in step with docs/architecture.md.
+ * Which folders of src/ each folder may import, from the bottom up (a file directly under src/, index.ts,
+ * counts as a folder of its own name). Keep in step with docs/architecture.md.
  */
 const LAYERS: Readonly<Record<string, readonly string[]>> = {
   api: [],
-  errors: [],
-  core: ['api', 'errors'],
-  report: ['api', 'core', 'errors'],
-  http: ['api', 'core', 'errors'],
-  server: ['api', 'core', 'errors'],
-  metrics: ['api', 'core', 'errors', 'report', 'http'],
-  checks: ['api', 'core', 'errors', 'report', 'http', 'metrics', 'server'],
-  backoff: ['api', 'core', 'errors', 'report', 'http', 'checks'],
-  probes: ['api', 'core', 'errors', 'report', 'http', 'metrics', 'checks', 'backoff'],
-  executors: ['api', 'core', 'errors', 'report', 'http', 'metrics', 'checks', 'backoff'],
-  config: ['api', 'core', 'errors', 'report', 'checks', 'probes', 'executors'],
-  shard: ['api', 'core', 'errors', 'report', 'config', 'probes', 'executors'],
-  outputs: ['api', 'core', 'errors', 'report', 'metrics', 'checks', 'config', 'shard'],
-  k8s: ['api', 'core', 'errors'],
-  engine: ['api', 'core', 'errors', 'report', 'http', 'server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs'],
-  cli: ['api', 'core', 'errors', 'report', 'http', 'server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs', 'k8s', 'engine'],
-  index: ['api', 'core', 'errors', 'report', 'http', 'server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs', 'engine'],
+  core: ['api'],
+  report: ['api', 'core'],
+  http: ['api', 'core'],
+  server: ['api', 'core'],
+  metrics: ['api', 'core', 'report', 'http'],
+  checks: ['api', 'core', 'report', 'http', 'metrics', 'server'],
+  backoff: ['api', 'core', 'report', 'http', 'checks'],
+  probes: ['api', 'core', 'report', 'http', 'metrics', 'checks', 'backoff'],
+  executors: ['api', 'core', 'report', 'http', 'metrics', 'checks', 'backoff'],
+  config: ['api', 'core', 'report', 'checks', 'probes', 'executors'],
+  shard: ['api', 'core', 'report', 'config', 'probes', 'executors'],
+  outputs: ['api', 'core', 'report', 'metrics', 'checks', 'config', 'shard'],
+  k8s: ['api', 'core'],
+  engine: ['api', 'core', 'report', 'http', 'server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs'],
+  cli: ['api', 'core', 'report', 'http', 'server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs', 'k8s', 'engine'],
+  index: ['api', 'core', 'report', 'http', 'server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs', 'engine'],
   // Test helpers: imported by tests and the bench only, never by a non-test file of another folder.
-  testing: ['api', 'core', 'errors', 'report', 'http', 'server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs', 'engine'],
+  testing: ['api', 'core', 'report', 'http', 'server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs', 'engine'],
 };
 
 const SRC = dirname(fileURLToPath(import.meta.url));
@@ -57,7 +56,7 @@ function importSpecifiers(source: string): string[] {
   return out.filter((s) => s.startsWith('.'));
 }
 
-/** The folder of src/ a path under src/ belongs to (`errors` for src/errors.ts). */
+/** The folder of src/ a path under src/ belongs to (`index` for src/index.ts). */
 function folderOf(pathUnderSrc: string): string {
   const first = pathUnderSrc.split(/[\\/]/)[0]!;
   return first.replace(/\.(?:ts|js)$/, '');
@@ -149,6 +148,13 @@ describe('the layers of src/', () => {
     const folders = [...new Set(sourceFiles(SRC).map((f) => folderOf(relative(SRC, f))))];
     expect(folders.filter((f) => LAYERS[f] === undefined)).toEqual([]);
     expect(Object.keys(LAYERS).filter((f) => !folders.includes(f))).toEqual([]);
+  });
+
+  it('has no code directly under src/ but the public API, which nothing imports', () => {
+    // Whoever groups the files of src/ by folder, the root is then a folder that imports and is never imported.
+    const root = sourceFiles(SRC).filter((f) => !relative(SRC, f).includes('/'));
+    expect(root.map((f) => relative(SRC, f))).toEqual(['index.ts']);
+    expect(edges.filter((e) => e.to === 'index')).toEqual([]);
   });
 
   it('keeps src/testing for tests: no other non-test file imports it', () => {

@@ -13,7 +13,7 @@ import { DOCS_WITH_TABLES, renderTables, tablesIn, TABLES } from '../scripts/doc
 import { CATALOGUE, CHECK_IDS } from './checks/catalogue.js';
 import { commands } from './cli/commands.js';
 import { shippedScenarioNames } from './config/load-scenario.js';
-import { ERRORS, EXIT } from './errors.js';
+import { ERRORS, EXIT } from './core/errors.js';
 import { EXECUTOR_NAMES } from './executors/names.js';
 import { PROBE_NAMES } from './probes/names.js';
 import { FAULT_NAMES } from './server/faults.js';

@@ -76,11 +76,11 @@ export { writeReports } from './outputs/write.js';
 // Errors
 
 /** The exit codes: pass 0, fail 1, usage 2, aborted 3, internal 4, interrupted 130. */
-export { EXIT } from './errors.js';
+export { EXIT } from './core/errors.js';
 /** The error petload throws for a problem of the tool's input or use, with a stable code and a hint. */
-export { PetloadError } from './errors.js';
+export { PetloadError } from './core/errors.js';
 /** The stable code of a PetloadError (E_USAGE, E_SCENARIO, E_KEYS_FILE, ...). */
-export type { ErrorCode } from './errors.js';
+export type { ErrorCode } from './core/errors.js';
 
 // The interface as code
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PLANS } from '../api/plans.js';
 import { createClock, type Clock } from '../core/clock.js';
-import { isPetloadError } from '../errors.js';
+import { isPetloadError } from '../core/errors.js';
 import { runLoad } from '../executors/run-load.js';
 import { headerValue, type Exchange } from '../http/exchange.js';
 import { makeKey } from '../server/test-client.js';

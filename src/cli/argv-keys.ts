@@ -4,7 +4,7 @@
  * keys of the keys file it names or the environment names, and the command is refused if one carries a key.
  */
 import { loadKeyEntries, parseKeyEntriesText, type KeyEntry } from '../config/keys-file.js';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 
 /** The value of `--keys-file F`, `--keys-file=F` (or the camel-cased spelling yargs also accepts). */
 function keysFileArg(argv: readonly string[]): string | undefined {

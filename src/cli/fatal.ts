@@ -3,7 +3,7 @@
  * for tool errors; an internal error (a bug) keeps its stack, for the bug report. Every message goes through
  * the redactor of the keys the command line or environment names: the last line of defence for secrets.
  */
-import { EXIT, isPetloadError } from '../errors.js';
+import { EXIT, isPetloadError } from '../core/errors.js';
 
 export function reportFatal(e: unknown, redact: (text: string) => string = (t) => t): never {
   if (isPetloadError(e)) {

@@ -5,7 +5,7 @@
  * summary.md, so it went through the same redactor as every report file.
  */
 import { appendFile, readFile } from 'node:fs/promises';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 
 export const GITHUB_SUMMARY_ENV = 'GITHUB_STEP_SUMMARY';
 

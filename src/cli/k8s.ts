@@ -11,7 +11,7 @@ import { parseThreshold } from '../checks/thresholds.js';
 import { loadScenario } from '../config/load-scenario.js';
 import { applyOverrides } from '../config/overrides.js';
 import { isLoopback, parseTargetUrl } from '../engine/target.js';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import { buildManifests, jobName } from '../k8s/manifests.js';
 import { renderManifests } from '../k8s/render.js';
 import { shardScenario } from '../shard/partition.js';

@@ -18,7 +18,7 @@ import { loadScenario } from '../config/load-scenario.js';
 import { applyOverrides } from '../config/overrides.js';
 import { parseThreshold } from '../checks/thresholds.js';
 import { isLoopback, parseTargetUrl } from '../engine/target.js';
-import { ERRORS, EXIT, PetloadError } from '../errors.js';
+import { ERRORS, EXIT, PetloadError } from '../core/errors.js';
 import type { Failure } from '../engine/finalize.js';
 import { createPlanBoard } from './plan-board.js';
 import { appendGithubSummary, githubSummaryFile } from './github-summary.js';

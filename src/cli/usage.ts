@@ -4,7 +4,7 @@
  * was found, with a did-you-mean of our own. Pure: main.ts hands over the message and what the parser knows.
  */
 import { didYouMean } from '../core/zod-issues.js';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 
 export interface UsageContext {
   /** The command line after the program name. */

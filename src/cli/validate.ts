@@ -1,7 +1,7 @@
 /** `petload validate <file>...`: check scenario files without running them. Exit 0 if all are valid, else 2. */
 import type { Argv, CommandModule } from 'yargs';
 import { loadScenario } from '../config/load-scenario.js';
-import { PetloadError, isPetloadError } from '../errors.js';
+import { PetloadError, isPetloadError } from '../core/errors.js';
 
 interface ValidateArgs {
   files: string[];

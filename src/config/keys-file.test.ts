@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import { layerFigures, PLANS, PUBLISHED_FIGURES } from '../api/plans.js';
 import { loadKeysFile, parseKeyEntriesText, parseKeysText, resolveKeys } from './keys-file.js';
 

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { PLAN_NAMES, PUBLISHED_FIGURES, limitsFor, type PlanFigures, type PlanLimits, type PlanName } from '../api/plans.js';
 import { keyLabel, type ApiKey } from '../core/api-key.js';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import { findJsonSyntaxError } from './json-syntax.js';
 import { PerDay, PerMinute } from './plan-figures.js';
 import { formatIssues } from '../core/zod-issues.js';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import { listScenarios, loadScenario, parseScenarioText, shippedScenarioNames } from './load-scenario.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'petload-scenarios-'));

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, extname, join, relative, isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import { deepFreeze } from '../core/readonly.js';
 import { ScenarioSchema, type Scenario } from './scenario.js';
 import { describeIssues, didYouMean, formatPath } from '../core/zod-issues.js';

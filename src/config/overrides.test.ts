@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import { parseScenarioText } from './load-scenario.js';
 import { applyOverrides } from './overrides.js';
 

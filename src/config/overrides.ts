@@ -5,7 +5,7 @@
  * phase, and scales the stages of a ramping-rate phase to that total.
  */
 import { executorOf } from '../executors/registry.js';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import { parseDuration } from '../core/duration.js';
 import { parseRate } from '../core/rate.js';
 import type { Phase, Scenario } from './scenario.js';

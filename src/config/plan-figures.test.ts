@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { layerFigures, limitsFor, PLANS, PUBLISHED_FIGURES } from '../api/plans.js';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import { loadPlansFile, parsePlansText } from './plan-figures.js';
 
 /** The message of the error parsing `text` throws, checking its code. */

@@ -7,7 +7,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import { redactEvidence, redactStrings } from '../report/redact.js';
 import { lastPass, writeFileAtomic } from '../outputs/write.js';
 import type { ReportInput } from './build-report.js';

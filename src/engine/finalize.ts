@@ -5,7 +5,7 @@
  * whatever other formats can be rendered), and the run ends with exit 4 and a `failure` saying where.
  */
 import type { Redactor } from '../config/redactor.js';
-import { EXIT, isPetloadError } from '../errors.js';
+import { EXIT, isPetloadError } from '../core/errors.js';
 import { canonicalReport } from '../outputs/json.js';
 import { redactReport } from '../report/redact.js';
 import { OUTPUT_NAMES, type OutputName } from '../outputs/registry.js';

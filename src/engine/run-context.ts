@@ -11,7 +11,7 @@ import { Ledger } from '../checks/ledger.js';
 import { createObserver, type Observer } from '../checks/observer.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { Clock } from '../core/clock.js';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import type { LoadContext } from '../executors/context.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
 import { createMetrics, type Metrics } from '../metrics/recorder.js';

@@ -10,7 +10,7 @@ import type { LoadSection, Scenario } from '../config/scenario.js';
 import { createRedactor, type Redactor } from '../config/keys-file.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { Clock } from '../core/clock.js';
-import { ERRORS, PetloadError, isPetloadError, EXIT } from '../errors.js';
+import { ERRORS, PetloadError, isPetloadError, EXIT } from '../core/errors.js';
 import type { HttpClient } from '../http/exchange.js';
 import { assertReachable } from '../http/reachability.js';
 import type { ProbeContext } from '../probes/context.js';

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { layerFigures, limitsFor, PUBLISHED_FIGURES, type PlanFigures, type PlanName } from '../api/plans.js';
 import { keyLabel, type ApiKey } from '../core/api-key.js';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import type { FaultName } from '../server/faults.js';
 import { createReferenceServer } from '../server/index.js';
 import type { WindowReport } from '../server/limiter.js';

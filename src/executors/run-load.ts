@@ -9,7 +9,7 @@ import type { PlanName } from '../api/plans.js';
 import { judgeNoBan } from '../backoff/no-ban.js';
 import { BackoffPolicy } from '../backoff/policy.js';
 import type { LoadSection } from './load-schema.js';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import { Budget } from './budget.js';
 import type { LoadContext } from './context.js';
 import { PlanLane, type LaneShared, type PlanCounts } from './lane.js';

@@ -19,7 +19,7 @@ import type { PlanName } from '../api/plans.js';
 import { MINUTE_MS } from '../backoff/response.js';
 import { TOLERANCE_MS } from '../backoff/key-state.js';
 import { Count, DurationField } from '../core/fields.js';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import { answeredExchange, failedExchange, lowerCaseHeaders, type Answered } from './autocannon-exchange.js';
 import type { Executor } from './phase.js';
 

@@ -8,7 +8,7 @@
  */
 import { errors, Pool, util, type Dispatcher } from 'undici';
 import type { Clock } from '../core/clock.js';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import { decodeBody, excerpt } from './body.js';
 import type { AuthKind, Exchange, HeaderMap, HttpClient, ParsedBody, RequestSpec, TransportError, TransportErrorKind } from './exchange.js';
 import { DateCache, ResponseMemo } from './parsed.js';

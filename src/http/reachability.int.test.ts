@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type IncomingHttpHeaders } from 'node:http';
 import { createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import { assertReachable } from './reachability.js';
 
 const cleanups: Array<() => Promise<void>> = [];

@@ -3,7 +3,7 @@
  * retry. Any HTTP response counts (a 404 or 401 is a live server); no response is a tool error, not a verdict.
  */
 import { realClock } from '../core/clock.js';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import { createHttpClient } from './client.js';
 import type { TransportError } from './exchange.js';
 

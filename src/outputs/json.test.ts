@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Report, ReportSchema } from '../report/schema.js';
-import { isPetloadError } from '../errors.js';
+import { isPetloadError } from '../core/errors.js';
 import { sampleReport } from '../testing/sample-report.js';
 import { renderJson } from './json.js';
 

@@ -4,7 +4,7 @@
  * objects follow the schema's key order; status counts and histograms are sorted; the other maps (evidence
  * headers, info facts, the target variant) keep the order in which they were recorded, which means something.
  */
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import { formatPath } from '../core/zod-issues.js';
 import { type Report, ReportSchema } from '../report/schema.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseThreshold, evaluateThreshold } from '../checks/thresholds.js';
 import { type Report, ReportSchema } from '../report/schema.js';
-import { isPetloadError } from '../errors.js';
+import { isPetloadError } from '../core/errors.js';
 import { createHistogram, decodeHistogram, type Histogram, percentile, record, summarize } from '../metrics/histogram.js';
 import { SAMPLE_COUNTS, sampleRun } from '../testing/sample-report.js';
 import { combineStatus, mergeReports } from './merge-reports.js';

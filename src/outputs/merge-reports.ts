@@ -11,7 +11,7 @@ import { Ledger, type Outcome } from '../checks/ledger.js';
 import { evaluateThreshold, parseThreshold, thresholdMessage } from '../checks/thresholds.js';
 import type { CheckResult, Report } from '../report/schema.js';
 import { summaryOf, totalCounts, verdictOf } from '../report/verdict.js';
-import { EXIT, PetloadError } from '../errors.js';
+import { EXIT, PetloadError } from '../core/errors.js';
 import { mergeSnapshots } from '../metrics/merge.js';
 import type { MetricsSnapshot } from '../metrics/recorder.js';
 import { checkShardSet } from '../shard/merge-check.js';

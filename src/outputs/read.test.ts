@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../report/schema.js';
-import { isPetloadError } from '../errors.js';
+import { isPetloadError } from '../core/errors.js';
 import { sampleReport } from '../testing/sample-report.js';
 import { renderJson } from './json.js';
 import { readReportFile } from './read.js';

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { formatIssues } from '../core/zod-issues.js';
 import { type Report, ReportSchema } from '../report/schema.js';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import { decodeHistogram } from '../metrics/histogram.js';
 
 const HINT = 'Give a report.json written by `petload run` (or by `petload merge`).';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor, parseKeys } from '../config/keys-file.js';
 import { type Report, ReportSchema } from '../report/schema.js';
-import { isPetloadError } from '../errors.js';
+import { isPetloadError } from '../core/errors.js';
 import { SAMPLE_KEYS, sampleReport, sampleRun } from '../testing/sample-report.js';
 import { escapeText } from './escape.js';
 import { mdText } from './markdown.js';

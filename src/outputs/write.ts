@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Report } from '../report/schema.js';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import { redactReport, redactStrings } from '../report/redact.js';
 import { OUTPUT_NAMES, OUTPUTS, type OutputName } from './registry.js';
 

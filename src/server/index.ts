@@ -10,7 +10,7 @@ import { PLANS, layerFigures, limitsFor, type PlanFigures } from '../api/plans.j
 import { keyLabel, type ApiKey } from '../core/api-key.js';
 import { formatIssues } from '../core/zod-issues.js';
 import { createClock, type Clock } from '../core/clock.js';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import { ReferenceApp } from './app.js';
 import { FAULT_NAMES, type FaultName } from './faults.js';
 import { WINDOW_REPORTS } from './limiter.js';

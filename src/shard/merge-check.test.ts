@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../report/schema.js';
 import { ReportSchema } from '../report/schema.js';
-import { isPetloadError } from '../errors.js';
+import { isPetloadError } from '../core/errors.js';
 import { mergeReports } from '../outputs/merge-reports.js';
 import { sampleRun } from '../testing/sample-report.js';
 import type { ShardInfo } from './spec.js';

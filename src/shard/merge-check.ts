@@ -3,7 +3,7 @@
  * of them (two shards on one key would have shared its quota, and the run would not be the one it claims to be).
  * Each refusal names the files. Reports of ordinary runs (no shard) merge as before, but never with shards.
  */
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import type { Report } from '../report/schema.js';
 import type { ShardInfo } from './spec.js';
 

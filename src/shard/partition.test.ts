@@ -3,7 +3,7 @@ import { PLAN_NAMES } from '../api/plans.js';
 import { parseKeys } from '../config/keys-file.js';
 import { parseScenarioText } from '../config/load-scenario.js';
 import { resolveBurstSize } from '../executors/burst.js';
-import { isPetloadError } from '../errors.js';
+import { isPetloadError } from '../core/errors.js';
 import { planRate } from '../executors/open-model.js';
 import { prepareShard, shardKeys, shardProbes, shardScenario, shareOf } from './partition.js';
 

@@ -12,7 +12,7 @@ import type { PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { Rate } from '../core/rate.js';
 import type { Phase, Scenario } from '../config/scenario.js';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import { probesInOrder } from '../probes/index.js';
 
 export interface ShardSlot {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPetloadError } from '../errors.js';
+import { isPetloadError } from '../core/errors.js';
 import { deriveRunId, parseStartAt, shardIndexFrom, shardSpecFrom } from './spec.js';
 
 const ctx = { scenario: 'smoke', target: 'http://127.0.0.1:8080/v1', scenarios: 1, env: {} };

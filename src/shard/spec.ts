@@ -4,7 +4,7 @@
  * JOB_COMPLETION_INDEX (set by Kubernetes in every pod of an Indexed Job). Every refusal is one line.
  */
 import { createHash } from 'node:crypto';
-import { PetloadError } from '../errors.js';
+import { PetloadError } from '../core/errors.js';
 import type { ShardInfo } from '../report/schema.js';
 
 export type { ShardInfo };
