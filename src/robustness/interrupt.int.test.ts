@@ -101,13 +101,14 @@ describe.concurrent('interrupting a run whose requests never come back', () => {
     const scenario = t.file('stall.yaml', 'name: stall\ndescription: requests that never come back\nplans: [free]\nprobes: [list]\n');
     const run = startCli(['run', scenario, '--target', t.hostile.url, '--keys-file', t.keysFile, '--timeout', '60000', '--report-dir', t.dir]);
     await stuck(t.hostile, 2);
+    // The grace period starts at the first signal: exiting before it ends is exiting without waiting for it.
+    const first = performance.now();
     run.child.kill('SIGINT');
     await run.waitForStderr(/SIGINT: stopping new requests/);
-    const at = performance.now();
     run.child.kill('SIGINT');
     const r = await run.done;
     expect(r.code).toBe(130);
-    expect(performance.now() - at).toBeLessThan(1500);
+    expect(performance.now() - first).toBeLessThan(1900);
     expect(r.stderr).not.toMatch(STACK_LINE);
   });
 });
