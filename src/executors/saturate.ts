@@ -70,14 +70,19 @@ function run(options: autocannon.Options, signal: AbortSignal, on: Listeners): P
   });
 }
 
-/** A request autocannon cycles through, whose answer is noted (operation, status, headers) for the metrics. */
+/**
+ * A request autocannon cycles through (at `basePath` + its path), whose answer is noted (operation, its path
+ * under the target, status, headers) for the metrics: one object per answer, nothing else built.
+ */
 function sampleRequest(
   shape: { operation: OperationId; method: string; path: string; body?: string },
+  basePath: string,
   note: (a: Answered) => void,
 ): autocannon.Request {
+  const { operation, method, path } = shape;
   const onResponse = (status: number, _body: string, _context: object, headers: unknown) =>
-    note({ operation: shape.operation, method: shape.method, path: shape.path, status, headers: lowerCaseHeaders(headers as Record<string, unknown>) });
-  const req = { method: shape.method as autocannon.Request['method'], path: shape.path, onResponse };
+    note({ operation, method, path, status, headers: lowerCaseHeaders(headers as Record<string, unknown>) });
+  const req = { method: method as autocannon.Request['method'], path: basePath + path, onResponse };
   return shape.body === undefined ? req : { ...req, body: shape.body };
 }
 
@@ -107,12 +112,11 @@ export const saturate: Executor<'saturate'> = {
       // autocannon calls a request's onResponse, then emits 'response' with its time, in one go: the answer
       // noted by the first is the one the second times.
       let answered: Answered | null = null;
-      const requests = Array.from({ length: SAMPLE }, () => {
-        const s = traffic.shape();
-        return sampleRequest({ ...s, path: basePath + s.path }, (a) => {
-          answered = { ...a, path: a.path.slice(basePath.length) };
-        });
-      });
+      const requests = Array.from({ length: SAMPLE }, () =>
+        sampleRequest(traffic.shape(), basePath, (a) => {
+          answered = a;
+        }),
+      );
       const measured = { answers: 0, failures: 0 };
       const listeners: Listeners = {
         response(realMs) {
