@@ -1,9 +1,9 @@
 /**
  * saturate vs autocannon, and checked throughput: the autocannon CLI, petload `saturate` and petload
  * `concurrency` (every passive check on) take turns against one bare list server, for the same duration and
- * connections, round after round, so that each ratio compares runs seconds apart. Each first runs the same load
- * for a second in the same process, left out of its figure, so that the rounds compare steady states rather
- * than how fast each tool's code compiles. The table gives the median of the rounds' ratios; the details keep
+ * connections, round after round (every other round in the reverse order), so that each ratio compares runs
+ * seconds apart. Each first runs the same load for a second in the same process, left out of its figure, so
+ * that the rounds compare steady states rather than how fast each tool's code compiles. The table gives the median of the rounds' ratios; the details keep
  * every run, with petload's CPU time per request (a figure a crowded machine disturbs far less than requests per
  * second) and its share of time in GC.
  */
@@ -38,10 +38,23 @@ export async function throughputFigures(env: BenchEnv, want: { saturate: boolean
     // The server answers a warm-up first, so that the first round does not measure its JIT's progress.
     if (o.warmupS > 0) await runAutocannon(pin, { url: `${server.url}/pets?limit=20`, connections: o.connections, durationS: o.warmupS, secret });
     for (let round = 1; round <= o.rounds; round++) {
-      const r: Round = { round, autocannon: await runAutocannon(pin, { url: `${server.url}/pets?limit=20`, connections: o.connections, durationS: o.durationS, warmupS, secret }) };
-      if (want.saturate) r.saturate = await petload({ kind: 'saturate', url: server.url, connections: o.connections, seconds: o.durationS, warmupS });
-      if (want.checked) r.concurrency = await petload({ kind: 'concurrency', url: server.url, workers: o.connections, seconds: o.durationS, warmupS });
-      rounds.push(r);
+      const r: Partial<Round> & { round: number } = { round };
+      const steps: Array<() => Promise<void>> = [
+        async () => {
+          r.autocannon = await runAutocannon(pin, { url: `${server.url}/pets?limit=20`, connections: o.connections, durationS: o.durationS, warmupS, secret });
+        },
+        async () => {
+          if (want.saturate) r.saturate = await petload({ kind: 'saturate', url: server.url, connections: o.connections, seconds: o.durationS, warmupS });
+        },
+        async () => {
+          if (want.checked) r.concurrency = await petload({ kind: 'concurrency', url: server.url, workers: o.connections, seconds: o.durationS, warmupS });
+        },
+      ];
+      // Every other round runs the tools in the reverse order, so that a machine that slows down or speeds up
+      // over a round favours each side of a ratio equally often.
+      for (const step of round % 2 === 1 ? steps : steps.reverse()) await step();
+      if (r.autocannon === undefined) throw new Error('the autocannon run of a round is missing');
+      rounds.push({ ...r, autocannon: r.autocannon });
       env.log(
         `throughput round ${round}/${o.rounds}: autocannon ${Math.round(r.autocannon.requestsPerSecond)}/s` +
           (r.saturate ? `, saturate ${describe(r.saturate)}` : '') +

@@ -20,7 +20,7 @@ import { MINUTE_MS } from '../backoff/response.js';
 import { TOLERANCE_MS } from '../backoff/key-state.js';
 import { Count, DurationField } from '../core/fields.js';
 import { PetloadError } from '../core/errors.js';
-import { answeredExchange, failedExchange, lowerCaseHeaders, type Answered } from './autocannon-exchange.js';
+import { answeredExchange, failedExchange, HeaderNames, lowerCaseHeaders, type Answered } from './autocannon-exchange.js';
 import type { Executor } from './phase.js';
 
 export interface SaturateResult {
@@ -77,11 +77,12 @@ function run(options: autocannon.Options, signal: AbortSignal, on: Listeners): P
 function sampleRequest(
   shape: { operation: OperationId; method: string; path: string; body?: string },
   basePath: string,
+  names: HeaderNames,
   note: (a: Answered) => void,
 ): autocannon.Request {
   const { operation, method, path } = shape;
   const onResponse = (status: number, _body: string, _context: object, headers: unknown) =>
-    note({ operation, method, path, status, headers: lowerCaseHeaders(headers as Record<string, unknown>) });
+    note({ operation, method, path, status, headers: lowerCaseHeaders(headers as Record<string, unknown>, names) });
   const req = { method: method as autocannon.Request['method'], path: basePath + path, onResponse };
   return shape.body === undefined ? req : { ...req, body: shape.body };
 }
@@ -112,8 +113,9 @@ export const saturate: Executor<'saturate'> = {
       // autocannon calls a request's onResponse, then emits 'response' with its time, in one go: the answer
       // noted by the first is the one the second times.
       let answered: Answered | null = null;
+      const names = new HeaderNames();
       const requests = Array.from({ length: SAMPLE }, () =>
-        sampleRequest(traffic.shape(), basePath, (a) => {
+        sampleRequest(traffic.shape(), basePath, names, (a) => {
           answered = a;
         }),
       );
