@@ -3,12 +3,10 @@
  * (`standardHeaders: 'draft-8'`, `legacyHeaders: false`) instead of X-RateLimit-*. Its limiting is right; the
  * one defect is that the interface's headers are absent, on every answer.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startStore, writeKeysFiles, type Started } from './support/processes.js';
-import { expectVerdict, runPetload, type VerdictTable } from './support/verdict.js';
+import { describe, expect, it } from 'vitest';
+import { corpusFixtures } from './support/fixtures.js';
+import { startStore } from './support/processes.js';
+import { expectVerdict, NO_WAIT, runPetload, type VerdictTable } from './support/verdict.js';
 
 const NO_HEADERS = 'skip naming ratelimit.headers-present: there is no X-RateLimit-* to read';
 
@@ -59,8 +57,6 @@ export const EXPRESS_IETF_TABLE: VerdictTable = {
   },
 };
 
-const NO_WAIT = join(import.meta.dirname, 'scenarios', 'no-wait.yaml');
-
 /**
  * The same library with its X-RateLimit-* fields (`legacyHeaders: true`, no draft fields) and
  * `skipFailedRequests: true` (answers of 400 and over are given back to the quota), on one-minute windows and
@@ -88,20 +84,11 @@ export const EXPRESS_LEGACY_TABLE: VerdictTable = {
 };
 
 describe('corpus (d): express-rate-limit with IETF draft-8 RateLimit fields', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'corpus-ietf-'));
-  let store: Started | undefined;
-  afterEach(async () => {
-    await store?.stop();
-    store = undefined;
-  });
-  afterAll(async () => {
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const corpus = corpusFixtures('ietf');
 
   it('petload names the missing X-RateLimit-* by its two presence checks and nothing else', { timeout: 120_000 }, async () => {
-    const keys = writeKeysFiles(mkdtempSync(join(dir, 'draft8-')), ['free', 'pro'], 8);
-    const s = await startStore('express-ietf.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '3' });
-    store = s;
+    const keys = corpus.keysFiles(['free', 'pro'], 8);
+    const s = await corpus.started(startStore('express-ietf.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '3' }));
     const run = await runPetload(s.url, keys.petload);
     expectVerdict(run, EXPRESS_IETF_TABLE, expect);
     // The store really speaks the draft: the fields petload does not read are there.
@@ -112,9 +99,10 @@ describe('corpus (d): express-rate-limit with IETF draft-8 RateLimit fields', ()
   });
 
   it('X-RateLimit-* and skipFailedRequests on one-minute windows: compliant, exit 0', { timeout: 120_000 }, async () => {
-    const keys = writeKeysFiles(mkdtempSync(join(dir, 'legacy-')), ['free', 'pro'], 12);
-    const s = await startStore('express-ietf.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '60', STORE_HEADERS: 'legacy', STORE_SKIP_FAILED: '1' });
-    store = s;
+    const keys = corpus.keysFiles(['free', 'pro'], 12);
+    const s = await corpus.started(
+      startStore('express-ietf.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '60', STORE_HEADERS: 'legacy', STORE_SKIP_FAILED: '1' }),
+    );
     const run = await runPetload(s.url, keys.petload, NO_WAIT);
     expectVerdict(run, EXPRESS_LEGACY_TABLE, expect);
   });

@@ -3,11 +3,9 @@
  * resets, on every answer including the 429; the plugin's own 429 body, which is not an Error; otherwise a
  * correct limiter.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { startStore, writeKeysFiles, type Started } from './support/processes.js';
+import { describe, expect, it } from 'vitest';
+import { corpusFixtures } from './support/fixtures.js';
+import { startStore } from './support/processes.js';
 import { expectVerdict, runPetload, type VerdictTable } from './support/verdict.js';
 
 const NO_RESET = 'skip naming ratelimit.reset-is-timestamp: a Reset of a few seconds is no timestamp, so no window can be told';
@@ -60,17 +58,11 @@ export const FASTIFY_RATE_LIMIT_TABLE: VerdictTable = {
 };
 
 describe('corpus (e): @fastify/rate-limit, Reset in seconds-until-reset', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'corpus-fastify-'));
-  let store: Started | undefined;
-  afterAll(async () => {
-    await store?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const corpus = corpusFixtures('fastify');
 
   it('petload names the seconds-until Reset, warns of the 429 body, and nothing else', { timeout: 120_000 }, async () => {
-    const keys = writeKeysFiles(dir, ['free', 'pro'], 8);
-    const s = await startStore('fastify-rate-limit.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '3' });
-    store = s;
+    const keys = corpus.keysFiles(['free', 'pro'], 8);
+    const s = await corpus.started(startStore('fastify-rate-limit.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '3' }));
     const run = await runPetload(s.url, keys.petload);
     expectVerdict(run, FASTIFY_RATE_LIMIT_TABLE, expect);
     const res = await fetch(`${s.url}/pets`, { headers: { Authorization: `Bearer ${keys.spare('pro')}` } });

@@ -4,12 +4,10 @@
  * the named throttler's fields with its name as a suffix (`X-RateLimit-Limit-day`), and a 429 that carries
  * only Retry-After. Then every throttler named, so that every field carries a suffix.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startStore, writeKeysFiles, type Started } from './support/processes.js';
-import { expectVerdict, runPetload, type VerdictTable } from './support/verdict.js';
+import { describe, expect, it } from 'vitest';
+import { corpusFixtures } from './support/fixtures.js';
+import { startStore } from './support/processes.js';
+import { expectVerdict, NO_WAIT, runPetload, type VerdictTable } from './support/verdict.js';
 
 const NO_RESET = 'skip naming ratelimit.reset-is-timestamp: a Reset of a few seconds is no timestamp, so no window can be told';
 
@@ -61,7 +59,6 @@ export const NEST_THROTTLER_TABLE: VerdictTable = {
 };
 
 const NO_HEADERS = 'skip naming the presence checks: there is no unsuffixed X-RateLimit-* to read';
-const NO_WAIT = join(import.meta.dirname, 'scenarios', 'no-wait.yaml');
 
 /**
  * Every throttler named (`minute`, `day`), as in the library's multi-throttler example: every field carries a
@@ -91,20 +88,11 @@ export const NEST_NAMED_TABLE: VerdictTable = {
 };
 
 describe('corpus (b): @nestjs/throttler, Reset in seconds-until-reset, suffixed names', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'corpus-nest-'));
-  let store: Started | undefined;
-  afterEach(async () => {
-    await store?.stop();
-    store = undefined;
-  });
-  afterAll(async () => {
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const corpus = corpusFixtures('nest');
 
   it('petload names the seconds-until Reset and the header-less 429, and nothing else', { timeout: 120_000 }, async () => {
-    const keys = writeKeysFiles(dir, ['free', 'pro'], 8);
-    const s = await startStore('nest-throttler.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '3' });
-    store = s;
+    const keys = corpus.keysFiles(['free', 'pro'], 8);
+    const s = await corpus.started(startStore('nest-throttler.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '3' }));
     const run = await runPetload(s.url, keys.petload);
     expectVerdict(run, NEST_THROTTLER_TABLE, expect);
     // What the library sends, seen directly: the suffixed fields of the named throttler, Reset as a delta.
@@ -114,9 +102,8 @@ describe('corpus (b): @nestjs/throttler, Reset in seconds-until-reset, suffixed 
   });
 
   it('every throttler named: petload names the missing unsuffixed fields and the missing Retry-After', { timeout: 120_000 }, async () => {
-    const keys = writeKeysFiles(mkdtempSync(join(dir, 'named-')), ['free', 'pro'], 12);
-    const s = await startStore('nest-throttler.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '3', STORE_THROTTLERS: 'named' });
-    store = s;
+    const keys = corpus.keysFiles(['free', 'pro'], 12);
+    const s = await corpus.started(startStore('nest-throttler.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '3', STORE_THROTTLERS: 'named' }));
     const run = await runPetload(s.url, keys.petload, NO_WAIT);
     expectVerdict(run, NEST_NAMED_TABLE, expect);
     const res = await fetch(`${s.url}/pets`, { headers: { Authorization: `Bearer ${keys.spare('free')}` } });

@@ -6,14 +6,12 @@
  * second; at Pro's 5 a second a slow machine would let the store answer some of them with 429, and the
  * verdict would depend on the machine's speed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { corpusFixtures } from './support/fixtures.js';
 import { nginxHttpBlock } from './support/nginx-conf.js';
-import { startNginx, startStore, writeKeysFiles, type Started } from './support/processes.js';
+import { startNginx, startStore } from './support/processes.js';
 import { INSTALL_TIMEOUT_MS, ensureProgram } from './support/system-packages.js';
-import { expectVerdict, runPetload, type VerdictTable } from './support/verdict.js';
+import { expectVerdict, NO_WAIT, runPetload, type VerdictTable } from './support/verdict.js';
 
 const NO_429 = 'skip naming ratelimit.enforced: no request is ever answered 429, so there is no Retry-After to wait out';
 
@@ -64,8 +62,6 @@ export const NGINX_LIMIT_REQ_TABLE: VerdictTable = {
   },
 };
 
-const NO_WAIT = join(import.meta.dirname, 'scenarios', 'no-wait.yaml');
-
 /** nginx's stock refusal: its own text/html 503 page (the no-wait scenario: the difference shows on enforce). */
 export const NGINX_STOCK_PAGE_TABLE: VerdictTable = {
   exitCode: 1,
@@ -81,21 +77,14 @@ export const NGINX_STOCK_PAGE_TABLE: VerdictTable = {
 };
 
 describe('corpus (c): nginx limit_req in front of a compliant store', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'corpus-nginx-'));
-  const started: Started[] = [];
+  const corpus = corpusFixtures('nginx');
   beforeAll(() => ensureProgram('nginx'), INSTALL_TIMEOUT_MS);
-  afterAll(async () => {
-    for (const p of started.reverse()) await p.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
 
   async function gateway(jsonRefusal: boolean) {
     // Twelve keys: every rate-limit probe gets a key whose one-minute window is fresh, so nothing waits.
-    const keys = writeKeysFiles(mkdtempSync(join(dir, 'k')), ['free'], 12);
-    const store = await startStore('memory-flexible.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '60' });
-    started.push(store);
-    const nginx = await startNginx((port) => nginxHttpBlock(port, Number(new URL(store.url).port), { jsonRefusal }));
-    started.push(nginx);
+    const keys = corpus.keysFiles(['free'], 12);
+    const store = await corpus.started(startStore('memory-flexible.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '60' }));
+    const nginx = await corpus.started(startNginx((port) => nginxHttpBlock(port, Number(new URL(store.url).port), { jsonRefusal })));
     return { keys: keys.petload, url: nginx.url, spare: keys.spare('free') };
   }
 

@@ -4,14 +4,12 @@
  * window the test gives it (3 s where the plan's Limit names a minute), and on real one-minute windows nothing
  * at all.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { corpusFixtures } from './support/fixtures.js';
 import { INSTALL_TIMEOUT_MS } from './support/system-packages.js';
-import { startRedis, startStore, writeKeysFiles, type KeysFiles, type Started } from './support/processes.js';
-import { explainDifferences, runPetload, statusesOf, statusesOfTable, type VerdictTable } from './support/verdict.js';
+import { startRedis, startStore, type KeysFiles, type Started } from './support/processes.js';
+import { explainDifferences, NO_WAIT, runPetload, statusesOf, statusesOfTable, type VerdictTable } from './support/verdict.js';
 
 /** The verdict on 3 s windows (the `compliance` scenario, every probe). */
 export const REDIS_CLUSTER_TABLE: VerdictTable = {
@@ -74,13 +72,10 @@ export const REDIS_CLUSTER_MINUTE_TABLE: VerdictTable = {
   },
 };
 
-const NO_WAIT = join(import.meta.dirname, 'scenarios', 'no-wait.yaml');
-
 describe('corpus (a): rate-limiter-flexible on Redis, two cluster workers', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'corpus-redis-'));
+  const corpus = corpusFixtures('redis');
   let redis: Started & { url: string };
   let client: Redis;
-  const started: Started[] = [];
 
   beforeAll(async () => {
     redis = await startRedis();
@@ -89,20 +84,16 @@ describe('corpus (a): rate-limiter-flexible on Redis, two cluster workers', () =
 
   afterAll(async () => {
     client?.disconnect();
-    for (const p of started) await p.stop();
     await redis?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   async function store(window: number, keys: KeysFiles) {
     await client.flushall();
-    const s = await startStore('redis-cluster.ts', { STORE_KEYS_FILE: keys.store, REDIS_URL: redis.url, STORE_WINDOW_S: String(window) });
-    started.push(s);
-    return s;
+    return corpus.started(startStore('redis-cluster.ts', { STORE_KEYS_FILE: keys.store, REDIS_URL: redis.url, STORE_WINDOW_S: String(window) }));
   }
 
   it('3 s windows, every probe: only the window length is wrong, and both workers took traffic', { timeout: 120_000 }, async () => {
-    const keys = writeKeysFiles(mkdtempSync(join(dir, 'k')), ['free', 'pro'], 8);
+    const keys = corpus.keysFiles(['free', 'pro'], 8);
     const s = await store(3, keys);
     const run = await runPetload(s.url, keys.petload);
     expect(statusesOf(run.report), explainDifferences(run.report, REDIS_CLUSTER_TABLE)).toEqual(statusesOfTable(REDIS_CLUSTER_TABLE));
@@ -110,15 +101,13 @@ describe('corpus (a): rate-limiter-flexible on Redis, two cluster workers', () =
     const served = (await client.mget('served:1', 'served:2')).map(Number);
     // Round-robin over petload's connections: each process served a real share of the run.
     expect(Math.min(...served)).toBeGreaterThan(run.report.totals.requests / 5);
-    await s.stop();
   });
 
   it('one-minute windows, the probes that need no wait: compliant, exit 0', { timeout: 120_000 }, async () => {
-    const keys = writeKeysFiles(mkdtempSync(join(dir, 'k')), ['free', 'pro'], 12);
+    const keys = corpus.keysFiles(['free', 'pro'], 12);
     const s = await store(60, keys);
     const run = await runPetload(s.url, keys.petload, NO_WAIT);
     expect(statusesOf(run.report), explainDifferences(run.report, REDIS_CLUSTER_MINUTE_TABLE)).toEqual(statusesOfTable(REDIS_CLUSTER_MINUTE_TABLE));
     expect(run.code).toBe(0);
-    await s.stop();
   });
 });

@@ -9,6 +9,9 @@ import type { CheckId } from '../../../src/checks/catalogue.js';
 import type { Report } from '../../../src/report/schema.js';
 import { readReportJson, runCli, STACK_LINE, type CliResult } from '../../../src/testing/cli.js';
 
+/** The corpus's scenario of the probes that need no wait for a fresh window (scenarios/no-wait.yaml). */
+export const NO_WAIT = join(import.meta.dirname, '..', 'scenarios', 'no-wait.yaml');
+
 export type Expected = readonly ['pass' | 'fail' | 'skip', string];
 
 export interface VerdictTable {
