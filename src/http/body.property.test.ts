@@ -22,6 +22,14 @@ const bodyText = fc.oneof(
   fc.nat({ max: 20_000 }).map((n) => `"${'a'.repeat(n)}"`),
 );
 
+/** A parsed JSON value with every bigint made a number again, kept as it is otherwise (-0 included). */
+function bigintsAsNumbers(v: unknown): unknown {
+  if (typeof v === 'bigint') return Number(v);
+  if (Array.isArray(v)) return v.map(bigintsAsNumbers);
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, bigintsAsNumbers(x)]));
+  return v;
+}
+
 describe('decoding any body', () => {
   it('never throws, and keeps a bounded excerpt', () => {
     fc.assert(
@@ -49,12 +57,11 @@ describe('decoding any body', () => {
           expect(() => parseJsonLossless(text)).toThrow(SyntaxError);
           return;
         }
-        const got = parseJsonLossless(text);
-        // Compare with bigints turned back into numbers: the same value, where JSON.parse had it right.
-        const asNumbers = JSON.parse(JSON.stringify(got, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)));
-        expect(asNumbers).toEqual(expected);
+        // Compare with bigints turned back into numbers: the same value, where JSON.parse had it right. Not through
+        // JSON.stringify, which writes -0 as 0 (a seed once found `-0`, which both parsers read as -0).
+        expect(bigintsAsNumbers(parseJsonLossless(text))).toEqual(expected);
       }),
-      { numRuns: 2000 },
+      { numRuns: 2000, examples: [['-0'], ['[-0, {"a": -0.0}]']] },
     );
   });
 
