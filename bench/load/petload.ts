@@ -105,7 +105,6 @@ async function throughput(job: Extract<LoadJob, { kind: 'saturate' | 'concurrenc
     const cpu = process.cpuUsage(cpuFrom);
     // Entries are delivered asynchronously: one more turn of the event loop takes in the last ones.
     await new Promise((resolve) => setImmediate(resolve));
-    gc.disconnect();
     const ph = outcome.phases[0]!;
     const cpuOf = (requests: number) => ({
       cpuMicrosPerRequest: (cpu.user + cpu.system) / requests,
