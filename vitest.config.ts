@@ -7,6 +7,8 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'bench/**/*.test.ts', 'test/**/*.test.ts'],
     exclude: [PACKAGE_TEST, '**/node_modules/**'],
+    // Installs the Debian programs the tests run (a browser, Redis, nginx) once, before any worker starts.
+    globalSetup: ['src/testing/global-setup.ts'],
     pool: 'forks',
     // Most integration tests wait on a scaled clock or a loopback server, not the CPU: three files at a time
     // keep a 2-core machine busy without starving the timing-sensitive ones.

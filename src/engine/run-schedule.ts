@@ -7,7 +7,7 @@
  */
 import { MINUTE_S, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
-import type { Exchange } from '../http/exchange.js';
+import type { Exchange, RequestSpec } from '../http/exchange.js';
 import { skipAll, waitUntil, type ProbeContext } from '../probes/context.js';
 import { PROBE_REGISTRY } from '../probes/index.js';
 import type { ProbeName } from '../probes/names.js';
@@ -65,7 +65,7 @@ class LatestRefusals {
  * otherwise show up in another's count, and a defect that key-isolation or no-quota-drain names would fail other
  * checks too (one defect, one failure). They are short in real time, so other probes' requests wait for them.
  */
-const COUNTING: ReadonlySet<ProbeName> = new Set(['auth', 'enforce', 'burst', 'key-isolation', 'quota-drain']);
+const COUNTING: ReadonlySet<ProbeName> = new Set(['auth', 'enforce', 'burst', 'key-isolation', 'quota-drain', 'what-counts']);
 /** Probes whose one request must go out at the instant they waited for (a Retry-After to judge): never held. */
 const ON_TIME: ReadonlySet<ProbeName> = new Set(['retry-after-honest', 'restore', 'ban']);
 
@@ -125,8 +125,10 @@ export async function runSchedule(
   let unkeyed = 0;
   // The address window the target is assumed to count requests without a key in: the reachability check opened it.
   let addressOpen = t0;
+  // Requests of every probe, counted as they are handed to the send path and as they settle.
   let sentAll = 0;
-  const count = (spec: Parameters<ProbeContext['send']>[0]) => {
+  let settledAll = 0;
+  const count = (spec: RequestSpec) => {
     sentAll++;
     if (spec.auth.kind === 'key') {
       requestsByKey[spec.auth.key.label] = (requestsByKey[spec.auth.key.label] ?? 0) + 1;
@@ -157,25 +159,44 @@ export async function runSchedule(
     const alone = COUNTING.has(step.probe);
     // Taken once, at the first request (requests sent together share it).
     const held: { turn: Promise<() => void> | null } = { turn: null };
-    const takeTurn = () => (held.turn ??= turns.exclusive());
+    // Others' requests settled when this probe's turn began: a measurement begun before the turn counts from there.
+    let othersSettledAtTurn = 0;
+    const takeTurn = () =>
+      (held.turn ??= turns.exclusive().then((end) => {
+        othersSettledAtTurn = settledAll - ownSettled;
+        return end;
+      }));
     const direct = alone || ON_TIME.has(step.probe);
-    let own = 0;
+    let ownSent = 0;
+    let ownSettled = 0;
+    // Counted as sent when handed to the send path (not while held for another probe's turn), settled when back.
+    const out = async <T>(specs: readonly RequestSpec[], send: () => Promise<T>): Promise<T> => {
+      specs.forEach(count);
+      ownSent += specs.length;
+      try {
+        return await send();
+      } finally {
+        settledAll += specs.length;
+        ownSettled += specs.length;
+      }
+    };
     const ctx: ProbeContext = {
       ...base,
-      othersSent: () => sentAll - own,
+      // Others' requests in flight at the mark (sent, not settled) and those sent after it: however busy the
+      // machine, a request that another probe had out when the measurement began is not missed.
+      othersMark: () => {
+        const settledAtMark = settledAll - ownSettled;
+        return () => sentAll - ownSent - Math.max(settledAtMark, othersSettledAtTurn);
+      },
       keyStates: keyView(base.keyStates, step.keys),
       refusals: refusals.scoped(step.keys),
       send: async (spec) => {
         if (alone) await takeTurn();
-        count(spec);
-        own++;
-        return direct ? base.send(spec) : turns.shared(() => base.send(spec));
+        return direct ? out([spec], () => base.send(spec)) : turns.shared(() => out([spec], () => base.send(spec)));
       },
       sendSimultaneous: async (specs) => {
         if (alone) await takeTurn();
-        specs.forEach(count);
-        own += specs.length;
-        return direct ? base.sendSimultaneous(specs) : turns.shared(() => base.sendSimultaneous(specs));
+        return direct ? out(specs, () => base.sendSimultaneous(specs)) : turns.shared(() => out(specs, () => base.sendSimultaneous(specs)));
       },
     };
     // The address lane follows the plan's times: a drain started early would meet a spent address window.

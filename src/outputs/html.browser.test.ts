@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../report/schema.js';
 import { verdictOf } from '../report/verdict.js';
-import { CHROMIUM_INSTALL_TIMEOUT_MS, launchChromium } from '../testing/chromium.js';
+import { CHROMIUM_LAUNCH_TIMEOUT_MS, launchChromium } from '../testing/chromium.js';
 import { SAMPLE_COUNTS, sampleReport } from '../testing/sample-report.js';
 import { writeReports } from './write.js';
 
@@ -27,7 +27,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   dir = await mkdtemp(join(tmpdir(), 'petload-html-'));
   await mkdir(SCREENSHOTS, { recursive: true });
-}, CHROMIUM_INSTALL_TIMEOUT_MS);
+}, CHROMIUM_LAUNCH_TIMEOUT_MS);
 
 afterAll(async () => {
   await browser?.close();

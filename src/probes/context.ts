@@ -29,9 +29,19 @@ export interface ProbeContext {
   note(text: string): void;
   /** Progress line for the console (never contains a key). */
   log(text: string): void;
-  /** Requests other probes have sent so far in the run, on any key or none (absent: the probe runs alone). */
-  othersSent?(): number;
+  /**
+   * A mark for measuring a key's counter across other probes' traffic (absent: the probe runs alone). The returned
+   * reading is how many requests of other probes, on any key or none, the target may have counted since the mark:
+   * those in flight at the mark and those sent after it. Take the mark before the first request of the measurement.
+   */
+  othersMark?(): () => number;
 }
+
+/** Reads 0 when the probe runs alone. */
+const NONE = () => 0;
+
+/** A mark for `ctx.othersMark`, or a reading of 0 where the probe runs alone. */
+export const othersSince = (ctx: ProbeContext): (() => number) => ctx.othersMark?.() ?? NONE;
 
 /** The tag probes put on their exchanges. */
 export const probeTag = (name: string) => `probe:${name}`;

@@ -12,7 +12,7 @@ import { headerValue, type Exchange, type RequestSpec } from '../http/exchange.j
 import { parseDeprecation, parseHttpDate } from '../http/headers.js';
 import { isRateLimitRefusal, issueSummary } from '../checks/passive/contract.js';
 import { bodyReadOf } from '../checks/passive/view.js';
-import { keySpec, probeTag, sendPatiently, skipAll, usableKey, type ProbeContext } from './context.js';
+import { keySpec, othersSince, probeTag, sendPatiently, skipAll, usableKey, type ProbeContext } from './context.js';
 import type { Probe } from './probe.js';
 import { HEADER_CHECKS, sameWindow, tripleOf } from './window.js';
 
@@ -301,18 +301,18 @@ export const deprecatedProbe: Probe = {
       const tag = probeTag('deprecated');
       // The exchange just before the GET: the GET's quota use is measured against it.
       // Requests other probes sent since just before `before`: on a target whose keys share a counter they show.
-      let othersAt = ctx.othersSent?.() ?? 0;
+      let others = othersSince(ctx);
       let before = await sendPatiently(ctx, keySpec(key, 'listPets', '/pets?limit=1', tag));
       let id = petsIn(before)[0]?.id;
       if (id === undefined) {
-        othersAt = ctx.othersSent?.() ?? 0;
+        others = othersSince(ctx);
         before = await sendPatiently(ctx, keySpec(key, 'createPet', '/pets', tag, { name: `petload-${nonce()}`, categoryId: 1 }));
         id = before.status === 201 ? (idIn(before) ?? undefined) : undefined;
       }
       if (id === undefined) return skipAll(ctx, this.checks, plan, 'no animal id to get (see list.schema and create.returns-pet)');
       const get = await ctx.send(keySpec(key, 'getPet', `/pets/${id}`, tag));
       const after = await ctx.send(keySpec(key, 'listPets', '/pets?limit=1', tag));
-      judgeDeprecated(ctx, plan, before, get, after, (ctx.othersSent?.() ?? 0) - othersAt);
+      judgeDeprecated(ctx, plan, before, get, after, others());
       judgeAnnouncement(ctx, plan, get);
     });
   },

@@ -6,11 +6,10 @@
  * second; at Pro's 5 a second a slow machine would let the store answer some of them with 429, and the
  * verdict would depend on the machine's speed.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { corpusFixtures } from './support/fixtures.js';
 import { nginxHttpBlock } from './support/nginx-conf.js';
 import { startNginx, startStore } from './support/processes.js';
-import { INSTALL_TIMEOUT_MS, ensureProgram } from './support/system-packages.js';
 import { expectVerdict, NO_WAIT, runPetload, type VerdictTable } from './support/verdict.js';
 
 const NO_429 = 'skip naming ratelimit.enforced: no request is ever answered 429, so there is no Retry-After to wait out';
@@ -78,7 +77,6 @@ export const NGINX_STOCK_PAGE_TABLE: VerdictTable = {
 
 describe('corpus (c): nginx limit_req in front of a compliant store', () => {
   const corpus = corpusFixtures('nginx');
-  beforeAll(() => ensureProgram('nginx'), INSTALL_TIMEOUT_MS);
 
   async function gateway(jsonRefusal: boolean) {
     // Twelve keys: every rate-limit probe gets a key whose one-minute window is fresh, so nothing waits.

@@ -7,7 +7,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusFixtures } from './support/fixtures.js';
-import { INSTALL_TIMEOUT_MS } from './support/system-packages.js';
 import { startRedis, startStore, type KeysFiles, type Started } from './support/processes.js';
 import { explainDifferences, NO_WAIT, runPetload, statusesOf, statusesOfTable, type VerdictTable } from './support/verdict.js';
 
@@ -80,7 +79,7 @@ describe('corpus (a): rate-limiter-flexible on Redis, two cluster workers', () =
   beforeAll(async () => {
     redis = await startRedis();
     client = new Redis(redis.url);
-  }, INSTALL_TIMEOUT_MS);
+  });
 
   afterAll(async () => {
     client?.disconnect();

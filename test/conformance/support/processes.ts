@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureProgram } from './system-packages.js';
+import { programPath } from '../../../src/testing/system-packages.js';
 
 export interface Started {
   readonly child: ChildProcess;
@@ -77,7 +77,7 @@ export function freePort(): Promise<number> {
 
 /** Debian's redis-server on 127.0.0.1, in memory only. */
 export async function startRedis(): Promise<Started & { url: string }> {
-  const bin = await ensureProgram('redis-server');
+  const bin = programPath('redis-server');
   const port = await freePort();
   const p = await startProcess(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], /Ready to accept connections/);
   return { ...p, url: `redis://127.0.0.1:${port}` };
@@ -85,7 +85,7 @@ export async function startRedis(): Promise<Started & { url: string }> {
 
 /** Debian's nginx in the foreground with the given http{} body (a temp prefix holds its files). */
 export async function startNginx(httpBlock: (port: number, dir: string) => string): Promise<Started & { url: string }> {
-  const bin = await ensureProgram('nginx');
+  const bin = programPath('nginx');
   const dir = mkdtempSync(join(tmpdir(), 'corpus-nginx-'));
   const port = await freePort();
   const conf = join(dir, 'nginx.conf');
