@@ -255,7 +255,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
     let signals = 0;
     const onSignal = (sig: NodeJS.Signals) => {
       signals++;
-      if (signals > 1) process.exit(EXIT.interrupted);
+      if (signals > 1) {
+        process.stderr.write(`\n${sig} again: exiting now, without waiting for requests in flight or writing reports\n`);
+        process.exit(EXIT.interrupted);
+      }
       process.stderr.write(`\n${sig}: stopping new requests, finishing those in flight, writing reports (again to exit now)\n`);
       controller.abort();
     };
