@@ -44,11 +44,12 @@ export const CATALOGUE = {
   'ratelimit.reset-is-timestamp': { family: 'ratelimit', severity: 'critical', title: 'X-RateLimit-Reset is Unix seconds within the window' },
   'ratelimit.remaining-decrements': { family: 'ratelimit', severity: 'critical', title: 'Remaining goes down by one per counted request within a window' },
   'ratelimit.window-consistency': { family: 'ratelimit', severity: 'major', title: 'Each Limit/Remaining/Reset triple describes one window; Remaining never rises within it' },
-  'ratelimit.enforced': { family: 'ratelimit', severity: 'critical', title: 'Exactly the limit is accepted in a fresh window, then 429' },
+  'ratelimit.enforced': { family: 'ratelimit', severity: 'critical', title: 'No more than the limit is accepted within a minute from a fresh start, then 429' },
   'ratelimit.quota-restored': { family: 'ratelimit', severity: 'critical', title: 'Requests are accepted again once the refused window has ended' },
   'ratelimit.no-over-admission': { family: 'ratelimit', severity: 'critical', title: 'A simultaneous burst of Limit+K admits at most Limit' },
   'ratelimit.key-isolation': { family: 'ratelimit', severity: 'critical', title: 'Exhausting one key leaves another key of the same plan unaffected' },
   'ratelimit.what-counts': { family: 'ratelimit', severity: 'info', title: 'Which responses lower Remaining (measured)' },
+  'ratelimit.algorithm': { family: 'ratelimit', severity: 'info', title: 'The limiter\'s shape, named with its figures (read from the answers)' },
   // 429 and Retry-After
   'retry-after.present': { family: 'retry-after', severity: 'critical', title: 'Every 429 carries exactly one Retry-After' },
   'retry-after.syntax': { family: 'retry-after', severity: 'major', title: 'Retry-After is delay-seconds or an IMF-fixdate' },

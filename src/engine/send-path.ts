@@ -74,14 +74,15 @@ export function createSendPath(o: SendPathOptions): SendPath {
     async sendSimultaneous(specs) {
       const stopped = stoppedError();
       if (stopped !== null) throw stopped;
-      const burst = createHttpClient({ baseUrl: o.baseUrl, clock, connections: specs.length, timeoutMs: o.timeoutMs, holdBack });
+      // Each exchange recorded as it settles, as on the main client: a 429 that comes back while later requests of
+      // the burst are still being written holds them back (unsent), so that no request goes out inside its
+      // Retry-After (on a limiter that refuses early in a burst, a bucket not quite full, that takes a while).
+      const burst = createHttpClient({ baseUrl: o.baseUrl, clock, connections: specs.length, timeoutMs: o.timeoutMs, holdBack, onSettled: record });
       const abandon = () => burst.abortAll();
       extra?.addEventListener('abort', abandon, { once: true });
       try {
         specs.forEach(noteSent);
-        const exs = await Promise.all(specs.map((s) => burst.send(late(s))));
-        exs.forEach((ex, i) => record(specs[i]!, ex));
-        return exs;
+        return await Promise.all(specs.map((s) => burst.send(late(s))));
       } finally {
         extra?.removeEventListener('abort', abandon);
         await burst.close();

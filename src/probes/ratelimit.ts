@@ -9,7 +9,7 @@ import type { CheckId } from '../checks/catalogue.js';
 import type { ApiKey } from '../core/api-key.js';
 import { isRateLimitRefusal } from '../checks/passive/contract.js';
 import { retryAfterForProbe } from '../checks/passive/retry-after.js';
-import { retryAfterMs, serverOffset, TOLERANCE_MS } from '../backoff/key-state.js';
+import { retryAfterMs, serverOffset, serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
 import {
   cheapList,
@@ -27,7 +27,7 @@ import {
   type ProbeContext,
 } from './context.js';
 import type { Probe } from './probe.js';
-import { announcedMinuteLimit, exhaust, HEADER_CHECKS, minuteCapacity, minuteQuota, sameWindow, tripleOf } from './window.js';
+import { announcedMinuteLimit, exhaust, HEADER_CHECKS, minuteCapacity, minuteQuota, sameWindow, tripleOf, type Exhaustion } from './window.js';
 
 const WINDOW_MS = MINUTE_S * 1000;
 
@@ -75,7 +75,7 @@ export const enforceProbe: Probe = {
       plan,
       sequential
         ? 'requests sent together were over-admitted (see ratelimit.no-over-admission), and strictly sequential requests could not reach the limit within one window, twice'
-        : 'the minute window ended before the limit was reached, twice (the target is too slow for the clock); rerun with a smaller --time-scale',
+        : 'the limiter restarted (a new window, or as much left as at the start) or a minute passed before the limit was reached, twice: the requests reached the target too slowly to spend a minute\'s quota within a minute',
     );
   },
 };
@@ -126,38 +126,86 @@ async function enforceOnce(ctx: ProbeContext, plan: PlanName, fk: FreshKey, sequ
   // With headers on the day window, a key with less than a minute's quota left for the day is refused sooner.
   const expected = !fresh && t0 !== null && t0.limit === key.limits.perDay ? Math.min(quota, t0.remaining + 1) : quota;
   const r = run.refusal;
-  if (r?.status === 429) ctx.refusals.push(key, r);
-  // Spanning two windows, too many accepted, or stopped at the rollover: the count says nothing of one window.
-  if (run.rolledOver && (run.accepted > expected || r === null)) return 'rolled-over';
-  if (run.lost !== null) {
-    skipAll(ctx, ['ratelimit.enforced', dec], plan, NO_WHOLE_RESPONSE);
+  // The 429 is left for the probes that wait one out, unless the refill follow-up below sends on the key after it.
+  let followUp = false;
+  try {
+    return await judgeEnforce();
+  } finally {
+    if (!followUp && r?.status === 429) ctx.refusals.push(key, r);
+  }
+
+  async function judgeEnforce(): Promise<'judged' | 'rolled-over' | 'over-admitted-concurrently'> {
+    // Spanning two windows, too many accepted, or stopped at the rollover: the count says nothing of one window.
+    if (run.rolledOver && (run.accepted > expected || r === null)) return 'rolled-over';
+    if (run.lost !== null) {
+      skipAll(ctx, ['ratelimit.enforced', dec], plan, NO_WHOLE_RESPONSE);
+      return 'judged';
+    }
+    if (run.accepted > expected && run.concurrent && !sequential) return 'over-admitted-concurrently';
+    // "A key's first request in a fresh window shows Limit-1": judgeable when every window is fresh (unused key, or
+    // a window waited out) or when the headers describe the minute window whose end we waited for.
+    if (!isAccepted(first)) {
+      ctx.ledger.skip(dec, plan, 'first request of the window was refused (see ratelimit.enforced)');
+    } else if (t0 === null) {
+      ctx.ledger.skip(dec, plan, `first response has no usable X-RateLimit-* (${HEADER_CHECKS})`);
+    } else if (inUse) {
+      ctx.ledger.skip(dec, plan, `the window was already in use when the probe started, and again after it ended: ${FOREIGN}`);
+    } else if (fresh || t0.limit === key.limits.perMinute) {
+      ctx.ledger.judge(dec, plan, t0.remaining === t0.limit - 1, () => `first request in a fresh window shows Remaining ${t0.remaining} with Limit ${t0.limit} (expected ${t0.limit - 1})`, run.first);
+    }
+    if (quota !== minuteQuota(key)) ctx.ledger.info('ratelimit.enforced', plan, 'limit', `counted against the Limit the target announces (${quota}), not the plan's figure (see ratelimit.limit-matches-plan)`);
+    const within = `within ${(run.spanMs / 1000).toFixed(1)} s of the first (target clock)`;
+    if (r === null) {
+      ctx.ledger.fail('ratelimit.enforced', plan, `${run.accepted} requests accepted ${within}; the limit is ${expected} a minute: request ${expected + 1} was not refused`, run.first);
+    } else if (run.accepted > expected) {
+      ctx.ledger.fail('ratelimit.enforced', plan, `${run.accepted} requests accepted ${within} before the first refusal (${refusedAs(r)}); the limit is ${expected} a minute`, r);
+    } else if (run.accepted < expected && expected - run.accepted <= others()) {
+      // Refused early, by no more requests than other probes sent meanwhile (a probe whose one request must go out on
+      // time): whether those count against this key is key-isolation's or no-quota-drain's to judge.
+      ctx.ledger.skip('ratelimit.enforced', plan, `refused after ${run.accepted} of ${expected} accepted requests, while other probes sent requests: ${FOREIGN}`);
+    } else if (run.accepted !== expected) {
+      ctx.ledger.fail('ratelimit.enforced', plan, `refused (${refusedAs(r)}) after ${run.accepted} accepted requests; the limit is ${expected}`, r);
+    } else if (ctx.ledger.judge('ratelimit.enforced', plan, r.status === 429, () => `request ${expected + 1} answered ${refusedAs(r)} instead of 429`, r)) {
+      followUp = await refillFollowUp(ctx, plan, key, tag, run, expected);
+    }
     return 'judged';
   }
-  if (run.accepted > expected && run.concurrent && !sequential) return 'over-admitted-concurrently';
-  // "A key's first request in a fresh window shows Limit-1": judgeable when every window is fresh (unused key, or
-  // a window waited out) or when the headers describe the minute window whose end we waited for.
-  if (!isAccepted(first)) {
-    ctx.ledger.skip(dec, plan, 'first request of the window was refused (see ratelimit.enforced)');
-  } else if (t0 === null) {
-    ctx.ledger.skip(dec, plan, `first response has no usable X-RateLimit-* (${HEADER_CHECKS})`);
-  } else if (inUse) {
-    ctx.ledger.skip(dec, plan, `the window was already in use when the probe started, and again after it ended: ${FOREIGN}`);
-  } else if (fresh || t0.limit === key.limits.perMinute) {
-    ctx.ledger.judge(dec, plan, t0.remaining === t0.limit - 1, () => `first request in a fresh window shows Remaining ${t0.remaining} with Limit ${t0.limit} (expected ${t0.limit - 1})`, run.first);
+}
+
+/** A Retry-After this short after a refusal is waited out inside the minute: it is how a refill shows. */
+const FOLLOW_UP_MAX_MS = 10_000;
+/** How far inside the minute from the first accepted request the follow-up must land to count in it. */
+const FOLLOW_UP_MARGIN_MS = 2 * TOLERANCE_MS;
+
+/**
+ * After the limit's worth was accepted and request Limit+1 refused: when the refusal asks for a short wait that ends
+ * well inside the minute from the first accepted request, wait it out and send one request. A limiter that keeps the
+ * promise refuses it, or has restarted (as much left as at the start: a window that began after the refused one);
+ * one that refills (a token bucket, GCRA) accepts it, and that is Limit+1 accepted within a minute.
+ */
+/** Whether it sent the follow-up (the refusal it followed is then stale; a new one is left in its place). */
+async function refillFollowUp(ctx: ProbeContext, plan: PlanName, key: ApiKey, tag: string, run: Exhaustion, expected: number): Promise<boolean> {
+  const r = run.refusal!;
+  const wait = retryAfterMs(r);
+  const minuteEnds = serverTimeOf(run.first) + WINDOW_MS - FOLLOW_UP_MARGIN_MS;
+  if (wait === null || wait > FOLLOW_UP_MAX_MS || serverTimeOf(r) + wait + 250 >= minuteEnds) return false;
+  await waitUntil(ctx, r.localTime + wait + 250);
+  const ex = await ctx.send(cheapList(key, tag));
+  if (!isAccepted(ex)) {
+    if (ex.status === 429) ctx.refusals.push(key, ex);
+    return true;
   }
-  if (quota !== minuteQuota(key)) ctx.ledger.info('ratelimit.enforced', plan, 'limit', `counted against the Limit the target announces (${quota}), not the plan's figure (see ratelimit.limit-matches-plan)`);
-  if (r === null) {
-    ctx.ledger.fail('ratelimit.enforced', plan, `${run.accepted} requests accepted in one window; the limit is ${expected}: request ${expected + 1} was not refused`, run.first);
-  } else if (run.accepted < expected && expected - run.accepted <= others()) {
-    // Refused early, by no more requests than other probes sent meanwhile (a probe whose one request must go out on
-    // time): whether those count against this key is key-isolation's or no-quota-drain's to judge.
-    ctx.ledger.skip('ratelimit.enforced', plan, `refused after ${run.accepted} of ${expected} accepted requests, while other probes sent requests: ${FOREIGN}`);
-  } else if (run.accepted !== expected) {
-    ctx.ledger.fail('ratelimit.enforced', plan, `refused (${refusedAs(r)}) after ${run.accepted} accepted requests; the limit is ${expected}`, r);
-  } else {
-    ctx.ledger.judge('ratelimit.enforced', plan, r.status === 429, () => `request ${expected + 1} answered ${refusedAs(r)} instead of 429`, r);
-  }
-  return 'judged';
+  const [t0, t] = [tripleOf(run.first), tripleOf(ex)];
+  const restarted = t0 !== null && t !== null && t.limit === t0.limit && t.remaining >= t0.remaining;
+  const spanMs = serverTimeOf(ex) - serverTimeOf(run.first);
+  if (restarted || spanMs >= WINDOW_MS - TOLERANCE_MS) return true;
+  ctx.ledger.fail(
+    'ratelimit.enforced',
+    plan,
+    `${expected + 1} requests accepted within ${(spanMs / 1000).toFixed(1)} s of the first (target clock); the limit is ${expected} a minute: after the 429, the request sent once its Retry-After (${wait / 1000} s) had passed was accepted (the limiter refills within the minute; see ratelimit.algorithm)`,
+    ex,
+  );
+  return true;
 }
 
 /** A 429 to work with: one left by an earlier probe, or a fresh key exhausted now. */
@@ -404,11 +452,12 @@ export const keyIsolationProbe: Probe = {
     const [tb, ta] = [tripleOf(before), tripleOf(after)];
     // A new window for B in between: B was accepted, which is all that can be judged.
     if (!sameWindow(tb, ta)) return ctx.ledger.pass(id, plan);
+    // Only a fall below B's own request is A's traffic counted against B; a rise is refill (a bucket, a sliding window).
     ctx.ledger.judge(
       id,
       plan,
-      ta!.remaining === tb!.remaining - 1,
-      () => `key B's Remaining went ${tb!.remaining} → ${ta!.remaining} while key A was exhausted (expected ${tb!.remaining - 1})`,
+      ta!.remaining >= tb!.remaining - 1,
+      () => `key B's Remaining went ${tb!.remaining} → ${ta!.remaining} while key A was exhausted (expected at least ${tb!.remaining - 1})`,
       after,
     );
   },

@@ -59,10 +59,15 @@ export function minuteCapacity(first: Exchange, key: ApiKey, fresh: boolean): nu
 export interface Exhaustion {
   first: Exchange;
   accepted: number;
-  /** The first refusal, or null if `cap` requests were all accepted. */
+  /** The first refusal, or null if `cap` requests (and the overshoot) were all accepted. */
   refusal: Exchange | null;
-  /** Accepted responses spanned more than one minute window (the run was too slow for the window). */
+  /**
+   * The limiter restarted during the sequence (an accepted answer showed as much left as the first one did: a new
+   * window, a bucket full again), or the sequence outlived a minute: the count says nothing of one minute.
+   */
   rolledOver: boolean;
+  /** The target-clock time from the first answer to the last one counted (Date, else the local clock). */
+  spanMs: number;
   /** A request got no whole response: whether the target counted it is unknown, so the count proves nothing. */
   lost: Exchange | null;
   /** Some requests were in flight together (the parallel bulk): a counter that misses concurrent requests over-admits. */
@@ -81,12 +86,20 @@ export interface ExhaustOptions {
 const PARALLEL = 8;
 const SEQUENTIAL_TAIL = 8;
 const ROLLOVER_SPAN_MS = 59_000;
+/**
+ * Requests past `cap` still sent while they are accepted: a limiter that refills as it goes (a token bucket, GCRA)
+ * admits its burst and the refill, and the count must see it. Bounded: one more is enough to show over-admission.
+ */
+const OVERSHOOT = 8;
 
 /**
- * Send cheap requests on `key` until one is refused or `cap` were accepted. Most are sent 8 at a time (so that a
- * 1000/min plan is exhausted well within a scaled minute); the last few strictly one after another, so the
- * boundary is exact. Bounded by `cap + PARALLEL` requests. Stops at the first refusal: nothing is sent after a 429.
- * `cap` may depend on the first response (the Limit the target announces).
+ * Send cheap requests on `key` until one is refused, or `cap` and the overshoot were accepted. Most are sent 8 at a
+ * time (so that a 1000/min plan is exhausted well within a scaled minute); the last few strictly one after another,
+ * so the boundary is exact. Bounded by `cap + PARALLEL + OVERSHOOT` requests. Stops at the first refusal: nothing is
+ * sent after a 429. `cap` may depend on the first response (the Limit the target announces).
+ *
+ * Whether the sequence stayed within one stretch of the limiter is told by what it admitted and by the clock, not
+ * by Reset: a bucket's Reset (when it is full again) moves forward with every request, a window's stays put.
  */
 export async function exhaust(ctx: ProbeContext, key: ApiKey, tag: string, capOf: number | ((first: Exchange) => number), opts: ExhaustOptions = {}): Promise<Exhaustion> {
   const first = opts.first ?? (await ctx.send(cheapList(key, tag)));
@@ -96,17 +109,16 @@ export async function exhaust(ctx: ProbeContext, key: ApiKey, tag: string, capOf
   let refusal: Exchange | null = isAccepted(first) ? null : first;
   let lost: Exchange | null = first.error !== null ? first : null;
   const firstLocal = first.localTime;
-  const resets = new Set<number>();
   const t0 = tripleOf(first);
-  if (t0) resets.add(t0.reset);
+  let restarted = false;
   const onAccepted = (ex: Exchange) => {
     accepted++;
     const t = tripleOf(ex);
-    if (t && t0 && t.limit === t0.limit) resets.add(t.reset);
+    if (t && t0 && isAccepted(first) && t.limit === t0.limit && t.remaining >= t0.remaining) restarted = true;
   };
   let sent = 1;
   const bulk = parallel === 1 ? 0 : Math.max(0, cap - SEQUENTIAL_TAIL);
-  const void_ = () => opts.stopOnRollover === true && (resets.size > 1 || ctx.clock.now() - firstLocal > ROLLOVER_SPAN_MS);
+  const void_ = () => opts.stopOnRollover === true && (restarted || ctx.clock.now() - firstLocal > ROLLOVER_SPAN_MS);
   const worker = async () => {
     while (refusal === null && sent < bulk && !ctx.signal.aborted) {
       sent++;
@@ -118,17 +130,20 @@ export async function exhaust(ctx: ProbeContext, key: ApiKey, tag: string, capOf
   };
   const concurrent = refusal === null && bulk > 1;
   if (refusal === null) await Promise.all(Array.from({ length: parallel }, worker));
-  while (refusal === null && sent < cap + 1 && !ctx.signal.aborted && !void_()) {
+  let last = first;
+  while (refusal === null && sent < cap + 1 + OVERSHOOT && !ctx.signal.aborted && !void_()) {
     sent++;
     const ex = await ctx.send(cheapList(key, tag));
+    last = ex;
     if (isAccepted(ex)) onAccepted(ex);
     else refusal = ex;
     if (ex.error !== null) lost ??= ex;
   }
-  const spanMs = (refusal ?? first).localTime - firstLocal;
-  // Without a refusal, the time the sequence took (it may have outlived its window).
-  const outlived = refusal === null && ctx.clock.now() - firstLocal > ROLLOVER_SPAN_MS;
-  return { first, accepted, refusal, rolledOver: resets.size > 1 || spanMs > ROLLOVER_SPAN_MS || outlived, lost, concurrent };
+  const end = refusal ?? last;
+  const spanMs = Math.max(0, serverTimeOf(end) - serverTimeOf(first));
+  // The time the sequence took on the local clock too (a target without Date, or one that outlived its minute).
+  const outlived = (refusal ?? last).localTime - firstLocal > ROLLOVER_SPAN_MS || (refusal === null && ctx.clock.now() - firstLocal > ROLLOVER_SPAN_MS);
+  return { first, accepted, refusal, rolledOver: restarted || spanMs > ROLLOVER_SPAN_MS || outlived, spanMs, lost, concurrent };
 }
 
 /** Refusals a probe left behind (a key with a 429 and nothing sent since), for the next probe that needs one. */

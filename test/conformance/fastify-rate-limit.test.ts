@@ -50,6 +50,7 @@ export const FASTIFY_RATE_LIMIT_TABLE: VerdictTable = {
     'retry-after.honest': ['pass', 'the window has ended by then'],
     'retry-after.error-body': ['fail', 'TRUE (advisory, a warning: the exit code is unchanged): the plugin\'s body {statusCode, error, message} has no code and no status'],
     'ratelimit.what-counts': ['pass', 'info'],
+    'ratelimit.algorithm': ['pass', 'info: a fixed window'],
     'backoff.respects-retry-after': ['pass', 'petload never sends inside a Retry-After'],
     'backoff.no-ban': ['skip', 'no load through the backoff in compliance'],
     'ban.probe': ['skip', 'opt-in'],

@@ -46,6 +46,7 @@ export const NEST_THROTTLER_TABLE: VerdictTable = {
     'ratelimit.no-over-admission': ['pass', 'one process: the in-memory storage counts without a gap'],
     'ratelimit.key-isolation': ['pass', 'getTracker = the API key'],
     'ratelimit.what-counts': ['pass', 'info'],
+    'ratelimit.algorithm': ['pass', 'info: a fixed window'],
     'retry-after.present': ['pass', 'Retry-After (the default throttler has no suffix)'],
     'retry-after.syntax': ['pass', 'delay-seconds'],
     'retry-after.plausible': ['pass', 'the block\'s seconds, within the window length that bounds it when Reset is unusable'],

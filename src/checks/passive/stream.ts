@@ -31,6 +31,7 @@ import { MINUTE_S, WINDOW_SECONDS, windowOfLimit } from '../../api/plans.js';
 import type { PlanName } from '../../api/plans.js';
 import type { Exchange } from '../../http/exchange.js';
 import { MAX_EVIDENCE, type Ledger } from '../ledger.js';
+import { createAlgorithmReader, MOVING_SHAPES, type AlgorithmReader } from './algorithm.js';
 import type { RateLimitRead } from './ratelimit.js';
 import { is2xx, type Recorder, type View } from './view.js';
 
@@ -118,9 +119,21 @@ function judgePair(prev: Seen, cur: Seen): PairVerdict {
 
 export interface StreamJudge {
   (v: View, rl: RateLimitRead | null, r: Recorder): void;
-  /** Record the rises held back: skipped naming ratelimit.no-over-admission when it failed in the run, else failed. */
+  /**
+   * Record what was held back: rises under concurrency (skipped naming ratelimit.no-over-admission when it failed in
+   * the run, else failed), and the headers' movement (skipped naming ratelimit.algorithm on a limiter that refills or
+   * slides, else failed); then ratelimit.algorithm itself.
+   */
   finish(ledger: Ledger): void;
+  /** The limiter's shape per plan, as read so far. */
+  readonly algorithm: AlgorithmReader;
 }
+
+/**
+ * Rises of Remaining and moves of Reset within what a fixed window calls one window: on a token bucket or a sliding
+ * window that is their truthful movement, not a defect (the over-admission a refill causes is ratelimit.enforced's).
+ */
+export const MOVING_REASON = 'Remaining rising and Reset moving forward are how this limiter refills or slides (see ratelimit.algorithm), not a defect of the headers';
 
 /** Rises under concurrency held per plan: their count and the first few for evidence. */
 interface HeldRises {
@@ -128,12 +141,25 @@ interface HeldRises {
   first: { ex: Exchange; message: string }[];
 }
 
+type HeldCheck = 'ratelimit.remaining-decrements' | 'ratelimit.window-consistency';
+
 export function createStreamJudge(): StreamJudge {
   const keys = new Map<string, KeyState>();
+  const algorithm = createAlgorithmReader();
   const held = new Map<PlanName | null, HeldRises>();
   const hold = (ex: Exchange, message: string): void => {
     let h = held.get(ex.plan);
     if (h === undefined) held.set(ex.plan, (h = { count: 0, first: [] }));
+    h.count++;
+    if (h.first.length < MAX_EVIDENCE) h.first.push({ ex, message });
+  };
+  // The headers' movement, per check and plan, until the limiter's shape is known (the end of the run).
+  const moving = new Map<HeldCheck, Map<PlanName | null, HeldRises>>();
+  const holdMoving = (id: HeldCheck, ex: Exchange, message: string): void => {
+    let byPlan = moving.get(id);
+    if (byPlan === undefined) moving.set(id, (byPlan = new Map()));
+    let h = byPlan.get(ex.plan);
+    if (h === undefined) byPlan.set(ex.plan, (h = { count: 0, first: [] }));
     h.count++;
     if (h.first.length < MAX_EVIDENCE) h.first.push({ ex, message });
   };
@@ -190,7 +216,10 @@ export function createStreamJudge(): StreamJudge {
       else {
         const p = judgePair(prev, cur);
         if ('skip' in p) skipped = p.skip;
-        else {
+        else if (!p.ok && cur.remaining > prev.remaining - 1 && problems === null) {
+          // Higher than this key's request leaves: requests given back (a refill), or a defect of a fixed window.
+          return holdMoving('ratelimit.remaining-decrements', v.ex, p.message);
+        } else {
           judged = true;
           if (!p.ok) (problems ??= []).push(p.message);
         }
@@ -203,8 +232,6 @@ export function createStreamJudge(): StreamJudge {
   };
 
   const judgeConsistency = (st: KeyState, cur: Seen, v: View, r: Recorder): void => {
-    // Made on the first problem: the passing path, nearly every exchange of a load, allocates nothing.
-    let problems: string[] | null = null;
     let judged = false;
     let minuteLimitWrong: string | null = null;
 
@@ -227,15 +254,13 @@ export function createStreamJudge(): StreamJudge {
       if (st.settled.overlapped && st.settled.min < cur.remaining) concurrent = true;
     }
     let rise: string | null = null;
+    let moved: string | null = null;
     if (low !== Infinity) {
       if (cur.remaining <= low) judged = true;
       else {
         const message = `Remaining rose from ${low} to ${cur.remaining} within one window (Limit ${cur.limit}, Reset ${cur.reset}), on a request sent after the other completed`;
         if (concurrent) rise = message;
-        else {
-          judged = true;
-          (problems ??= []).push(message);
-        }
+        else moved = message;
       }
     }
 
@@ -246,7 +271,8 @@ export function createStreamJudge(): StreamJudge {
       const nowS = v.nowMs / 1000;
       const window = v.planLimits === undefined ? null : windowOfLimit(cur.limit, v.planLimits);
       if (nowS < p.reset - 1) {
-        (problems ??= []).push(`Reset moved from ${p.reset} to ${cur.reset} (Limit ${cur.limit}) at ${v.nowSource} ${Math.floor(nowS)}, before the earlier window was due to end`);
+        const message = `Reset moved from ${p.reset} to ${cur.reset} (Limit ${cur.limit}) at ${v.nowSource} ${Math.floor(nowS)}, before the earlier window was due to end`;
+        moved = moved === null ? message : `${moved}; ${message}`;
       } else if (window !== null && cur.reset - p.reset < WINDOW_SECONDS[window] - 1) {
         // A Limit that matches no figure of the plan is limit-matches-plan's failure; its window is unknown.
         const apart = cur.reset - p.reset;
@@ -256,16 +282,19 @@ export function createStreamJudge(): StreamJudge {
           // Windows of a minute: the Limit is the minute window's, with the day's figure.
           minuteLimitWrong = `Limit ${cur.limit} is the ${v.ex.plan ?? ''} plan's per-day figure, but it is announced on windows of a minute (consecutive Resets ${p.reset} → ${cur.reset}); the per-minute figure is ${v.planLimits.perMinute}`;
         } else {
-          (problems ??= []).push(`Limit ${cur.limit} names a ${WINDOW_SECONDS[window]} s window, but consecutive Resets are ${apart} s apart (${p.reset} → ${cur.reset})`);
+          // A window that ended too soon, or a Reset that follows the requests (a bucket full again, a log drained):
+          // which one is known once the limiter's shape is (ratelimit.algorithm).
+          const message = `Limit ${cur.limit} names a ${WINDOW_SECONDS[window]} s window, but consecutive Resets are ${apart} s apart (${p.reset} → ${cur.reset})`;
+          moved = moved === null ? message : `${moved}; ${message}`;
         }
       }
     }
 
     if (minuteLimitWrong !== null) {
       r.fail('ratelimit.limit-matches-plan', v.ex, minuteLimitWrong);
-      if (problems === null) return r.skip('ratelimit.window-consistency', v.ex, MINUTE_LIMIT_REASON);
+      if (moved === null) return r.skip('ratelimit.window-consistency', v.ex, MINUTE_LIMIT_REASON);
     }
-    if (problems !== null) r.fail('ratelimit.window-consistency', v.ex, problems.join('; '));
+    if (moved !== null) holdMoving('ratelimit.window-consistency', v.ex, moved);
     else if (rise !== null) hold(v.ex, rise);
     else if (judged) r.pass('ratelimit.window-consistency', v.ex);
   };
@@ -301,6 +330,18 @@ export function createStreamJudge(): StreamJudge {
       otherKeys: validKey - st.own,
       noKey,
     };
+    if (ex.plan !== null) {
+      algorithm.see(ex.plan, ex.keyLabel, v.planLimits, {
+        limit: cur.limit,
+        remaining: cur.remaining,
+        reset: cur.reset,
+        serverMs: v.nowMs,
+        sent: cur.sent,
+        done: cur.done,
+        accepted: is2xx(cur.status),
+        overlapped: cur.overlapped,
+      });
+    }
     judgeDecrements(st, cur, v, r);
     judgeConsistency(st, cur, v, r);
     remember(st, cur);
@@ -308,14 +349,27 @@ export function createStreamJudge(): StreamJudge {
   const finish = (ledger: Ledger): void => {
     const overAdmits = ledger.all().some((o) => o.id === 'ratelimit.no-over-admission' && o.failed > 0);
     for (const [plan, h] of held) {
-      if (overAdmits) {
-        for (let i = 0; i < h.count; i++) ledger.skip('ratelimit.window-consistency', plan, CONCURRENT_RISE_REASON);
+      const reason = overAdmits ? CONCURRENT_RISE_REASON : MOVING_SHAPES.has(algorithm.shapeOf(plan)) ? MOVING_REASON : null;
+      if (reason !== null) {
+        for (let i = 0; i < h.count; i++) ledger.skip('ratelimit.window-consistency', plan, reason);
         continue;
       }
       for (const { ex, message } of h.first) ledger.fail('ratelimit.window-consistency', plan, message, ex);
       for (let i = h.first.length; i < h.count; i++) ledger.fail('ratelimit.window-consistency', plan, h.first[0]!.message);
     }
     held.clear();
+    for (const [id, byPlan] of moving) {
+      for (const [plan, h] of byPlan) {
+        if (MOVING_SHAPES.has(algorithm.shapeOf(plan))) {
+          for (let i = 0; i < h.count; i++) ledger.skip(id, plan, MOVING_REASON);
+          continue;
+        }
+        for (const { ex, message } of h.first) ledger.fail(id, plan, message, ex);
+        for (let i = h.first.length; i < h.count; i++) ledger.fail(id, plan, h.first[0]!.message);
+      }
+    }
+    moving.clear();
+    algorithm.record(ledger);
   };
-  return Object.assign(judge, { finish });
+  return Object.assign(judge, { finish, algorithm });
 }

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { PLANS } from '../../api/plans.js';
+import { Ledger } from '../ledger.js';
+import { outcomeOf } from '../../testing/exchange-builder.js';
+import { createAlgorithmReader, type AlgorithmSample } from './algorithm.js';
+
+const T0 = 1_900_000_020_000; // a target-clock instant on a whole minute
+const FREE = PLANS.free;
+
+/** One key's answers, each sent after the one before completed: [seconds after T0, Remaining, Reset (s), accepted]. */
+function read(steps: readonly (readonly [number, number, number, boolean?])[], limit = 60) {
+  const reader = createAlgorithmReader();
+  steps.forEach(([at, remaining, reset, accepted = true], i) => {
+    const s: AlgorithmSample = { limit, remaining, reset, serverMs: T0 + at * 1000, sent: i * 10, done: i * 10 + 5, accepted, overlapped: false };
+    reader.see('free', 'free#1', FREE, s);
+  });
+  const ledger = new Ledger();
+  reader.record(ledger);
+  return { shape: reader.shapeOf('free'), info: (outcomeOf(ledger, 'ratelimit.algorithm')?.info ?? {}) as Record<string, string> };
+}
+
+const R = T0 / 1000;
+
+describe('ratelimit.algorithm', () => {
+  it('names a fixed window from the key\'s first request: Reset holds, then a new one a window later', () => {
+    const { shape, info } = read([[0, 59, R + 60], [1, 58, R + 60], [2, 57, R + 60], [61, 59, R + 121], [62, 58, R + 121]]);
+    expect(shape).toBe('fixed-window');
+    expect(info.shape).toBe('fixed window from a key\'s first request');
+  });
+
+  it('names a fixed window aligned to the clock when every window ends on a whole minute', () => {
+    const end = R + 60; // T0 is on a whole minute
+    const { info } = read([[0, 59, end], [1, 58, end], [61, 59, end + 60], [62, 58, end + 60]]);
+    expect(info.shape).toBe('fixed window aligned to the clock');
+  });
+
+  it('names a token bucket from Remaining rising before a minute, under a Reset that drifts, with its refill', () => {
+    // Free: 1 token a second. Reset = when full again: what is missing, in seconds, from now.
+    // Ten requests at once leave 50, full again in 10 s; 3 s later 3 tokens have come back: 52 after the next one.
+    const steps: [number, number, number][] = [];
+    for (let i = 1; i <= 10; i++) steps.push([0, 60 - i, R + i]);
+    const { shape, info } = read([...steps, [3, 52, R + 3 + 8]]);
+    expect(shape).toBe('token-bucket');
+    expect(info.shape).toMatch(/^token bucket/);
+    expect(info.burst).toBe('60');
+  });
+
+  it('names a token bucket from its Reset alone: what is missing over the time to full is steady', () => {
+    const steps: [number, number, number][] = [];
+    for (let i = 0; i < 30; i++) steps.push([0, 59 - i, R + i + 1]);
+    const { shape, info } = read(steps);
+    expect(shape).toBe('token-bucket');
+    expect(Number(info.refillPerSecond)).toBeCloseTo(1, 0);
+  });
+
+  it('names a sliding window: Reset a window after each answer, Remaining never rising within a minute', () => {
+    const { shape } = read([[0, 59, R + 60], [3, 58, R + 63], [6, 57, R + 66], [9, 56, R + 69]]);
+    expect(shape).toBe('sliding-window');
+  });
+
+  it('does not take a rise under a fixed Reset for a refill: that is a window\'s defect', () => {
+    const { shape } = read([[0, 59, R + 60], [1, 58, R + 60], [2, 59, R + 60]]);
+    expect(shape).not.toBe('token-bucket');
+  });
+
+  it('says unknown when one key\'s answers held one Reset for a moment only: a fixed window and a sliding one look alike then', () => {
+    expect(read([[0, 59, R + 60], [0.5, 58, R + 60], [1, 57, R + 60]]).shape).toBe('unknown');
+    expect(read([[0, 59, R + 60], [5, 58, R + 60], [11, 57, R + 60]]).shape).toBe('fixed-window');
+  });
+
+  it('says unknown with no two sequential answers, and skips', () => {
+    const reader = createAlgorithmReader();
+    reader.see('free', 'free#1', FREE, { limit: 60, remaining: 59, reset: R + 60, serverMs: T0, sent: 0, done: 5, accepted: true, overlapped: false });
+    const ledger = new Ledger();
+    reader.record(ledger);
+    expect(reader.shapeOf('free')).toBe('unknown');
+    expect(outcomeOf(ledger, 'ratelimit.algorithm')?.skipped).toBe(1);
+  });
+});

@@ -1,0 +1,212 @@
+/**
+ * ratelimit.algorithm (info): the limiter's shape per plan, read from each valid key's sequence of answers (what
+ * the probes and the load already send), never from extra traffic.
+ *
+ * What tells the shapes apart, between two answers of a key where the second was sent after the first completed
+ * (same Limit; times on the target's clock, from Date):
+ * - a **rise** of Remaining before the earlier answer's Reset has passed: requests given back while the limiter was
+ *   still counting. Within a minute of the key's fresh start it is a refill (a token bucket, GCRA); later, with no
+ *   earlier rise, requests sliding out of a trailing minute (a sliding window).
+ * - a **move** of Reset (more than 1 s of rounding) before the earlier Reset has passed: a Reset that follows the
+ *   requests (a bucket's "full again", a log's "drained") rather than a window's fixed end.
+ * - a **hold**: Remaining down by one with the same Reset, as a fixed window shows.
+ *
+ * Shapes: `fixed-window` (aligned to the clock when every window ends on a whole minute, else from the key's first
+ * request), `token-bucket` (burst = Limit, refill from Reset: what is missing over the time to full), `sliding-window`
+ * (Reset about a window ahead of each answer, Remaining never rising within a minute), `unknown`. GCRA and a leaky
+ * bucket used as a meter admit exactly as a token bucket does and cannot be told from one outside; they are named
+ * together, with the spacing (one request per 1/refill s).
+ */
+import { MINUTE_S, type PlanLimits, type PlanName } from '../../api/plans.js';
+import type { Ledger } from '../ledger.js';
+
+/** One answer of a valid key with usable X-RateLimit-* (what the stream checks read too). */
+export interface AlgorithmSample {
+  readonly limit: number;
+  readonly remaining: number;
+  readonly reset: number;
+  /** Target-clock ms of the answer (Date, else the local clock). */
+  readonly serverMs: number;
+  readonly sent: number;
+  readonly done: number;
+  readonly accepted: boolean;
+  /** It overlapped another request on the key: its order at the server is unknown, so no pair is read with it. */
+  readonly overlapped: boolean;
+}
+
+export type Shape = 'fixed-window' | 'token-bucket' | 'sliding-window' | 'unknown';
+
+/** Shapes whose truthful headers move (Remaining rising, Reset moving forward) within what a fixed window calls one. */
+export const MOVING_SHAPES: ReadonlySet<Shape> = new Set(['token-bucket', 'sliding-window']);
+
+const TOLERANCE_MS = 1000;
+const MINUTE_MS = MINUTE_S * 1000;
+/** How long one key's Reset must be seen to hold, without a turnover, before the window is called fixed. */
+const FIXED_EVIDENCE_MS = 10_000;
+/** Refill estimates kept per plan (a bounded sample, enough for a median and a spread). */
+const MAX_RATES = 64;
+/** A refill is estimated only from a Reset at least this far ahead, where whole-second rounding matters little. */
+const RATE_MIN_MS = 5_000;
+/** Estimates of one bucket agree within this ratio (rounding); a window's spread over orders of magnitude. */
+const RATE_SPREAD = 1.5;
+
+interface PlanFacts {
+  pairs: number;
+  holds: number;
+  moves: number;
+  /** Moves whose new Reset is about a window ahead of the answer (a log drained a window after its newest request). */
+  movesAWindowAhead: number;
+  earlyRises: number;
+  lateRises: number;
+  /** Distinct Resets of the minute Limit seen on holds, and how many of them end on a whole minute. */
+  resets: Set<number>;
+  aligned: number;
+  /** A key's Reset passed and its next window ended a window or more later: a window turned over. */
+  turnovers: number;
+  /** The longest time one key's answers held one Reset (ms): how long a window was watched. */
+  longestHoldMs: number;
+  /** Refill per second estimated from answers: (Limit - Remaining) / (Reset - Date). */
+  rates: number[];
+  limit: number | null;
+  firstRise: { from: number; to: number; afterMs: number } | null;
+}
+
+interface KeyTrack {
+  last: AlgorithmSample | null;
+  /** Target-clock ms of the key's fresh start (an accepted answer with Limit-1 left), null until seen. */
+  start: number | null;
+  /** The Reset the key's current stretch began with: a window's stays put, a bucket's or a log's drifts from it. */
+  anchor: number | null;
+  /** Target-clock ms of the first answer under the current anchor. */
+  anchoredAt: number;
+}
+
+export interface AlgorithmReader {
+  see(plan: PlanName, key: string, limits: PlanLimits | undefined, s: AlgorithmSample): void;
+  shapeOf(plan: PlanName | null): Shape;
+  /** The info check's outcome per plan that had any answer. */
+  record(ledger: Ledger): void;
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? NaN;
+};
+
+/** Several refill estimates that agree: a Reset that tells when a steadily refilled bucket is full again. */
+function steadyRefill(rates: readonly number[]): boolean {
+  if (rates.length < 3) return false;
+  return Math.max(...rates) <= RATE_SPREAD * Math.min(...rates);
+}
+
+export function createAlgorithmReader(): AlgorithmReader {
+  const plans = new Map<PlanName, PlanFacts>();
+  const keys = new Map<string, KeyTrack>();
+
+  const factsOf = (plan: PlanName): PlanFacts => {
+    let f = plans.get(plan);
+    if (f === undefined) {
+      f = { pairs: 0, holds: 0, moves: 0, movesAWindowAhead: 0, earlyRises: 0, lateRises: 0, resets: new Set(), aligned: 0, turnovers: 0, longestHoldMs: 0, rates: [], limit: null, firstRise: null };
+      plans.set(plan, f);
+    }
+    return f;
+  };
+
+  const see: AlgorithmReader['see'] = (plan, key, limits, s) => {
+    // Only the minute figure's answers: a day window's movement says nothing of the minute's limiter.
+    if (limits !== undefined && s.limit !== limits.perMinute) return;
+    const f = factsOf(plan);
+    f.limit ??= s.limit;
+    let k = keys.get(key);
+    if (k === undefined) keys.set(key, (k = { last: null, start: null, anchor: null, anchoredAt: s.serverMs }));
+    if (s.accepted && s.remaining === s.limit - 1) k.start = s.serverMs;
+    const toReset = s.reset * 1000 - s.serverMs;
+    // What is missing over the time to full: constant on a bucket; on a window it grows as the window's end nears.
+    if (toReset >= RATE_MIN_MS && s.remaining < s.limit && f.rates.length < MAX_RATES) f.rates.push((s.limit - s.remaining) / (toReset / 1000));
+    const anchorPassed = k.anchor === null || s.serverMs >= k.anchor * 1000 - TOLERANCE_MS;
+    const drifted = !anchorPassed && Math.abs(s.reset - k.anchor!) > 1;
+    if (k.anchor !== null && anchorPassed && s.reset - k.anchor >= MINUTE_S - 1 && s.remaining === s.limit - 1) f.turnovers++;
+    if (anchorPassed || drifted) {
+      k.anchor = s.reset;
+      k.anchoredAt = s.serverMs;
+    } else f.longestHoldMs = Math.max(f.longestHoldMs, s.serverMs - k.anchoredAt);
+    const p = k.last;
+    k.last = s;
+    if (p === null || p.limit !== s.limit || s.sent <= p.done || p.overlapped || s.overlapped) return;
+    f.pairs++;
+    const beforeReset = s.serverMs < p.reset * 1000 - TOLERANCE_MS;
+    if (s.remaining > p.remaining && beforeReset) {
+      const afterMs = k.start === null ? Infinity : s.serverMs - k.start;
+      if (afterMs < MINUTE_MS - TOLERANCE_MS) f.earlyRises++;
+      else f.lateRises++;
+      f.firstRise ??= { from: p.remaining, to: s.remaining, afterMs };
+      return;
+    }
+    if (drifted) {
+      f.moves++;
+      if (toReset >= MINUTE_MS - 2 * TOLERANCE_MS) f.movesAWindowAhead++;
+      return;
+    }
+    if (s.remaining === p.remaining - 1 || s.remaining === p.remaining) {
+      f.holds++;
+      if (!f.resets.has(p.reset)) {
+        f.resets.add(p.reset);
+        if (p.reset % MINUTE_S === 0) f.aligned++;
+      }
+    }
+  };
+
+  const shapeOf = (plan: PlanName | null): Shape => {
+    const f = plan === null ? undefined : plans.get(plan);
+    if (f === undefined || f.pairs === 0) return 'unknown';
+    // A rise under a Reset that never drifts is a window's defect (window-consistency's), not a refill.
+    if (f.earlyRises > 0 && f.moves > 0) return 'token-bucket';
+    if (f.moves >= 2 && f.movesAWindowAhead * 2 >= f.moves) return 'sliding-window';
+    if (f.moves >= 2 && steadyRefill(f.rates)) return 'token-bucket';
+    // A Reset that held for a while, or a window seen to turn over: a few answers in one second say nothing.
+    if (f.moves === 0 && f.holds > 0 && (f.turnovers > 0 || f.longestHoldMs >= FIXED_EVIDENCE_MS)) return 'fixed-window';
+    return 'unknown';
+  };
+
+  const describe = (f: PlanFacts, shape: Shape): Record<string, string> => {
+    const evidence = `${f.pairs} pairs of sequential answers: ${f.holds} with the same Reset (held up to ${(f.longestHoldMs / 1000).toFixed(0)} s; ${f.turnovers} windows turned over), ${f.moves} with Reset moved before the earlier one had passed, ${f.earlyRises} with Remaining rising within a minute of a fresh start, ${f.lateRises} later`;
+    switch (shape) {
+      case 'fixed-window': {
+        const aligned = f.resets.size >= 2 && f.aligned === f.resets.size;
+        return { shape: aligned ? 'fixed window aligned to the clock' : 'fixed window from a key\'s first request', limit: String(f.limit), evidence };
+      }
+      case 'token-bucket': {
+        const rate = median(f.rates);
+        const figures: Record<string, string> = { shape: 'token bucket (or GCRA / leaky bucket: they admit alike)', burst: String(f.limit) };
+        if (Number.isFinite(rate)) {
+          figures.refillPerSecond = rate.toFixed(2);
+          figures.spacing = `${(1 / rate).toFixed(2)} s`;
+        }
+        const r = f.firstRise;
+        figures.evidence =
+          r === null
+            ? `${evidence}; Reset tells when the bucket is full again (what is missing over the time to Reset is steady)`
+            : `${evidence}; first rise ${r.from} → ${r.to}${Number.isFinite(r.afterMs) ? ` ${(r.afterMs / 1000).toFixed(1)} s after a fresh start` : ''}`;
+        return figures;
+      }
+      case 'sliding-window':
+        return { shape: 'sliding window (a log of the trailing minute)', limit: String(f.limit), evidence };
+      default:
+        return { shape: 'unknown', evidence };
+    }
+  };
+
+  const record = (ledger: Ledger): void => {
+    for (const [plan, f] of plans) {
+      if (f.pairs === 0) {
+        ledger.skip('ratelimit.algorithm', plan, 'no two sequential answers of one key with usable X-RateLimit-* to read');
+        continue;
+      }
+      const shape = shapeOf(plan);
+      for (const [k, v] of Object.entries(describe(f, shape))) ledger.info('ratelimit.algorithm', plan, k, v);
+      ledger.pass('ratelimit.algorithm', plan);
+    }
+  };
+
+  return { see, shapeOf, record };
+}
