@@ -27,7 +27,7 @@ import {
   type ProbeContext,
 } from './context.js';
 import type { Probe } from './probe.js';
-import { announcedMinuteLimit, exhaust, HEADER_CHECKS, minuteCapacity, minuteQuota, sameWindow, tripleOf, type Exhaustion } from './window.js';
+import { announcedMinuteLimit, exhaust, HEADER_CHECKS, minuteCapacity, minuteQuota, restartedAfterAMinute, sameWindow, tripleOf, type Exhaustion } from './window.js';
 
 const WINDOW_MS = MINUTE_S * 1000;
 
@@ -195,10 +195,8 @@ async function refillFollowUp(ctx: ProbeContext, plan: PlanName, key: ApiKey, ta
     if (ex.status === 429) ctx.refusals.push(key, ex);
     return true;
   }
-  const [t0, t] = [tripleOf(run.first), tripleOf(ex)];
-  const restarted = t0 !== null && t !== null && t.limit === t0.limit && t.remaining >= t0.remaining;
   const spanMs = serverTimeOf(ex) - serverTimeOf(run.first);
-  if (restarted || spanMs >= WINDOW_MS - TOLERANCE_MS) return true;
+  if (restartedAfterAMinute(tripleOf(run.first), tripleOf(ex)) || spanMs >= WINDOW_MS - TOLERANCE_MS) return true;
   ctx.ledger.fail(
     'ratelimit.enforced',
     plan,

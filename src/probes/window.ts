@@ -56,14 +56,23 @@ export function minuteCapacity(first: Exchange, key: ApiKey, fresh: boolean): nu
   return announced === null ? minuteQuota(key) : Math.min(announced, key.limits.perDay);
 }
 
+/**
+ * A new window that keeps the promise: as much left as at the start, under a Reset a minute or more after the first
+ * one (a window aligned to the clock begins before a key's first request, and the next one a minute after it). A
+ * window that restarts sooner (a Reset a few seconds on) is a limit over a shorter window: the count goes on.
+ */
+export function restartedAfterAMinute(t0: Triple | null, t: Triple | null): boolean {
+  return t0 !== null && t !== null && t.limit === t0.limit && t.remaining >= t0.remaining && t.reset >= t0.reset + MINUTE_S - 1;
+}
+
 export interface Exhaustion {
   first: Exchange;
   accepted: number;
   /** The first refusal, or null if `cap` requests (and the overshoot) were all accepted. */
   refusal: Exchange | null;
   /**
-   * The limiter restarted during the sequence (an accepted answer showed as much left as the first one did: a new
-   * window, a bucket full again), or the sequence outlived a minute: the count says nothing of one minute.
+   * The limiter restarted during the sequence a minute on (restartedAfterAMinute), or the sequence outlived a
+   * minute: the count says nothing of one minute.
    */
   rolledOver: boolean;
   /** The target-clock time from the first answer to the last one counted (Date, else the local clock). */
@@ -114,7 +123,7 @@ export async function exhaust(ctx: ProbeContext, key: ApiKey, tag: string, capOf
   const onAccepted = (ex: Exchange) => {
     accepted++;
     const t = tripleOf(ex);
-    if (t && t0 && isAccepted(first) && t.limit === t0.limit && t.remaining >= t0.remaining) restarted = true;
+    if (isAccepted(first) && restartedAfterAMinute(t0, t)) restarted = true;
   };
   let sent = 1;
   const bulk = parallel === 1 ? 0 : Math.max(0, cap - SEQUENTIAL_TAIL);

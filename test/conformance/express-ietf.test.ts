@@ -11,7 +11,7 @@ import { expectVerdict, NO_WAIT, runPetload, type VerdictTable } from './support
 const NO_HEADERS = 'skip naming ratelimit.headers-present: there is no X-RateLimit-* to read';
 
 export const EXPRESS_IETF_TABLE: VerdictTable = {
-  exitCode: 1, // headers-present and headers-on-errors are critical and major.
+  exitCode: 1, // headers-present, enforced (critical) and headers-on-errors (major).
   checks: {
     'contract.transport': ['pass', 'every answer whole'],
     'contract.no-server-errors': ['pass', 'refusals are 429'],
@@ -40,7 +40,7 @@ export const EXPRESS_IETF_TABLE: VerdictTable = {
     'ratelimit.reset-is-timestamp': ['skip', NO_HEADERS],
     'ratelimit.remaining-decrements': ['skip', NO_HEADERS],
     'ratelimit.window-consistency': ['skip', NO_HEADERS + ' (so the 3 s window goes unseen)'],
-    'ratelimit.enforced': ['pass', 'the memory store admits exactly `limit` per window, then 429'],
+    'ratelimit.enforced': ['fail', 'TRUE for this setting: a 3 s window admits the plan\'s figure every 3 s, more than the figure within a minute of the first request (counted against the time, whatever Reset says)'],
     'ratelimit.quota-restored': ['pass', 'accepted once the window has ended (Retry-After tells when)'],
     'ratelimit.no-over-admission': ['pass', 'one process: the memory store increments synchronously'],
     'ratelimit.key-isolation': ['pass', 'keyGenerator = the API key'],
@@ -76,6 +76,7 @@ export const EXPRESS_LEGACY_TABLE: VerdictTable = {
     'ratelimit.reset-is-timestamp': ['pass', 'ceil(resetTime / 1000): Unix seconds'],
     'ratelimit.remaining-decrements': ['pass', 'one per counted request; a 400 given back is not a counted request'],
     'ratelimit.window-consistency': ['pass', 'one-minute windows'],
+    'ratelimit.enforced': ['pass', 'exactly the plan figure accepted within the minute, then 429'],
     'ratelimit.quota-restored': ['skip', 'the restore probe is not in the no-wait scenario'],
     'retry-after.honest': ['skip', 'the retry-after-honest probe is not in the no-wait scenario'],
     'ratelimit.key-isolation': ['skip', 'the key-isolation probe is not in the no-wait scenario'],
@@ -88,7 +89,7 @@ export const EXPRESS_LEGACY_TABLE: VerdictTable = {
 describe('corpus (d): express-rate-limit with IETF draft-8 RateLimit fields', () => {
   const corpus = corpusFixtures('ietf');
 
-  it('petload names the missing X-RateLimit-* by its two presence checks and nothing else', { timeout: 120_000 }, async () => {
+  it('petload names the missing X-RateLimit-* by its two presence checks, the 3 s window by enforced, and nothing else', { timeout: 120_000 }, async () => {
     const keys = corpus.keysFiles(['free', 'pro'], 8);
     const s = await corpus.started(startStore('express-ietf.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '3' }));
     const run = await runPetload(s.url, keys.petload);

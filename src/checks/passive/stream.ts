@@ -143,6 +143,16 @@ interface HeldRises {
 
 type HeldCheck = 'ratelimit.remaining-decrements' | 'ratelimit.window-consistency';
 
+/**
+ * Windows that restart sooner than the Limit's window, where the plan's figure was found accepted more than once
+ * within a minute: one defect, a limit over a shorter window, which ratelimit.enforced judges by its count.
+ */
+export const SHORT_WINDOW_REASON =
+  'the window restarts sooner than a minute, and more than the figure was accepted within one (ratelimit.enforced judges that over-admission)';
+
+const overAdmitted = (ledger: Ledger, plan: PlanName | null): boolean =>
+  ledger.all().some((o) => o.id === 'ratelimit.enforced' && o.plan === plan && o.failed > 0);
+
 export function createStreamJudge(): StreamJudge {
   const keys = new Map<string, KeyState>();
   const algorithm = createAlgorithmReader();
@@ -360,8 +370,9 @@ export function createStreamJudge(): StreamJudge {
     held.clear();
     for (const [id, byPlan] of moving) {
       for (const [plan, h] of byPlan) {
-        if (MOVING_SHAPES.has(algorithm.shapeOf(plan))) {
-          for (let i = 0; i < h.count; i++) ledger.skip(id, plan, MOVING_REASON);
+        const reason = MOVING_SHAPES.has(algorithm.shapeOf(plan)) ? MOVING_REASON : overAdmitted(ledger, plan) ? SHORT_WINDOW_REASON : null;
+        if (reason !== null) {
+          for (let i = 0; i < h.count; i++) ledger.skip(id, plan, reason);
           continue;
         }
         for (const { ex, message } of h.first) ledger.fail(id, plan, message, ex);
