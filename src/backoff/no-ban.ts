@@ -78,7 +78,7 @@ export function judgeNoBan(ledger: Ledger, rec: PlanPhaseRecord, offered: Offere
     accepted: rec.accepted,
     refused: rec.refused,
     heldBack: rec.heldBack,
-    maxAcceptedInAMinuteWindow: w.maxAccepted,
+    maxAcceptedInAMinuteWindow: w.windowsKnown ? w.maxAccepted : 'not measurable: Reset moved with the requests (not a fixed window), so windows cannot be told apart',
     suspectedBans: rec.bans.map((b) => b.key.label),
     throughput,
   });

@@ -31,6 +31,17 @@ describe('AcceptedWindows', () => {
     expect(w.excessCount).toBe(1);
   });
 
+  it('knows the windows while each Reset holds, and not once the Reset moves with the requests (a bucket)', () => {
+    const fixed = new AcceptedWindows();
+    for (let i = 0; i < 60; i++) note(fixed, i * 100, 200, rateLimitHeaders(60, 59 - i, MINUTE_RESET));
+    note(fixed, 31_000, 200, rateLimitHeaders(60, 59, MINUTE_RESET + 60));
+    expect(fixed.windowsKnown).toBe(true);
+    // A token bucket's Reset (when it is full again) moves on with every request: 2 s, 4 s, 6 s ahead...
+    const bucket = new AcceptedWindows();
+    for (let i = 0; i < 10; i++) note(bucket, i * 100, 200, rateLimitHeaders(60, 58 - 2 * i, MINUTE_RESET - 30 + 2 * (i + 1)));
+    expect(bucket.windowsKnown).toBe(false);
+  });
+
   it('tells windows apart by a minute refusal\'s Retry-After when the headers describe the day', () => {
     const day = rateLimitHeaders(1000, 900, FIXED_NOW / 1000 + 3600);
     const within = new AcceptedWindows();

@@ -27,6 +27,10 @@ interface KeyWindows {
   readonly recent: number[];
   /** Windows already reported as exceeded (Reset, or the refusal's end in whole seconds). */
   readonly reported: Set<number>;
+  /** The Reset the key's current window began with, when its first accepted answer came, and how often it moved. */
+  anchor: number | null;
+  firstAt: number;
+  moves: number;
 }
 
 const KEPT_WINDOWS = 4;
@@ -40,11 +44,17 @@ export class AcceptedWindows {
   excessCount = 0;
   /** The most requests accepted in one minute window told apart by its Reset. */
   maxAccepted = 0;
+  /**
+   * Whether Resets told the windows apart: false once a key's Reset moved (by more than rounding) more often than
+   * a window a minute explains, as a token bucket's or a sliding window's does. Per-window figures are then not
+   * measurable, and are said to be so rather than given as a number.
+   */
+  windowsKnown = true;
 
   private of(key: ApiKey): KeyWindows {
     let k = this.perKey.get(key.label);
     if (k === undefined) {
-      k = { byReset: new Map(), recent: [], reported: new Set() };
+      k = { byReset: new Map(), recent: [], reported: new Set(), anchor: null, firstAt: 0, moves: 0 };
       this.perKey.set(key.label, k);
     }
     return k;
@@ -58,6 +68,11 @@ export class AcceptedWindows {
       k.recent.push(sentAt);
       while (k.recent.length > 0 && k.recent[0]! < sentAt - MINUTE_MS) k.recent.shift();
       if (w.window !== 'minute' || w.reset === null) return;
+      if (k.anchor === null) [k.anchor, k.firstAt] = [w.reset, sentAt];
+      else if (Math.abs(w.reset - k.anchor) > 1) {
+        k.anchor = w.reset;
+        if (++k.moves > (sentAt - k.firstAt) / MINUTE_MS + 2) this.windowsKnown = false;
+      }
       const count = (k.byReset.get(w.reset) ?? 0) + 1;
       k.byReset.set(w.reset, count);
       if (k.byReset.size > KEPT_WINDOWS) k.byReset.delete(Math.min(...k.byReset.keys()));

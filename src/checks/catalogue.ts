@@ -49,6 +49,8 @@ export const CATALOGUE = {
   'ratelimit.no-over-admission': { family: 'ratelimit', severity: 'critical', title: 'A simultaneous burst of Limit+K admits at most Limit' },
   'ratelimit.key-isolation': { family: 'ratelimit', severity: 'critical', title: 'Exhausting one key leaves another key of the same plan unaffected' },
   'ratelimit.what-counts': { family: 'ratelimit', severity: 'info', title: 'Which responses lower Remaining (measured)' },
+  'ratelimit-fields.syntax': { family: 'ratelimit', severity: 'advisory', title: 'The IETF RateLimit / RateLimit-Policy fields, if sent, are well formed' },
+  'ratelimit-fields.consistent': { family: 'ratelimit', severity: 'advisory', title: 'The IETF fields, if sent, agree with X-RateLimit-* and the plan\'s figures' },
   'ratelimit.algorithm': { family: 'ratelimit', severity: 'info', title: 'The limiter\'s shape, named with its figures (read from the answers)' },
   // 429 and Retry-After
   'retry-after.present': { family: 'retry-after', severity: 'critical', title: 'Every 429 carries exactly one Retry-After' },

@@ -13,6 +13,7 @@ import { createErrorBodyJudge } from './passive/error-body.js';
 import { judgeDocumentedStatus, judgeErrorShape, judgeJsonContentType, judgeNoServerErrors, judgeTransport } from './passive/contract.js';
 import { judgeInvalidStatus, judgeLimitOutOfRange, judgeLimitRespected, judgeListSchema, judgeStatusFilter, type KnownPets } from './passive/list.js';
 import { readRateLimit } from './passive/ratelimit.js';
+import { judgeRateLimitFields } from './passive/ratelimit-fields.js';
 import { createScopeReader } from './passive/request.js';
 import { judgeRetryAfter } from './passive/retry-after.js';
 import { createStreamJudge } from './passive/stream.js';
@@ -45,6 +46,8 @@ const NOT_EXERCISED = {
   'retry-after.plausible': 'no 429 response',
   'retry-after.error-body': 'no 429 response with a body',
   'backoff.respects-retry-after': 'no request with a valid key',
+  'ratelimit-fields.syntax': 'no response carried the IETF RateLimit or RateLimit-Policy fields',
+  'ratelimit-fields.consistent': 'no response carried the IETF fields beside usable X-RateLimit-*',
 } as const satisfies Partial<Record<CheckId, string>>;
 
 export type PassiveCheckId = keyof typeof NOT_EXERCISED;
@@ -103,6 +106,7 @@ export function createObserver(opts: ObserverOptions): Observer {
       judgeInvalidKey(v, r);
       judgeChallenge(v, r);
       const rl = readRateLimit(v, r);
+      judgeRateLimitFields(v, rl, r);
       const wait = judgeRetryAfter(v, rl, r);
       stream(v, rl, r);
       backoff(v, wait, r);

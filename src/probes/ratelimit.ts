@@ -408,7 +408,8 @@ export const burstProbe: Probe = {
           return ctx.ledger.info(id, plan, 'note', 'the burst straddled two windows; each admitted at most the limit');
         }
         if (perWindow.size <= 1 && span >= WINDOW_MS - TOLERANCE_MS) {
-          return ctx.ledger.skip(id, plan, 'the burst lasted a whole window; not judged (rerun with a smaller --time-scale)');
+          const slower = ctx.clock.scale > 1 ? ` (the clock runs ${ctx.clock.scale} times faster than real time: a smaller --time-scale leaves more real time in each window)` : '';
+          return ctx.ledger.skip(id, plan, `the burst lasted a whole window; not judged${slower}`);
         }
         const pre = await enforcesAfter(ctx, b, tag);
         if (!pre.enforces) return ctx.ledger.skip(id, plan, pre.reason);

@@ -51,6 +51,8 @@ const COMMON: Record<Exclude<CheckId, 'ratelimit.enforced' | 'ratelimit.algorith
   'ratelimit.no-over-admission': ['pass', 'one process: the limiter is updated synchronously'],
   'ratelimit.key-isolation': ['skip', NOT_IN_SCENARIO('key-isolation')],
   'ratelimit.what-counts': ['pass', 'info'],
+  'ratelimit-fields.syntax': ['skip', 'the store sends no IETF fields'],
+  'ratelimit-fields.consistent': ['skip', 'the store sends no IETF fields'],
   'retry-after.present': ['pass', 'on every 429'],
   'retry-after.syntax': ['pass', 'delay-seconds'],
   'retry-after.plausible': ['pass', 'no later than Reset'],

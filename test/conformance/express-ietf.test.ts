@@ -45,6 +45,8 @@ export const EXPRESS_IETF_TABLE: VerdictTable = {
     'ratelimit.no-over-admission': ['pass', 'one process: the memory store increments synchronously'],
     'ratelimit.key-isolation': ['pass', 'keyGenerator = the API key'],
     'ratelimit.what-counts': ['pass', 'info, measured from status codes and refusals'],
+    'ratelimit-fields.syntax': ['pass', 'draft-8 RateLimit / RateLimit-Policy: named lists with q, w, r, t, read as the draft-11 form'],
+    'ratelimit-fields.consistent': ['skip', 'no X-RateLimit-* to compare the draft fields with'],
     'ratelimit.algorithm': ['skip', 'no X-RateLimit-* to read the limiter from (the draft fields are not read yet)'],
     'retry-after.present': ['pass', 'express-rate-limit sets Retry-After on 429'],
     'retry-after.syntax': ['pass', 'delay-seconds'],
@@ -82,6 +84,8 @@ export const EXPRESS_LEGACY_TABLE: VerdictTable = {
     'ratelimit.key-isolation': ['skip', 'the key-isolation probe is not in the no-wait scenario'],
     'auth.no-quota-drain': ['skip', 'the quota-drain probe is not in the no-wait scenario'],
     'ratelimit.what-counts': ['pass', 'info: 400 and 404 are given back (skipFailedRequests)'],
+    'ratelimit-fields.syntax': ['skip', 'no draft fields (legacyHeaders only)'],
+    'ratelimit-fields.consistent': ['skip', 'no draft fields (legacyHeaders only)'],
     'ratelimit.algorithm': ['pass', 'info: a fixed window (express-rate-limit\'s memory store)'],
   },
 };

@@ -50,6 +50,8 @@ export const FASTIFY_RATE_LIMIT_TABLE: VerdictTable = {
     'retry-after.honest': ['pass', 'the window has ended by then'],
     'retry-after.error-body': ['fail', 'TRUE (advisory, a warning: the exit code is unchanged): the plugin\'s body {statusCode, error, message} has no code and no status'],
     'ratelimit.what-counts': ['pass', 'info'],
+    'ratelimit-fields.syntax': ['skip', 'the store sends no IETF fields'],
+    'ratelimit-fields.consistent': ['skip', 'the store sends no IETF fields'],
     'ratelimit.algorithm': ['skip', 'no Reset that is a timestamp to read the limiter from (reset-is-timestamp)'],
     'backoff.respects-retry-after': ['pass', 'petload never sends inside a Retry-After'],
     'backoff.no-ban': ['skip', 'no load through the backoff in compliance'],

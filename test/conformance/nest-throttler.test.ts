@@ -46,6 +46,8 @@ export const NEST_THROTTLER_TABLE: VerdictTable = {
     'ratelimit.no-over-admission': ['pass', 'one process: the in-memory storage counts without a gap'],
     'ratelimit.key-isolation': ['pass', 'getTracker = the API key'],
     'ratelimit.what-counts': ['pass', 'info'],
+    'ratelimit-fields.syntax': ['skip', 'the store sends no IETF fields'],
+    'ratelimit-fields.consistent': ['skip', 'the store sends no IETF fields'],
     'ratelimit.algorithm': ['skip', 'no Reset that is a timestamp to read the limiter from (reset-is-timestamp)'],
     'retry-after.present': ['pass', 'Retry-After (the default throttler has no suffix)'],
     'retry-after.syntax': ['pass', 'delay-seconds'],

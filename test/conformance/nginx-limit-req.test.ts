@@ -49,6 +49,8 @@ export const NGINX_LIMIT_REQ_TABLE: VerdictTable = {
     'ratelimit.no-over-admission': ['pass', 'nginx\'s bucket and the store each admit at most 60 of the burst'],
     'ratelimit.key-isolation': ['skip', 'key A is never refused with 429 (see ratelimit.enforced)'],
     'ratelimit.what-counts': ['pass', 'info'],
+    'ratelimit-fields.syntax': ['skip', 'the store sends no IETF fields'],
+    'ratelimit-fields.consistent': ['skip', 'the store sends no IETF fields'],
     'ratelimit.algorithm': ['pass', 'info: a fixed window'],
     'retry-after.present': ['skip', 'no 429 in the run'],
     'retry-after.syntax': ['skip', 'no 429 in the run'],

@@ -46,6 +46,8 @@ export const REDIS_CLUSTER_TABLE: VerdictTable = {
     'ratelimit.no-over-admission': ['pass', 'the increment is one atomic Redis command, so two processes cannot both admit the last slot'],
     'ratelimit.key-isolation': ['pass', 'one Redis key per API key'],
     'ratelimit.what-counts': ['pass', 'info: every authenticated request counts, 400/404 included'],
+    'ratelimit-fields.syntax': ['skip', 'the store sends no IETF fields'],
+    'ratelimit-fields.consistent': ['skip', 'the store sends no IETF fields'],
     'ratelimit.algorithm': ['pass', 'info: a fixed window'],
     'retry-after.present': ['pass', 'one Retry-After on every 429'],
     'retry-after.syntax': ['pass', 'delay-seconds'],

@@ -6,6 +6,7 @@
 import { windowOfLimit } from '../../api/plans.js';
 import type { IntHeader, RateLimitHeaders } from '../../http/headers.js';
 import { rateLimitOf } from '../../http/parsed.js';
+import { ietfFieldNames } from '../../http/ratelimit-fields.js';
 import type { CheckId } from '../catalogue.js';
 import { is2xx, windowSeconds, type Recorder, type View } from './view.js';
 
@@ -55,8 +56,10 @@ function judgePresence(v: View, raw: RateLimitHeaders, r: Recorder): void {
     if (!h.ok && h.problem === 'missing') problems.push(`${NAMES[p]} missing`);
     else if (!h.ok && h.problem === 'repeated') problems.push(`${NAMES[p]} repeated (${h.raw ?? ''})`);
   }
-  if (problems.length === 0) r.pass(id, v.ex);
-  else r.fail(id, v.ex, `${v.status} response: ${problems.join('; ')}`);
+  if (problems.length === 0) return r.pass(id, v.ex);
+  // Where the target sends the IETF fields instead, the evidence says so: they do not stand in for X-RateLimit-*.
+  const instead = ietfFieldNames(v.ex.headers);
+  r.fail(id, v.ex, `${v.status} response: ${problems.join('; ')}${instead.length > 0 ? `; it sends ${instead.join(', ')} instead (the IETF fields; the interface requires X-RateLimit-*)` : ''}`);
 }
 
 /** Why a field is missing, naming the presence check that judged it (fixed strings: no per-exchange building). */
