@@ -90,6 +90,31 @@ export const EXPRESS_LEGACY_TABLE: VerdictTable = {
   },
 };
 
+/** X-RateLimit-* and the draft fields of the same limiter, on one-minute windows: they agree, and the store complies. */
+export const EXPRESS_BOTH_TABLE: VerdictTable = {
+  exitCode: 0,
+  checks: {
+    ...EXPRESS_LEGACY_TABLE.checks,
+    'ratelimit.remaining-decrements': ['pass', 'one per counted request (errors count too: no skipFailedRequests)'],
+    'ratelimit.what-counts': ['pass', 'info: 400 and 404 count'],
+    'ratelimit-fields.syntax': ['pass', 'draft-8 named lists, read as the draft-11 form'],
+    'ratelimit-fields.consistent': ['pass', 'r is Remaining, t is Reset - Date, q is Limit, and q per w=60 is the plan\'s figure'],
+  },
+};
+
+/**
+ * Two limiters, as behind a gateway: an outer one at twice the plan's figure sends only the draft fields, the plan's
+ * own sends only X-RateLimit-*. The store complies with the interface (X-RateLimit-* tell the truth about the limit
+ * that refuses); the draft fields describe another limit, which the advisory check names: a warning, exit 0.
+ */
+export const EXPRESS_SPLIT_TABLE: VerdictTable = {
+  exitCode: 0,
+  checks: {
+    ...EXPRESS_BOTH_TABLE.checks,
+    'ratelimit-fields.consistent': ['fail', 'TRUE (advisory): the draft fields describe the outer limit (q=120 per minute for Free), not the one X-RateLimit-* describe, and not the plan\'s figure'],
+  },
+};
+
 describe('corpus (d): express-rate-limit with IETF draft-8 RateLimit fields', () => {
   const corpus = corpusFixtures('ietf');
 
@@ -98,7 +123,7 @@ describe('corpus (d): express-rate-limit with IETF draft-8 RateLimit fields', ()
     const s = await corpus.started(startStore('express-ietf.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '3' }));
     const run = await runPetload(s.url, keys.petload);
     expectVerdict(run, EXPRESS_IETF_TABLE, expect);
-    // The store really speaks the draft: the fields petload does not read are there.
+    // The store really speaks the draft (read by the advisory ratelimit-fields.* checks, never in place of X-RateLimit-*).
     const res = await fetch(`${s.url}/pets`, { headers: { Authorization: `Bearer ${keys.spare('free')}` } });
     expect(res.headers.get('ratelimit')).toMatch(/^"free"; r=\d+; t=\d+$/);
     expect(res.headers.get('ratelimit-policy')).toMatch(/^"free"; q=60; w=3; pk=:[^:]+:$/);
@@ -112,5 +137,18 @@ describe('corpus (d): express-rate-limit with IETF draft-8 RateLimit fields', ()
     );
     const run = await runPetload(s.url, keys.petload, NO_WAIT);
     expectVerdict(run, EXPRESS_LEGACY_TABLE, expect);
+  });
+
+  it.each([
+    ['both', 'the draft fields agree with X-RateLimit-*: compliant, exit 0', EXPRESS_BOTH_TABLE],
+    ['split', 'the draft fields describe another limiter: a warning from ratelimit-fields.consistent, exit 0', EXPRESS_SPLIT_TABLE],
+  ] as const)('X-RateLimit-* and draft-8 fields (%s): %s', { timeout: 120_000 }, async (headers, _what, table) => {
+    const keys = corpus.keysFiles(['free', 'pro'], 12);
+    const s = await corpus.started(startStore('express-ietf.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '60', STORE_HEADERS: headers }));
+    const run = await runPetload(s.url, keys.petload, NO_WAIT);
+    expectVerdict(run, table, expect);
+    const res = await fetch(`${s.url}/pets`, { headers: { Authorization: `Bearer ${keys.spare('free')}` } });
+    expect(res.headers.get('ratelimit-policy')).toMatch(headers === 'both' ? /^"free"; q=60; w=60;/ : /^"free"; q=120; w=60;/);
+    expect(res.headers.get('x-ratelimit-limit')).toBe('60');
   });
 });
