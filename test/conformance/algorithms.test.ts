@@ -1,14 +1,15 @@
 /**
- * Corpus (e): limiters that are not fixed windows, on real one-minute windows (the no-wait probes and 20 s of paced
- * traffic, a dozen keys per plan, so every rate-limit probe gets a fresh key): a token bucket (limiter's TokenBucket) and a sliding window
- * (rolling-rate-limiter), each telling its state truthfully in X-RateLimit-* (test/conformance/stores/algorithm.ts).
- * The plan promises no more than its figure within any minute from a fresh start: the bucket breaks that promise by
- * its refill (one defect: ratelimit.enforced), the sliding window keeps it. Their headers' movement (Remaining rising,
- * Reset moving forward) is the algorithm's, named by ratelimit.algorithm, and fails nothing.
+ * Corpus (f): limiters that are not fixed windows, on real one-minute windows (the no-wait probes and 20 s of paced
+ * traffic, a dozen keys per plan, so every rate-limit probe gets a fresh key): a token bucket (limiter's TokenBucket),
+ * GCRA (redis-gcra on Debian's redis-server) and a sliding window (rolling-rate-limiter), each telling its state
+ * truthfully in X-RateLimit-* (test/conformance/stores/algorithm.ts). The plan promises no more than its figure
+ * within a minute from a fresh start: the bucket and GCRA break that promise by their refill (one defect each:
+ * ratelimit.enforced), the sliding window keeps it. Their headers' movement (Remaining rising, Reset moving forward)
+ * is the algorithm's, named by ratelimit.algorithm, and fails nothing.
  */
 import { describe, expect, it } from 'vitest';
 import { corpusFixtures } from './support/fixtures.js';
-import { startStore } from './support/processes.js';
+import { startRedis, startStore } from './support/processes.js';
 import type { CheckId } from '../../src/checks/catalogue.js';
 import { join } from 'node:path';
 import { expectVerdict, runPetload, type Expected, type VerdictTable } from './support/verdict.js';
@@ -73,6 +74,16 @@ export const TOKEN_BUCKET_TABLE: VerdictTable = {
   },
 };
 
+/** GCRA (redis-gcra on Redis) admits as a token bucket does: the burst, then one request per emission interval. */
+export const GCRA_TABLE: VerdictTable = {
+  exitCode: 1, // enforced is critical.
+  checks: {
+    ...TOKEN_BUCKET_TABLE.checks,
+    'ratelimit.enforced': ['fail', 'TRUE: the burst and one request per emission interval are accepted within one minute from a full pool: more than the figure'],
+    'ratelimit.algorithm': ['pass', 'info: token bucket or GCRA (they admit alike), with the refill'],
+  },
+};
+
 export const SLIDING_WINDOW_TABLE: VerdictTable = {
   exitCode: 0,
   checks: {
@@ -87,10 +98,13 @@ describe('corpus (e): limiters that are not fixed windows, on real minutes', () 
 
   it.each([
     ['token-bucket', TOKEN_BUCKET_TABLE, /token bucket/],
+    ['gcra', GCRA_TABLE, /GCRA/],
     ['sliding-window', SLIDING_WINDOW_TABLE, /sliding window/],
   ] as const)('%s: judged by the plan\'s promise, its headers\' movement named by ratelimit.algorithm', { timeout: 120_000 }, async (algorithm, table, shape) => {
     const keys = corpus.keysFiles(['free', 'pro', 'business'], 12);
-    const s = await corpus.started(startStore('algorithm.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '60', STORE_ALGORITHM: algorithm }));
+    const redis = algorithm === 'gcra' ? await corpus.started(startRedis()) : null;
+    const env = { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '60', STORE_ALGORITHM: algorithm, ...(redis ? { STORE_REDIS_URL: redis.url } : {}) };
+    const s = await corpus.started(startStore('algorithm.ts', env));
     const run = await runPetload(s.url, keys.petload, NO_WAIT_PACED);
     expectVerdict(run, table, expect);
     const named = run.report.checks.find((c) => c.id === 'ratelimit.algorithm')!;

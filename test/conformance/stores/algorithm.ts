@@ -6,6 +6,10 @@
  * - `token-bucket`: limiter's TokenBucket per key, burst = the plan's per-minute figure, refilled at that figure per
  *   window, continuously. Remaining = whole tokens left; Reset = when the bucket is full again; Retry-After = until
  *   the next whole token. It admits the burst and the refill within one window: more than the figure.
+ * - `gcra`: redis-gcra (the Generic Cell Rate Algorithm as a Lua script on Debian's redis-server, STORE_REDIS_URL),
+ *   burst = the figure, one request's emission interval = the window over the figure. Remaining = the tokens the
+ *   library reports; Reset = when the pool is full again (its resetIn); Retry-After = its retryIn. It admits as a
+ *   token bucket does: the burst, then one request per emission interval.
  * - `sliding-window`: rolling-rate-limiter's InMemoryRateLimiter per plan (a log of each key's accepted requests over
  *   the trailing window; a refused request is not logged). Remaining = the figure less the log; Reset = when the log
  *   will have drained (the newest request plus a window); Retry-After = until the oldest slides out. It never admits
@@ -64,10 +68,21 @@ function slidingWindow(): Limiter {
   };
 }
 
-const ALGORITHMS: Record<string, () => Limiter> = { 'token-bucket': tokenBucket, 'sliding-window': slidingWindow };
+async function gcra(): Promise<Limiter> {
+  const [{ Redis }, { default: RedisGCRA }] = await Promise.all([import('ioredis'), import('redis-gcra')]);
+  const url = process.env.STORE_REDIS_URL;
+  if (url === undefined) throw new Error('STORE_ALGORITHM=gcra needs STORE_REDIS_URL');
+  const limiter = RedisGCRA({ redis: new Redis(url), keyPrefix: 'petload-corpus:' });
+  return async (subject, figure) => {
+    const r = await limiter.limit({ key: subject, burst: figure, rate: figure, period: windowMs, cost: 1 });
+    return { accepted: !r.limited, remaining: r.remaining, fullAtMs: Date.now() + r.resetIn, waitMs: r.retryIn };
+  };
+}
+
+const ALGORITHMS: Record<string, () => Limiter | Promise<Limiter>> = { 'token-bucket': tokenBucket, 'sliding-window': slidingWindow, gcra };
 const make = ALGORITHMS[process.env.STORE_ALGORITHM ?? ''];
 if (make === undefined) throw new Error(`STORE_ALGORITHM must be one of ${Object.keys(ALGORITHMS).join(', ')}`);
-const limiter = make();
+const limiter = await make();
 const keys = loadStoreKeys();
 const api = new PetApi();
 
