@@ -32,6 +32,13 @@ describe('compliant reference server', () => {
       for (const id of ['ratelimit.enforced', 'ratelimit.no-over-admission', 'ratelimit.key-isolation', 'retry-after.honest', 'ratelimit.quota-restored', 'auth.no-quota-drain']) {
         expect(judged.has(id), `${id} was not judged`).toBe(true);
       }
+      // The reference server's limiter is a fixed window from each key's first request, and is named so wherever
+      // the headers describe the minute window.
+      if (v.windowReport === undefined || v.windowReport === 'minute') {
+        const algorithm = r.report.checks.find((c) => c.id === 'ratelimit.algorithm')!;
+        expect(algorithm.byPlan.map((p) => [p.plan, p.info.shape])).toEqual(algorithm.byPlan.map((p) => [p.plan, 'fixed window from a key\'s first request']));
+        expect(algorithm.byPlan.length).toBeGreaterThan(0);
+      }
     });
   }
 });
