@@ -1,7 +1,7 @@
 /**
  * vitest's global set-up (vitest.config.ts): runs once, in the main process, before any test worker starts. It
- * installs the Debian programs the tests need (src/testing/system-packages.ts), so that no two workers ever call
- * apt-get at once and a test only checks that its program is there.
+ * installs the Debian programs the tests need (src/testing/system-packages.ts), so that no two workers ever run
+ * Debian's package manager at once, and a test only checks that its program is there.
  */
 import { installSystemPackages } from './system-packages.js';
 
