@@ -310,13 +310,27 @@ export const deprecatedProbe: Probe = {
         id = before.status === 201 ? (idIn(before) ?? undefined) : undefined;
       }
       if (id === undefined) return skipAll(ctx, this.checks, plan, 'no animal id to get (see list.schema and create.returns-pet)');
-      const get = await ctx.send(keySpec(key, 'getPet', `/pets/${id}`, tag));
-      const after = await ctx.send(keySpec(key, 'listPets', '/pets?limit=1', tag));
-      judgeDeprecated(ctx, plan, before, get, after, others());
-      judgeAnnouncement(ctx, plan, get);
+      const first = await ctx.send(keySpec(key, 'getPet', `/pets/${id}`, tag));
+      let [b, get, after] = [before, first, await ctx.send(keySpec(key, 'listPets', '/pets?limit=1', tag))];
+      // A limiter that refills as it goes (a token bucket, GCRA) may give a request back between two answers, which
+      // reads as a request not counted: measured again, twice at most. A get that is never counted fails each time.
+      for (let again = 0; again < 2 && fellShort(b, get, after) && !ctx.signal.aborted; again++) {
+        b = after;
+        get = await ctx.send(keySpec(key, 'getPet', `/pets/${id}`, tag));
+        after = await ctx.send(keySpec(key, 'listPets', '/pets?limit=1', tag));
+      }
+      judgeDeprecated(ctx, plan, b, get, after, others());
+      judgeAnnouncement(ctx, plan, first);
     });
   },
 };
+
+/** Remaining did not go down by at least one across the get, or across the list after it, in one window. */
+function fellShort(before: Exchange, get: Exchange, after: Exchange): boolean {
+  const [tb, tg, ta] = [tripleOf(before), tripleOf(get), tripleOf(after)];
+  if (get.status !== 200 || !sameWindow(tb, tg) || !sameWindow(tg, ta)) return false;
+  return tb!.remaining - tg!.remaining < 1 || tg!.remaining - ta!.remaining < 1;
+}
 
 /**
  * deprecation.behaviour-unchanged: the status (200), and that the answer counts against the same quota as the list.
