@@ -403,6 +403,17 @@ export const burstProbe: Probe = {
         for (const t of triples) if (t) perWindow.set(`${t.limit}/${t.reset}`, (perWindow.get(`${t.limit}/${t.reset}`) ?? 0) + 1);
         const worst = Math.max(0, ...perWindow.values());
         const span = Math.max(...results.map((e) => e.timing.done)) - Math.min(...results.map((e) => e.timing.sent));
+        const resets = triples.flatMap((t) => (t ? [t.reset] : []));
+        const spread = resets.length === 0 ? 0 : Math.max(...resets) - Math.min(...resets);
+        if (perWindow.size > 1 && spread > 1 && spread < MINUTE_S - 1) {
+          // Resets a few seconds apart are no two windows: a Reset that moves with the requests (a bucket's "full
+          // again"), whose refill during the burst was admitted too. That over-admission is enforced's to judge.
+          return ctx.ledger.skip(
+            id,
+            plan,
+            `${accepted.length} of ${n} accepted while the burst lasted ${(span / ctx.clock.scale / 1000).toFixed(1)} s, under Resets that moved with the requests: a limiter that refills admits its refill too (see ratelimit.algorithm); that over-admission is ratelimit.enforced's`,
+          );
+        }
         if (perWindow.size > 1 && worst <= limit) {
           ctx.ledger.pass(id, plan);
           return ctx.ledger.info(id, plan, 'note', 'the burst straddled two windows; each admitted at most the limit');
