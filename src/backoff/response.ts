@@ -6,9 +6,10 @@
  */
 import { DAY_S, MINUTE_S, windowOfLimit, type WindowName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
-import { retryAfterMs, serverOffset, TOLERANCE_MS } from './key-state.js';
+import { retryAfterMs, serverOffset, serverTimeOf, TOLERANCE_MS } from './key-state.js';
 import type { Exchange } from '../http/exchange.js';
 import { rateLimitOf } from '../http/parsed.js';
+import { ietfTriple } from '../http/ratelimit-fields.js';
 
 export const MINUTE_MS = MINUTE_S * 1000;
 const DAY_MS = DAY_S * 1000;
@@ -35,15 +36,19 @@ export interface ResponseWindow {
 }
 
 /**
- * The window a response describes. Reset is converted to the local clock with the Date header (which floors
+ * The window a response describes (by X-RateLimit-*, or by the IETF fields when it sends only those). Reset is converted to the local clock with the Date header (which floors
  * the server's time, so the local end is never early), and is unusable when it is in the past or further
  * than the described window's length (+1 s): milliseconds, or seconds-until-reset, are caught that way.
  */
 export function readWindow(ex: Exchange, key: ApiKey): ResponseWindow {
   const rl = rateLimitOf(ex);
-  const window = rl.limit.ok ? windowOfLimit(rl.limit.value, key.limits) : null;
-  const remaining = rl.remaining.ok ? rl.remaining.value : null;
-  const reset = rl.reset.ok ? rl.reset.value : null;
+  // A target that sends only the IETF fields (no X-RateLimit-* at all): the backoff follows what they say.
+  const none = !rl.limit.ok && !rl.remaining.ok && !rl.reset.ok;
+  const ietf = none ? ietfTriple(ex.headers, serverTimeOf(ex)) : null;
+  const limit = ietf?.limit ?? (rl.limit.ok ? rl.limit.value : null);
+  const window = limit === null ? null : windowOfLimit(limit, key.limits);
+  const remaining = ietf?.remaining ?? (rl.remaining.ok ? rl.remaining.value : null);
+  const reset = ietf?.reset ?? (rl.reset.ok ? rl.reset.value : null);
   let resetLocal: number | null = null;
   if (reset !== null && window !== null) {
     const local = reset * 1000 + serverOffset(ex);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ietfFieldNames, readRateLimitFields } from './ratelimit-fields.js';
+import { ietfFieldNames, ietfTriple, readRateLimitFields } from './ratelimit-fields.js';
 
 const read = (h: Record<string, string>) => readRateLimitFields(h);
 
@@ -51,5 +51,15 @@ describe('the IETF rate-limit fields', () => {
   it('says when there are none, and names the ones there are', () => {
     expect(read({ 'x-ratelimit-limit': '60' })).toEqual({ present: false });
     expect(ietfFieldNames({ ratelimit: '"a";r=1', 'ratelimit-policy': '"a";q=2' })).toEqual(['RateLimit', 'RateLimit-Policy']);
+  });
+
+  it('say what X-RateLimit-* would, for the tightest limit with a quota and a reset, when they are all there is', () => {
+    const at = 1_900_000_000_500;
+    const h = { 'ratelimit-policy': '"minute";q=60;w=60, "day";q=1000;w=86400', ratelimit: '"minute";r=10;t=30, "day";r=900;t=3600' };
+    expect(ietfTriple(h, at)).toEqual({ limit: 60, remaining: 10, reset: 1_900_000_030 });
+    expect(ietfTriple({ ratelimit: 'limit=60, remaining=5, reset=20' }, at)).toEqual({ limit: 60, remaining: 5, reset: 1_900_000_020 });
+    // A limit whose quota is not said (no policy field), or fields that are not well formed: nothing to follow.
+    expect(ietfTriple({ ratelimit: '"minute";r=10;t=30' }, at)).toBeNull();
+    expect(ietfTriple({ ratelimit: '"minute";t=30' }, at)).toBeNull();
   });
 });

@@ -149,3 +149,20 @@ export function readRateLimitFields(headers: HeaderMap): FieldsRead {
     return { present: true, form: f.form, ok: false, problem };
   }
 }
+
+/**
+ * What the IETF fields say of the tightest limit, as an X-RateLimit-* triple would (Limit = its quota, Remaining,
+ * Reset as a Unix second from the answer's time), for a target that sends only them; null when they do not say
+ * all three (a limit without a quota or without a reset) or are not well formed.
+ */
+export function ietfTriple(headers: HeaderMap, serverMs: number): { limit: number; remaining: number; reset: number } | null {
+  const f = readRateLimitFields(headers);
+  if (!f.present || !f.ok) return null;
+  let best: { limit: number; remaining: number; reset: number } | null = null;
+  for (const l of f.limits) {
+    const quota = l.quota ?? f.policies.find((p) => p.name === l.policy)?.quota ?? null;
+    if (quota === null || l.resetS === null) continue;
+    if (best === null || l.remaining < best.remaining) best = { limit: quota, remaining: l.remaining, reset: Math.floor(serverMs / 1000) + l.resetS };
+  }
+  return best;
+}

@@ -47,7 +47,7 @@ export const EXPRESS_IETF_TABLE: VerdictTable = {
     'ratelimit.what-counts': ['pass', 'info, measured from status codes and refusals'],
     'ratelimit-fields.syntax': ['pass', 'draft-8 RateLimit / RateLimit-Policy: named lists with q, w, r, t, read as the draft-11 form'],
     'ratelimit-fields.consistent': ['skip', 'no X-RateLimit-* to compare the draft fields with'],
-    'ratelimit.algorithm': ['skip', 'no X-RateLimit-* to read the limiter from (the draft fields are not read yet)'],
+    'ratelimit.algorithm': ['pass', 'info: read from the draft fields, all the store sends (r, and t from Date)'],
     'retry-after.present': ['pass', 'express-rate-limit sets Retry-After on 429'],
     'retry-after.syntax': ['pass', 'delay-seconds'],
     'retry-after.plausible': ['pass', 'seconds to the window\'s end, within the window length'],

@@ -351,3 +351,21 @@ describe('a correct server never fails the stream checks', () => {
     );
   });
 });
+
+describe('ratelimit.algorithm from the stream', () => {
+  it('reads the limiter from the IETF fields when the target sends only them', () => {
+    const s = session();
+    const NO_X = { 'x-ratelimit-limit': undefined, 'x-ratelimit-remaining': undefined, 'x-ratelimit-reset': undefined };
+    // Reset held 30 s ahead of the window's start for 12 s: a fixed window, told by the draft fields alone.
+    for (let i = 0; i <= 12; i++) {
+      const now = FIXED_NOW + i * 1000;
+      s.feed({
+        headers: { ...NO_X, date: httpDate(now), 'ratelimit-policy': '"m";q=60;w=60', ratelimit: `"m";r=${59 - i};t=${30 - i}` },
+        localTime: now,
+        timing: { sent: i * 1000, done: i * 1000 + 5 },
+      });
+    }
+    expect(outcomeOf(s.settled(), 'ratelimit.algorithm')?.info.shape).toBe('fixed window from a key\'s first request');
+  });
+});
+

@@ -30,6 +30,7 @@
 import { MINUTE_S, WINDOW_SECONDS, windowOfLimit } from '../../api/plans.js';
 import type { PlanName } from '../../api/plans.js';
 import type { Exchange } from '../../http/exchange.js';
+import { ietfTriple } from '../../http/ratelimit-fields.js';
 import { MAX_EVIDENCE, type Ledger } from '../ledger.js';
 import { createAlgorithmReader, MOVING_SHAPES, type AlgorithmReader } from './algorithm.js';
 import type { RateLimitRead } from './ratelimit.js';
@@ -323,6 +324,15 @@ export function createStreamJudge(): StreamJudge {
     const st = stateOf(ex.keyLabel);
     st.own++;
     if (rl === null || !rl.usable || v.status === null || !rl.limit.ok || !rl.remaining.ok || !rl.reset.ok) {
+      // A target that sends only the IETF fields: its limiter's shape is read from them (the stream checks judge
+      // X-RateLimit-* alone).
+      if (rl !== null && v.status !== null && ex.plan !== null && !rl.limit.ok && !rl.remaining.ok && !rl.reset.ok) {
+        const t = ietfTriple(ex.headers, v.nowMs);
+        if (t !== null) {
+          const sample = { ...t, serverMs: v.nowMs, sent: ex.timing.sent, done: ex.timing.done, accepted: is2xx(v.status), overlapped: ex.overlapped };
+          algorithm.see(ex.plan, ex.keyLabel, v.planLimits, sample);
+        }
+      }
       const reason = rl === null ? 'no response (contract.transport)' : rl.reason;
       r.skip('ratelimit.remaining-decrements', ex, reason);
       r.skip('ratelimit.window-consistency', ex, reason);
