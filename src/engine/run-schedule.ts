@@ -59,8 +59,8 @@ class LatestRefusals {
 }
 
 /**
- * Probes whose judgement counts what a key's window admitted (an exhaust, a burst, a drain measured by Remaining)
- * or whose keyless requests a faulty target may charge to every key. Their sequences never overlap one another: on
+ * Probes whose judgement counts what a key's window admitted (an exhaust, a burst, a drain or a status's quota use
+ * measured by Remaining) or whose keyless requests a faulty target may charge to every key. Their sequences never overlap one another: on
  * a target whose keys share a counter, or that charges keyless requests to real keys, one such probe's traffic would
  * otherwise show up in another's count, and a defect that key-isolation or no-quota-drain names would fail other
  * checks too (one defect, one failure). They are short in real time, so other probes' requests wait for them.

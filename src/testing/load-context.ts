@@ -37,6 +37,8 @@ export interface TestLoadContext {
   /** Every exchange, in completion order. */
   readonly exchanges: Exchange[];
   readonly logs: string[];
+  /** Each log line with how many exchanges had completed when it was written (what it followed). */
+  readonly logged: { readonly line: string; readonly afterExchanges: number }[];
   /** Sends counted as dropped. */
   dropped(): number;
   /** Finishes the observer and closes the client. */
@@ -46,6 +48,7 @@ export interface TestLoadContext {
 export function createTestLoadContext(o: TestLoadContextOptions): TestLoadContext {
   const exchanges: Exchange[] = [];
   const logs: string[] = [];
+  const logged: { line: string; afterExchanges: number }[] = [];
   let dropped = 0;
   const run = createRunContext({
     baseUrl: o.baseUrl,
@@ -63,7 +66,10 @@ export function createTestLoadContext(o: TestLoadContextOptions): TestLoadContex
       dropped += n;
     },
     progress() {},
-    log: (line) => logs.push(line),
+    log: (line) => {
+      logs.push(line);
+      logged.push({ line, afterExchanges: exchanges.length });
+    },
   });
   return {
     ctx,
@@ -72,6 +78,7 @@ export function createTestLoadContext(o: TestLoadContextOptions): TestLoadContex
     metrics: run.metrics,
     exchanges,
     logs,
+    logged,
     dropped: () => dropped,
     close: () => run.close(),
   };
