@@ -144,6 +144,24 @@ interface HeldRises {
 
 type HeldCheck = 'ratelimit.remaining-decrements' | 'ratelimit.window-consistency';
 
+/** Hold one judgement of a plan: counted, with the first few kept for evidence. */
+function holdIn(byPlan: Map<PlanName | null, HeldRises>, ex: Exchange, message: string): void {
+  let h = byPlan.get(ex.plan);
+  if (h === undefined) byPlan.set(ex.plan, (h = { count: 0, first: [] }));
+  h.count++;
+  if (h.first.length < MAX_EVIDENCE) h.first.push({ ex, message });
+}
+
+/** Record what was held for a plan: each skipped with `reason`, or failed (evidence for the first few) when null. */
+function record(ledger: Ledger, id: HeldCheck, plan: PlanName | null, h: HeldRises, reason: string | null): void {
+  if (reason !== null) {
+    for (let i = 0; i < h.count; i++) ledger.skip(id, plan, reason);
+    return;
+  }
+  for (const { ex, message } of h.first) ledger.fail(id, plan, message, ex);
+  for (let i = h.first.length; i < h.count; i++) ledger.fail(id, plan, h.first[0]!.message);
+}
+
 /**
  * Windows that restart sooner than the Limit's window, where the plan's figure was found accepted more than once
  * within a minute: one defect, a limit over a shorter window, which ratelimit.enforced judges by its count.
@@ -158,21 +176,13 @@ export function createStreamJudge(): StreamJudge {
   const keys = new Map<string, KeyState>();
   const algorithm = createAlgorithmReader();
   const held = new Map<PlanName | null, HeldRises>();
-  const hold = (ex: Exchange, message: string): void => {
-    let h = held.get(ex.plan);
-    if (h === undefined) held.set(ex.plan, (h = { count: 0, first: [] }));
-    h.count++;
-    if (h.first.length < MAX_EVIDENCE) h.first.push({ ex, message });
-  };
+  const hold = (ex: Exchange, message: string): void => holdIn(held, ex, message);
   // The headers' movement, per check and plan, until the limiter's shape is known (the end of the run).
   const moving = new Map<HeldCheck, Map<PlanName | null, HeldRises>>();
   const holdMoving = (id: HeldCheck, ex: Exchange, message: string): void => {
     let byPlan = moving.get(id);
     if (byPlan === undefined) moving.set(id, (byPlan = new Map()));
-    let h = byPlan.get(ex.plan);
-    if (h === undefined) byPlan.set(ex.plan, (h = { count: 0, first: [] }));
-    h.count++;
-    if (h.first.length < MAX_EVIDENCE) h.first.push({ ex, message });
+    holdIn(byPlan, ex, message);
   };
 
   const stateOf = (label: string): KeyState => {
@@ -370,23 +380,13 @@ export function createStreamJudge(): StreamJudge {
     const overAdmits = ledger.all().some((o) => o.id === 'ratelimit.no-over-admission' && o.failed > 0);
     for (const [plan, h] of held) {
       const reason = overAdmits ? CONCURRENT_RISE_REASON : MOVING_SHAPES.has(algorithm.shapeOf(plan)) ? MOVING_REASON : null;
-      if (reason !== null) {
-        for (let i = 0; i < h.count; i++) ledger.skip('ratelimit.window-consistency', plan, reason);
-        continue;
-      }
-      for (const { ex, message } of h.first) ledger.fail('ratelimit.window-consistency', plan, message, ex);
-      for (let i = h.first.length; i < h.count; i++) ledger.fail('ratelimit.window-consistency', plan, h.first[0]!.message);
+      record(ledger, 'ratelimit.window-consistency', plan, h, reason);
     }
     held.clear();
     for (const [id, byPlan] of moving) {
       for (const [plan, h] of byPlan) {
         const reason = MOVING_SHAPES.has(algorithm.shapeOf(plan)) ? MOVING_REASON : overAdmitted(ledger, plan) ? SHORT_WINDOW_REASON : null;
-        if (reason !== null) {
-          for (let i = 0; i < h.count; i++) ledger.skip(id, plan, reason);
-          continue;
-        }
-        for (const { ex, message } of h.first) ledger.fail(id, plan, message, ex);
-        for (let i = h.first.length; i < h.count; i++) ledger.fail(id, plan, h.first[0]!.message);
+        record(ledger, id, plan, h, reason);
       }
     }
     moving.clear();
