@@ -10,7 +10,7 @@ import { CATALOGUE, CHECK_IDS } from '../src/checks/catalogue.js';
 import { FAULT_MATRIX } from '../src/checks/fault-matrix.js';
 import { listScenarios } from '../src/config/load-scenario.js';
 import { ERRORS } from '../src/core/errors.js';
-import { FAULTS, FAULT_NAMES } from '../src/server/faults.js';
+import { FAULTS, FAULT_NAMES } from '../src/reference-server/faults.js';
 
 /** A table cell: one line, pipes escaped. */
 const cell = (s: string) => s.replace(/\s+/g, ' ').replace(/\|/g, '\\|');

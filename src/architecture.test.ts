@@ -17,9 +17,9 @@ const LAYERS: Readonly<Record<string, readonly string[]>> = {
   core: ['api'],
   report: ['api', 'core'],
   http: ['api', 'core'],
-  server: ['api', 'core'],
+  'reference-server': ['api', 'core'],
   metrics: ['api', 'core', 'report', 'http'],
-  checks: ['api', 'core', 'report', 'http', 'metrics', 'server'],
+  checks: ['api', 'core', 'report', 'http', 'metrics', 'reference-server'],
   backoff: ['api', 'core', 'report', 'http', 'checks'],
   probes: ['api', 'core', 'report', 'http', 'metrics', 'checks', 'backoff'],
   executors: ['api', 'core', 'report', 'http', 'metrics', 'checks', 'backoff'],
@@ -27,11 +27,11 @@ const LAYERS: Readonly<Record<string, readonly string[]>> = {
   shard: ['api', 'core', 'report', 'config', 'probes', 'executors'],
   outputs: ['api', 'core', 'report', 'metrics', 'checks', 'config', 'shard'],
   k8s: ['api', 'core'],
-  engine: ['api', 'core', 'report', 'http', 'server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs'],
-  cli: ['api', 'core', 'report', 'http', 'server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs', 'k8s', 'engine'],
-  index: ['api', 'core', 'report', 'http', 'server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs', 'engine'],
+  engine: ['api', 'core', 'report', 'http', 'reference-server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs'],
+  cli: ['api', 'core', 'report', 'http', 'reference-server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs', 'k8s', 'engine'],
+  index: ['api', 'core', 'report', 'http', 'reference-server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs', 'engine'],
   // Test helpers: imported by tests and the bench only, never by a non-test file of another folder.
-  testing: ['api', 'core', 'report', 'http', 'server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs', 'engine'],
+  testing: ['api', 'core', 'report', 'http', 'reference-server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs', 'engine'],
 };
 
 const SRC = dirname(fileURLToPath(import.meta.url));

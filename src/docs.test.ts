@@ -16,7 +16,7 @@ import { shippedScenarioNames } from './config/load-scenario.js';
 import { ERRORS, EXIT } from './core/errors.js';
 import { EXECUTOR_NAMES } from './executors/names.js';
 import { PROBE_NAMES } from './probes/names.js';
-import { FAULT_NAMES } from './server/faults.js';
+import { FAULT_NAMES } from './reference-server/faults.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');

@@ -33,17 +33,17 @@ export type { ApiKey } from './core/api-key.js';
 // The reference server
 
 /** Starts the reference Animal Store server (compliant, or with faults) on a loopback port; resolves with its URL, keys and close(). */
-export { createReferenceServer } from './server/index.js';
+export { createReferenceServer } from './reference-server/index.js';
 /** The options of createReferenceServer: host, port, keys, clock or timeScale, faults, window report, ban rule. */
-export type { ReferenceServerOptions } from './server/index.js';
+export type { ReferenceServerOptions } from './reference-server/index.js';
 /** A running reference server: url, port, keys, clock, stats() and close(). */
-export type { ReferenceServer } from './server/index.js';
+export type { ReferenceServer } from './reference-server/index.js';
 /** The reference server's faults, by name, each with what it breaks. */
-export { FAULTS } from './server/faults.js';
+export { FAULTS } from './reference-server/faults.js';
 /** The names of the faults, in catalogue order. */
-export { FAULT_NAMES } from './server/faults.js';
+export { FAULT_NAMES } from './reference-server/faults.js';
 /** The name of one fault of the reference server. */
-export type { FaultName } from './server/faults.js';
+export type { FaultName } from './reference-server/faults.js';
 /** For each fault, the checks that must fail when the reference server runs with it. */
 export { FAULT_MATRIX } from './checks/fault-matrix.js';
 

@@ -3,7 +3,7 @@
  * on 127.0.0.1, writes its address for the parent, and answers recording commands over IPC. It exits when
  * the parent goes away (IPC disconnect), so no server outlives a bench.
  */
-import { createReferenceServer } from '../../src/server/index.js';
+import { createReferenceServer } from '../../src/reference-server/index.js';
 import { emitResult, type ServeSpec, type ServerCommand, type ServerReply } from '../lib/child-protocol.js';
 import { keyFromEnv } from '../lib/key.js';
 import { ArrivalLog, startBareServer } from './bare-server.js';

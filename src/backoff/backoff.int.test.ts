@@ -6,7 +6,7 @@ import { createClock, type Clock } from '../core/clock.js';
 import { isPetloadError } from '../core/errors.js';
 import { runLoad } from '../executors/run-load.js';
 import { headerValue, type Exchange } from '../http/exchange.js';
-import { makeKey } from '../server/test-client.js';
+import { makeKey } from '../reference-server/test-client.js';
 import { createTestLoadContext, parseLoad, startLoadTarget, type LoadTarget, type TestLoadContext } from '../testing/load-context.js';
 
 const freeA = makeKey('free-key-aaaa', 'free', PLANS.free);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FAULT_NAMES } from '../server/faults.js';
+import { FAULT_NAMES } from '../reference-server/faults.js';
 import { CHECK_IDS } from './catalogue.js';
 import { FAULT_MATRIX } from './fault-matrix.js';
 

@@ -2,7 +2,7 @@
  * The fault matrix (docs/reference-server.md, "Faults"): for each fault of the reference server, the checks
  * that must fail when it is on. With no fault every check must pass. The tests hold the suite to this table.
  */
-import type { FaultName } from '../server/faults.js';
+import type { FaultName } from '../reference-server/faults.js';
 import type { CheckId } from './catalogue.js';
 
 export const FAULT_MATRIX: Readonly<Record<FaultName, readonly CheckId[]>> = {

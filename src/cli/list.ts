@@ -4,7 +4,7 @@ import { CATALOGUE, CHECK_IDS } from '../checks/catalogue.js';
 import { listScenarios } from '../config/load-scenario.js';
 import { EXECUTORS, EXECUTOR_NAMES } from '../executors/names.js';
 import { PROBES, PROBE_NAMES } from '../probes/names.js';
-import { FAULTS, FAULT_NAMES } from '../server/faults.js';
+import { FAULTS, FAULT_NAMES } from '../reference-server/faults.js';
 
 const WHAT = ['scenarios', 'checks', 'executors', 'faults', 'probes'] as const;
 type What = (typeof WHAT)[number];

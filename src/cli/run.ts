@@ -24,8 +24,8 @@ import { createPlanBoard } from './plan-board.js';
 import { appendGithubSummary, githubSummaryFile } from './github-summary.js';
 import { createProgressReporter, type ProgressStats } from './progress.js';
 import type { ProbeProgress } from '../core/progress.js';
-import { FAULT_NAMES, type FaultName } from '../server/faults.js';
-import { WINDOW_REPORTS, type WindowReport } from '../server/limiter.js';
+import { FAULT_NAMES, type FaultName } from '../reference-server/faults.js';
+import { WINDOW_REPORTS, type WindowReport } from '../reference-server/limiter.js';
 import { shardSpecFrom } from '../shard/spec.js';
 
 interface RunArgs {

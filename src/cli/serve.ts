@@ -7,9 +7,9 @@ import type { Argv, CommandModule } from 'yargs';
 import { describeLimits, layerFigures, PUBLISHED_FIGURES } from '../api/plans.js';
 import { loadKeysFile } from '../config/keys-file.js';
 import { loadPlansFile } from '../config/plan-figures.js';
-import { FAULT_NAMES, type FaultName } from '../server/faults.js';
-import { createReferenceServer, generateKeys } from '../server/index.js';
-import { WINDOW_REPORTS, type WindowReport } from '../server/limiter.js';
+import { FAULT_NAMES, type FaultName } from '../reference-server/faults.js';
+import { createReferenceServer, generateKeys } from '../reference-server/index.js';
+import { WINDOW_REPORTS, type WindowReport } from '../reference-server/limiter.js';
 
 interface ServeArgs {
   host: string;

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CHECK_IDS } from '../checks/catalogue.js';
-import type { WindowReport } from '../server/limiter.js';
+import type { WindowReport } from '../reference-server/limiter.js';
 import { complianceRun } from '../testing/compliance-run.js';
 
 const VARIANTS: { windowReport?: WindowReport; countErrors?: boolean }[] = [

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseKeys } from '../config/keys-file.js';
 import { parseScenarioText } from '../config/load-scenario.js';
-import { createReferenceServer } from '../server/index.js';
+import { createReferenceServer } from '../reference-server/index.js';
 import { EXIT } from '../core/errors.js';
 import { readReportFile } from '../outputs/read.js';
 import { REPORT_FILES, readReportJson, reportFilesIn, runCli, scratch } from '../testing/cli.js';

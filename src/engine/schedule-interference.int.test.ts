@@ -10,8 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { PlanName } from '../api/plans.js';
 import { parseKeys } from '../config/keys-file.js';
 import { parseScenarioText } from '../config/load-scenario.js';
-import { createReferenceServer, type ReferenceServer } from '../server/index.js';
-import { call } from '../server/test-client.js';
+import { createReferenceServer, type ReferenceServer } from '../reference-server/index.js';
+import { call } from '../reference-server/test-client.js';
 import { runScenario } from './run.js';
 
 const SCALE = 20; // a minute window lasts 3 real seconds

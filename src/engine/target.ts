@@ -6,9 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { layerFigures, limitsFor, PUBLISHED_FIGURES, type PlanFigures, type PlanName } from '../api/plans.js';
 import { keyLabel, type ApiKey } from '../core/api-key.js';
 import { PetloadError } from '../core/errors.js';
-import type { FaultName } from '../server/faults.js';
-import { createReferenceServer } from '../server/index.js';
-import type { WindowReport } from '../server/limiter.js';
+import type { FaultName } from '../reference-server/faults.js';
+import { createReferenceServer } from '../reference-server/index.js';
+import type { WindowReport } from '../reference-server/limiter.js';
 import { createClock, realClock, type Clock } from '../core/clock.js';
 
 export interface EmbeddedOptions {
@@ -23,7 +23,7 @@ export interface EmbeddedOptions {
   figures?: PlanFigures;
   /** Keys to serve (from a keys file, figures resolved) instead of keys made for the run. */
   keys?: readonly ApiKey[];
-  /** The server's ban rule (src/server/ban.ts); absent fields keep its defaults (10 knocks, 900 s). */
+  /** The server's ban rule (src/reference-server/ban.ts); absent fields keep its defaults (10 knocks, 900 s). */
   ban?: { threshold?: number; seconds?: number };
 }
 

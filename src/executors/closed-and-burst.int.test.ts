@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PLANS } from '../api/plans.js';
-import { call, makeKey } from '../server/test-client.js';
+import { call, makeKey } from '../reference-server/test-client.js';
 import type { Exchange } from '../http/exchange.js';
 import { parseLoad, startLoadTarget, type LoadTarget } from '../testing/load-context.js';
 import { runLoad } from './run-load.js';

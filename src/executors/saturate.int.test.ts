@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PLANS } from '../api/plans.js';
-import { makeKey } from '../server/test-client.js';
+import { makeKey } from '../reference-server/test-client.js';
 import { parseLoad, startLoadTarget, type LoadTarget } from '../testing/load-context.js';
 import { runLoad } from './run-load.js';
 

@@ -12,7 +12,7 @@ import type { CheckId } from '../checks/catalogue.js';
 import { loadScenario } from '../config/load-scenario.js';
 import { runScenario } from '../engine/run.js';
 import type { CheckResult } from '../report/schema.js';
-import type { FaultName } from '../server/faults.js';
+import type { FaultName } from '../reference-server/faults.js';
 import type { ProbeName } from './names.js';
 
 async function probeRun(probes: ProbeName[], faults: FaultName[], plans: PlanName[] = ['free']): Promise<(id: CheckId) => CheckResult> {

@@ -14,7 +14,7 @@ import { loadScenario } from '../config/load-scenario.js';
 import { createClock } from '../core/clock.js';
 import type { Report } from '../report/schema.js';
 import { runScenario } from '../engine/run.js';
-import { createReferenceServer } from '../server/index.js';
+import { createReferenceServer } from '../reference-server/index.js';
 import { readReportJson, runCli, scratch } from '../testing/cli.js';
 
 function banOutcome(report: Report) {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it, type TestContext } from 'vitest';
 import { parseKeys } from '../config/keys-file.js';
-import { createReferenceServer, type ReferenceServer } from '../server/index.js';
+import { createReferenceServer, type ReferenceServer } from '../reference-server/index.js';
 import { readReportJson, REPORT_FILES, reportFilesIn, scratch, STACK_LINE, startCli, type CliRun } from '../testing/cli.js';
 import { hangEvery } from '../testing/hostile/behaviours.js';
 import { HOSTILE_KEY } from '../testing/hostile/harness.js';

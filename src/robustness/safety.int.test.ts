@@ -10,7 +10,7 @@ import type { ApiKey } from '../core/api-key.js';
 import { loadScenario, parseScenarioText } from '../config/load-scenario.js';
 import { createClock } from '../core/clock.js';
 import { runScenario } from '../engine/run.js';
-import { createReferenceServer, type ReferenceServerOptions } from '../server/index.js';
+import { createReferenceServer, type ReferenceServerOptions } from '../reference-server/index.js';
 import { readReportJson, reportFilesIn, runCli, scratch, STACK_LINE } from '../testing/cli.js';
 import { honest } from '../testing/hostile/behaviours.js';
 import { startHostileServer, type Behaviour } from '../testing/hostile/server.js';

@@ -12,7 +12,7 @@ import { loadScenario, shippedScenarioNames } from '../config/load-scenario.js';
 import { createClock } from '../core/clock.js';
 import { runScenario } from '../engine/run.js';
 import { renderConsoleSummary } from '../outputs/console.js';
-import { createReferenceServer } from '../server/index.js';
+import { createReferenceServer } from '../reference-server/index.js';
 import { filesUnder, findSecret, recognisableKey } from '../testing/secrets.js';
 
 /** Scales that keep each scenario to a few seconds of real time (day-quota's day lasts 1.5 s). */

@@ -9,7 +9,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKeys } from '../config/keys-file.js';
-import { createReferenceServer, type ReferenceServer } from '../server/index.js';
+import { createReferenceServer, type ReferenceServer } from '../reference-server/index.js';
 import { rawExchange } from '../testing/raw-http.js';
 
 const KEY = 'fuzz-free-0123456789abcdef';

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKeys } from '../config/keys-file.js';
 import type { Report } from '../report/schema.js';
 import { addInto, createHistogram, decodeHistogram, percentile, summarize } from '../metrics/histogram.js';
-import { createReferenceServer, type ReferenceServer } from '../server/index.js';
+import { createReferenceServer, type ReferenceServer } from '../reference-server/index.js';
 import { readReportJson, runCli, scratch } from '../testing/cli.js';
 
 const SHARDS = 3;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PlanName } from '../api/plans.js';
 import { FAULT_MATRIX } from '../checks/fault-matrix.js';
-import type { FaultName } from '../server/faults.js';
+import type { FaultName } from '../reference-server/faults.js';
 import { loadScenario } from '../config/load-scenario.js';
 import { runScenario, type RunOptions, type RunResult } from '../engine/run.js';
 

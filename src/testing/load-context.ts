@@ -14,7 +14,7 @@ import type { LoadContext } from '../executors/context.js';
 import { createRunContext } from '../engine/run-context.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Metrics } from '../metrics/recorder.js';
-import { createReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../server/index.js';
+import { createReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../reference-server/index.js';
 
 export interface TestLoadContextOptions {
   baseUrl: string;

@@ -4,7 +4,7 @@
  */
 import { parseKeys } from '../../config/keys-file.js';
 import type { ApiKey } from '../../core/api-key.js';
-import { createReferenceServer } from '../../server/index.js';
+import { createReferenceServer } from '../../reference-server/index.js';
 import { readReportJson, reportFilesIn, runCli, scratch, type CliResult } from '../cli.js';
 import { startHostileServer, type Behaviour } from './server.js';
 
