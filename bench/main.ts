@@ -13,7 +13,9 @@ try {
   } else {
     const t0 = performance.now();
     const { report, file } = await runBench(options, (line) => process.stderr.write(`${line}\n`));
-    process.stdout.write(`\n${report.table}\n\n${report.pinning.note}; ${((performance.now() - t0) / 1000).toFixed(0)} s\nreport: ${file}\n`);
+    process.stdout.write(
+      `\n${report.table}\n\n${report.pinning.note}; ${((performance.now() - t0) / 1000).toFixed(0)} s\nreport: ${file}\n`,
+    );
   }
 } catch (e) {
   if (e instanceof UsageError) {

@@ -9,7 +9,11 @@ describe('bench options', () => {
   });
 
   it('takes --only repeated or comma-separated, keeping the bench order', () => {
-    expect(parseOptions(['--only', 'memory,saturate', '--only', 'latency'])?.only).toEqual(['saturate', 'latency', 'memory']);
+    expect(parseOptions(['--only', 'memory,saturate', '--only', 'latency'])?.only).toEqual([
+      'saturate',
+      'latency',
+      'memory',
+    ]);
   });
 
   it('runs the real-clock figure only when asked for, alone unless --only names others', () => {
@@ -19,7 +23,19 @@ describe('bench options', () => {
   });
 
   it('lengthens and narrows runs', () => {
-    const o = parseOptions(['--duration', '10', '--rounds', '3', '--warmup', '0', '--exchanges', '2000', '--out', '/tmp/x', '--no-pin']);
+    const o = parseOptions([
+      '--duration',
+      '10',
+      '--rounds',
+      '3',
+      '--warmup',
+      '0',
+      '--exchanges',
+      '2000',
+      '--out',
+      '/tmp/x',
+      '--no-pin',
+    ]);
     expect(o).toMatchObject({ durationS: 10, rounds: 3, warmupS: 0, exchanges: 2000, outDir: '/tmp/x', pin: false });
   });
 

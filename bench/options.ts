@@ -70,7 +70,12 @@ export const USAGE = `usage: npm run bench -- [options]
 
 export class UsageError extends Error {}
 
-function numberFlag(name: string, text: string | undefined, fallback: number, o: { integer?: boolean; zero?: boolean } = {}): number {
+function numberFlag(
+  name: string,
+  text: string | undefined,
+  fallback: number,
+  o: { integer?: boolean; zero?: boolean } = {},
+): number {
   if (text === undefined) return fallback;
   const n = Number(text);
   if (!Number.isFinite(n) || n < 0 || (n === 0 && o.zero !== true) || (o.integer === true && !Number.isInteger(n))) {
@@ -112,9 +117,15 @@ export function parseOptions(argv: readonly string[]): BenchOptions | null {
   const realClock = parsed['real-clock'] === true;
   let only: readonly FigureId[] = realClock ? [] : d.only;
   if (parsed.only !== undefined) {
-    const names = parsed.only.flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+    const names = parsed.only
+      .flatMap((s) => s.split(','))
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
     const unknown = names.filter((n) => !(FIGURE_IDS as readonly string[]).includes(n));
-    if (unknown.length > 0) throw new UsageError(`unknown figure ${unknown.map((n) => JSON.stringify(n)).join(', ')}; expected one of ${FIGURE_IDS.join(', ')}`);
+    if (unknown.length > 0)
+      throw new UsageError(
+        `unknown figure ${unknown.map((n) => JSON.stringify(n)).join(', ')}; expected one of ${FIGURE_IDS.join(', ')}`,
+      );
     only = FIGURE_IDS.filter((id) => names.includes(id));
   }
   return {

@@ -33,10 +33,16 @@ export interface BenchReport {
 
 /** `2030-01-15T12-00-30Z`: an ISO UTC time that is also a portable file name. */
 export function fileStamp(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/:/g, '-');
+  return d
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/:/g, '-');
 }
 
-export async function runBench(options: BenchOptions, log: (line: string) => void): Promise<{ report: BenchReport; file: string }> {
+export async function runBench(
+  options: BenchOptions,
+  log: (line: string) => void,
+): Promise<{ report: BenchReport; file: string }> {
   const started = new Date();
   const pin = detectPinning(options.pin);
   log(`bench: ${pin.note}`);
@@ -48,7 +54,8 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
     const before = loadavg()[0]!;
     const out = await f();
     const machineLoad = { before, after: loadavg()[0]! };
-    for (const fig of Array.isArray(out) ? out : [out]) figures.push({ ...fig, details: { ...fig.details, machineLoad } });
+    for (const fig of Array.isArray(out) ? out : [out])
+      figures.push({ ...fig, details: { ...fig.details, machineLoad } });
   };
   if (want('saturate') || want('checked-throughput')) {
     await run(() => throughputFigures(env, { saturate: want('saturate'), checked: want('checked-throughput') }));
@@ -66,7 +73,13 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
   const report: BenchReport = {
     startedAt: started.toISOString(),
     finishedAt: new Date().toISOString(),
-    machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: availableParallelism(), memoryMB: Math.round(totalmem() / 2 ** 20), platform: platform(), node: process.version },
+    machine: {
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: availableParallelism(),
+      memoryMB: Math.round(totalmem() / 2 ** 20),
+      platform: platform(),
+      node: process.version,
+    },
     pinning: { pinned: pin.pinned, note: pin.note },
     options,
     figures,

@@ -45,7 +45,9 @@ export function markdownTable(rows: readonly Row[]): string {
   const lines = ['| figure | measured | peer | ratio/error | goal | pass/miss |', '|---|---|---|---|---|---|'];
   for (const r of rows) {
     const unit = r.score?.unit || r.measured.unit;
-    lines.push(`| ${r.figure} | ${quantity(r.measured)} | ${quantity(r.peer)} | ${score(r)} | ${goal(r.goal, unit)} | ${verdict(r.pass)} |`);
+    lines.push(
+      `| ${r.figure} | ${quantity(r.measured)} | ${quantity(r.peer)} | ${score(r)} | ${goal(r.goal, unit)} | ${verdict(r.pass)} |`,
+    );
   }
   return lines.join('\n');
 }

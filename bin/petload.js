@@ -15,7 +15,12 @@ const wide = !process.stdout.isTTY || (process.stdout.columns ?? HELP_WIDTH) >= 
 
 /** The recorded help this command line asks for, or null. */
 function recordedHelp() {
-  const name = args.length === 1 && isHelp(args[0]) ? '' : args.length === 2 && isHelp(args[1]) && /^[a-z]+$/.test(args[0]) ? args[0] : null;
+  const name =
+    args.length === 1 && isHelp(args[0])
+      ? ''
+      : args.length === 2 && isHelp(args[1]) && /^[a-z]+$/.test(args[0])
+        ? args[0]
+        : null;
   if (name === null || !wide || !existsSync(helpFile)) return null;
   const texts = JSON.parse(readFileSync(helpFile, 'utf8'));
   return Object.hasOwn(texts, name) ? texts[name] : null;
@@ -29,6 +34,8 @@ if (help !== null) {
 } else if (existsSync(main)) {
   await import(main.href);
 } else {
-  process.stderr.write('petload: E_INTERNAL: dist/ is missing (a checkout that was never built)\n  hint: run `npm run build` (or `npm ci`) first\n');
+  process.stderr.write(
+    'petload: E_INTERNAL: dist/ is missing (a checkout that was never built)\n  hint: run `npm run build` (or `npm ci`) first\n',
+  );
   process.exitCode = 4;
 }

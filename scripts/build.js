@@ -20,7 +20,8 @@ execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, 
 for (const a of ASSETS) copyFileSync(at(`src/${a}`), at(`dist/${a}`));
 // The help texts as the compiled CLI prints them (not on a terminal: 110 columns): the top level's, and each
 // command's, keyed by the command's name ('' for the top level).
-const helpOf = (args) => execFileSync(process.execPath, [at('dist/cli/main.js'), ...args, '--help'], { cwd: root, encoding: 'utf8' });
+const helpOf = (args) =>
+  execFileSync(process.execPath, [at('dist/cli/main.js'), ...args, '--help'], { cwd: root, encoding: 'utf8' });
 const { commands } = await import(pathToFileURL(at('dist/cli/commands.js')).href);
 const help = { '': helpOf([]) };
 for (const c of commands) {

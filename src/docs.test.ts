@@ -21,7 +21,9 @@ import { FAULT_NAMES } from './reference-server/faults.js';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
 const readme = read('README.md');
-const docFiles = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+const docFiles = readdirSync(join(ROOT, 'docs'))
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => `docs/${f}`);
 const manual = [readme, ...docFiles.map(read)].join('\n');
 
 /**
@@ -32,13 +34,20 @@ describe('README', () => {
   it('is a manual of at most about 300 lines with a table of contents of its sections', () => {
     expect(readme.split('\n').length).toBeLessThanOrEqual(300);
     const sections = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1]!).filter((s) => s !== 'Contents');
-    const anchor = (s: string) => s.toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-');
+    const anchor = (s: string) =>
+      s
+        .toLowerCase()
+        .replace(/[^a-z0-9 -]/g, '')
+        .replace(/ /g, '-');
     for (const s of sections) expect(readme, s).toContain(`- [${s}](#${anchor(s)})`);
   });
 
   it('has the two-line quick start', () => {
     const block = /## Quick start\n\n```sh\n([^`]*)```/.exec(readme)?.[1] ?? '';
-    const lines = block.trim().split('\n').map((l) => l.replace(/\s+#.*$/, ''));
+    const lines = block
+      .trim()
+      .split('\n')
+      .map((l) => l.replace(/\s+#.*$/, ''));
     expect(lines).toEqual(['npm ci && npm start', 'npm test']);
   });
 
@@ -80,11 +89,14 @@ describe('README and docs/', () => {
   });
 
   it('have the check catalogue of the code, both ways: ids, severities, titles', () => {
-    const rows = [...read('docs/checks.md').matchAll(/^\| `([a-z0-9-]+\.[a-z0-9-]+)` \| ([a-z]+) \| [a-z-]+ \| (.+) \|$/gm)];
+    const rows = [
+      ...read('docs/checks.md').matchAll(/^\| `([a-z0-9-]+\.[a-z0-9-]+)` \| ([a-z]+) \| [a-z-]+ \| (.+) \|$/gm),
+    ];
     const documented = new Map(rows.map((m) => [m[1]!, { severity: m[2]!, title: m[3]!.replace(/\\\|/g, '|') }]));
     expect([...documented.keys()].filter((id) => !(id in CATALOGUE))).toEqual([]);
     expect(CHECK_IDS.filter((id) => !documented.has(id))).toEqual([]);
-    for (const id of CHECK_IDS) expect(documented.get(id), id).toEqual({ severity: CATALOGUE[id].severity, title: CATALOGUE[id].title });
+    for (const id of CHECK_IDS)
+      expect(documented.get(id), id).toEqual({ severity: CATALOGUE[id].severity, title: CATALOGUE[id].title });
   });
 
   it('link only to files that exist in the repository', () => {
@@ -105,9 +117,13 @@ describe('README and docs/', () => {
 describe('the repository', () => {
   it('points nowhere outside itself: no tracked file but .ci/ mentions the shared folder beside it', () => {
     const needle = ['..', 'shared'].join('/');
-    const files = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter((f) => f && !f.startsWith('.ci/'));
+    const files = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\0')
+      .filter((f) => f && !f.startsWith('.ci/'));
     expect(files.length).toBeGreaterThan(100);
-    const offenders = files.filter((f) => existsSync(join(ROOT, f)) && readFileSync(join(ROOT, f), 'latin1').includes(needle));
+    const offenders = files.filter(
+      (f) => existsSync(join(ROOT, f)) && readFileSync(join(ROOT, f), 'latin1').includes(needle),
+    );
     expect(offenders).toEqual([]);
   });
 

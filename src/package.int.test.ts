@@ -6,7 +6,17 @@
  * linked in, so that it proves a clean checkout packs, and never rebuilds this checkout's dist/ under other tests.
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +35,13 @@ const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 function cleanEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k)) env[k] = v;
-  return { ...env, NO_COLOR: '1', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+  return {
+    ...env,
+    NO_COLOR: '1',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+  };
 }
 
 function run(cmd: string, args: string[], cwd: string, timeoutMs = 120_000): SpawnSyncReturns<string> {
@@ -33,7 +49,8 @@ function run(cmd: string, args: string[], cwd: string, timeoutMs = 120_000): Spa
 }
 
 function ok(r: SpawnSyncReturns<string>, what: string): string {
-  if (r.error || r.status !== 0) throw new Error(`${what} failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stdout}\n${r.stderr}`);
+  if (r.error || r.status !== 0)
+    throw new Error(`${what} failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
 }
 
@@ -43,7 +60,9 @@ const app = join(temp, 'app');
 
 /** The repository's files as a fresh clone plus uncommitted work has them, copied into `checkout`. */
 function copyCheckout(): void {
-  const files = ok(run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], ROOT), 'git ls-files').split('\0').filter(Boolean);
+  const files = ok(run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], ROOT), 'git ls-files')
+    .split('\0')
+    .filter(Boolean);
   for (const f of files) {
     if (!existsSync(join(ROOT, f))) continue; // deleted, not yet committed
     mkdirSync(dirname(join(checkout, f)), { recursive: true });
@@ -64,7 +83,10 @@ beforeAll(() => {
   packed = info[0]!.files.map((f) => f.path);
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'petload-consumer', private: true, type: 'module' }));
-  ok(run(NPM, ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], app, 240_000), 'npm install <tarball>');
+  ok(
+    run(NPM, ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], app, 240_000),
+    'npm install <tarball>',
+  );
 }, 420_000);
 
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
@@ -72,12 +94,26 @@ afterAll(() => rmSync(temp, { recursive: true, force: true }));
 describe('the npm package', () => {
   it('ships the compiled code, its declarations, the CLI, the scenarios, docs and LICENSE, and nothing for development', () => {
     const expected = [
-      'package.json', 'LICENSE', 'README.md', 'bin/petload.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/cli/help.json',
-      'dist/outputs/report-page.css', 'dist/outputs/report-page.js', 'scenarios/compliance.yaml', 'docs/checks.md', 'docs/examples/github-nightly.yml',
+      'package.json',
+      'LICENSE',
+      'README.md',
+      'bin/petload.js',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/cli/main.js',
+      'dist/cli/help.json',
+      'dist/outputs/report-page.css',
+      'dist/outputs/report-page.js',
+      'scenarios/compliance.yaml',
+      'docs/checks.md',
+      'docs/examples/github-nightly.yml',
     ];
     for (const f of expected) expect(packed, f).toContain(f);
     const development = packed.filter(
-      (f) => /\.test\.|(^|\/)(src|bench|scripts|\.ci|reports|testing)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')) || f.startsWith('bin/') && f !== 'bin/petload.js',
+      (f) =>
+        /\.test\.|(^|\/)(src|bench|scripts|\.ci|reports|testing)\//.test(f) ||
+        (f.endsWith('.ts') && !f.endsWith('.d.ts')) ||
+        (f.startsWith('bin/') && f !== 'bin/petload.js'),
     );
     expect(development).toEqual([]);
   });
@@ -87,14 +123,18 @@ describe('the npm package', () => {
   it('installs without a TypeScript compiler or loader', () => {
     const modules = join(app, 'node_modules');
     expect(existsSync(join(modules, 'petload', 'dist', 'index.js'))).toBe(true);
-    for (const dev of ['tsx', 'typescript', 'vitest', 'esbuild']) expect(existsSync(join(modules, dev)), dev).toBe(false);
+    for (const dev of ['tsx', 'typescript', 'vitest', 'esbuild'])
+      expect(existsSync(join(modules, dev)), dev).toBe(false);
   });
 
   it('runs `npx petload run compliance`: exit 0 and the four reports', () => {
     const r = run(NPX, ['--no', '--', 'petload', 'run', 'compliance', '--report-dir', 'out', '--quiet'], app);
     expect(r.status, r.stderr).toBe(0);
     expect(readdirSync(join(app, 'out')).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'summary.md']);
-    const report = JSON.parse(readFileSync(join(app, 'out', 'report.json'), 'utf8')) as { verdict: string; checks: { id: string }[] };
+    const report = JSON.parse(readFileSync(join(app, 'out', 'report.json'), 'utf8')) as {
+      verdict: string;
+      checks: { id: string }[];
+    };
     expect(report.verdict).toBe('pass');
     expect(report.checks.map((c) => c.id)).toEqual(expect.arrayContaining([...CHECK_IDS]));
     // The page inlines the stylesheet, script and uPlot found from dist/ and node_modules.
@@ -105,7 +145,9 @@ describe('the npm package', () => {
 
   it('prints the same help texts and version as the CLI itself', () => {
     const main = join(app, 'node_modules', 'petload', 'dist', 'cli', 'main.js');
-    const helps = JSON.parse(readFileSync(join(app, 'node_modules', 'petload', 'dist', 'cli', 'help.json'), 'utf8')) as Record<string, string>;
+    const helps = JSON.parse(
+      readFileSync(join(app, 'node_modules', 'petload', 'dist', 'cli', 'help.json'), 'utf8'),
+    ) as Record<string, string>;
     // The top-level help and one per command of the CLI's registry.
     expect(Object.keys(helps).sort()).toEqual(['', ...commands.map((c) => String(c.command).split(' ')[0]!)].sort());
     for (const args of [['--help'], ['run', '--help'], ['serve', '-h']]) {
@@ -136,8 +178,18 @@ try {
     );
     const r = run(process.execPath, ['use.mjs'], app, 60_000);
     expect(r.status, r.stderr).toBe(0);
-    const got = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { exitCode: number; verdict: string; checks: number; files: string[] };
-    expect(got).toEqual({ exitCode: 0, verdict: 'pass', checks: CHECK_IDS.length, files: ['json', 'junit', 'markdown', 'html'] });
+    const got = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as {
+      exitCode: number;
+      verdict: string;
+      checks: number;
+      files: string[];
+    };
+    expect(got).toEqual({
+      exitCode: 0,
+      verdict: 'pass',
+      checks: CHECK_IDS.length,
+      files: ['json', 'junit', 'markdown', 'html'],
+    });
     expect(existsSync(join(app, 'api-out', 'report.json'))).toBe(true);
   }, 120_000);
 
@@ -155,7 +207,18 @@ export { server, result, id, wrong };
     );
     writeFileSync(
       join(app, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['use.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2023',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: [],
+        },
+        files: ['use.ts'],
+      }),
     );
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     const r = run(process.execPath, [tsc, '-p', 'tsconfig.json'], app, 60_000);

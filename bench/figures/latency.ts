@@ -34,7 +34,21 @@ export async function latencyFigure(env: BenchEnv): Promise<FigureResult> {
     await server.record(Math.ceil((RATE * o.latencyS + WARMUP_RATE * o.warmupS) * 2 * rounds * 1.5) + 100);
     for (let round = 1; round <= rounds; round++) {
       const runPetload = async () => {
-        petload.push(await runNodeChild<PacingResult>(pin.load, 'load/petload.ts', { kind: 'constant-rate', url: server.url, perSecond: RATE, seconds: o.latencyS, scale: 1, warmupS: o.warmupS }, { timeoutMs, secret }));
+        petload.push(
+          await runNodeChild<PacingResult>(
+            pin.load,
+            'load/petload.ts',
+            {
+              kind: 'constant-rate',
+              url: server.url,
+              perSecond: RATE,
+              seconds: o.latencyS,
+              scale: 1,
+              warmupS: o.warmupS,
+            },
+            { timeoutMs, secret },
+          ),
+        );
       };
       const runPeer = async () => {
         const job: BareClientJob = { url: server.url, perSecond: RATE, seconds: o.latencyS, warmupS: o.warmupS };
@@ -49,7 +63,9 @@ export async function latencyFigure(env: BenchEnv): Promise<FigureResult> {
       }
       const p = petload.at(-1)!;
       const b = peer.at(-1)!;
-      env.log(`latency round ${round}/${rounds}: petload p50 ${p.latencyMs.p50.toFixed(2)} p99 ${p.latencyMs.p99.toFixed(2)} ms; bare node:http client p50 ${b.latencyMs.p50.toFixed(2)} p99 ${b.latencyMs.p99.toFixed(2)} ms`);
+      env.log(
+        `latency round ${round}/${rounds}: petload p50 ${p.latencyMs.p50.toFixed(2)} p99 ${p.latencyMs.p99.toFixed(2)} ms; bare node:http client p50 ${b.latencyMs.p50.toFixed(2)} p99 ${b.latencyMs.p99.toFixed(2)} ms`,
+      );
     }
     holds = (await server.collect()).holds;
   } finally {
@@ -86,6 +102,15 @@ export async function latencyFigure(env: BenchEnv): Promise<FigureResult> {
         goal: { kind: 'report' },
       }),
     ],
-    details: { holdMs: HOLD_MS, rate: RATE, seconds: o.latencyS, rounds, petload, peer, serverHoldMs: spread(holds), serverRequests: holds.length },
+    details: {
+      holdMs: HOLD_MS,
+      rate: RATE,
+      seconds: o.latencyS,
+      rounds,
+      petload,
+      peer,
+      serverHoldMs: spread(holds),
+      serverRequests: holds.length,
+    },
   };
 }

@@ -18,7 +18,21 @@ export async function lowRateFigure(env: BenchEnv): Promise<FigureResult> {
   const rounds: PacingResult[] = [];
   try {
     for (let i = 0; i < o.rounds; i++) {
-      rounds.push(await runNodeChild<PacingResult>(pin.load, 'load/petload.ts', { kind: 'constant-rate', url: server.url, perSecond: PER_SECOND, seconds: o.lowRateS, scale: SCALE, warmupS: o.warmupS }, { timeoutMs: o.warmupS * 1000 + 60_000, secret }));
+      rounds.push(
+        await runNodeChild<PacingResult>(
+          pin.load,
+          'load/petload.ts',
+          {
+            kind: 'constant-rate',
+            url: server.url,
+            perSecond: PER_SECOND,
+            seconds: o.lowRateS,
+            scale: SCALE,
+            warmupS: o.warmupS,
+          },
+          { timeoutMs: o.warmupS * 1000 + 60_000, secret },
+        ),
+      );
     }
   } finally {
     await server.stop();
@@ -27,13 +41,19 @@ export async function lowRateFigure(env: BenchEnv): Promise<FigureResult> {
   env.log(`low-rate pacing: worst send lag per round ${worst.map((w) => `${w.toFixed(2)} ms`).join(', ')}`);
   return {
     id: 'low-rate-pacing',
-    rows: [row({
-      figure: 'low-rate pacing: worst send lag of a run',
-      measured: { value: median(worst), unit: 'ms', what: `60/min for ${o.lowRateS} s on a ${SCALE}x clock, median of ${rounds.length} rounds' worst, real ms` },
-      peer: null,
-      score: { kind: 'error', value: median(worst), unit: 'ms' },
-      goal: { kind: 'under', value: 5 },
-    })],
+    rows: [
+      row({
+        figure: 'low-rate pacing: worst send lag of a run',
+        measured: {
+          value: median(worst),
+          unit: 'ms',
+          what: `60/min for ${o.lowRateS} s on a ${SCALE}x clock, median of ${rounds.length} rounds' worst, real ms`,
+        },
+        peer: null,
+        score: { kind: 'error', value: median(worst), unit: 'ms' },
+        goal: { kind: 'under', value: 5 },
+      }),
+    ],
     details: { perMinute: PER_SECOND * 60, runClockSeconds: o.lowRateS, scale: SCALE, rounds },
   };
 }

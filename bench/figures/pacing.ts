@@ -37,25 +37,46 @@ export async function pacingFigure(env: BenchEnv): Promise<FigureResult> {
   let acArrivals: number[];
   try {
     await server.record(capacity);
-    p = await runNodeChild<PacingResult>(pin.load, 'load/petload.ts', { kind: 'constant-rate', url: server.url, perSecond: RATE, seconds: o.pacingS, scale: 1, warmupS: o.warmupS }, { timeoutMs: (o.pacingS + o.warmupS) * 1000 + 60_000, secret });
+    p = await runNodeChild<PacingResult>(
+      pin.load,
+      'load/petload.ts',
+      { kind: 'constant-rate', url: server.url, perSecond: RATE, seconds: o.pacingS, scale: 1, warmupS: o.warmupS },
+      { timeoutMs: (o.pacingS + o.warmupS) * 1000 + 60_000, secret },
+    );
     // The warm-up's requests came first: the measured ones are the last `sent`.
     petloadArrivals = (await server.collect()).arrivals.slice(-p.sent);
     await server.record(capacity);
-    a = await runAutocannon(pin, { url: `${server.url}/pets?limit=20`, connections: o.connections, durationS: o.pacingS, rate: RATE, secret });
+    a = await runAutocannon(pin, {
+      url: `${server.url}/pets?limit=20`,
+      connections: o.connections,
+      durationS: o.pacingS,
+      rate: RATE,
+      secret,
+    });
     acArrivals = (await server.collect()).arrivals;
   } finally {
     await server.stop();
   }
   const petloadDev = scheduleDeviation(petloadArrivals, RATE);
   const acDev = scheduleDeviation(acArrivals, RATE);
-  env.log(`pacing: petload ${p.achievedPerSecond.toFixed(1)}/s, lag p99 ${p.lagMs.p99.toFixed(3)} ms; autocannon -R ${a.requestsPerSecond.toFixed(1)}/s, arrival deviation p99 ${acDev.p99.toFixed(1)} ms`);
-  const acRate = { value: a.requestsPerSecond, unit: 'req/s', what: `autocannon -R ${RATE}, ${o.connections} connections (its requests / its duration)` };
+  env.log(
+    `pacing: petload ${p.achievedPerSecond.toFixed(1)}/s, lag p99 ${p.lagMs.p99.toFixed(3)} ms; autocannon -R ${a.requestsPerSecond.toFixed(1)}/s, arrival deviation p99 ${acDev.p99.toFixed(1)} ms`,
+  );
+  const acRate = {
+    value: a.requestsPerSecond,
+    unit: 'req/s',
+    what: `autocannon -R ${RATE}, ${o.connections} connections (its requests / its duration)`,
+  };
   return {
     id: 'pacing',
     rows: [
       row({
         figure: 'pacing accuracy: achieved rate',
-        measured: { value: p.achievedPerSecond, unit: 'req/s', what: `petload constant-rate ${RATE}/s for ${o.pacingS} s after ${o.warmupS} s of warm-up: requests sent within it, per second` },
+        measured: {
+          value: p.achievedPerSecond,
+          unit: 'req/s',
+          what: `petload constant-rate ${RATE}/s for ${o.pacingS} s after ${o.warmupS} s of warm-up: requests sent within it, per second`,
+        },
         peer: acRate,
         score: { kind: 'error', value: (p.achievedPerSecond / RATE - 1) * 100, unit: '%' },
         goal: { kind: 'within', value: 1, unit: '%' },
@@ -78,8 +99,18 @@ export async function pacingFigure(env: BenchEnv): Promise<FigureResult> {
     details: {
       rate: RATE,
       seconds: o.pacingS,
-      petload: { ...p, serverArrivals: petloadArrivals.length, serverArrivalRate: arrivalRate(petloadArrivals), serverDeviationMs: petloadDev },
-      autocannon: { ...a, serverArrivals: acArrivals.length, serverArrivalRate: arrivalRate(acArrivals), serverDeviationMs: acDev },
+      petload: {
+        ...p,
+        serverArrivals: petloadArrivals.length,
+        serverArrivalRate: arrivalRate(petloadArrivals),
+        serverDeviationMs: petloadDev,
+      },
+      autocannon: {
+        ...a,
+        serverArrivals: acArrivals.length,
+        serverArrivalRate: arrivalRate(acArrivals),
+        serverDeviationMs: acDev,
+      },
     },
   };
 }

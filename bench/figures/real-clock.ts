@@ -31,7 +31,11 @@ interface Pass {
 const petload = benchFile('../bin/petload.js');
 
 async function startServe(keysFile: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [petload, 'serve', '--port', '0', '--time-scale', '1', '--keys-file', keysFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [petload, 'serve', '--port', '0', '--time-scale', '1', '--keys-file', keysFile],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     const rl = createInterface({ input: child.stdout });
     rl.once('line', (line) => resolve(line.replace(/^listening /, '')));
@@ -51,7 +55,12 @@ async function onePass(env: BenchEnv, keysPerPlan: number): Promise<Pass> {
   const dir = await mkdtemp(join(tmpdir(), 'petload-real-clock-'));
   try {
     const keysFile = join(dir, 'keys.json');
-    const keys = PLANS.flatMap((plan) => Array.from({ length: keysPerPlan }, (_, i) => ({ key: `pl-bench-${plan}-${i}-${randomBytes(12).toString('hex')}`, plan })));
+    const keys = PLANS.flatMap((plan) =>
+      Array.from({ length: keysPerPlan }, (_, i) => ({
+        key: `pl-bench-${plan}-${i}-${randomBytes(12).toString('hex')}`,
+        plan,
+      })),
+    );
     await writeFile(keysFile, JSON.stringify({ keys }), { mode: 0o600 });
     const server = await startServe(keysFile);
     const reportDir = join(dir, 'report');
@@ -59,7 +68,22 @@ async function onePass(env: BenchEnv, keysPerPlan: number): Promise<Pass> {
     let exitCode: number | null = null;
     try {
       exitCode = await new Promise<number | null>((resolve) => {
-        const child = spawn(process.execPath, [petload, 'run', 'compliance', '--quiet', '--target', server.url, '--keys-file', keysFile, '--report-dir', reportDir], { stdio: 'ignore' });
+        const child = spawn(
+          process.execPath,
+          [
+            petload,
+            'run',
+            'compliance',
+            '--quiet',
+            '--target',
+            server.url,
+            '--keys-file',
+            keysFile,
+            '--report-dir',
+            reportDir,
+          ],
+          { stdio: 'ignore' },
+        );
         const timer = setTimeout(() => child.kill('SIGINT'), 10 * WINDOW_S * 1000);
         child.once('exit', (code) => {
           clearTimeout(timer);
@@ -76,7 +100,10 @@ async function onePass(env: BenchEnv, keysPerPlan: number): Promise<Pass> {
     try {
       const report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8')) as {
         verdict: string;
-        schedule?: { planned: { durationMs: number; requests: number; unkeyed: number }; actual: { durationMs: number; requests: number; unkeyed: number } };
+        schedule?: {
+          planned: { durationMs: number; requests: number; unkeyed: number };
+          actual: { durationMs: number; requests: number; unkeyed: number };
+        };
       };
       verdict = report.verdict;
       if (report.schedule) {
@@ -87,7 +114,9 @@ async function onePass(env: BenchEnv, keysPerPlan: number): Promise<Pass> {
     } catch {
       // no report: the row says so through the verdict
     }
-    env.log(`real-clock compliance, ${keysPerPlan} key(s) per plan: ${wallS.toFixed(1)} s (${(wallS / WINDOW_S).toFixed(2)} windows), verdict ${verdict ?? 'none'}, exit ${exitCode}`);
+    env.log(
+      `real-clock compliance, ${keysPerPlan} key(s) per plan: ${wallS.toFixed(1)} s (${(wallS / WINDOW_S).toFixed(2)} windows), verdict ${verdict ?? 'none'}, exit ${exitCode}`,
+    );
     return { keysPerPlan, wallS, exitCode, verdict, planned, actual };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -105,8 +134,16 @@ export async function realClockFigure(env: BenchEnv): Promise<FigureResult> {
     rows.push(
       row({
         figure: `real-clock compliance, ${keys}: wall time`,
-        measured: { value: windows, unit: 'windows', what: `all three plans against petload serve --time-scale 1, verdict ${p.verdict ?? 'none'}; ${p.wallS.toFixed(0)} s` },
-        peer: { value: 2, unit: 'windows', what: 'the physical limit: one window to spend a quota, the next to see it restored' },
+        measured: {
+          value: windows,
+          unit: 'windows',
+          what: `all three plans against petload serve --time-scale 1, verdict ${p.verdict ?? 'none'}; ${p.wallS.toFixed(0)} s`,
+        },
+        peer: {
+          value: 2,
+          unit: 'windows',
+          what: 'the physical limit: one window to spend a quota, the next to see it restored',
+        },
         // A run that did not pass is not a time: it fails the goal whatever it took.
         score: { kind: 'ratio', value: passed ? windows : Number.MAX_SAFE_INTEGER, unit: 'windows' },
         goal: { kind: 'under', value: GOALS[p.keysPerPlan]! },

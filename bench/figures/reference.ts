@@ -19,19 +19,27 @@ const CAPTURE_TIMEOUT_MS = 10_000;
 /** One answer of the reference server to `url`, as the replay peer serves it. */
 function capture(url: string, secret: string): Promise<Extract<BareMode, { kind: 'replay' }>> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers: { authorization: `Bearer ${secret}`, accept: 'application/json' }, timeout: CAPTURE_TIMEOUT_MS }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const body = Buffer.concat(chunks);
-        if (res.statusCode !== 200) {
-          reject(new Error(`the reference server answered ${res.statusCode} to GET ${PATH}: ${body.toString('utf8').slice(0, 200)}`));
-          return;
-        }
-        resolve({ kind: 'replay', status: 200, headers: res.rawHeaders, body: body.toString('base64') });
-      });
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      { headers: { authorization: `Bearer ${secret}`, accept: 'application/json' }, timeout: CAPTURE_TIMEOUT_MS },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          if (res.statusCode !== 200) {
+            reject(
+              new Error(
+                `the reference server answered ${res.statusCode} to GET ${PATH}: ${body.toString('utf8').slice(0, 200)}`,
+              ),
+            );
+            return;
+          }
+          resolve({ kind: 'replay', status: 200, headers: res.rawHeaders, body: body.toString('base64') });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`no answer to GET ${PATH} within ${CAPTURE_TIMEOUT_MS} ms`)));
     req.on('error', reject);
     req.end();
@@ -43,7 +51,11 @@ interface ServerRun extends AutocannonRun {
   serverCpuMicros: number;
 }
 
-async function measure(server: ServerChild, o: { connections: number; durationS: number; secret: string }, pin: BenchEnv['pin']): Promise<ServerRun> {
+async function measure(
+  server: ServerChild,
+  o: { connections: number; durationS: number; secret: string },
+  pin: BenchEnv['pin'],
+): Promise<ServerRun> {
   await server.record(0);
   const a = await runAutocannon(pin, { ...o, url: `${server.url}${PATH}` });
   const { cpuMicros } = await server.collect();
@@ -61,7 +73,13 @@ export async function referenceFigure(env: BenchEnv): Promise<FigureResult> {
     try {
       // Both servers answer a warm-up first, so that the rounds compare compiled code, not the JIT's progress.
       if (o.warmupS > 0) {
-        for (const server of [reference, replay]) await runAutocannon(pin, { url: `${server.url}${PATH}`, connections: o.connections, durationS: o.warmupS, secret });
+        for (const server of [reference, replay])
+          await runAutocannon(pin, {
+            url: `${server.url}${PATH}`,
+            connections: o.connections,
+            durationS: o.warmupS,
+            secret,
+          });
       }
       for (let round = 1; round <= o.rounds; round++) {
         const opts = { connections: o.connections, durationS: o.durationS, secret };
@@ -85,23 +103,46 @@ export async function referenceFigure(env: BenchEnv): Promise<FigureResult> {
   const headerNames = replayOf.headers.filter((_, i) => i % 2 === 0);
   return {
     id: 'reference-server',
-    rows: [row({
-      figure: 'reference server',
-      measured: { value: median(runs.map((r) => r.reference.requestsPerSecond)), unit: 'req/s', what: `autocannon → reference server GET ${PATH}` },
-      peer: { value: median(runs.map((r) => r.replay.requestsPerSecond)), unit: 'req/s', what: 'autocannon → bare node:http replaying the same bytes' },
-      score: { kind: 'ratio', value: median(ratios), unit: '' },
-      goal: { kind: 'at-least', value: 0.7 },
-    }), row({
-      figure: 'reference server: CPU per request',
-      measured: { value: median(runs.map((r) => r.reference.serverCpuMicros)), unit: 'µs', what: 'reference server CPU per request' },
-      peer: { value: median(runs.map((r) => r.replay.serverCpuMicros)), unit: 'µs', what: 'bare replay server CPU per request' },
-      score: { kind: 'ratio', value: median(cpuRatios), unit: '' },
-      goal: { kind: 'report' },
-    })],
+    rows: [
+      row({
+        figure: 'reference server',
+        measured: {
+          value: median(runs.map((r) => r.reference.requestsPerSecond)),
+          unit: 'req/s',
+          what: `autocannon → reference server GET ${PATH}`,
+        },
+        peer: {
+          value: median(runs.map((r) => r.replay.requestsPerSecond)),
+          unit: 'req/s',
+          what: 'autocannon → bare node:http replaying the same bytes',
+        },
+        score: { kind: 'ratio', value: median(ratios), unit: '' },
+        goal: { kind: 'at-least', value: 0.7 },
+      }),
+      row({
+        figure: 'reference server: CPU per request',
+        measured: {
+          value: median(runs.map((r) => r.reference.serverCpuMicros)),
+          unit: 'µs',
+          what: 'reference server CPU per request',
+        },
+        peer: {
+          value: median(runs.map((r) => r.replay.serverCpuMicros)),
+          unit: 'µs',
+          what: 'bare replay server CPU per request',
+        },
+        score: { kind: 'ratio', value: median(cpuRatios), unit: '' },
+        goal: { kind: 'report' },
+      }),
+    ],
     details: {
       connections: o.connections,
       durationS: o.durationS,
-      captured: { status: replayOf.status, headers: headerNames, bodyBytes: Buffer.from(replayOf.body, 'base64').length },
+      captured: {
+        status: replayOf.status,
+        headers: headerNames,
+        bodyBytes: Buffer.from(replayOf.body, 'base64').length,
+      },
       rounds: runs,
       ratios,
       cpuRatios,

@@ -27,27 +27,60 @@ function describe(r: ThroughputResult): string {
   return `${Math.round(r.requestsPerSecond)}/s (${r.cpuMicrosPerRequest.toFixed(1)} µs CPU each, CPU share ${r.cpuShare.toFixed(2)}, GC ${(100 * r.gcShare).toFixed(1)} %)`;
 }
 
-export async function throughputFigures(env: BenchEnv, want: { saturate: boolean; checked: boolean }): Promise<FigureResult[]> {
+export async function throughputFigures(
+  env: BenchEnv,
+  want: { saturate: boolean; checked: boolean },
+): Promise<FigureResult[]> {
   const { options: o, pin, secret } = env;
   // Each load generator first runs the same load in the same process for a second: the rounds compare steady states.
   const warmupS = Math.min(o.warmupS, LOAD_WARMUP_S);
-  const petload = (job: LoadJob) => runNodeChild<ThroughputResult>(pin.load, 'load/petload.ts', job, { timeoutMs: (o.durationS + warmupS) * 1000 + 60_000, secret });
+  const petload = (job: LoadJob) =>
+    runNodeChild<ThroughputResult>(pin.load, 'load/petload.ts', job, {
+      timeoutMs: (o.durationS + warmupS) * 1000 + 60_000,
+      secret,
+    });
   const server = await startServerChild(pin, { kind: 'list' }, secret);
   const rounds: Round[] = [];
   try {
     // The server answers a warm-up first, so that the first round does not measure its JIT's progress.
-    if (o.warmupS > 0) await runAutocannon(pin, { url: `${server.url}/pets?limit=20`, connections: o.connections, durationS: o.warmupS, secret });
+    if (o.warmupS > 0)
+      await runAutocannon(pin, {
+        url: `${server.url}/pets?limit=20`,
+        connections: o.connections,
+        durationS: o.warmupS,
+        secret,
+      });
     for (let round = 1; round <= o.rounds; round++) {
       const r: Partial<Round> & { round: number } = { round };
       const steps: Array<() => Promise<void>> = [
         async () => {
-          r.autocannon = await runAutocannon(pin, { url: `${server.url}/pets?limit=20`, connections: o.connections, durationS: o.durationS, warmupS, secret });
+          r.autocannon = await runAutocannon(pin, {
+            url: `${server.url}/pets?limit=20`,
+            connections: o.connections,
+            durationS: o.durationS,
+            warmupS,
+            secret,
+          });
         },
         async () => {
-          if (want.saturate) r.saturate = await petload({ kind: 'saturate', url: server.url, connections: o.connections, seconds: o.durationS, warmupS });
+          if (want.saturate)
+            r.saturate = await petload({
+              kind: 'saturate',
+              url: server.url,
+              connections: o.connections,
+              seconds: o.durationS,
+              warmupS,
+            });
         },
         async () => {
-          if (want.checked) r.concurrency = await petload({ kind: 'concurrency', url: server.url, workers: o.connections, seconds: o.durationS, warmupS });
+          if (want.checked)
+            r.concurrency = await petload({
+              kind: 'concurrency',
+              url: server.url,
+              workers: o.connections,
+              seconds: o.durationS,
+              warmupS,
+            });
         },
       ];
       // Every other round runs the tools in the reverse order, so that a machine that slows down or speeds up
@@ -64,8 +97,18 @@ export async function throughputFigures(env: BenchEnv, want: { saturate: boolean
   } finally {
     await server.stop();
   }
-  const peer = { value: median(rounds.map((r) => r.autocannon.requestsPerSecond)), unit: 'req/s', what: `autocannon CLI, ${o.connections} connections, ${o.durationS} s` };
-  const figure = (id: 'saturate' | 'checked-throughput', of: (r: Round) => ThroughputResult, label: string, what: string, goal: number): FigureResult => {
+  const peer = {
+    value: median(rounds.map((r) => r.autocannon.requestsPerSecond)),
+    unit: 'req/s',
+    what: `autocannon CLI, ${o.connections} connections, ${o.durationS} s`,
+  };
+  const figure = (
+    id: 'saturate' | 'checked-throughput',
+    of: (r: Round) => ThroughputResult,
+    label: string,
+    what: string,
+    goal: number,
+  ): FigureResult => {
     const ratios = rounds.map((r) => of(r).requestsPerSecond / r.autocannon.requestsPerSecond);
     return {
       id,
@@ -90,9 +133,26 @@ export async function throughputFigures(env: BenchEnv, want: { saturate: boolean
     };
   };
   const out: FigureResult[] = [];
-  if (want.saturate) out.push(figure('saturate', (r) => r.saturate!, 'saturate vs autocannon', `petload saturate, ${o.connections} connections`, 0.9));
+  if (want.saturate)
+    out.push(
+      figure(
+        'saturate',
+        (r) => r.saturate!,
+        'saturate vs autocannon',
+        `petload saturate, ${o.connections} connections`,
+        0.9,
+      ),
+    );
   if (want.checked) {
-    out.push(figure('checked-throughput', (r) => r.concurrency!, 'checked throughput', `petload concurrency, ${o.connections} workers, every passive check`, 0.5));
+    out.push(
+      figure(
+        'checked-throughput',
+        (r) => r.concurrency!,
+        'checked throughput',
+        `petload concurrency, ${o.connections} workers, every passive check`,
+        0.5,
+      ),
+    );
   }
   return out;
 }

@@ -48,15 +48,23 @@ interface AutocannonJson {
 export async function runAutocannon(pin: Pinning, o: AutocannonOptions): Promise<AutocannonRun> {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run npm install`);
   const args = [
-    '-c', String(o.connections),
-    '-d', String(o.durationS),
-    '-t', '10',
+    '-c',
+    String(o.connections),
+    '-d',
+    String(o.durationS),
+    '-t',
+    '10',
     '-j',
-    '-H', `authorization=Bearer ${o.secret}`,
-    '-H', 'accept=application/json',
-    '-H', 'content-type=application/json',
+    '-H',
+    `authorization=Bearer ${o.secret}`,
+    '-H',
+    'accept=application/json',
+    '-H',
+    'content-type=application/json',
     ...(o.rate === undefined ? [] : ['-R', String(o.rate)]),
-    ...(o.warmupS !== undefined && o.warmupS > 0 ? ['--warmup', '[', '-c', String(o.connections), '-d', String(o.warmupS), ']'] : []),
+    ...(o.warmupS !== undefined && o.warmupS > 0
+      ? ['--warmup', '[', '-c', String(o.connections), '-d', String(o.warmupS), ']']
+      : []),
     o.url,
   ];
   const [cmd, ...rest] = [...pin.load, BIN, ...args];

@@ -18,12 +18,19 @@ export function newBenchSecret(): string {
 }
 
 export function benchKey(secret: string): ApiKey {
-  return Object.freeze({ secret, plan: 'enterprise', limits: BENCH_LIMITS, label: keyLabel(secret, 'enterprise#1'), sacrificial: false });
+  return Object.freeze({
+    secret,
+    plan: 'enterprise',
+    limits: BENCH_LIMITS,
+    label: keyLabel(secret, 'enterprise#1'),
+    sacrificial: false,
+  });
 }
 
 /** The key a child process was given in KEY_ENV. */
 export function keyFromEnv(): ApiKey {
   const secret = process.env[KEY_ENV];
-  if (secret === undefined || secret === '') throw new Error(`${KEY_ENV} is not set: this module runs as a child of bench/main.ts`);
+  if (secret === undefined || secret === '')
+    throw new Error(`${KEY_ENV} is not set: this module runs as a child of bench/main.ts`);
   return benchKey(secret);
 }

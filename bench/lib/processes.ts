@@ -8,7 +8,14 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { readResults, type Recording, type ServeSpec, type ServerCommand, type ServerReady, type ServerReply } from './child-protocol.js';
+import {
+  readResults,
+  type Recording,
+  type ServeSpec,
+  type ServerCommand,
+  type ServerReady,
+  type ServerReply,
+} from './child-protocol.js';
 import { KEY_ENV } from './key.js';
 
 export interface Pinning {
@@ -28,7 +35,12 @@ export function detectPinning(wanted: boolean): Pinning {
   if (cores < 2) return unpinned(`${cores} core available`);
   const probe = spawnSync('taskset', ['-c', '1', process.execPath, '-e', '0'], { stdio: 'ignore' });
   if (probe.error !== undefined || probe.status !== 0) return unpinned('taskset is missing or cannot pin to core 1');
-  return { pinned: true, note: `load generators on core 0, servers on core 1 (taskset; ${cores} cores)`, load: ['taskset', '-c', '0'], server: ['taskset', '-c', '1'] };
+  return {
+    pinned: true,
+    note: `load generators on core 0, servers on core 1 (taskset; ${cores} cores)`,
+    load: ['taskset', '-c', '0'],
+    server: ['taskset', '-c', '1'],
+  };
 }
 
 const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -39,7 +51,12 @@ export function benchFile(relative: string): string {
 }
 
 /** argv of a TypeScript module run by node under tsx, behind a pinning prefix. */
-function nodeCommand(prefix: readonly string[], file: string, nodeArgs: readonly string[], arg: unknown): [string, string[]] {
+function nodeCommand(
+  prefix: readonly string[],
+  file: string,
+  nodeArgs: readonly string[],
+  arg: unknown,
+): [string, string[]] {
   const argv = [process.execPath, ...nodeArgs, '--import', tsxLoader, file, JSON.stringify(arg)];
   const [cmd, ...rest] = [...prefix, ...argv];
   return [cmd!, rest];
@@ -55,7 +72,12 @@ export interface CommandResult {
 }
 
 /** Run a command to completion within `timeoutMs`; rejects on a non-zero exit, naming the command's stderr. */
-export function runCommand(cmd: string, args: readonly string[], timeoutMs: number, env?: NodeJS.ProcessEnv): Promise<CommandResult> {
+export function runCommand(
+  cmd: string,
+  args: readonly string[],
+  timeoutMs: number,
+  env?: NodeJS.ProcessEnv,
+): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env });
     let stdout = '';
@@ -72,7 +94,9 @@ export function runCommand(cmd: string, args: readonly string[], timeoutMs: numb
       if (code === 0) resolve({ stdout, stderr });
       else {
         const why = signal === 'SIGKILL' ? `killed after ${timeoutMs} ms` : `exit ${code ?? signal}`;
-        reject(new Error(`${args.find((a) => a.endsWith('.ts')) ?? cmd} failed (${why}): ${stderr.trim().slice(-2000)}`));
+        reject(
+          new Error(`${args.find((a) => a.endsWith('.ts')) ?? cmd} failed (${why}): ${stderr.trim().slice(-2000)}`),
+        );
       }
     });
   });
@@ -114,14 +138,19 @@ export async function startServerChild(pin: Pinning, spec: ServeSpec, secret: st
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
   const ready = await new Promise<ServerReady>((resolve, reject) => {
     let stdout = '';
-    const timer = setTimeout(() => fail(new Error(`server ${spec.kind} did not start within ${SERVER_START_MS} ms`)), SERVER_START_MS);
+    const timer = setTimeout(
+      () => fail(new Error(`server ${spec.kind} did not start within ${SERVER_START_MS} ms`)),
+      SERVER_START_MS,
+    );
     const fail = (e: Error) => {
       clearTimeout(timer);
       child.kill('SIGKILL');
       reject(e);
     };
     child.on('error', fail);
-    child.on('exit', (code) => fail(new Error(`server ${spec.kind} exited (${code}) before listening: ${stderr.trim()}`)));
+    child.on('exit', (code) =>
+      fail(new Error(`server ${spec.kind} exited (${code}) before listening: ${stderr.trim()}`)),
+    );
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       stdout += d;
       const [first] = readResults(stdout);

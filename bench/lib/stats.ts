@@ -34,7 +34,10 @@ export function spread(samples: ArrayLike<number>): { p50: number; p99: number; 
 }
 
 /** |arrival − schedule| (ms) of each arrival against `perSecond`, the schedule anchored at the median offset. */
-export function scheduleDeviation(arrivals: readonly number[], perSecond: number): { p50: number; p99: number; max: number } {
+export function scheduleDeviation(
+  arrivals: readonly number[],
+  perSecond: number,
+): { p50: number; p99: number; max: number } {
   const sorted = [...arrivals].sort((a, b) => a - b);
   const gap = 1000 / perSecond;
   const offsets = sorted.map((t, i) => t - i * gap);

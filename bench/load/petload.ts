@@ -79,7 +79,11 @@ export interface PacingResult {
 
 /** A load section as a scenario would give it: listPets only, the scenario defaults otherwise (maxInFlight 64). */
 function loadSection(phase: Record<string, unknown>): LoadSection {
-  return ScenarioSchema.parse({ name: 'bench', description: 'a bench phase', load: { mix: { listPets: 1 }, phases: [phase] } }).load!;
+  return ScenarioSchema.parse({
+    name: 'bench',
+    description: 'a bench phase',
+    load: { mix: { listPets: 1 }, phases: [phase] },
+  }).load!;
 }
 
 async function throughput(job: Extract<LoadJob, { kind: 'saturate' | 'concurrency' }>): Promise<ThroughputResult> {
@@ -87,7 +91,9 @@ async function throughput(job: Extract<LoadJob, { kind: 'saturate' | 'concurrenc
   const engine = createEngineContext({ baseUrl: job.url, keys: [keyFromEnv()], clock });
   const phaseOf = (seconds: number) => {
     const duration = `${seconds * 1000}ms`;
-    return job.kind === 'saturate' ? { executor: 'saturate', connections: job.connections, duration } : { executor: 'concurrency', workers: job.workers, duration };
+    return job.kind === 'saturate'
+      ? { executor: 'saturate', connections: job.connections, duration }
+      : { executor: 'concurrency', workers: job.workers, duration };
   };
   if (job.warmupS > 0) {
     await runLoad(engine.ctx, loadSection(phaseOf(job.warmupS)));
@@ -114,7 +120,14 @@ async function throughput(job: Extract<LoadJob, { kind: 'saturate' | 'concurrenc
     if (job.kind === 'saturate') {
       const s = ph.saturate?.[0];
       if (s === undefined) throw new Error('saturate measured nothing');
-      return { requests: s.requests, seconds: s.durationS, requestsPerSecond: s.requestsPerSecond, errors: s.errors, non2xx: s.non2xx, ...cpuOf(s.requests) };
+      return {
+        requests: s.requests,
+        seconds: s.durationS,
+        requestsPerSecond: s.requestsPerSecond,
+        errors: s.errors,
+        non2xx: s.non2xx,
+        ...cpuOf(s.requests),
+      };
     }
     const totals = engine.metrics.snapshot().totals;
     const seconds = ph.durationMs / 1000;
@@ -124,8 +137,19 @@ async function throughput(job: Extract<LoadJob, { kind: 'saturate' | 'concurrenc
       checks.failed += o.failed;
       checks.skipped += o.skipped;
     }
-    const non2xx = Object.entries(totals.statusCounts).reduce((n, [status, count]) => (status.startsWith('2') ? n : n + count), 0);
-    return { requests: totals.requests, seconds, requestsPerSecond: totals.requests / seconds, errors: totals.transportErrors, non2xx, ...cpuOf(totals.requests), checks };
+    const non2xx = Object.entries(totals.statusCounts).reduce(
+      (n, [status, count]) => (status.startsWith('2') ? n : n + count),
+      0,
+    );
+    return {
+      requests: totals.requests,
+      seconds,
+      requestsPerSecond: totals.requests / seconds,
+      errors: totals.transportErrors,
+      non2xx,
+      ...cpuOf(totals.requests),
+      checks,
+    };
   } finally {
     gc.disconnect();
     await engine.close();
@@ -152,12 +176,22 @@ async function pacing(job: Extract<LoadJob, { kind: 'constant-rate' }>): Promise
   const engine = createEngineContext({ baseUrl: job.url, keys: [keyFromEnv()], clock, onExchange });
   try {
     if (job.warmupS > 0) {
-      await runLoad(engine.ctx, loadSection({ executor: 'constant-rate', rate: `${WARMUP_RATE / job.scale}/s`, duration: `${job.warmupS * 1000 * job.scale}ms` }));
+      await runLoad(
+        engine.ctx,
+        loadSection({
+          executor: 'constant-rate',
+          rate: `${WARMUP_RATE / job.scale}/s`,
+          duration: `${job.warmupS * 1000 * job.scale}ms`,
+        }),
+      );
       engine.restartMetrics();
     }
     measuring = true;
     start = clock.monotonic();
-    const outcome = await runLoad(engine.ctx, loadSection({ executor: 'constant-rate', rate: `${job.perSecond}/s`, duration: `${durationMs}ms` }));
+    const outcome = await runLoad(
+      engine.ctx,
+      loadSection({ executor: 'constant-rate', rate: `${job.perSecond}/s`, duration: `${durationMs}ms` }),
+    );
     const counts = outcome.phases[0]!.plans[0]!;
     const op = engine.metrics.snapshot().operations.find((o) => o.operation === 'listPets');
     return {

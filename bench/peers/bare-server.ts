@@ -27,7 +27,12 @@ export const LIST_SIZE = 20;
 const STATUSES = ['available', 'pending', 'sold', undefined] as const;
 const PETS = Array.from({ length: LIST_SIZE }, (_, i) => {
   const status = STATUSES[i % STATUSES.length];
-  return { id: LIST_SIZE - i, name: `Animal ${LIST_SIZE - i}`, categoryId: 1 + (i % 7), ...(status === undefined ? {} : { status }) };
+  return {
+    id: LIST_SIZE - i,
+    name: `Animal ${LIST_SIZE - i}`,
+    categoryId: 1 + (i % 7),
+    ...(status === undefined ? {} : { status }),
+  };
 });
 
 /** The 20-animal list, or the first `limit` of its animals with `status` when the query asks for them. */
@@ -89,7 +94,11 @@ export class ArrivalLog {
   /** Stops noting and gives what was noted, oldest first. */
   collect(): Arrivals {
     this.on = false;
-    return { arrivals: Array.from(this.arrivals.subarray(0, this.n)), holds: Array.from(this.holds.subarray(0, this.n)), full: this.n >= this.arrivals.length };
+    return {
+      arrivals: Array.from(this.arrivals.subarray(0, this.n)),
+      holds: Array.from(this.holds.subarray(0, this.n)),
+      full: this.n >= this.arrivals.length,
+    };
   }
 }
 
@@ -119,11 +128,16 @@ function listHandler(log: ArrivalLog, holdMs: number): Handler {
     const { body, length } = bodies.get(req.url ?? '');
     const { remaining, reset } = counter.next(Date.now());
     res.writeHead(200, [
-      'Content-Type', 'application/json',
-      'Content-Length', length,
-      'X-RateLimit-Limit', counter.limit,
-      'X-RateLimit-Remaining', remaining,
-      'X-RateLimit-Reset', reset,
+      'Content-Type',
+      'application/json',
+      'Content-Length',
+      length,
+      'X-RateLimit-Limit',
+      counter.limit,
+      'X-RateLimit-Remaining',
+      remaining,
+      'X-RateLimit-Reset',
+      reset,
     ]);
     res.end(body);
     log.note(arrived, performance.now());
@@ -170,7 +184,8 @@ export interface BareServer {
 
 export async function startBareServer(mode: BareMode): Promise<BareServer> {
   const log = new ArrivalLog();
-  const handler = mode.kind === 'replay' ? replayHandler(log, mode) : listHandler(log, mode.kind === 'delay' ? mode.ms : 0);
+  const handler =
+    mode.kind === 'replay' ? replayHandler(log, mode) : listHandler(log, mode.kind === 'delay' ? mode.ms : 0);
   const server = createServer({ keepAliveTimeout: 60_000 }, handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

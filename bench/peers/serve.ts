@@ -6,7 +6,7 @@
 import { createReferenceServer } from '../../src/reference-server/index.js';
 import { emitResult, type ServeSpec, type ServerCommand, type ServerReply } from '../lib/child-protocol.js';
 import { keyFromEnv } from '../lib/key.js';
-import { ArrivalLog, startBareServer } from './bare-server.js';
+import { type ArrivalLog, startBareServer } from './bare-server.js';
 
 const spec = JSON.parse(process.argv[2] ?? '') as ServeSpec;
 let server: { url: string; log: ArrivalLog | null; close(): Promise<void> };

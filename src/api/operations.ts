@@ -23,7 +23,14 @@ export const OPERATIONS = {
   },
 } as const satisfies Record<
   string,
-  { method: 'GET' | 'POST'; path: string; statuses: readonly number[]; deprecated: boolean; removal?: string; replacement?: string }
+  {
+    method: 'GET' | 'POST';
+    path: string;
+    statuses: readonly number[];
+    deprecated: boolean;
+    removal?: string;
+    replacement?: string;
+  }
 >;
 
 export type OperationId = keyof typeof OPERATIONS;

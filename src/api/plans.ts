@@ -56,12 +56,20 @@ export const WINDOW_SECONDS: Record<WindowName, number> = { minute: MINUTE_S, da
  * A key's figures: its own (`custom`, e.g. a keys file entry's), else its plan's in `table` (the published
  * figures unless a run changed them). Throws when a figure is given by neither (enterprise has no published one).
  */
-export function limitsFor(plan: PlanName, custom?: Partial<PlanLimits>, table: PlanFigures = PUBLISHED_FIGURES): PlanLimits {
+export function limitsFor(
+  plan: PlanName,
+  custom?: Partial<PlanLimits>,
+  table: PlanFigures = PUBLISHED_FIGURES,
+): PlanLimits {
   const perMinute = custom?.perMinute ?? table[plan]?.perMinute;
   const perDay = custom?.perDay ?? table[plan]?.perDay;
   if (perMinute === undefined || perDay === undefined) {
-    const missing = [perMinute === undefined ? 'perMinute' : null, perDay === undefined ? 'perDay' : null].filter((x) => x !== null).join(' and ');
-    throw new Error(`the ${plan} plan needs ${missing}: ${plan === 'enterprise' ? 'enterprise has no published figures' : 'not given'}`);
+    const missing = [perMinute === undefined ? 'perMinute' : null, perDay === undefined ? 'perDay' : null]
+      .filter((x) => x !== null)
+      .join(' and ');
+    throw new Error(
+      `the ${plan} plan needs ${missing}: ${plan === 'enterprise' ? 'enterprise has no published figures' : 'not given'}`,
+    );
   }
   return { perMinute, perDay };
 }

@@ -7,7 +7,13 @@ import { isPetloadError } from '../core/errors.js';
 import { runLoad } from '../executors/run-load.js';
 import { headerValue, type Exchange } from '../http/exchange.js';
 import { makeKey } from '../reference-server/test-client.js';
-import { createTestLoadContext, parseLoad, startLoadTarget, type LoadTarget, type TestLoadContext } from '../testing/load-context.js';
+import {
+  createTestLoadContext,
+  parseLoad,
+  startLoadTarget,
+  type LoadTarget,
+  type TestLoadContext,
+} from '../testing/load-context.js';
 
 const freeA = makeKey('free-key-aaaa', 'free', PLANS.free);
 const freeB = makeKey('free-key-bbbb', 'free', PLANS.free);
@@ -18,7 +24,7 @@ afterEach(async () => {
   for (const stop of stops.splice(0)) await stop();
 });
 
-async function target(keys: typeof freeA[], options: Parameters<typeof startLoadTarget>[2]): Promise<LoadTarget> {
+async function target(keys: (typeof freeA)[], options: Parameters<typeof startLoadTarget>[2]): Promise<LoadTarget> {
   const t = await startLoadTarget(keys, SCALE, options);
   stops.push(() => t.stop());
   return t;
@@ -41,7 +47,8 @@ function sentInsideRetryAfter(exchanges: readonly Exchange[]): Exchange[] {
   return inside;
 }
 
-const bodyCode = (ex: Exchange) => (ex.body.kind === 'json' ? (ex.body.value as { code?: unknown } | null)?.code : undefined);
+const bodyCode = (ex: Exchange) =>
+  ex.body.kind === 'json' ? (ex.body.value as { code?: unknown } | null)?.code : undefined;
 
 function expectNoBan(t: TestLoadContext, phase: string): void {
   expect(t.exchanges.some((ex) => bodyCode(ex) === 'key_banned')).toBe(false);
@@ -57,8 +64,15 @@ function expectNoBan(t: TestLoadContext, phase: string): void {
 describe('backoff at 150% of the plan', () => {
   it('gets no ban from a strict ban rule when Retry-After is too short: it waits for Reset', async () => {
     // remaining-off-by-one makes each window end with a 429 (Remaining never shows 0), whose Retry-After is too short.
-    const t = await target([freeA], { faults: ['retry-after-short', 'remaining-off-by-one'], banThreshold: 1, banGraceMs: 20 });
-    const outcome = await runLoad(t.ctx, parseLoad({ mix: { listPets: 1 }, phases: [{ executor: 'constant-rate', rate: '150%', duration: '3m' }] }));
+    const t = await target([freeA], {
+      faults: ['retry-after-short', 'remaining-off-by-one'],
+      banThreshold: 1,
+      banGraceMs: 20,
+    });
+    const outcome = await runLoad(
+      t.ctx,
+      parseLoad({ mix: { listPets: 1 }, phases: [{ executor: 'constant-rate', rate: '150%', duration: '3m' }] }),
+    );
     const counts = outcome.phases[0]!.plans[0]!;
     expect(outcome.suspectedBans).toEqual([]);
     expect(t.exchanges.filter((ex) => ex.status === 429).length).toBeGreaterThanOrEqual(2);
@@ -76,8 +90,15 @@ describe('backoff at 150% of the plan', () => {
 
   it('meets the end of the quota with one request at a time in a closed model, whatever Remaining says', async () => {
     // Remaining one too high lets one request per window through to a 429; it must not take a herd with it.
-    const t = await target([freeA], { faults: ['retry-after-short', 'remaining-off-by-one'], banThreshold: 0, banGraceMs: 20 });
-    const outcome = await runLoad(t.ctx, parseLoad({ mix: { listPets: 1 }, phases: [{ executor: 'concurrency', workers: 4, duration: '2m' }] }));
+    const t = await target([freeA], {
+      faults: ['retry-after-short', 'remaining-off-by-one'],
+      banThreshold: 0,
+      banGraceMs: 20,
+    });
+    const outcome = await runLoad(
+      t.ctx,
+      parseLoad({ mix: { listPets: 1 }, phases: [{ executor: 'concurrency', workers: 4, duration: '2m' }] }),
+    );
     const counts = outcome.phases[0]!.plans[0]!;
     expect(outcome.suspectedBans).toEqual([]);
     expect(counts.refused).toBeGreaterThanOrEqual(2);
@@ -87,7 +108,10 @@ describe('backoff at 150% of the plan', () => {
 
   it('shares the plan over its keys round-robin and holds back only when both wait', async () => {
     const t = await target([freeA, freeB], { banThreshold: 0, banGraceMs: 20 });
-    const outcome = await runLoad(t.ctx, parseLoad({ phases: [{ executor: 'constant-rate', rate: '150%', duration: '3m' }] }));
+    const outcome = await runLoad(
+      t.ctx,
+      parseLoad({ phases: [{ executor: 'constant-rate', rate: '150%', duration: '3m' }] }),
+    );
     const counts = outcome.phases[0]!.plans[0]!;
     // A share of the plan is per key: 90 a minute on each of the two keys.
     expect(counts.planned).toBe(540);
@@ -101,7 +125,12 @@ describe('backoff at 150% of the plan', () => {
 async function refusingTarget(clock: Clock, refused: string): Promise<string> {
   const server: Server = createServer((req, res) => {
     const now = clock.now();
-    const headers = { 'content-type': 'application/json', date: new Date(now).toUTCString(), 'x-ratelimit-limit': '60', 'x-ratelimit-reset': String(Math.ceil(now / 1000) + 1) };
+    const headers = {
+      'content-type': 'application/json',
+      date: new Date(now).toUTCString(),
+      'x-ratelimit-limit': '60',
+      'x-ratelimit-reset': String(Math.ceil(now / 1000) + 1),
+    };
     if (req.headers.authorization === `Bearer ${refused}`) {
       res.writeHead(429, { ...headers, 'x-ratelimit-remaining': '0', 'retry-after': '1' });
       res.end('{"code":"rate_limited","message":"slow down","status":429}');
@@ -117,7 +146,10 @@ async function refusingTarget(clock: Clock, refused: string): Promise<string> {
 }
 
 describe('a key still refused after Retry-After and Reset', () => {
-  const load = parseLoad({ mix: { listPets: 1 }, phases: [{ executor: 'constant-rate', rate: '2/s', duration: '1m' }] });
+  const load = parseLoad({
+    mix: { listPets: 1 },
+    phases: [{ executor: 'constant-rate', rate: '2/s', duration: '1m' }],
+  });
 
   it('is suspected banned: one log line, no more traffic on it, the other key carries on', async () => {
     const clock = createClock(SCALE);

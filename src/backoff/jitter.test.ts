@@ -5,12 +5,18 @@ import { fullJitter } from './jitter.js';
 describe('fullJitter', () => {
   it('stays within [0, min(cap, base * 2^attempt)) for any attempt and any draw', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2000 }), fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: 1, max: 600_000 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (attempt, base, capExtra, draw) => {
-        const cap = base + capExtra;
-        const j = fullJitter(attempt, base, cap, () => draw);
-        expect(j).toBeGreaterThanOrEqual(0);
-        expect(j).toBeLessThan(Math.min(cap, base * 2 ** attempt));
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 2000 }),
+        fc.integer({ min: 1, max: 10_000 }),
+        fc.integer({ min: 1, max: 600_000 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (attempt, base, capExtra, draw) => {
+          const cap = base + capExtra;
+          const j = fullJitter(attempt, base, cap, () => draw);
+          expect(j).toBeGreaterThanOrEqual(0);
+          expect(j).toBeLessThan(Math.min(cap, base * 2 ** attempt));
+        },
+      ),
     );
   });
 

@@ -59,7 +59,16 @@ export class KeyStates {
 
   constructor(keys: readonly ApiKey[]) {
     for (const key of keys) {
-      this.states.set(key.label, { key, used: false, lastSentAt: null, blockedUntil: 0, minuteWindowEndsBy: null, suspectedBan: false, sent: 0, refused: 0 });
+      this.states.set(key.label, {
+        key,
+        used: false,
+        lastSentAt: null,
+        blockedUntil: 0,
+        minuteWindowEndsBy: null,
+        suspectedBan: false,
+        sent: 0,
+        refused: 0,
+      });
     }
   }
 
@@ -98,14 +107,20 @@ export class KeyStates {
     s.lastSentAt = at;
     // Without better knowledge, the minute window holding this request ends at most a minute (+rounding) later.
     const bound = at + MINUTE_S * 1000 + TOLERANCE_MS;
-    s.minuteWindowEndsBy = s.minuteWindowEndsBy === null || s.minuteWindowEndsBy < at ? bound : Math.min(s.minuteWindowEndsBy, bound);
+    s.minuteWindowEndsBy =
+      s.minuteWindowEndsBy === null || s.minuteWindowEndsBy < at ? bound : Math.min(s.minuteWindowEndsBy, bound);
   }
 
   /** Learn from a response on a valid key: the minute window's end (when the headers describe it) and Retry-After. */
   noteResponse(key: ApiKey, ex: Exchange): void {
     const s = this.get(key);
     const rl = rateLimitOf(ex);
-    if (rl.limit.ok && rl.reset.ok && rl.limit.value === key.limits.perMinute && key.limits.perMinute !== key.limits.perDay) {
+    if (
+      rl.limit.ok &&
+      rl.reset.ok &&
+      rl.limit.value === key.limits.perMinute &&
+      key.limits.perMinute !== key.limits.perDay
+    ) {
       const resetLocal = rl.reset.value * 1000 + serverOffset(ex) + TOLERANCE_MS;
       // Only trust a Reset that is plausible for a minute window (a broken Reset is judged by its own check).
       if (resetLocal >= ex.localTime - TOLERANCE_MS && resetLocal <= ex.localTime + (MINUTE_S + 2) * 1000) {
@@ -118,12 +133,16 @@ export class KeyStates {
       if (wait !== null) {
         // Waits follow the target, bounded by the length of the window that refused: the day when the headers
         // say the day is used up, else the minute (a Retry-After in milliseconds must not hold a key for hours).
-        const dayRefused = rl.limit.ok && rl.remaining.ok && rl.limit.value === key.limits.perDay && rl.remaining.value === 0;
-        const bound = ((dayRefused ? DAY_S : MINUTE_S) * 1000) + TOLERANCE_MS;
+        const dayRefused =
+          rl.limit.ok && rl.remaining.ok && rl.limit.value === key.limits.perDay && rl.remaining.value === 0;
+        const bound = (dayRefused ? DAY_S : MINUTE_S) * 1000 + TOLERANCE_MS;
         s.blockedUntil = Math.max(s.blockedUntil, ex.localTime + Math.min(wait, bound));
         // The refused window ends when Retry-After says (bounded by the window length).
         const end = ex.localTime + Math.min(wait, MINUTE_S * 1000) + TOLERANCE_MS;
-        s.minuteWindowEndsBy = Math.max(s.minuteWindowEndsBy ?? 0, Math.min(end, ex.localTime + (MINUTE_S * 1000 + TOLERANCE_MS)));
+        s.minuteWindowEndsBy = Math.max(
+          s.minuteWindowEndsBy ?? 0,
+          Math.min(end, ex.localTime + (MINUTE_S * 1000 + TOLERANCE_MS)),
+        );
       }
     }
   }

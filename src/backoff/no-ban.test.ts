@@ -7,11 +7,27 @@ import { judgeNoBan, throughputFloor, type PlanPhaseRecord } from './no-ban.js';
 import { readWindow } from './response.js';
 import { AcceptedWindows } from './windows.js';
 
-const key = (n: number): ApiKey => ({ secret: `free-secret-000${n}`, plan: 'free', limits: PLANS.free, label: keyLabel(`free-secret-000${n}`, `free#${n}`), sacrificial: false });
+const key = (n: number): ApiKey => ({
+  secret: `free-secret-000${n}`,
+  plan: 'free',
+  limits: PLANS.free,
+  label: keyLabel(`free-secret-000${n}`, `free#${n}`),
+  sacrificial: false,
+});
 const keys = [key(1), key(2)];
 
 function record(parts: Partial<PlanPhaseRecord> = {}): PlanPhaseRecord {
-  return { plan: 'free', keys, windows: new AcceptedWindows(), bans: [], accepted: 0, refused: 0, heldBack: 0, dayQuotaSpent: false, ...parts };
+  return {
+    plan: 'free',
+    keys,
+    windows: new AcceptedWindows(),
+    bans: [],
+    accepted: 0,
+    refused: 0,
+    heldBack: 0,
+    dayQuotaSpent: false,
+    ...parts,
+  };
 }
 
 const PHASE = 'phase 1 (constant-rate)';
@@ -30,7 +46,9 @@ describe('judgeNoBan', () => {
     const o = outcomeOf(ledger, 'backoff.no-ban');
     expect(o).toMatchObject({ passed: 1, failed: 0 });
     expect(o!.info[PHASE]).toMatchObject({ accepted: 470, refused: 4, heldBack: 200, suspectedBans: [] });
-    expect((o!.info[PHASE] as { throughput: string }).throughput).toBe('470 accepted, at least 288 expected (80% of the 480 the limit lets through, less one window)');
+    expect((o!.info[PHASE] as { throughput: string }).throughput).toBe(
+      '470 accepted, at least 288 expected (80% of the 480 the limit lets through, less one window)',
+    );
   });
 
   it('fails a suspected ban, with the refusal as evidence', () => {
@@ -39,7 +57,9 @@ describe('judgeNoBan', () => {
     judgeNoBan(ledger, record({ accepted: 470, bans: [{ key: keys[1]!, refusal }] }), over, PHASE);
     const o = outcomeOf(ledger, 'backoff.no-ban')!;
     expect(o).toMatchObject({ passed: 0, failed: 1 });
-    expect(o.evidence[0]!.message).toBe(`${PHASE}: key ${keys[1]!.label} suspected banned: still refused (429) after the Retry-After and Reset of its first refusal had passed`);
+    expect(o.evidence[0]!.message).toBe(
+      `${PHASE}: key ${keys[1]!.label} suspected banned: still refused (429) after the Retry-After and Reset of its first refusal had passed`,
+    );
     expect(o.evidence[0]!.status).toBe(429);
   });
 

@@ -21,7 +21,10 @@ const ID = 'backoff.no-ban';
 
 /** What the offered traffic asked of the limit: the requests it would have had accepted under a perfect policy. */
 export type Offered =
-  | { readonly exceededLimit: true; /** Integral of min(offered rate, limit) over the phase, in requests. */ readonly withinLimit: number }
+  | {
+      readonly exceededLimit: true /** Integral of min(offered rate, limit) over the phase, in requests. */;
+      readonly withinLimit: number;
+    }
   | { readonly exceededLimit: false };
 
 export interface PlanPhaseRecord {
@@ -54,7 +57,10 @@ export function judgeNoBan(ledger: Ledger, rec: PlanPhaseRecord, offered: Offere
     ledger.fail(ID, rec.plan, `${phase}: ${message}`, ex);
   };
   for (const ban of rec.bans) {
-    fail(`key ${ban.key.label} suspected banned: still refused (${ban.refusal.status}) after the Retry-After and Reset of its first refusal had passed`, ban.refusal);
+    fail(
+      `key ${ban.key.label} suspected banned: still refused (${ban.refusal.status}) after the Retry-After and Reset of its first refusal had passed`,
+      ban.refusal,
+    );
   }
   const w = rec.windows;
   for (const e of w.excesses) {
@@ -67,7 +73,7 @@ export function judgeNoBan(ledger: Ledger, rec: PlanPhaseRecord, offered: Offere
   if (!offered.exceededLimit) {
     throughput = 'not judged: the offered traffic never exceeded the limit';
   } else if (rec.dayQuotaSpent) {
-    throughput = 'not judged: a key\'s day quota ran out, so the day figure capped the throughput';
+    throughput = "not judged: a key's day quota ran out, so the day figure capped the throughput";
   } else {
     const floor = throughputFloor(offered.withinLimit, rec.keys);
     throughput = `${rec.accepted} accepted, at least ${Math.ceil(floor)} expected (80% of the ${Math.round(offered.withinLimit)} the limit lets through, less one window)`;
@@ -78,7 +84,9 @@ export function judgeNoBan(ledger: Ledger, rec: PlanPhaseRecord, offered: Offere
     accepted: rec.accepted,
     refused: rec.refused,
     heldBack: rec.heldBack,
-    maxAcceptedInAMinuteWindow: w.windowsKnown ? w.maxAccepted : 'not measurable: Reset moved with the requests (not a fixed window), so windows cannot be told apart',
+    maxAcceptedInAMinuteWindow: w.windowsKnown
+      ? w.maxAccepted
+      : 'not measurable: Reset moved with the requests (not a fixed window), so windows cannot be told apart',
     suspectedBans: rec.bans.map((b) => b.key.label),
     throughput,
   });

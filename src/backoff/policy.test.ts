@@ -4,16 +4,34 @@ import { keyLabel, type ApiKey } from '../core/api-key.js';
 import { createClock } from '../core/clock.js';
 import { KeyStates } from './key-state.js';
 import type { Exchange } from '../http/exchange.js';
-import { buildExchange, FIXED_NOW, httpDate, jsonBody, MINUTE_RESET, rateLimitHeaders } from '../testing/exchange-builder.js';
+import {
+  buildExchange,
+  FIXED_NOW,
+  httpDate,
+  jsonBody,
+  MINUTE_RESET,
+  rateLimitHeaders,
+} from '../testing/exchange-builder.js';
 import { BackoffPolicy, type BackoffOptions, type SuspectedBan } from './policy.js';
 
-const key: ApiKey = { secret: 'free-secret-wxyz', plan: 'free', limits: PLANS.free, label: keyLabel('free-secret-wxyz', 'free#1'), sacrificial: false };
+const key: ApiKey = {
+  secret: 'free-secret-wxyz',
+  plan: 'free',
+  limits: PLANS.free,
+  label: keyLabel('free-secret-wxyz', 'free#1'),
+  sacrificial: false,
+};
 const S = 1000;
 
 function policy(options: Partial<BackoffOptions> = {}) {
   const keyStates = new KeyStates([key]);
   const bans: SuspectedBan[] = [];
-  const p = new BackoffPolicy(keyStates, createClock(1), { enabled: true, baseMs: 500, capMs: 30_000, random: () => 0, ...options }, (b) => bans.push(b));
+  const p = new BackoffPolicy(
+    keyStates,
+    createClock(1),
+    { enabled: true, baseMs: 500, capMs: 30_000, random: () => 0, ...options },
+    (b) => bans.push(b),
+  );
   return { p, keyStates, bans };
 }
 
@@ -28,7 +46,8 @@ function answer(at: number, status: number, headers: Record<string, string | str
 }
 
 /** A 429 at `at` ms with Retry-After `ra` s and the minute window (Reset 30 s after FIXED_NOW) spent. */
-const refusal = (at: number, ra: string | undefined, triple = rateLimitHeaders(60, 0, MINUTE_RESET)) => answer(at, 429, { ...triple, 'retry-after': ra });
+const refusal = (at: number, ra: string | undefined, triple = rateLimitHeaders(60, 0, MINUTE_RESET)) =>
+  answer(at, 429, { ...triple, 'retry-after': ra });
 
 /** Send at `sentAt` and learn the answer, as a lane does. */
 function exchange(p: BackoffPolicy, sentAt: number, ex: Exchange) {
@@ -67,7 +86,7 @@ describe('BackoffPolicy after a refusal', () => {
     expect(p.readyAt(key)).toBe(FIXED_NOW + 61 * S);
   });
 
-  it('follows a day window\'s Retry-After past the minute', () => {
+  it("follows a day window's Retry-After past the minute", () => {
     const { p } = policy();
     exchange(p, 0, refusal(0, '3600', rateLimitHeaders(1000, 0, FIXED_NOW / S + 3600)));
     expect(p.readyAt(key)).toBe(FIXED_NOW + 3600 * S);
@@ -96,7 +115,9 @@ describe('BackoffPolicy after a refusal', () => {
     exchange(p, 0, refusal(0, '10'));
     p.noteSent(key, FIXED_NOW + 30 * S);
     expect(p.isFree(key, FIXED_NOW + 31 * S)).toBe(false);
-    expect(p.onResponse(key, FIXED_NOW + 30 * S, answer(30_050, 200, rateLimitHeaders(60, 59, MINUTE_RESET + 60)))).toBe('accepted');
+    expect(
+      p.onResponse(key, FIXED_NOW + 30 * S, answer(30_050, 200, rateLimitHeaders(60, 59, MINUTE_RESET + 60))),
+    ).toBe('accepted');
     expect(p.isFree(key, FIXED_NOW + 31 * S)).toBe(true);
   });
 
@@ -165,7 +186,7 @@ describe('BackoffPolicy and bans', () => {
     expect(exchange(p, 62 * S, refusal(62 * S, '5', dayTriple))).toBe('banned');
   });
 
-  it('ends the streak at an answer to a request sent after the refusal, not at a straggler\'s', () => {
+  it("ends the streak at an answer to a request sent after the refusal, not at a straggler's", () => {
     const { p, keyStates } = policy();
     p.noteSent(key, FIXED_NOW - 10);
     exchange(p, 0, refusal(0, '10'));

@@ -79,7 +79,17 @@ export class BackoffPolicy {
     if (s === undefined) {
       // A wait left by the probes' traffic still holds, bounded by the minute window from now.
       const inherited = Math.min(this.keyStates.get(key).blockedUntil, this.clock.now() + MINUTE_MS + TOLERANCE_MS);
-      s = { streak: 0, lastRefusalAt: -Infinity, readyAt: inherited, clearAt: null, probeSentAt: null, inFlight: 0, remaining: 0, remainingReset: 0, remainingUntil: 0 };
+      s = {
+        streak: 0,
+        lastRefusalAt: -Infinity,
+        readyAt: inherited,
+        clearAt: null,
+        probeSentAt: null,
+        inFlight: 0,
+        remaining: 0,
+        remainingReset: 0,
+        remainingUntil: 0,
+      };
       this.states.set(key.label, s);
     }
     return s;
@@ -151,7 +161,9 @@ export class BackoffPolicy {
     if (sentAt >= s.lastRefusalAt) s.streak++;
     s.lastRefusalAt = now;
     const { told, clear } = this.ends(ex, w);
-    const jitter = this.options.enabled ? fullJitter(s.streak - 1, this.options.baseMs, this.options.capMs, this.random) : 0;
+    const jitter = this.options.enabled
+      ? fullJitter(s.streak - 1, this.options.baseMs, this.options.capMs, this.random)
+      : 0;
     s.readyAt = Math.max(s.readyAt, told, now + jitter);
     s.clearAt ??= clear;
     return 'refused';

@@ -20,7 +20,20 @@ const DAY_MS = DAY_S * 1000;
 const number = fc.oneof(
   fc.nat({ max: 200 }).map(String),
   fc.integer({ min: FIXED_NOW / 1000 - 100_000, max: FIXED_NOW / 1000 + 200_000 }).map(String),
-  fc.constantFrom('0', '-1', '1e3', '1.5', ' 60 ', '0x10', '9'.repeat(30), '', 'NaN', 'Infinity', String(FIXED_NOW), '60, 60'),
+  fc.constantFrom(
+    '0',
+    '-1',
+    '1e3',
+    '1.5',
+    ' 60 ',
+    '0x10',
+    '9'.repeat(30),
+    '',
+    'NaN',
+    'Infinity',
+    String(FIXED_NOW),
+    '60, 60',
+  ),
   fc.string({ maxLength: 12 }),
 );
 const date = fc.oneof(
@@ -29,7 +42,8 @@ const date = fc.oneof(
   fc.constantFrom('Sunday, 06-Nov-94 08:49:37 GMT', 'Sun Nov  6 08:49:37 1994', 'yesterday', ''),
   fc.string({ maxLength: 30 }),
 );
-const value = <T extends string>(a: fc.Arbitrary<T>) => fc.oneof({ arbitrary: a, weight: 4 }, fc.array(a, { minLength: 2, maxLength: 3 }));
+const value = <T extends string>(a: fc.Arbitrary<T>) =>
+  fc.oneof({ arbitrary: a, weight: 4 }, fc.array(a, { minLength: 2, maxLength: 3 }));
 const headers = fc.record(
   {
     'x-ratelimit-limit': value(fc.oneof(fc.constantFrom('60', '1000'), number)),
@@ -41,7 +55,11 @@ const headers = fc.record(
   { requiredKeys: [] },
 );
 const exchange = fc.record({
-  status: fc.oneof(fc.constantFrom(200, 429, 429, 403, 503, 400), fc.integer({ min: 100, max: 599 }), fc.constant(null)),
+  status: fc.oneof(
+    fc.constantFrom(200, 429, 429, 403, 503, 400),
+    fc.integer({ min: 100, max: 599 }),
+    fc.constant(null),
+  ),
   headers,
   localTime: fc.integer({ min: FIXED_NOW - 1000, max: FIXED_NOW + 600_000 }),
 });
@@ -50,7 +68,13 @@ const build = (x: { status: number | null; headers: Record<string, string | stri
   buildExchange({
     status: x.status,
     localTime: x.localTime,
-    headers: { 'x-ratelimit-limit': undefined, 'x-ratelimit-remaining': undefined, 'x-ratelimit-reset': undefined, date: undefined, ...x.headers },
+    headers: {
+      'x-ratelimit-limit': undefined,
+      'x-ratelimit-remaining': undefined,
+      'x-ratelimit-reset': undefined,
+      date: undefined,
+      ...x.headers,
+    },
     ...(x.status === null ? { error: { kind: 'reset' as const, message: 'reset' } } : {}),
   });
 
@@ -82,14 +106,24 @@ describe('reading what a target says about its windows', () => {
 });
 
 describe('the key states and the backoff policy on arbitrary sequences', () => {
-  const clockAt = (t: { now: number }): Clock => ({ scale: 1, now: () => t.now, monotonic: () => t.now, sleep: async () => undefined });
+  const clockAt = (t: { now: number }): Clock => ({
+    scale: 1,
+    now: () => t.now,
+    monotonic: () => t.now,
+    sleep: async () => undefined,
+  });
 
   it('keep every wait finite and within a day of the response that asked for it', () => {
     fc.assert(
       fc.property(fc.array(exchange, { minLength: 1, maxLength: 25 }), fc.boolean(), (list, enabled) => {
         const t = { now: FIXED_NOW };
         const states = new KeyStates([key]);
-        const policy = new BackoffPolicy(states, clockAt(t), { enabled, baseMs: 500, capMs: 30_000, random: () => 0.5 }, () => undefined);
+        const policy = new BackoffPolicy(
+          states,
+          clockAt(t),
+          { enabled, baseMs: 500, capMs: 30_000, random: () => 0.5 },
+          () => undefined,
+        );
         let latest = FIXED_NOW;
         for (const x of list.sort((a, b) => a.localTime - b.localTime)) {
           const ex = build(x);
@@ -103,7 +137,10 @@ describe('the key states and the backoff policy on arbitrary sequences', () => {
           const s = states.get(key);
           const bound = latest + DAY_MS + TOLERANCE_MS;
           expect(Number.isFinite(s.blockedUntil) && s.blockedUntil <= bound).toBe(true);
-          expect(s.minuteWindowEndsBy === null || (Number.isFinite(s.minuteWindowEndsBy) && s.minuteWindowEndsBy <= latest + 62_000)).toBe(true);
+          expect(
+            s.minuteWindowEndsBy === null ||
+              (Number.isFinite(s.minuteWindowEndsBy) && s.minuteWindowEndsBy <= latest + 62_000),
+          ).toBe(true);
           const ready = policy.readyAt(key);
           expect(Number.isFinite(ready) && ready <= bound + 30_000).toBe(true);
         }

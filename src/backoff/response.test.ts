@@ -4,7 +4,13 @@ import { keyLabel, type ApiKey } from '../core/api-key.js';
 import { buildExchange, FIXED_NOW, FIXED_NOW_S, rateLimitHeaders } from '../testing/exchange-builder.js';
 import { readWindow } from './response.js';
 
-const key: ApiKey = { secret: 'free-secret-wxyz', plan: 'free', limits: PLANS.free, label: keyLabel('free-secret-wxyz', 'free#1'), sacrificial: false };
+const key: ApiKey = {
+  secret: 'free-secret-wxyz',
+  plan: 'free',
+  limits: PLANS.free,
+  label: keyLabel('free-secret-wxyz', 'free#1'),
+  sacrificial: false,
+};
 const NO_X = { 'x-ratelimit-limit': undefined, 'x-ratelimit-remaining': undefined, 'x-ratelimit-reset': undefined };
 
 describe('readWindow', () => {
@@ -15,11 +21,23 @@ describe('readWindow', () => {
 
   it('follows the IETF fields when the target sends only them', () => {
     const ex = buildExchange({ headers: { ...NO_X, 'ratelimit-policy': '"m";q=60;w=60', ratelimit: '"m";r=0;t=20' } });
-    expect(readWindow(ex, key)).toEqual({ window: 'minute', remaining: 0, reset: FIXED_NOW_S + 20, resetLocal: FIXED_NOW + 20_000 });
+    expect(readWindow(ex, key)).toEqual({
+      window: 'minute',
+      remaining: 0,
+      reset: FIXED_NOW_S + 20,
+      resetLocal: FIXED_NOW + 20_000,
+    });
   });
 
   it('never lets the IETF fields stand in for X-RateLimit-* that are there, even broken', () => {
-    const ex = buildExchange({ headers: { ...NO_X, 'x-ratelimit-remaining': '12', 'ratelimit-policy': '"m";q=60;w=60', ratelimit: '"m";r=0;t=20' } });
+    const ex = buildExchange({
+      headers: {
+        ...NO_X,
+        'x-ratelimit-remaining': '12',
+        'ratelimit-policy': '"m";q=60;w=60',
+        ratelimit: '"m";r=0;t=20',
+      },
+    });
     expect(readWindow(ex, key)).toMatchObject({ window: null, remaining: 12, reset: null });
   });
 });

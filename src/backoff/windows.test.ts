@@ -6,10 +6,20 @@ import { buildExchange, FIXED_NOW, httpDate, MINUTE_RESET, rateLimitHeaders } fr
 import { readWindow } from './response.js';
 import { AcceptedWindows } from './windows.js';
 
-const key: ApiKey = { secret: 'free-secret-wxyz', plan: 'free', limits: PLANS.free, label: keyLabel('free-secret-wxyz', 'free#1'), sacrificial: false };
+const key: ApiKey = {
+  secret: 'free-secret-wxyz',
+  plan: 'free',
+  limits: PLANS.free,
+  label: keyLabel('free-secret-wxyz', 'free#1'),
+  sacrificial: false,
+};
 
 function note(w: AcceptedWindows, at: number, status: number, headers: HeaderMap) {
-  const ex = buildExchange({ status, localTime: FIXED_NOW + at, headers: { date: httpDate(FIXED_NOW + at - ((FIXED_NOW + at) % 1000)), ...headers } });
+  const ex = buildExchange({
+    status,
+    localTime: FIXED_NOW + at,
+    headers: { date: httpDate(FIXED_NOW + at - ((FIXED_NOW + at) % 1000)), ...headers },
+  });
   w.note(key, FIXED_NOW + at - 5, ex, readWindow(ex, key));
 }
 
@@ -38,11 +48,12 @@ describe('AcceptedWindows', () => {
     expect(fixed.windowsKnown).toBe(true);
     // A token bucket's Reset (when it is full again) moves on with every request: 2 s, 4 s, 6 s ahead...
     const bucket = new AcceptedWindows();
-    for (let i = 0; i < 10; i++) note(bucket, i * 100, 200, rateLimitHeaders(60, 58 - 2 * i, MINUTE_RESET - 30 + 2 * (i + 1)));
+    for (let i = 0; i < 10; i++)
+      note(bucket, i * 100, 200, rateLimitHeaders(60, 58 - 2 * i, MINUTE_RESET - 30 + 2 * (i + 1)));
     expect(bucket.windowsKnown).toBe(false);
   });
 
-  it('tells windows apart by a minute refusal\'s Retry-After when the headers describe the day', () => {
+  it("tells windows apart by a minute refusal's Retry-After when the headers describe the day", () => {
     const day = rateLimitHeaders(1000, 900, FIXED_NOW / 1000 + 3600);
     const within = new AcceptedWindows();
     // 60 accepted in the minute's first 30 s, then a refusal until the minute's end.

@@ -77,7 +77,14 @@ export class AcceptedWindows {
       k.byReset.set(w.reset, count);
       if (k.byReset.size > KEPT_WINDOWS) k.byReset.delete(Math.min(...k.byReset.keys()));
       if (count > this.maxAccepted) this.maxAccepted = count;
-      if (count > limit) this.exceeded(k, w.reset, { key: key.label, accepted: count, limit, window: `the minute window with Reset ${w.reset}`, ex });
+      if (count > limit)
+        this.exceeded(k, w.reset, {
+          key: key.label,
+          accepted: count,
+          limit,
+          window: `the minute window with Reset ${w.reset}`,
+          ex,
+        });
       return;
     }
     if (!isRefusal(ex) || w.window === 'minute') return;
@@ -88,7 +95,13 @@ export class AcceptedWindows {
     const from = end - REFUSED_WINDOW_SPAN_MS;
     const count = k.recent.reduce((n, t) => (t >= from ? n + 1 : n), 0);
     if (count > limit) {
-      this.exceeded(k, Math.round(end / 1000), { key: key.label, accepted: count, limit, window: `the minute window refused until ${new Date(end).toISOString()}`, ex });
+      this.exceeded(k, Math.round(end / 1000), {
+        key: key.label,
+        accepted: count,
+        limit,
+        window: `the minute window refused until ${new Date(end).toISOString()}`,
+        ex,
+      });
     }
   }
 

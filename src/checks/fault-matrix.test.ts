@@ -11,7 +11,9 @@ describe('fault matrix table', () => {
 
   it('is covered by the fault-matrix tests: every fault but slow is run by one of the three parts', async () => {
     const { readFileSync } = await import('node:fs');
-    const parts = [1, 2, 3].map((i) => readFileSync(new URL(`../engine/fault-matrix-${i}.int.test.ts`, import.meta.url), 'utf8')).join('\n');
+    const parts = [1, 2, 3]
+      .map((i) => readFileSync(new URL(`../engine/fault-matrix-${i}.int.test.ts`, import.meta.url), 'utf8'))
+      .join('\n');
     const run = FAULT_NAMES.filter((f) => parts.includes(`'${f}'`));
     expect(run.sort()).toEqual(FAULT_NAMES.filter((f) => f !== 'slow').sort());
   });

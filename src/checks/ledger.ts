@@ -145,7 +145,8 @@ export class Ledger {
       o.failed += src.failed;
       o.skipped += src.skipped;
       for (const e of src.evidence) if (o.evidence.length < MAX_EVIDENCE) o.evidence.push(e);
-      for (const r of src.skipReasons) if (o.skipReasons.length < MAX_REASONS && !o.skipReasons.includes(r)) o.skipReasons.push(r);
+      for (const r of src.skipReasons)
+        if (o.skipReasons.length < MAX_REASONS && !o.skipReasons.includes(r)) o.skipReasons.push(r);
       Object.assign(o.info, src.info);
     }
   }

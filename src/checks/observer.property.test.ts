@@ -13,19 +13,61 @@ import { CHECK_IDS } from './catalogue.js';
 import { evidenceOf, Ledger } from './ledger.js';
 import { createObserver } from './observer.js';
 
-const text = fc.oneof(fc.string({ maxLength: 30 }), fc.string({ unit: 'binary', maxLength: 30 }), fc.constantFrom('', ' ', '60', '0', '-1', '1e3', '9'.repeat(40), '@1733356800', 'Thu, 05 Dec 2030 00:00:00 GMT'));
+const text = fc.oneof(
+  fc.string({ maxLength: 30 }),
+  fc.string({ unit: 'binary', maxLength: 30 }),
+  fc.constantFrom('', ' ', '60', '0', '-1', '1e3', '9'.repeat(40), '@1733356800', 'Thu, 05 Dec 2030 00:00:00 GMT'),
+);
 const long = fc.nat({ max: 5000 }).map((n) => 'v'.repeat(n));
 const headerName = fc.oneof(
-  fc.constantFrom('x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'date', 'content-type', 'www-authenticate', 'deprecation', 'sunset', 'content-length'),
+  fc.constantFrom(
+    'x-ratelimit-limit',
+    'x-ratelimit-remaining',
+    'x-ratelimit-reset',
+    'retry-after',
+    'date',
+    'content-type',
+    'www-authenticate',
+    'deprecation',
+    'sunset',
+    'content-length',
+  ),
   fc.string({ minLength: 1, maxLength: 12 }),
 );
-const headers: fc.Arbitrary<HeaderMap> = fc.dictionary(headerName, fc.oneof(text, long, fc.integer({ min: FIXED_NOW - 1e9, max: FIXED_NOW + 1e9 }).map(httpDate), fc.array(text, { minLength: 2, maxLength: 3 })), {
-  maxKeys: 8,
-});
-const petLike = fc.record({ id: fc.oneof(fc.bigInt(), fc.integer(), fc.double(), text), name: fc.oneof(text, long), categoryId: fc.oneof(fc.bigInt(), fc.integer(), text), status: text }, { requiredKeys: [] });
+const headers: fc.Arbitrary<HeaderMap> = fc.dictionary(
+  headerName,
+  fc.oneof(
+    text,
+    long,
+    fc.integer({ min: FIXED_NOW - 1e9, max: FIXED_NOW + 1e9 }).map(httpDate),
+    fc.array(text, { minLength: 2, maxLength: 3 }),
+  ),
+  {
+    maxKeys: 8,
+  },
+);
+const petLike = fc.record(
+  {
+    id: fc.oneof(fc.bigInt(), fc.integer(), fc.double(), text),
+    name: fc.oneof(text, long),
+    categoryId: fc.oneof(fc.bigInt(), fc.integer(), text),
+    status: text,
+  },
+  { requiredKeys: [] },
+);
 const body: fc.Arbitrary<ParsedBody> = fc.oneof(
   fc.constant<ParsedBody>({ kind: 'none' }),
-  fc.oneof(fc.jsonValue(), petLike, fc.array(petLike, { maxLength: 4 }), fc.record({ code: text, message: fc.oneof(text, long), status: fc.oneof(fc.integer(), text) }, { requiredKeys: [] })).map(jsonBody),
+  fc
+    .oneof(
+      fc.jsonValue(),
+      petLike,
+      fc.array(petLike, { maxLength: 4 }),
+      fc.record(
+        { code: text, message: fc.oneof(text, long), status: fc.oneof(fc.integer(), text) },
+        { requiredKeys: [] },
+      ),
+    )
+    .map(jsonBody),
   fc.oneof(text, long).map((t): ParsedBody => ({ kind: 'text', excerpt: t })),
   fc.oneof(text, long).map((t): ParsedBody => ({ kind: 'unparseable', error: 'bad', excerpt: t })),
   fc.nat().map((n): ParsedBody => ({ kind: 'too-large', bytesRead: n, excerpt: '[' })),
@@ -38,7 +80,10 @@ const operation = fc.constantFrom<[OperationId | null, string, string]>(
   [null, 'GET', '/store/orders'],
   [null, 'DELETE', '/pets/1'],
 );
-const failure = fc.option(fc.constantFrom<TransportErrorKind>('timeout', 'reset', 'refused', 'truncated', 'protocol', 'aborted', 'other'), { nil: null });
+const failure = fc.option(
+  fc.constantFrom<TransportErrorKind>('timeout', 'reset', 'refused', 'truncated', 'protocol', 'aborted', 'other'),
+  { nil: null },
+);
 const exchange = fc.record({
   op: operation,
   status: fc.oneof(fc.integer({ min: 100, max: 599 }), fc.constantFrom(200, 201, 400, 401, 404, 429)),

@@ -19,10 +19,19 @@ import { createObserver, PASSIVE_CHECK_IDS } from './observer.js';
 
 const SCALE = 60;
 const observerOn = (ledger: Ledger) => createObserver({ ledger, plans: TEST_PLANS, clockScale: SCALE });
-const failedIds = (ledger: Ledger) => [...new Set(ledger.all().filter((o) => o.failed > 0).map((o) => o.id))].sort();
+const failedIds = (ledger: Ledger) =>
+  [
+    ...new Set(
+      ledger
+        .all()
+        .filter((o) => o.failed > 0)
+        .map((o) => o.id),
+    ),
+  ].sort();
 
 const error = (status: number) => jsonBody({ code: `e${status}`, message: `status ${status}`, status });
-const pets = (n: number, status = 'available') => Array.from({ length: n }, (_, i) => ({ id: i + 1, name: `p${i}`, categoryId: 3, status }));
+const pets = (n: number, status = 'available') =>
+  Array.from({ length: n }, (_, i) => ({ id: i + 1, name: `p${i}`, categoryId: 3, status }));
 
 /**
  * A compliant run against one free key, as a correct server would answer it: a fresh minute window used up
@@ -50,7 +59,11 @@ function compliantRun(countErrors = false): Exchange[] {
         status,
         localTime: now,
         timing: { intended: mono, sent: mono, headers: mono + 10, done: mono + 20 },
-        headers: { date: httpDate(Math.floor(now / 1000) * 1000), ...rateLimitHeaders(60, Math.max(remaining, 0), reset), ...rest.headers },
+        headers: {
+          date: httpDate(Math.floor(now / 1000) * 1000),
+          ...rateLimitHeaders(60, Math.max(remaining, 0), reset),
+          ...rest.headers,
+        },
       }),
     );
     mono += 20 + after;
@@ -60,14 +73,38 @@ function compliantRun(countErrors = false): Exchange[] {
   send({ path: '/pets?limit=0', status: 400, body: error(400) });
   send({ path: '/pets?status=AVAILABLE', status: 400, body: error(400) });
   send({ operation: 'getPet', path: '/pets/999', status: 404, body: error(404) });
-  send({ operation: 'createPet', method: 'POST', path: '/pets', requestBody: '{"name":"Rex","categoryId":3}', status: 201, json: { id: 77, name: 'Rex', categoryId: 3 } });
+  send({
+    operation: 'createPet',
+    method: 'POST',
+    path: '/pets',
+    requestBody: '{"name":"Rex","categoryId":3}',
+    status: 201,
+    json: { id: 77, name: 'Rex', categoryId: 3 },
+  });
   while (remaining > 0) send({ json: pets(20) });
   const nowS = (FIXED_NOW + (mono - 1000)) / 1000;
   const wait = Math.ceil(MINUTE_RESET - nowS);
   send({ status: 429, body: error(429), headers: { 'retry-after': String(wait) } }, 0);
   const afterWait = wait * 1000 + 500;
-  send({ auth: 'none', keyLabel: null, plan: null, status: 401, body: error(401), headers: { 'www-authenticate': 'Bearer realm="store"' } });
-  send({ auth: 'invalid', keyLabel: 'unknown key', plan: null, status: 401, body: error(401), headers: { 'www-authenticate': 'Bearer error="invalid_token"' } }, afterWait);
+  send({
+    auth: 'none',
+    keyLabel: null,
+    plan: null,
+    status: 401,
+    body: error(401),
+    headers: { 'www-authenticate': 'Bearer realm="store"' },
+  });
+  send(
+    {
+      auth: 'invalid',
+      keyLabel: 'unknown key',
+      plan: null,
+      status: 401,
+      body: error(401),
+      headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+    },
+    afterWait,
+  );
   send({ json: pets(20) });
   send({ json: pets(20) });
   return out;
@@ -82,7 +119,12 @@ function judge(exchanges: readonly Exchange[]): Ledger {
 }
 
 /** Replace a header on the exchanges matching `when`; `undefined` removes it. */
-function withHeader(exs: Exchange[], when: (ex: Exchange) => boolean, name: string, value: (ex: Exchange, v: string | undefined) => string | undefined): Exchange[] {
+function withHeader(
+  exs: Exchange[],
+  when: (ex: Exchange) => boolean,
+  name: string,
+  value: (ex: Exchange, v: string | undefined) => string | undefined,
+): Exchange[] {
   return exs.map((ex) => {
     if (!when(ex)) return ex;
     const headers: HeaderMap = { ...ex.headers };
@@ -110,17 +152,28 @@ describe('the observer on a compliant run', () => {
   });
 
   it('judges every passive check it can on such a run', () => {
-    const passed = new Set(ledger.all().filter((o) => o.passed > 0).map((o) => o.id));
+    const passed = new Set(
+      ledger
+        .all()
+        .filter((o) => o.passed > 0)
+        .map((o) => o.id),
+    );
     const notPassed = PASSIVE_CHECK_IDS.filter((id) => !passed.has(id));
     // The IETF fields are optional: a compliant run that sends none leaves their checks not exercised (their own
     // tests are src/checks/passive/ratelimit-fields.test.ts).
     expect(notPassed).toEqual(['ratelimit-fields.syntax', 'ratelimit-fields.consistent']);
-    for (const id of notPassed) expect(ledger.all().find((o) => o.id === id)?.skipReasons[0]).toMatch(/^not exercised: no response carried the IETF/);
+    for (const id of notPassed)
+      expect(ledger.all().find((o) => o.id === id)?.skipReasons[0]).toMatch(
+        /^not exercised: no response carried the IETF/,
+      );
     expect(ledger.all().find((o) => o.id === 'list.limit-out-of-range')?.info).toEqual({ 'limit=0': 'rejected (400)' });
   });
 
   it('counts one judgement per response', () => {
-    const transport = ledger.all().filter((o) => o.id === 'contract.transport').reduce((n, o) => n + o.passed, 0);
+    const transport = ledger
+      .all()
+      .filter((o) => o.id === 'contract.transport')
+      .reduce((n, o) => n + o.passed, 0);
     expect(transport).toBe(compliantRun().length);
   });
 });
@@ -128,54 +181,161 @@ describe('the observer on a compliant run', () => {
 describe('one defect, one failure: each fault of the reference server fails its checks and no others', () => {
   const base = compliantRun();
   it.each<[string, () => Exchange[], string[]]>([
-    ['reset-in-ms', () => withHeader(base, () => true, 'x-ratelimit-reset', (_e, v) => String(Number(v) * 1000)), ['ratelimit.reset-is-timestamp']],
+    [
+      'reset-in-ms',
+      () =>
+        withHeader(
+          base,
+          () => true,
+          'x-ratelimit-reset',
+          (_e, v) => String(Number(v) * 1000),
+        ),
+      ['ratelimit.reset-is-timestamp'],
+    ],
     [
       'reset-as-delta',
-      () => withHeader(base, () => true, 'x-ratelimit-reset', (e, v) => String(Math.max(0, Number(v) - Math.floor(e.localTime / 1000)))),
+      () =>
+        withHeader(
+          base,
+          () => true,
+          'x-ratelimit-reset',
+          (e, v) => String(Math.max(0, Number(v) - Math.floor(e.localTime / 1000))),
+        ),
       ['ratelimit.reset-is-timestamp'],
     ],
     ['retry-after-missing', () => withHeader(base, is429, 'retry-after', () => undefined), ['retry-after.present']],
-    ['retry-after-ms', () => withHeader(base, is429, 'retry-after', (_e, v) => String(Number(v) * 1000)), ['retry-after.plausible']],
-    ['remaining-off-by-one', () => withHeader(base, (e) => e.auth === 'valid', 'x-ratelimit-remaining', (_e, v) => String(Number(v) + 1)), ['ratelimit.remaining-decrements']],
+    [
+      'retry-after-ms',
+      () => withHeader(base, is429, 'retry-after', (_e, v) => String(Number(v) * 1000)),
+      ['retry-after.plausible'],
+    ],
+    [
+      'remaining-off-by-one',
+      () =>
+        withHeader(
+          base,
+          (e) => e.auth === 'valid',
+          'x-ratelimit-remaining',
+          (_e, v) => String(Number(v) + 1),
+        ),
+      ['ratelimit.remaining-decrements'],
+    ],
     [
       'no-headers-on-errors',
-      () => ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].reduce((exs, h) => withHeader(exs, isError, h, () => undefined), base),
+      () =>
+        ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].reduce(
+          (exs, h) => withHeader(exs, isError, h, () => undefined),
+          base,
+        ),
       ['ratelimit.headers-on-errors'],
     ],
     [
       'no-headers-on-429',
-      () => ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].reduce((exs, h) => withHeader(exs, is429, h, () => undefined), base),
+      () =>
+        ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].reduce(
+          (exs, h) => withHeader(exs, is429, h, () => undefined),
+          base,
+        ),
       ['ratelimit.headers-present'],
     ],
     [
       'wrong-plan-limit (pro key)',
-      () => withHeader(base.map((e) => (e.auth === 'valid' ? { ...e, plan: 'pro' as const } : e)), (e) => e.auth === 'valid', 'x-ratelimit-limit', () => '1000'),
+      () =>
+        withHeader(
+          base.map((e) => (e.auth === 'valid' ? { ...e, plan: 'pro' as const } : e)),
+          (e) => e.auth === 'valid',
+          'x-ratelimit-limit',
+          () => '1000',
+        ),
       ['ratelimit.limit-matches-plan'],
     ],
-    ['over-limit-503', () => base.map((e) => (is429(e) ? { ...e, status: 503, body: error(503) } : e)), ['contract.no-server-errors']],
+    [
+      'over-limit-503',
+      () => base.map((e) => (is429(e) ? { ...e, status: 503, body: error(503) } : e)),
+      ['contract.no-server-errors'],
+    ],
     [
       'schema-drift',
-      () => withBody(base, isList200, (e) => jsonBody((e.body as { value: { categoryId: number }[] }).value.map((p) => ({ ...p, categoryId: String(p.categoryId) })))),
+      () =>
+        withBody(base, isList200, (e) =>
+          jsonBody(
+            (e.body as { value: { categoryId: number }[] }).value.map((p) => ({
+              ...p,
+              categoryId: String(p.categoryId),
+            })),
+          ),
+        ),
       ['list.schema'],
     ],
-    ['list-envelope', () => withBody(base, isList200, (e) => jsonBody({ data: (e.body as { value: unknown }).value })), ['list.schema']],
-    ['ignore-limit', () => withBody(base, (e) => isList200(e) && e.path === '/pets?limit=5', () => jsonBody(pets(150))), ['list.limit-respected']],
-    ['ignore-status-filter', () => withBody(base, (e) => isList200(e) && e.path === '/pets?status=sold', () => jsonBody(pets(3))), ['list.status-filter']],
+    [
+      'list-envelope',
+      () => withBody(base, isList200, (e) => jsonBody({ data: (e.body as { value: unknown }).value })),
+      ['list.schema'],
+    ],
+    [
+      'ignore-limit',
+      () =>
+        withBody(
+          base,
+          (e) => isList200(e) && e.path === '/pets?limit=5',
+          () => jsonBody(pets(150)),
+        ),
+      ['list.limit-respected'],
+    ],
+    [
+      'ignore-status-filter',
+      () =>
+        withBody(
+          base,
+          (e) => isList200(e) && e.path === '/pets?status=sold',
+          () => jsonBody(pets(3)),
+        ),
+      ['list.status-filter'],
+    ],
     [
       'error-shape',
-      () => withBody(base, (e) => e.status !== null && e.status >= 400, (e) => jsonBody({ code: 'e', message: 'm', status: undefined, seen: e.status })),
+      () =>
+        withBody(
+          base,
+          (e) => e.status !== null && e.status >= 400,
+          (e) => jsonBody({ code: 'e', message: 'm', status: undefined, seen: e.status }),
+        ),
       // The 429 bodies have the defect of every other error body: one defect, contract.error-shape's.
       ['contract.error-shape'],
     ],
-    ['auth-bypass', () => base.map((e) => (e.auth === 'invalid' ? { ...e, status: 200, body: jsonBody(pets(2)) } : e)), ['auth.invalid-key']],
+    [
+      'auth-bypass',
+      () => base.map((e) => (e.auth === 'invalid' ? { ...e, status: 200, body: jsonBody(pets(2)) } : e)),
+      ['auth.invalid-key'],
+    ],
     [
       'flaky (truncated JSON)',
-      () => withBody(base, (e) => e.seq % 7 === 0, (e) => ({ kind: 'unparseable', error: 'Unexpected end of JSON input', excerpt: e.body.kind === 'json' ? e.body.excerpt.slice(0, 5) : '{' })),
+      () =>
+        withBody(
+          base,
+          (e) => e.seq % 7 === 0,
+          (e) => ({
+            kind: 'unparseable',
+            error: 'Unexpected end of JSON input',
+            excerpt: e.body.kind === 'json' ? e.body.excerpt.slice(0, 5) : '{',
+          }),
+        ),
       ['contract.transport'],
     ],
     [
       'flaky (connection reset)',
-      () => base.map((e) => (e.seq % 5 === 0 ? { ...e, status: null, headers: {}, body: { kind: 'none' as const }, error: { kind: 'reset' as const, message: 'ECONNRESET' } } : e)),
+      () =>
+        base.map((e) =>
+          e.seq % 5 === 0
+            ? {
+                ...e,
+                status: null,
+                headers: {},
+                body: { kind: 'none' as const },
+                error: { kind: 'reset' as const, message: 'ECONNRESET' },
+              }
+            : e,
+        ),
       ['contract.transport'],
     ],
   ])('%s', (_fault, exchanges, expected) => {
@@ -187,7 +347,13 @@ describe('observer.finish', () => {
   it('skips, with a reason, each of its checks that nothing recorded', () => {
     const ledger = judge([buildExchange()]);
     const retry = ledger.all().find((o) => o.id === 'retry-after.present');
-    expect(retry).toMatchObject({ plan: null, passed: 0, failed: 0, skipped: 1, skipReasons: ['not exercised: no 429 response'] });
+    expect(retry).toMatchObject({
+      plan: null,
+      passed: 0,
+      failed: 0,
+      skipped: 1,
+      skipReasons: ['not exercised: no 429 response'],
+    });
     expect(statusOf(ledger.all().find((o) => o.id === 'contract.transport')!)).toBe('pass');
   });
 
@@ -205,25 +371,55 @@ describe('observer.finish', () => {
 });
 
 describe('the observer never throws', () => {
-  const text = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('60', '-1', '1e3', '0', '9'.repeat(30), 'Thu, 01 Jan 1970 00:00:00 GMT', '@1', 'Bearer'));
+  const text = fc.oneof(
+    fc.string({ maxLength: 40 }),
+    fc.constantFrom('60', '-1', '1e3', '0', '9'.repeat(30), 'Thu, 01 Jan 1970 00:00:00 GMT', '@1', 'Bearer'),
+  );
   const headerValue = fc.oneof(text, fc.array(text, { maxLength: 3 }));
   const headers = fc.dictionary(
-    fc.constantFrom('x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'date', 'content-type', 'www-authenticate'),
+    fc.constantFrom(
+      'x-ratelimit-limit',
+      'x-ratelimit-remaining',
+      'x-ratelimit-reset',
+      'retry-after',
+      'date',
+      'content-type',
+      'www-authenticate',
+    ),
     headerValue,
   );
   const json = fc.jsonValue().map((v) => v as unknown);
   const body: fc.Arbitrary<ParsedBody> = fc.oneof(
     fc.constant<ParsedBody>({ kind: 'none' }),
-    fc.oneof(json, fc.array(fc.record({ id: fc.oneof(fc.bigInt(), fc.integer(), fc.double()), name: text, categoryId: json, status: text }))).map(jsonBody),
+    fc
+      .oneof(
+        json,
+        fc.array(
+          fc.record({
+            id: fc.oneof(fc.bigInt(), fc.integer(), fc.double()),
+            name: text,
+            categoryId: json,
+            status: text,
+          }),
+        ),
+      )
+      .map(jsonBody),
     text.map((t): ParsedBody => ({ kind: 'text', excerpt: t })),
     text.map((t): ParsedBody => ({ kind: 'unparseable', error: 'bad', excerpt: t })),
     fc.constant<ParsedBody>({ kind: 'too-large', bytesRead: 2 ** 21, excerpt: '[' }),
   );
   const exchange = fc.record({
-    status: fc.oneof(fc.constantFrom(200, 201, 400, 401, 404, 429, 500, 503), fc.integer({ min: 100, max: 599 }), fc.constant(null)),
+    status: fc.oneof(
+      fc.constantFrom(200, 201, 400, 401, 404, 429, 500, 503),
+      fc.integer({ min: 100, max: 599 }),
+      fc.constant(null),
+    ),
     headers,
     body,
-    path: fc.oneof(fc.constantFrom('/pets', '/pets?limit=5', '/pets?status=sold', '/pets?limit=%zz&status=', '/pets/1'), text.map((t) => `/pets?${t}`)),
+    path: fc.oneof(
+      fc.constantFrom('/pets', '/pets?limit=5', '/pets?status=sold', '/pets?limit=%zz&status=', '/pets/1'),
+      text.map((t) => `/pets?${t}`),
+    ),
     auth: fc.constantFrom('valid', 'none', 'invalid'),
     overlapped: fc.boolean(),
     sent: fc.integer({ min: 0, max: 100_000 }),
@@ -264,8 +460,22 @@ describe('secrets', () => {
     const o = observerOn(ledger);
     const echo = `invalid key ${secret}`;
     const label = keys[0]!.label;
-    o.observe(buildExchange({ keyLabel: label, status: 401, body: jsonBody({ code: 'unauthorized', message: echo }), headers: { 'www-authenticate': `Basic ${secret}` } }));
-    o.observe(buildExchange({ keyLabel: label, status: 429, headers: { 'retry-after': secret, 'x-ratelimit-limit': secret }, body: { kind: 'text', excerpt: echo } }));
+    o.observe(
+      buildExchange({
+        keyLabel: label,
+        status: 401,
+        body: jsonBody({ code: 'unauthorized', message: echo }),
+        headers: { 'www-authenticate': `Basic ${secret}` },
+      }),
+    );
+    o.observe(
+      buildExchange({
+        keyLabel: label,
+        status: 429,
+        headers: { 'retry-after': secret, 'x-ratelimit-limit': secret },
+        body: { kind: 'text', excerpt: echo },
+      }),
+    );
     o.observe(buildExchange({ keyLabel: label, path: '/pets?limit=0', json: { data: echo } }));
     o.finish();
     const all = JSON.stringify(ledger.all());
@@ -280,7 +490,14 @@ describe('cost', () => {
     const ledger = new Ledger();
     const o = observerOn(ledger);
     for (let i = 0; i < 5000; i++) {
-      o.observe(buildExchange({ path: `/pets?limit=${1000 + i}`, status: 400, body: error(400), timing: { sent: i * 10, done: i * 10 + 5 } }));
+      o.observe(
+        buildExchange({
+          path: `/pets?limit=${1000 + i}`,
+          status: 400,
+          body: error(400),
+          timing: { sent: i * 10, done: i * 10 + 5 },
+        }),
+      );
     }
     const info = ledger.all().find((x) => x.id === 'list.limit-out-of-range')?.info ?? {};
     expect(Object.keys(info).length).toBeLessThanOrEqual(16);

@@ -10,8 +10,21 @@ import type { Ledger } from './ledger.js';
 import { judgeChallenge, judgeInvalidKey, judgeMissingKey } from './passive/auth.js';
 import { createBackoffJudge } from './passive/client.js';
 import { createErrorBodyJudge } from './passive/error-body.js';
-import { judgeDocumentedStatus, judgeErrorShape, judgeJsonContentType, judgeNoServerErrors, judgeTransport } from './passive/contract.js';
-import { judgeInvalidStatus, judgeLimitOutOfRange, judgeLimitRespected, judgeListSchema, judgeStatusFilter, type KnownPets } from './passive/list.js';
+import {
+  judgeDocumentedStatus,
+  judgeErrorShape,
+  judgeJsonContentType,
+  judgeNoServerErrors,
+  judgeTransport,
+} from './passive/contract.js';
+import {
+  judgeInvalidStatus,
+  judgeLimitOutOfRange,
+  judgeLimitRespected,
+  judgeListSchema,
+  judgeStatusFilter,
+  type KnownPets,
+} from './passive/list.js';
 import { readRateLimit } from './passive/ratelimit.js';
 import { judgeRateLimitFields } from './passive/ratelimit-fields.js';
 import { createScopeReader } from './passive/request.js';
@@ -115,7 +128,8 @@ export function createObserver(opts: ObserverOptions): Observer {
       errorBodies.finish(opts.ledger);
       stream.finish(opts.ledger);
       const recorded = new Set(opts.ledger.all().map((o) => o.id));
-      for (const id of PASSIVE_CHECK_IDS) if (!recorded.has(id)) opts.ledger.skip(id, null, `not exercised: ${NOT_EXERCISED[id]}`);
+      for (const id of PASSIVE_CHECK_IDS)
+        if (!recorded.has(id)) opts.ledger.skip(id, null, `not exercised: ${NOT_EXERCISED[id]}`);
     },
   };
 }

@@ -94,7 +94,10 @@ describe('parseThreshold: invalid expressions', () => {
     ['p(95) < 1.ms', 'column 9: expected a number, found "1.ms"'],
     ['p(95) < 250ms extra', 'column 15: expected end of input, found "extra"'],
     ['p(95) < 250ms;', 'column 14: unexpected character ";"'],
-    ['p(95)[deletePet] < 1s', 'column 7: expected an operation (listPets, createPet, getPet, other), found "deletePet"'],
+    [
+      'p(95)[deletePet] < 1s',
+      'column 7: expected an operation (listPets, createPet, getPet, other), found "deletePet"',
+    ],
     ['p(95)[listPets < 1s', 'column 16: expected "]", found "<"'],
     ['p95(listPets)[getPet] < 1s', 'column 14: the operation is already given as listPets'],
     ['p95(pets) < 1s', 'column 5: expected an operation (listPets, createPet, getPet, other), found "pets"'],
@@ -130,7 +133,9 @@ describe('evaluateThreshold', () => {
     const m = createMetrics({ clock, startMono: 0 });
     for (let i = 1; i <= 100; i++) m.record(at(i, { status: i === 10 || i === 20 ? 429 : i === 30 ? 500 : 200 }));
     for (let i = 0; i < 49; i++) m.record(at(200, { operation: 'createPet', status: 201 }));
-    m.record(at(900, { operation: 'createPet', status: null, headers: {}, error: { kind: 'timeout', message: 'timeout' } }));
+    m.record(
+      at(900, { operation: 'createPet', status: null, headers: {}, error: { kind: 'timeout', message: 'timeout' } }),
+    );
     m.dropped(5);
     return m.snapshot();
   }
@@ -180,7 +185,11 @@ describe('evaluateThreshold', () => {
   it.each(['p(99)[getPet] < 1s', 'avg[getPet] < 1s', 'rate(429)[getPet] < 1%', 'count(5xx)[getPet] == 0'])(
     'fails without data: %s',
     (text) => {
-      expect(evaluateThreshold(parseThreshold(text), snap)).toEqual({ observed: null, unit: parseThreshold(text).unit, ok: false });
+      expect(evaluateThreshold(parseThreshold(text), snap)).toEqual({
+        observed: null,
+        unit: parseThreshold(text).unit,
+        ok: false,
+      });
     },
   );
 
@@ -195,13 +204,19 @@ describe('evaluateThreshold', () => {
     const empty = createMetrics({ clock, startMono: 0 }).snapshot();
     const none = evaluateThreshold(parseThreshold('p(95) < 250ms'), empty);
     expect(thresholdMessage('p(95) < 250ms', none)).toBe('p(95) < 250ms: observed no data (no request in its scope)');
-    expect(thresholdMessage('count(5xx) == 0', evaluateThreshold(parseThreshold('count(5xx) == 0'), snap))).toBe('count(5xx) == 0: observed 1');
+    expect(thresholdMessage('count(5xx) == 0', evaluateThreshold(parseThreshold('count(5xx) == 0'), snap))).toBe(
+      'count(5xx) == 0: observed 1',
+    );
     expect(thresholdMessage('p(95) < 1s', { observed: 0.25, unit: 's', ok: true })).toBe('p(95) < 1s: observed 0.25s');
   });
 
   it('counts dropped sends even when none was sent', () => {
     const m = createMetrics({ clock, startMono: 0 });
     m.dropped(2);
-    expect(evaluateThreshold(parseThreshold('rate(dropped) == 0'), m.snapshot())).toEqual({ observed: 1, unit: '', ok: false });
+    expect(evaluateThreshold(parseThreshold('rate(dropped) == 0'), m.snapshot())).toEqual({
+      observed: 1,
+      unit: '',
+      ok: false,
+    });
   });
 });

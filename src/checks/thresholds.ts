@@ -4,7 +4,13 @@
  */
 import type { ThresholdCheckId } from './catalogue.js';
 import { addInto, decodeHistogram, type Histogram, percentile, summarize, totalCount } from '../metrics/histogram.js';
-import { ALL_HISTOGRAM, ERROR_STATUS, type MetricsSnapshot, OPERATION_NAMES, type OperationName } from '../metrics/recorder.js';
+import {
+  ALL_HISTOGRAM,
+  ERROR_STATUS,
+  type MetricsSnapshot,
+  OPERATION_NAMES,
+  type OperationName,
+} from '../metrics/recorder.js';
 
 export type Comparison = '<' | '<=' | '>' | '>=' | '==' | '!=';
 export type TimeUnit = 'us' | 'ms' | 's';
@@ -149,7 +155,8 @@ export function parseThreshold(text: string): Threshold {
     expectPunct(')');
   } else if (/^p\d+$/.test(m.text)) {
     const digits = m.text.slice(1);
-    if (digits.length > 2 && !digits.startsWith('99')) fail(m.pos, `expected a percentile alias like p95 or p999, found "${m.text}" (write p(N) for others)`);
+    if (digits.length > 2 && !digits.startsWith('99'))
+      fail(m.pos, `expected a percentile alias like p95 or p999, found "${m.text}" (write p(N) for others)`);
     metric = { kind: 'percentile', percentile: Number(digits.length <= 2 ? digits : `99.${digits.slice(2)}`) };
     if (peek().kind === 'punct' && peek().text === '(') {
       next();
@@ -185,14 +192,16 @@ export function parseThreshold(text: string): Threshold {
   if (peek().kind === 'punct' && peek().text === '[') {
     const open = next();
     if (operation !== null) fail(open.pos, `the operation is already given as ${operation}`);
-    if ('status' in metric && metric.status.kind === 'dropped') fail(open.pos, 'dropped sends belong to no operation: remove the [...] scope');
+    if ('status' in metric && metric.status.kind === 'dropped')
+      fail(open.pos, 'dropped sends belong to no operation: remove the [...] scope');
     operation = parseOperation();
     expectPunct(']');
   }
 
   // comparison
   const c = next();
-  const comparison = c.kind === 'comparison' ? (c.text as Comparison) : expected(c, 'a comparison (<, <=, >, >=, == or !=)');
+  const comparison =
+    c.kind === 'comparison' ? (c.text as Comparison) : expected(c, 'a comparison (<, <=, >, >=, == or !=)');
 
   // value and unit
   const v = next();
@@ -213,7 +222,8 @@ export function parseThreshold(text: string): Threshold {
   if (metric.kind === 'rate') {
     if (unit !== '' && unit !== '%') fail(unitPos, `expected % or nothing after a rate, found "${unit}"`);
     if (unit === '%' && value > 100) fail(v.pos, `a percentage must be from 0 to 100, found ${value}`);
-    if (unit === '' && value > 1) fail(v.pos, `a rate without % is a fraction from 0 to 1, found ${value} (write ${value}% for a percentage)`);
+    if (unit === '' && value > 1)
+      fail(v.pos, `a rate without % is a fraction from 0 to 1, found ${value} (write ${value}% for a percentage)`);
   } else if (metric.kind === 'count') {
     if (unit !== '') fail(unitPos, `expected a plain integer for a count, found unit "${unit}"`);
     if (!Number.isInteger(value)) fail(v.pos, `expected an integer for a count, found ${v.text}`);
@@ -292,11 +302,15 @@ function latencyHistogram(snap: MetricsSnapshot, operation: OperationName | null
 /** Latency statistic in whole microseconds. */
 function latencyMicros(h: Histogram, metric: ThresholdMetric): number {
   const ms =
-    metric.kind === 'percentile' ? percentile(h, metric.percentile)
-    : metric.kind === 'med' ? percentile(h, 50)
-    : metric.kind === 'avg' ? summarize(h).mean
-    : metric.kind === 'min' ? summarize(h).min
-    : summarize(h).max;
+    metric.kind === 'percentile'
+      ? percentile(h, metric.percentile)
+      : metric.kind === 'med'
+        ? percentile(h, 50)
+        : metric.kind === 'avg'
+          ? summarize(h).mean
+          : metric.kind === 'min'
+            ? summarize(h).min
+            : summarize(h).max;
   return Math.round(ms * 1000);
 }
 
@@ -305,7 +319,10 @@ function matching(counts: Record<string, number>, status: StatusSelector, transp
     case 'code':
       return counts[String(status.code)] ?? 0;
     case 'class':
-      return Object.entries(counts).reduce((sum, [k, n]) => (/^\d{3}$/.test(k) && k[0] === String(status.hundred) ? sum + n : sum), 0);
+      return Object.entries(counts).reduce(
+        (sum, [k, n]) => (/^\d{3}$/.test(k) && k[0] === String(status.hundred) ? sum + n : sum),
+        0,
+      );
     case 'errors':
       return transportErrors;
     case 'dropped':

@@ -16,7 +16,12 @@ describe('keysNamedBy', () => {
     ['--keysFile F', ['run', 'x', '--keysFile', file], {}, 'sk_file_0123456789'],
     ['PETLOAD_KEYS_FILE', ['run', 'x'], { PETLOAD_KEYS_FILE: file }, 'sk_file_0123456789'],
     ['PETLOAD_KEYS', ['run', 'x'], { PETLOAD_KEYS: envText }, 'sk_env_0123456789'],
-    ['--keys-file before the environment', ['run', 'x', '--keys-file', file], { PETLOAD_KEYS: envText }, 'sk_file_0123456789'],
+    [
+      '--keys-file before the environment',
+      ['run', 'x', '--keys-file', file],
+      { PETLOAD_KEYS: envText },
+      'sk_file_0123456789',
+    ],
   ])('reads the keys named by %s', (_how, argv, env, secret) => {
     expect(keysNamedBy(argv, env).map((k) => k.secret)).toEqual([secret]);
   });

@@ -40,7 +40,10 @@ export function refuseKeysOnArgv(argv: readonly string[], keys: readonly Pick<Ke
   for (const k of keys) {
     const i = argv.findIndex((a) => a.includes(k.secret));
     if (i !== -1) {
-      throw new PetloadError('E_KEYS_ON_ARGV', `argument ${i + 1} of the command line contains the API key ${k.label}; keys are never given on the command line (they would land in shell history and process lists)`);
+      throw new PetloadError(
+        'E_KEYS_ON_ARGV',
+        `argument ${i + 1} of the command line contains the API key ${k.label}; keys are never given on the command line (they would land in shell history and process lists)`,
+      );
     }
   }
 }

@@ -9,4 +9,12 @@ import { serveCommand } from './serve.js';
 import { validateCommand } from './validate.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const commands: CommandModule<any, any>[] = [runCommand, listCommand, validateCommand, reportCommand, mergeCommand, serveCommand, k8sCommand];
+export const commands: CommandModule<any, any>[] = [
+  runCommand,
+  listCommand,
+  validateCommand,
+  reportCommand,
+  mergeCommand,
+  serveCommand,
+  k8sCommand,
+];

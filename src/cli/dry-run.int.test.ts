@@ -25,8 +25,20 @@ describe('run --dry-run', () => {
     const target = await countingServer();
     try {
       const s = scratch('petload-dry-run-');
-      const entries = PLANS.flatMap((plan) => Array.from({ length: n }, (_, i) => ({ key: `SECRET-${plan}-${i}-0123456789abcdef`, plan })));
-      const r = await runCli(['run', 'compliance', '--dry-run', '--target', target.url, '--keys-file', s.keys(entries), '--report-dir', `${s.dir}/r`]);
+      const entries = PLANS.flatMap((plan) =>
+        Array.from({ length: n }, (_, i) => ({ key: `SECRET-${plan}-${i}-0123456789abcdef`, plan })),
+      );
+      const r = await runCli([
+        'run',
+        'compliance',
+        '--dry-run',
+        '--target',
+        target.url,
+        '--keys-file',
+        s.keys(entries),
+        '--report-dir',
+        `${s.dir}/r`,
+      ]);
       expect(r.code).toBe(0);
       expect(target.requests()).toBe(0);
       expect(reportFilesIn(`${s.dir}/r`)).toEqual([]);
@@ -39,7 +51,9 @@ describe('run --dry-run', () => {
       expect(r.stdout).toContain('fastest pass: 3 keys per plan');
       if (n === 1) {
         expect(r.stdout).toMatch(/key-isolation\s+skipped: needs two keys/);
-        expect(r.stdout).toMatch(/slower than it could be: with 3 keys per plan the pass would take about 2\.\d windows instead of 3\.\d/);
+        expect(r.stdout).toMatch(
+          /slower than it could be: with 3 keys per plan the pass would take about 2\.\d windows instead of 3\.\d/,
+        );
       } else {
         expect(r.stdout).not.toContain('slower than it could be');
       }

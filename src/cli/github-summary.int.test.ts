@@ -8,7 +8,7 @@ import { appendGithubSummary, githubSummaryFile } from './github-summary.js';
 const TINY = (name: string) => `name: ${name}\ndescription: auth probe only\nprobes: [auth]\n`;
 
 describe('--github-summary', () => {
-  it('appends each run\'s summary.md to GITHUB_STEP_SUMMARY when the variable is set, after what was there', async () => {
+  it("appends each run's summary.md to GITHUB_STEP_SUMMARY when the variable is set, after what was there", async () => {
     const s = scratch();
     const summary = s.file('step-summary.md', '# earlier step\n');
     const a = s.file('first.yaml', TINY('first'));
@@ -25,7 +25,10 @@ describe('--github-summary', () => {
   it('--no-github-summary leaves the file alone', async () => {
     const s = scratch();
     const summary = s.file('step-summary.md', '# untouched\n');
-    const r = await runCli(['run', s.file('one.yaml', TINY('one')), '--report-dir', join(s.dir, 'out'), '--quiet', '--no-github-summary'], { env: { GITHUB_STEP_SUMMARY: summary } });
+    const r = await runCli(
+      ['run', s.file('one.yaml', TINY('one')), '--report-dir', join(s.dir, 'out'), '--quiet', '--no-github-summary'],
+      { env: { GITHUB_STEP_SUMMARY: summary } },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(join(s.dir, 'out', 'summary.md'))).toBe(true);
     expect(readFileSync(summary, 'utf8')).toBe('# untouched\n');
@@ -44,7 +47,9 @@ describe('--github-summary', () => {
   it('a summary file that cannot be written costs a notice, not the run', async () => {
     const s = scratch();
     const summary = join(s.dir, 'missing-dir', 'summary.md');
-    const r = await runCli(['run', s.file('one.yaml', TINY('one')), '--report-dir', join(s.dir, 'out'), '--quiet'], { env: { GITHUB_STEP_SUMMARY: summary } });
+    const r = await runCli(['run', s.file('one.yaml', TINY('one')), '--report-dir', join(s.dir, 'out'), '--quiet'], {
+      env: { GITHUB_STEP_SUMMARY: summary },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('could not append the summary to GITHUB_STEP_SUMMARY');
     expect(r.stderr).toContain('ENOENT');

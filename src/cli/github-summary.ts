@@ -15,7 +15,10 @@ export function githubSummaryFile(flag: boolean | undefined, env: NodeJS.Process
   if (flag === false) return null;
   if (file !== undefined && file !== '') return file;
   if (flag === true) {
-    throw new PetloadError('E_USAGE', `--github-summary: ${GITHUB_SUMMARY_ENV} is not set (GitHub Actions sets it in every step; elsewhere, set it to the file to append to)`);
+    throw new PetloadError(
+      'E_USAGE',
+      `--github-summary: ${GITHUB_SUMMARY_ENV} is not set (GitHub Actions sets it in every step; elsewhere, set it to the file to append to)`,
+    );
   }
   return null;
 }

@@ -60,37 +60,116 @@ export const k8sCommand: CommandModule<object, K8sArgs> = {
   describe: 'Print the Kubernetes manifests (Indexed Job of shards, merge Job, volume) of a sharded run',
   builder: (y: Argv) =>
     y
-      .positional('scenario', { type: 'string', demandOption: true, describe: 'a shipped scenario name or a YAML file (put in a ConfigMap)' })
-      .option('target', { type: 'string', demandOption: true, describe: 'base URL of the API as the pods reach it (ending in /v1)' })
-      .option('shards', { type: 'string', demandOption: true, requiresArg: true, describe: 'number of shards (pods); each plan needs that many keys' })
-      .option('image', { type: 'string', demandOption: true, describe: 'the petload image (built from the Dockerfile)' })
-      .option('keys-secret', { type: 'string', demandOption: true, describe: 'name of the Secret holding the keys file' })
-      .option('keys-secret-key', { type: 'string', default: 'keys.json', describe: 'the entry of the Secret that is the keys file' })
-      .option('start-at', { type: 'string', requiresArg: true, describe: 'ISO time at which every shard begins (default: the next whole minute 5 min from now)' })
-      .option('run-id', { type: 'string', requiresArg: true, describe: 'the run\'s identity (default: derived from scenario, target, shards, start)' })
-      .option('namespace', { type: 'string', requiresArg: true, describe: 'namespace of every object (default: kubectl\'s)' })
-      .option('storage-class', { type: 'string', requiresArg: true, describe: 'storage class of the reports volume (must offer ReadWriteMany)' })
+      .positional('scenario', {
+        type: 'string',
+        demandOption: true,
+        describe: 'a shipped scenario name or a YAML file (put in a ConfigMap)',
+      })
+      .option('target', {
+        type: 'string',
+        demandOption: true,
+        describe: 'base URL of the API as the pods reach it (ending in /v1)',
+      })
+      .option('shards', {
+        type: 'string',
+        demandOption: true,
+        requiresArg: true,
+        describe: 'number of shards (pods); each plan needs that many keys',
+      })
+      .option('image', {
+        type: 'string',
+        demandOption: true,
+        describe: 'the petload image (built from the Dockerfile)',
+      })
+      .option('keys-secret', {
+        type: 'string',
+        demandOption: true,
+        describe: 'name of the Secret holding the keys file',
+      })
+      .option('keys-secret-key', {
+        type: 'string',
+        default: 'keys.json',
+        describe: 'the entry of the Secret that is the keys file',
+      })
+      .option('start-at', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'ISO time at which every shard begins (default: the next whole minute 5 min from now)',
+      })
+      .option('run-id', {
+        type: 'string',
+        requiresArg: true,
+        describe: "the run's identity (default: derived from scenario, target, shards, start)",
+      })
+      .option('namespace', {
+        type: 'string',
+        requiresArg: true,
+        describe: "namespace of every object (default: kubectl's)",
+      })
+      .option('storage-class', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'storage class of the reports volume (must offer ReadWriteMany)',
+      })
       .option('storage', { type: 'string', default: '1Gi', describe: 'size of the reports volume' })
-      .option('merge-wait', { type: 'string', default: '86400', describe: 'seconds the merge step waits for every shard\'s report' })
-      .option('plan', { type: 'string', array: true, choices: PLAN_NAMES, describe: 'plans to judge (passed to petload run)' })
+      .option('merge-wait', {
+        type: 'string',
+        default: '86400',
+        describe: "seconds the merge step waits for every shard's report",
+      })
+      .option('plan', {
+        type: 'string',
+        array: true,
+        choices: PLAN_NAMES,
+        describe: 'plans to judge (passed to petload run)',
+      })
       .option('rate', { type: 'string', requiresArg: true, describe: 'passed to petload run' })
       .option('duration', { type: 'string', requiresArg: true, describe: 'passed to petload run' })
       .option('threshold', { type: 'string', array: true, describe: 'passed to petload run (repeatable)' })
       .option('timeout', { type: 'string', requiresArg: true, describe: 'passed to petload run' })
-      .option('allow-quota-exhaustion', { type: 'boolean', describe: 'passed to petload run' }) as unknown as Argv<K8sArgs>,
+      .option('allow-quota-exhaustion', {
+        type: 'boolean',
+        describe: 'passed to petload run',
+      }) as unknown as Argv<K8sArgs>,
   handler: (a) => {
     const shards = parseShardCount(a.shards);
     const url = parseTargetUrl(a.target);
     const target = url.href.replace(/\/$/, '');
-    expect(!isLoopback(target), `--target: ${target} is a loopback address; inside a pod it would be the pod itself: give the address the pods reach the API at`);
-    expect(IMAGE.test(a.image), `--image: expected an image reference such as registry.example.com/petload:0.1.0, found ${JSON.stringify(a.image)}`);
-    expect(DNS_SUBDOMAIN.test(a['keys-secret']), `--keys-secret: expected the name of a Secret (lower-case letters, digits, "-" and "."), found ${JSON.stringify(a['keys-secret'])}`);
-    expect(SECRET_KEY.test(a['keys-secret-key']), `--keys-secret-key: expected an entry name of the Secret such as keys.json, found ${JSON.stringify(a['keys-secret-key'])}`);
-    if (a.namespace !== undefined) expect(DNS_LABEL.test(a.namespace), `--namespace: expected a namespace name (lower-case letters, digits and "-"), found ${JSON.stringify(a.namespace)}`);
-    if (a['storage-class'] !== undefined) expect(DNS_SUBDOMAIN.test(a['storage-class']), `--storage-class: expected a storage class name, found ${JSON.stringify(a['storage-class'])}`);
-    expect(QUANTITY.test(a.storage), `--storage: expected a size such as 1Gi or 500Mi, found ${JSON.stringify(a.storage)}`);
+    expect(
+      !isLoopback(target),
+      `--target: ${target} is a loopback address; inside a pod it would be the pod itself: give the address the pods reach the API at`,
+    );
+    expect(
+      IMAGE.test(a.image),
+      `--image: expected an image reference such as registry.example.com/petload:0.1.0, found ${JSON.stringify(a.image)}`,
+    );
+    expect(
+      DNS_SUBDOMAIN.test(a['keys-secret']),
+      `--keys-secret: expected the name of a Secret (lower-case letters, digits, "-" and "."), found ${JSON.stringify(a['keys-secret'])}`,
+    );
+    expect(
+      SECRET_KEY.test(a['keys-secret-key']),
+      `--keys-secret-key: expected an entry name of the Secret such as keys.json, found ${JSON.stringify(a['keys-secret-key'])}`,
+    );
+    if (a.namespace !== undefined)
+      expect(
+        DNS_LABEL.test(a.namespace),
+        `--namespace: expected a namespace name (lower-case letters, digits and "-"), found ${JSON.stringify(a.namespace)}`,
+      );
+    if (a['storage-class'] !== undefined)
+      expect(
+        DNS_SUBDOMAIN.test(a['storage-class']),
+        `--storage-class: expected a storage class name, found ${JSON.stringify(a['storage-class'])}`,
+      );
+    expect(
+      QUANTITY.test(a.storage),
+      `--storage: expected a size such as 1Gi or 500Mi, found ${JSON.stringify(a.storage)}`,
+    );
     const mergeWait = /^\d+$/.test(a['merge-wait']) ? Number(a['merge-wait']) : NaN;
-    expect(mergeWait >= 10 && mergeWait <= 7 * 86_400, `--merge-wait: expected whole seconds from 10 to ${7 * 86_400}, found ${JSON.stringify(a['merge-wait'])}`);
+    expect(
+      mergeWait >= 10 && mergeWait <= 7 * 86_400,
+      `--merge-wait: expected whole seconds from 10 to ${7 * 86_400}, found ${JSON.stringify(a['merge-wait'])}`,
+    );
     for (const t of a.threshold ?? []) {
       try {
         parseThreshold(t);
@@ -113,7 +192,8 @@ export const k8sCommand: CommandModule<object, K8sArgs> = {
     const file = isFile ? { basename: entry, text: readFileSync(a.scenario, 'utf8') } : undefined;
 
     const startAt = a['start-at'] !== undefined ? parseStartAt(a['start-at']) : Date.parse(defaultStartAt(Date.now()));
-    const runId = a['run-id'] !== undefined ? parseRunId(a['run-id']) : deriveRunId(scenario.name, target, shards, startAt);
+    const runId =
+      a['run-id'] !== undefined ? parseRunId(a['run-id']) : deriveRunId(scenario.name, target, shards, startAt);
     const startIso = new Date(startAt).toISOString();
     const manifests = buildManifests({
       scenario: { name: scenario.name, ...(file ? { file } : {}) },

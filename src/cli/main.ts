@@ -18,7 +18,8 @@ const commandNames = commands.map((c) => String(c.command).split(' ')[0]!);
 const usages = Object.fromEntries(commands.map((c) => [String(c.command).split(' ')[0]!, String(c.command)]));
 
 /** The long options of the command being parsed (yargs has getOptions at run time; its typings lack it). */
-const optionsOf = (y: Argv): string[] => Object.keys((y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
+const optionsOf = (y: Argv): string[] =>
+  Object.keys((y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
 
 let cli: Argv = yargs(argv)
   .scriptName('petload')
@@ -35,7 +36,12 @@ let cli: Argv = yargs(argv)
   // and what was found; errors thrown by a command's check pass through as they are.
   .fail((msg, err) => {
     const yargsMessage = err === undefined || err === null ? msg : err.name === 'YError' ? err.message : null;
-    reportFatal(yargsMessage === null ? err : usageError(yargsMessage, { argv, commands: commandNames, usages, options: optionsOf(cli) }), redact);
+    reportFatal(
+      yargsMessage === null
+        ? err
+        : usageError(yargsMessage, { argv, commands: commandNames, usages, options: optionsOf(cli) }),
+      redact,
+    );
   });
 for (const c of commands) cli = cli.command(c);
 

@@ -37,6 +37,8 @@ describe('petload merge', () => {
   it('refuses runs of different scenarios', async () => {
     const r = await runCli(['merge', join(dir, 'a.json'), join(dir, 'burst.json'), '--out', join(dir, 'mixed')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`cannot merge runs of different scenarios: ${join(dir, 'a.json')} is "compliance", ${join(dir, 'burst.json')} is "burst"`);
+    expect(r.stderr).toContain(
+      `cannot merge runs of different scenarios: ${join(dir, 'a.json')} is "compliance", ${join(dir, 'burst.json')} is "burst"`,
+    );
   });
 });

@@ -19,8 +19,17 @@ export const mergeCommand: CommandModule<object, MergeArgs> = {
   describe: 'Merge the report.json of several runs of one scenario and write every format',
   builder: (y: Argv) =>
     y
-      .positional('files', { type: 'string', array: true, demandOption: true, describe: 'report.json files of runs of one scenario' })
-      .option('out', { type: 'string', demandOption: true, describe: 'directory for the merged reports' }) as unknown as Argv<MergeArgs>,
+      .positional('files', {
+        type: 'string',
+        array: true,
+        demandOption: true,
+        describe: 'report.json files of runs of one scenario',
+      })
+      .option('out', {
+        type: 'string',
+        demandOption: true,
+        describe: 'directory for the merged reports',
+      }) as unknown as Argv<MergeArgs>,
   handler: async (args) => {
     const merged = mergeReports(args.files.map((source) => ({ report: readReportFile(source), source })));
     const files = await writeReports(merged, args.out);

@@ -14,7 +14,12 @@ function* events(): Generator<ProbeProgress> {
   const probes = ['list', 'create-get', 'unknown-id', 'retry-after'];
   for (const [i, probe] of probes.entries()) {
     for (const plan of ['free', 'pro'] as PlanName[]) {
-      const perPlan = () => Object.entries(sent).map(([p, n]) => ({ plan: p as PlanName, sent: n, refused: p === 'free' ? Math.floor(n / 20) : 0 }));
+      const perPlan = () =>
+        Object.entries(sent).map(([p, n]) => ({
+          plan: p as PlanName,
+          sent: n,
+          refused: p === 'free' ? Math.floor(n / 20) : 0,
+        }));
       yield { probe, plan, state: 'start', index: i + 1, total: probes.length, perPlan: perPlan() };
       sent[plan]! += 10;
       yield { probe, plan, state: 'done', index: i + 1, total: probes.length, perPlan: perPlan() };
@@ -33,7 +38,10 @@ describe('createPlanBoard', () => {
     }
     board.end();
     // Each plan from its first probe's start to its last probe's end: 13 and 13 events of 0.5 s.
-    expect(out).toEqual(['free: 4 of 4 probes done in 6.5 s; sent 40, 429 x2\n', 'pro: 4 of 4 probes done in 6.5 s; sent 40\n']);
+    expect(out).toEqual([
+      'free: 4 of 4 probes done in 6.5 s; sent 40, 429 x2\n',
+      'pro: 4 of 4 probes done in 6.5 s; sent 40\n',
+    ]);
   });
 
   it('elsewhere: a running plan gets a line at the fixed cadence, and one at the end if it never finished', () => {
@@ -63,15 +71,26 @@ describe('createPlanBoard', () => {
     board.probe(it.next().value!);
     // Up one line (the board so far), then both plans' lines.
     expect(out.at(-2)).toBe('\x1b[1A\r\x1b[J');
-    expect(out.at(-1)).toBe('  free  1 of 4 probes done, 0.0 s; sent 10\x1b[K\n  pro   probe 1 of 4: list, 0.0 s; sent 0\x1b[K\n');
+    expect(out.at(-1)).toBe(
+      '  free  1 of 4 probes done, 0.0 s; sent 10\x1b[K\n  pro   probe 1 of 4: list, 0.0 s; sent 0\x1b[K\n',
+    );
     board.log('petload: a notice');
-    expect(out.slice(-3)).toEqual(['\x1b[2A\r\x1b[J', 'petload: a notice\n', expect.stringMatching(/^ {2}free .*\n {2}pro .*\n$/)]);
+    expect(out.slice(-3)).toEqual([
+      '\x1b[2A\r\x1b[J',
+      'petload: a notice\n',
+      expect.stringMatching(/^ {2}free .*\n {2}pro .*\n$/),
+    ]);
     for (const e of it) board.probe(e);
     now = 1000;
     board.end();
     const last = out.at(-1)!.split('\n').filter(Boolean);
-    expect(last).toEqual(['  free  4 of 4 probes done in 0.0 s; sent 40, 429 x2\x1b[K', '  pro   4 of 4 probes done in 0.0 s; sent 40\x1b[K']);
-    for (const chunk of out) for (const line of chunk.split('\n')) expect(line.replace(/\x1b\[\w*/g, '').replace('\r', '').length).toBeLessThanOrEqual(59);
+    expect(last).toEqual([
+      '  free  4 of 4 probes done in 0.0 s; sent 40, 429 x2\x1b[K',
+      '  pro   4 of 4 probes done in 0.0 s; sent 40\x1b[K',
+    ]);
+    for (const chunk of out)
+      for (const line of chunk.split('\n'))
+        expect(line.replace(/\x1b\[\w*/g, '').replace('\r', '').length).toBeLessThanOrEqual(59);
   });
 
   it('starts afresh after end (the next scenario of the run)', () => {
@@ -91,7 +110,9 @@ describe('createPlanBoard on a narrow terminal', () => {
     const board = createPlanBoard(stream, { now: () => 0, timer: false });
     for (const e of events()) board.probe(e);
     board.end();
-    for (const chunk of out) for (const line of chunk.split('\n')) expect(line.replace(/\x1b\[\w*/g, '').replace('\r', '').length).toBeLessThanOrEqual(29);
+    for (const chunk of out)
+      for (const line of chunk.split('\n'))
+        expect(line.replace(/\x1b\[\w*/g, '').replace('\r', '').length).toBeLessThanOrEqual(29);
     expect(out.at(-1)).toContain('…');
   });
 });

@@ -64,8 +64,10 @@ export function createPlanBoard(stream: ProgressStream, options: PlanBoardOption
   }
 
   function text(r: Row, t: number): string {
-    if (r.finishedAt !== null) return `${r.done} of ${r.total} probe${r.total === 1 ? '' : 's'} done in ${formatDuration(r.finishedAt - r.startedAt)}${counts(r)}`;
-    const running = r.current === null ? `${r.done} of ${r.total} probes done` : `probe ${r.done + 1} of ${r.total}: ${r.current}`;
+    if (r.finishedAt !== null)
+      return `${r.done} of ${r.total} probe${r.total === 1 ? '' : 's'} done in ${formatDuration(r.finishedAt - r.startedAt)}${counts(r)}`;
+    const running =
+      r.current === null ? `${r.done} of ${r.total} probes done` : `probe ${r.done + 1} of ${r.total}: ${r.current}`;
     return `${running}, ${formatDuration(t - r.startedAt)}${counts(r)}`;
   }
 
@@ -92,7 +94,10 @@ export function createPlanBoard(stream: ProgressStream, options: PlanBoardOption
 
   function start(): void {
     if (timer !== undefined || options.timer === false) return;
-    timer = setInterval(() => board.tick(), tty ? (options.redrawEveryMs ?? REDRAW_EVERY_MS) : (options.plainEveryMs ?? PLAIN_EVERY_MS));
+    timer = setInterval(
+      () => board.tick(),
+      tty ? (options.redrawEveryMs ?? REDRAW_EVERY_MS) : (options.plainEveryMs ?? PLAIN_EVERY_MS),
+    );
     timer.unref();
   }
 
@@ -102,7 +107,16 @@ export function createPlanBoard(stream: ProgressStream, options: PlanBoardOption
       for (const s of p.perPlan) sent.set(s.plan, { sent: s.sent, refused: s.refused });
       let r = rows.get(p.plan);
       if (!r) {
-        r = { name: p.plan ?? NO_PLAN, plan: p.plan, total: p.total, done: 0, current: null, startedAt: t, finishedAt: null, reported: false };
+        r = {
+          name: p.plan ?? NO_PLAN,
+          plan: p.plan,
+          total: p.total,
+          done: 0,
+          current: null,
+          startedAt: t,
+          finishedAt: null,
+          reported: false,
+        };
         rows.set(p.plan, r);
       }
       r.total = p.total;

@@ -21,8 +21,12 @@ function sink(isTTY: boolean, columns?: number) {
 
 describe('progressLine', () => {
   it('shows elapsed of total, sent, rate, 2xx / 4xx / 429 and p99', () => {
-    expect(progressLine(stats())).toBe('phase 1 (constant-rate): 1 min 5 s of 3 min 0 s, sent 1234, 57.0/s, 2xx 1200 / 4xx 30 / 429 4, p99 12.3 ms');
-    expect(progressLine(stats({ totalMs: 0, elapsedMs: 2500, p99Ms: null }))).toBe('phase 1 (constant-rate): 2.5 s, sent 1234, 57.0/s, 2xx 1200 / 4xx 30 / 429 4, p99 -');
+    expect(progressLine(stats())).toBe(
+      'phase 1 (constant-rate): 1 min 5 s of 3 min 0 s, sent 1234, 57.0/s, 2xx 1200 / 4xx 30 / 429 4, p99 12.3 ms',
+    );
+    expect(progressLine(stats({ totalMs: 0, elapsedMs: 2500, p99Ms: null }))).toBe(
+      'phase 1 (constant-rate): 2.5 s, sent 1234, 57.0/s, 2xx 1200 / 4xx 30 / 429 4, p99 -',
+    );
   });
 });
 

@@ -32,7 +32,8 @@ const PLAIN_EVERY_MS = 5000;
 
 /** One line of progress, without a line ending. */
 export function progressLine(s: ProgressStats): string {
-  const elapsed = s.totalMs > 0 ? `${formatDuration(s.elapsedMs)} of ${formatDuration(s.totalMs)}` : formatDuration(s.elapsedMs);
+  const elapsed =
+    s.totalMs > 0 ? `${formatDuration(s.elapsedMs)} of ${formatDuration(s.totalMs)}` : formatDuration(s.elapsedMs);
   const p99 = s.p99Ms === null ? '-' : `${formatMs(s.p99Ms)} ms`;
   return `${s.phase}: ${elapsed}, sent ${s.sent}, ${s.rate.toFixed(1)}/s, 2xx ${s.s2xx} / 4xx ${s.s4xx} / 429 ${s.s429}, p99 ${p99}`;
 }

@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 describe('petload report', () => {
-  it('renders every format again, prints the summary and exits with the report\'s exit code', async () => {
+  it("renders every format again, prints the summary and exits with the report's exit code", async () => {
     const out = join(dir, 'rendered');
     const r = await runCli(['report', join(dir, 'a.json'), '--out', out]);
     expect(r.stderr).toBe('');
@@ -39,7 +39,9 @@ describe('petload report', () => {
     const r = await runCli(['report', join(dir, 'broken.json'), '--out', join(dir, 'never')]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^petload: \S+broken\.json: not a valid petload report\n {2}verdict: expected one of pass, fail, aborted/);
+    expect(r.stderr).toMatch(
+      /^petload: \S+broken\.json: not a valid petload report\n {2}verdict: expected one of pass, fail, aborted/,
+    );
     expect(r.stderr).not.toMatch(/\n\s+at /);
     await expect(readdir(join(dir, 'never'))).rejects.toThrow();
   });

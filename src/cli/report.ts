@@ -19,8 +19,15 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
   describe: 'Render report.json, junit.xml, summary.md and report.html again from a report.json',
   builder: (y: Argv) =>
     y
-      .positional('file', { type: 'string', demandOption: true, describe: 'a report.json written by petload run or merge' })
-      .option('out', { type: 'string', describe: "where to write (default: the report.json's directory)" }) as unknown as Argv<ReportArgs>,
+      .positional('file', {
+        type: 'string',
+        demandOption: true,
+        describe: 'a report.json written by petload run or merge',
+      })
+      .option('out', {
+        type: 'string',
+        describe: "where to write (default: the report.json's directory)",
+      }) as unknown as Argv<ReportArgs>,
   handler: async (args) => {
     const report = readReportFile(args.file);
     const files = await writeReports(report, args.out ?? dirname(args.file));

@@ -66,7 +66,10 @@ export function keySourceFromEnvironment(file: string | undefined, env: NodeJS.P
   const path = file ?? env.PETLOAD_KEYS_FILE;
   if (path) return { name: path, entries: loadKeyEntries(path) };
   if (env.PETLOAD_KEYS) return { name: 'PETLOAD_KEYS', entries: parseKeyEntriesText(env.PETLOAD_KEYS, 'PETLOAD_KEYS') };
-  throw new PetloadError('E_NO_KEYS', 'a run against --target needs keys: give --keys-file F, or set PETLOAD_KEYS_FILE or PETLOAD_KEYS');
+  throw new PetloadError(
+    'E_NO_KEYS',
+    'a run against --target needs keys: give --keys-file F, or set PETLOAD_KEYS_FILE or PETLOAD_KEYS',
+  );
 }
 
 /**
@@ -84,7 +87,10 @@ const MAX_TIME_SCALE = 100_000;
 export function parseTimeoutFlag(raw: string): number {
   const ms = /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
   if (!(ms >= 1 && ms <= MAX_TIMEOUT_MS)) {
-    throw new PetloadError('E_USAGE', `--timeout: expected a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, such as 10000, found ${JSON.stringify(raw)}`);
+    throw new PetloadError(
+      'E_USAGE',
+      `--timeout: expected a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, such as 10000, found ${JSON.stringify(raw)}`,
+    );
   }
   return ms;
 }
@@ -93,7 +99,10 @@ export function parseTimeoutFlag(raw: string): number {
 export function parseTimeScaleFlag(raw: string): number {
   const n = /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : NaN;
   if (!(n > 0 && n <= MAX_TIME_SCALE)) {
-    throw new PetloadError('E_USAGE', `--time-scale: expected a number above 0 and at most ${MAX_TIME_SCALE}, such as 60, found ${JSON.stringify(raw)}`);
+    throw new PetloadError(
+      'E_USAGE',
+      `--time-scale: expected a number above 0 and at most ${MAX_TIME_SCALE}, such as 60, found ${JSON.stringify(raw)}`,
+    );
   }
   return n;
 }
@@ -101,20 +110,32 @@ export function parseTimeScaleFlag(raw: string): number {
 /** --ban-threshold: requests the embedded server tolerates inside one running Retry-After before it bans the key. */
 export function parseBanThresholdFlag(raw: string): number {
   const n = /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
-  if (!(n >= 0 && n <= 10_000)) throw new PetloadError('E_USAGE', `--ban-threshold: expected a whole number from 0 to 10000, such as 10, found ${JSON.stringify(raw)}`);
+  if (!(n >= 0 && n <= 10_000))
+    throw new PetloadError(
+      'E_USAGE',
+      `--ban-threshold: expected a whole number from 0 to 10000, such as 10, found ${JSON.stringify(raw)}`,
+    );
   return n;
 }
 
 /** --ban-seconds: how long the embedded server's ban lasts, in seconds of its (possibly scaled) clock. */
 export function parseBanSecondsFlag(raw: string): number {
   const n = /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : NaN;
-  if (!(n > 0 && n <= 86_400)) throw new PetloadError('E_USAGE', `--ban-seconds: expected a number of seconds above 0 and at most 86400, such as 900, found ${JSON.stringify(raw)}`);
+  if (!(n > 0 && n <= 86_400))
+    throw new PetloadError(
+      'E_USAGE',
+      `--ban-seconds: expected a number of seconds above 0 and at most 86400, such as 900, found ${JSON.stringify(raw)}`,
+    );
   return n;
 }
 
 const EMBEDDED_ONLY = ['fault', 'time-scale', 'window-report', 'count-errors', 'ban-threshold', 'ban-seconds'] as const;
 
-const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+const stamp = (d: Date) =>
+  d
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
 
 function reportDirFor(base: string | undefined, scenario: string, many: boolean, started: Date): string {
   if (base === undefined) return join('reports', `${stamp(started)}-${scenario}`);
@@ -123,7 +144,17 @@ function reportDirFor(base: string | undefined, scenario: string, many: boolean,
 
 /** Which exit code wins over several runs: interrupted > internal error (4) > aborted > fail > pass. */
 const severityOfExit = (code: number) =>
-  code === EXIT.interrupted ? 5 : code === EXIT.internal ? 4 : code === EXIT.aborted ? 3 : code === EXIT.fail ? 2 : code === 0 ? 0 : 1;
+  code === EXIT.interrupted
+    ? 5
+    : code === EXIT.internal
+      ? 4
+      : code === EXIT.aborted
+        ? 3
+        : code === EXIT.fail
+          ? 2
+          : code === 0
+            ? 0
+            : 1;
 
 /** What the CLI says when the report could not be assembled: what went wrong, what was saved, where. */
 export function failureLines(failure: Failure): string[] {
@@ -142,43 +173,123 @@ export const runCommand: CommandModule<object, RunArgs> = {
   describe: 'Run scenarios (shipped names or YAML files) against a target, write reports, set the exit code',
   builder: (y: Argv) =>
     y
-      .positional('scenarios', { type: 'string', array: true, describe: 'shipped scenario names (petload list scenarios) or paths to YAML files' })
-      .option('target', { type: 'string', describe: 'base URL of the API (ending in /v1); default: the embedded reference server' })
+      .positional('scenarios', {
+        type: 'string',
+        array: true,
+        describe: 'shipped scenario names (petload list scenarios) or paths to YAML files',
+      })
+      .option('target', {
+        type: 'string',
+        describe: 'base URL of the API (ending in /v1); default: the embedded reference server',
+      })
       .option('keys-file', {
         type: 'string',
-        describe: 'keys file (JSON): the keys for --target (also PETLOAD_KEYS_FILE or PETLOAD_KEYS); without --target, the keys the embedded server serves',
+        describe:
+          'keys file (JSON): the keys for --target (also PETLOAD_KEYS_FILE or PETLOAD_KEYS); without --target, the keys the embedded server serves',
       })
-      .option('plans-file', { type: 'string', describe: 'plans file (JSON or YAML): figures of whole plans for the run, for --target and the embedded server (docs/plans.md)' })
-      .option('plan', { type: 'string', array: true, choices: PLAN_NAMES, describe: 'plans to judge (default: every plan with a key)' })
-      .option('time-scale', { type: 'string', requiresArg: true, describe: 'embedded server only: run its clock N times faster (default: the scenario\'s, else 60)' })
-      .option('fault', { type: 'string', array: true, choices: FAULT_NAMES, describe: 'embedded server only: switch on a fault (repeatable)' })
-      .option('window-report', { type: 'string', choices: WINDOW_REPORTS, describe: 'embedded server only: which window the headers describe' })
-      .option('count-errors', { type: 'string', choices: ['yes', 'no'] as const, describe: 'embedded server only: whether 400/404 consume quota' })
-      .option('ban-threshold', { type: 'string', requiresArg: true, describe: 'embedded server only: requests tolerated inside a running Retry-After before a ban (default 10)' })
-      .option('ban-seconds', { type: 'string', requiresArg: true, describe: 'embedded server only: length of a ban in server-clock seconds (default 900)' })
-      .option('threshold', { type: 'string', array: true, describe: 'extra threshold, e.g. "p(95) < 250ms" (repeatable)' })
-      .option('report-dir', { type: 'string', describe: 'where reports go (default reports/<UTC timestamp>-<scenario>/)' })
+      .option('plans-file', {
+        type: 'string',
+        describe:
+          'plans file (JSON or YAML): figures of whole plans for the run, for --target and the embedded server (docs/plans.md)',
+      })
+      .option('plan', {
+        type: 'string',
+        array: true,
+        choices: PLAN_NAMES,
+        describe: 'plans to judge (default: every plan with a key)',
+      })
+      .option('time-scale', {
+        type: 'string',
+        requiresArg: true,
+        describe: "embedded server only: run its clock N times faster (default: the scenario's, else 60)",
+      })
+      .option('fault', {
+        type: 'string',
+        array: true,
+        choices: FAULT_NAMES,
+        describe: 'embedded server only: switch on a fault (repeatable)',
+      })
+      .option('window-report', {
+        type: 'string',
+        choices: WINDOW_REPORTS,
+        describe: 'embedded server only: which window the headers describe',
+      })
+      .option('count-errors', {
+        type: 'string',
+        choices: ['yes', 'no'] as const,
+        describe: 'embedded server only: whether 400/404 consume quota',
+      })
+      .option('ban-threshold', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'embedded server only: requests tolerated inside a running Retry-After before a ban (default 10)',
+      })
+      .option('ban-seconds', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'embedded server only: length of a ban in server-clock seconds (default 900)',
+      })
+      .option('threshold', {
+        type: 'string',
+        array: true,
+        describe: 'extra threshold, e.g. "p(95) < 250ms" (repeatable)',
+      })
+      .option('report-dir', {
+        type: 'string',
+        describe: 'where reports go (default reports/<UTC timestamp>-<scenario>/)',
+      })
       .option('timeout', { type: 'string', requiresArg: true, describe: 'request timeout in ms (default 10000)' })
-      .option('rate', { type: 'string', requiresArg: true, describe: 'override the rate of constant-rate phases, e.g. 10/s or 95%' })
-      .option('duration', { type: 'string', requiresArg: true, describe: 'override the duration of load phases, e.g. 30s or 5m' })
+      .option('rate', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'override the rate of constant-rate phases, e.g. 10/s or 95%',
+      })
+      .option('duration', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'override the duration of load phases, e.g. 30s or 5m',
+      })
       .option('quiet', { type: 'boolean', describe: 'no progress lines; only the summary' })
-      .option('dry-run', { type: 'boolean', describe: 'print the schedule (what runs on which key, in which window) and what it spends; send nothing' })
+      .option('dry-run', {
+        type: 'boolean',
+        describe: 'print the schedule (what runs on which key, in which window) and what it spends; send nothing',
+      })
       .option('allow-quota-exhaustion', {
         type: 'boolean',
-        describe: 'remote targets: run even when the estimate exceeds a key\'s remaining daily quota',
+        describe: "remote targets: run even when the estimate exceeds a key's remaining daily quota",
       })
-      .option('shards', { type: 'string', requiresArg: true, describe: 'run one shard of N (needs --target; docs/kubernetes.md)' })
-      .option('shard-index', { type: 'string', requiresArg: true, describe: 'this shard\'s index, 0..N-1 (default: JOB_COMPLETION_INDEX)' })
-      .option('start-at', { type: 'string', requiresArg: true, describe: 'sharded run: ISO time at which every shard begins' })
-      .option('run-id', { type: 'string', requiresArg: true, describe: 'sharded run: the identity all shards share (default: derived)' })
+      .option('shards', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'run one shard of N (needs --target; docs/kubernetes.md)',
+      })
+      .option('shard-index', {
+        type: 'string',
+        requiresArg: true,
+        describe: "this shard's index, 0..N-1 (default: JOB_COMPLETION_INDEX)",
+      })
+      .option('start-at', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'sharded run: ISO time at which every shard begins',
+      })
+      .option('run-id', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'sharded run: the identity all shards share (default: derived)',
+      })
       .option('github-summary', {
         type: 'boolean',
-        describe: 'append each summary.md to $GITHUB_STEP_SUMMARY (default: when that variable is set; --no-github-summary: never)',
+        describe:
+          'append each summary.md to $GITHUB_STEP_SUMMARY (default: when that variable is set; --no-github-summary: never)',
       })
       .option('key', { type: 'string', hidden: true })
       .check((a) => {
         if (a.key !== undefined) {
-          throw new PetloadError('E_KEYS_ON_ARGV', 'API keys are never given on the command line (they would land in shell history and process lists)');
+          throw new PetloadError(
+            'E_KEYS_ON_ARGV',
+            'API keys are never given on the command line (they would land in shell history and process lists)',
+          );
         }
         const embeddedOnly = EMBEDDED_ONLY.filter((f) => a[f] !== undefined).map((f) => `--${f}`);
         if (a.target !== undefined && embeddedOnly.length > 0) {
@@ -204,7 +315,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
         return true;
       }) as never,
   handler: async (argv) => {
-    const overrides = { ...(argv.rate !== undefined ? { rate: argv.rate } : {}), ...(argv.duration !== undefined ? { duration: argv.duration } : {}) };
+    const overrides = {
+      ...(argv.rate !== undefined ? { rate: argv.rate } : {}),
+      ...(argv.duration !== undefined ? { duration: argv.duration } : {}),
+    };
     const scenarios = argv.scenarios.map((s) => ({ arg: s, scenario: applyOverrides(loadScenario(s), overrides) }));
     const shard = shardSpecFrom(
       { shards: argv.shards, shardIndex: argv['shard-index'], startAt: argv['start-at'], runId: argv['run-id'] },
@@ -220,12 +334,21 @@ export const runCommand: CommandModule<object, RunArgs> = {
           : undefined;
     const plansFile = argv['plans-file'] !== undefined ? loadPlansFile(argv['plans-file']) : undefined;
     // Every scenario's keys resolved before anything runs: a figure missing for one of them is an error now.
-    const keysOf = new Map(scenarios.map(({ scenario }) => [scenario, keySource ? resolveKeys(keySource.entries, keySource.name, runFigures(scenario, plansFile)) : undefined]));
+    const keysOf = new Map(
+      scenarios.map(({ scenario }) => [
+        scenario,
+        keySource ? resolveKeys(keySource.entries, keySource.name, runFigures(scenario, plansFile)) : undefined,
+      ]),
+    );
     const redactWhole = createRedactor([...keysOf.values()].flatMap((k) => k ?? [])).whole;
     // Progress while probes run (one line per plan) and during load phases, on stderr; log lines are printed above
     // it. Redrawn in place only on a terminal: plain lines in CI, or when stdout or stderr is not a terminal.
     const live = process.stderr.isTTY === true && process.stdout.isTTY === true && !process.env.CI;
-    const progressStream = { write: (t: string) => process.stderr.write(t), isTTY: live, columns: process.stderr.columns };
+    const progressStream = {
+      write: (t: string) => process.stderr.write(t),
+      isTTY: live,
+      columns: process.stderr.columns,
+    };
     const board = createPlanBoard(progressStream);
     const log = argv.quiet ? () => {} : (line: string) => board.log(line);
     const notice = (line: string) => board.log(line);
@@ -256,10 +379,14 @@ export const runCommand: CommandModule<object, RunArgs> = {
     const onSignal = (sig: NodeJS.Signals) => {
       signals++;
       if (signals > 1) {
-        process.stderr.write(`\n${sig} again: exiting now, without waiting for requests in flight or writing reports\n`);
+        process.stderr.write(
+          `\n${sig} again: exiting now, without waiting for requests in flight or writing reports\n`,
+        );
         process.exit(EXIT.interrupted);
       }
-      process.stderr.write(`\n${sig}: stopping new requests, finishing those in flight, writing reports (again to exit now)\n`);
+      process.stderr.write(
+        `\n${sig}: stopping new requests, finishing those in flight, writing reports (again to exit now)\n`,
+      );
       controller.abort();
     };
     process.on('SIGINT', onSignal);
@@ -267,16 +394,25 @@ export const runCommand: CommandModule<object, RunArgs> = {
 
     // Loaded here, not at start-up: the engine brings undici, autocannon and the metrics, which --help, list
     // and validate never need.
-    const [{ runScenario }, { renderConsoleSummary }] = await Promise.all([import('../engine/run.js'), import('../outputs/console.js')]);
+    const [{ runScenario }, { renderConsoleSummary }] = await Promise.all([
+      import('../engine/run.js'),
+      import('../outputs/console.js'),
+    ]);
     const progress = createProgressReporter(progressStream);
     let worst = 0;
     for (const { arg, scenario } of scenarios) {
       if (controller.signal.aborted) break;
       const started = new Date();
-      const reportDir = shard && argv['report-dir'] === undefined ? join('reports', shard.runId, `shard-${shard.index}`) : reportDirFor(argv['report-dir'], scenario.name, scenarios.length > 1, started);
+      const reportDir =
+        shard && argv['report-dir'] === undefined
+          ? join('reports', shard.runId, `shard-${shard.index}`)
+          : reportDirFor(argv['report-dir'], scenario.name, scenarios.length > 1, started);
       // A run against a remote target announces itself (the engine's notice), with more to say.
       if (!remote) log(`petload: ${scenario.name} against ${argv.target ?? 'the embedded reference server'}`);
-      if (shard) log(`petload: shard ${shard.index} of ${shard.count} of run ${shard.runId}${shard.startAt !== undefined ? `, beginning at ${new Date(shard.startAt).toISOString()}` : ''}`);
+      if (shard)
+        log(
+          `petload: shard ${shard.index} of ${shard.count} of run ${shard.runId}${shard.startAt !== undefined ? `, beginning at ${new Date(shard.startAt).toISOString()}` : ''}`,
+        );
       const result = await runScenario({
         scenario,
         ...(arg.includes('/') || arg.endsWith('.yaml') || arg.endsWith('.yml') ? { scenarioFile: arg } : {}),
@@ -292,7 +428,9 @@ export const runCommand: CommandModule<object, RunArgs> = {
         ...(argv['ban-threshold'] !== undefined || argv['ban-seconds'] !== undefined
           ? {
               ban: {
-                ...(argv['ban-threshold'] !== undefined ? { threshold: parseBanThresholdFlag(argv['ban-threshold']) } : {}),
+                ...(argv['ban-threshold'] !== undefined
+                  ? { threshold: parseBanThresholdFlag(argv['ban-threshold']) }
+                  : {}),
                 ...(argv['ban-seconds'] !== undefined ? { seconds: parseBanSecondsFlag(argv['ban-seconds']) } : {}),
               },
             }
@@ -320,13 +458,18 @@ export const runCommand: CommandModule<object, RunArgs> = {
       if (result.failure) {
         for (const line of failureLines(result.failure)) notice(line);
       } else {
-        const summary = renderConsoleSummary(result.report, { color: process.stdout.isTTY === true, ...(result.files ? { files: result.files } : {}) });
+        const summary = renderConsoleSummary(result.report, {
+          color: process.stdout.isTTY === true,
+          ...(result.files ? { files: result.files } : {}),
+        });
         // The report's free text is redacted already; whole keys once more, as in every report file.
         process.stdout.write(`${redactWhole(summary)}\n`);
       }
       // An aborted run is also a tool error: one line and a hint on stderr, even with --quiet.
       if (!result.failure && (result.exitCode === EXIT.aborted || result.exitCode === EXIT.internal)) {
-        notice(`petload: ${result.report.abortReason ?? 'the run was aborted'}\n  hint: ${result.hint ?? (result.exitCode === EXIT.internal ? ERRORS.E_INTERNAL.hint : 'See the report.')}`);
+        notice(
+          `petload: ${result.report.abortReason ?? 'the run was aborted'}\n  hint: ${result.hint ?? (result.exitCode === EXIT.internal ? ERRORS.E_INTERNAL.hint : 'See the report.')}`,
+        );
       }
       if (githubSummary !== null && result.files) {
         const failed = await appendGithubSummary(githubSummary, result.files.markdown);

@@ -45,16 +45,25 @@ describe('petload serve', () => {
     const list = await fetch(`${url}/pets`, { headers: auth });
     expect(list.status).toBe(200);
     expect(Pets.parse(await list.json()).length).toBe(20);
-    for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(list.headers.get(h)).toMatch(/^\d+$/);
+    for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'])
+      expect(list.headers.get(h)).toMatch(/^\d+$/);
 
     const anonymous = await fetch(`${url}/pets`);
     expect(anonymous.status).toBe(401);
     expect(ErrorBody.parse(await anonymous.json()).status).toBe(401);
 
-    const created = await fetch(`${url}/pets`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"Rex","categoryId":1}' });
+    const created = await fetch(`${url}/pets`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{"name":"Rex","categoryId":1}',
+    });
     expect(created.status).toBe(201);
     expect(Pet.parse(await created.json()).name).toBe('Rex');
-    const invalid = await fetch(`${url}/pets`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"Rex"}' });
+    const invalid = await fetch(`${url}/pets`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{"name":"Rex"}',
+    });
     expect(invalid.status).toBe(400);
     await invalid.arrayBuffer();
 
@@ -84,7 +93,11 @@ describe('petload serve', () => {
     const { child, lines } = await serve(['--port', '0'], 4);
     const url = lines[0]!.slice('listening '.length);
     const keys = lines.slice(1).map((l) => l.split(' '));
-    expect(keys.map((k) => [k[0], k[1]])).toEqual([['key', 'free'], ['key', 'pro'], ['key', 'business']]);
+    expect(keys.map((k) => [k[0], k[1]])).toEqual([
+      ['key', 'free'],
+      ['key', 'pro'],
+      ['key', 'business'],
+    ]);
     const limits = [];
     for (const k of keys) {
       const r = await fetch(`${url}/pets?limit=1`, { headers: { authorization: `Bearer ${k[2]}` } });
@@ -103,7 +116,10 @@ describe('petload serve', () => {
     writeFileSync(plansFile, 'plans:\n  pro: { perMinute: 3 }\n  free: { perDay: 2000 }\n');
     const { child, lines } = await serve(['--port', '0', '--plans-file', plansFile], 4);
     const url = lines[0]!.slice('listening '.length);
-    const pro = lines.slice(1).map((l) => l.split(' ')).find((k) => k[1] === 'pro')![2]!;
+    const pro = lines
+      .slice(1)
+      .map((l) => l.split(' '))
+      .find((k) => k[1] === 'pro')![2]!;
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
       const r = await fetch(`${url}/pets?limit=1`, { headers: { authorization: `Bearer ${pro}` } });
@@ -117,14 +133,16 @@ describe('petload serve', () => {
     expect(await exit).toBe(0);
   });
 
-  it('with a plans file, gives a keys file\'s keys without figures of their own the plan\'s figures', async () => {
+  it("with a plans file, gives a keys file's keys without figures of their own the plan's figures", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'petload-serve-plans-'));
     const plansFile = join(dir, 'plans.yaml');
     const keysFile = join(dir, 'keys.json');
     writeFileSync(keysFile, JSON.stringify({ keys: [{ key: 'local-enterprise-0001', plan: 'enterprise' }] }));
     writeFileSync(plansFile, 'plans:\n  enterprise: { perMinute: 7, perDay: 70 }\n');
     const second = await serve(['--port', '0', '--plans-file', plansFile, '--keys-file', keysFile], 1);
-    const r = await fetch(`${second.lines[0]!.slice('listening '.length)}/pets?limit=1`, { headers: { authorization: 'Bearer local-enterprise-0001' } });
+    const r = await fetch(`${second.lines[0]!.slice('listening '.length)}/pets?limit=1`, {
+      headers: { authorization: 'Bearer local-enterprise-0001' },
+    });
     await r.arrayBuffer();
     expect(r.headers.get('x-ratelimit-limit')).toBe('7');
     const exit2 = exited(second.child);

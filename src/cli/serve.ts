@@ -31,14 +31,47 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     y
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
       .option('port', { type: 'number', default: 8080, describe: 'port to listen on (0: any free port)' })
-      .option('keys-file', { type: 'string', describe: 'keys file (JSON); also PETLOAD_KEYS_FILE; default: one generated key per plan' })
-      .option('plans-file', { type: 'string', describe: 'plans file (JSON or YAML): figures of whole plans, instead of the published ones (docs/plans.md)' })
-      .option('time-scale', { type: 'number', default: 1, describe: 'run the server clock N times faster than real time' })
-      .option('fault', { type: 'string', array: true, choices: FAULT_NAMES, describe: 'switch on a fault of the catalogue (repeatable)' })
-      .option('window-report', { type: 'string', choices: WINDOW_REPORTS, default: 'tightest', describe: 'which window the rate-limit headers describe' })
-      .option('count-errors', { type: 'string', choices: ['yes', 'no'] as const, default: 'no', describe: 'whether 400/404 answers consume quota' })
-      .option('ban-threshold', { type: 'number', default: 10, describe: 'requests tolerated during a running Retry-After before a ban' })
-      .option('ban-seconds', { type: 'number', default: 900, describe: 'length of a ban, in server-clock seconds' }) as unknown as Argv<ServeArgs>,
+      .option('keys-file', {
+        type: 'string',
+        describe: 'keys file (JSON); also PETLOAD_KEYS_FILE; default: one generated key per plan',
+      })
+      .option('plans-file', {
+        type: 'string',
+        describe: 'plans file (JSON or YAML): figures of whole plans, instead of the published ones (docs/plans.md)',
+      })
+      .option('time-scale', {
+        type: 'number',
+        default: 1,
+        describe: 'run the server clock N times faster than real time',
+      })
+      .option('fault', {
+        type: 'string',
+        array: true,
+        choices: FAULT_NAMES,
+        describe: 'switch on a fault of the catalogue (repeatable)',
+      })
+      .option('window-report', {
+        type: 'string',
+        choices: WINDOW_REPORTS,
+        default: 'tightest',
+        describe: 'which window the rate-limit headers describe',
+      })
+      .option('count-errors', {
+        type: 'string',
+        choices: ['yes', 'no'] as const,
+        default: 'no',
+        describe: 'whether 400/404 answers consume quota',
+      })
+      .option('ban-threshold', {
+        type: 'number',
+        default: 10,
+        describe: 'requests tolerated during a running Retry-After before a ban',
+      })
+      .option('ban-seconds', {
+        type: 'number',
+        default: 900,
+        describe: 'length of a ban, in server-clock seconds',
+      }) as unknown as Argv<ServeArgs>,
   handler: async (args) => {
     const keysFile = args['keys-file'] ?? process.env.PETLOAD_KEYS_FILE;
     const plans = args['plans-file'] !== undefined ? loadPlansFile(args['plans-file']) : undefined;
@@ -55,16 +88,23 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     });
     process.stdout.write(`listening ${server.url}\n`);
     if (keysFile) {
-      process.stderr.write(`${server.keys.length} key(s) from ${keysFile}: ${server.keys.map((k) => k.label).join(', ')}\n`);
+      process.stderr.write(
+        `${server.keys.length} key(s) from ${keysFile}: ${server.keys.map((k) => k.label).join(', ')}\n`,
+      );
     } else {
       for (const k of server.keys) process.stdout.write(`key ${k.plan} ${k.secret}\n`);
-      process.stderr.write('note: the keys above are local test keys made for this server only; they are valid nowhere else\n');
+      process.stderr.write(
+        'note: the keys above are local test keys made for this server only; they are valid nowhere else\n',
+      );
     }
     if (args['time-scale'] !== 1) {
-      process.stderr.write(`time scale ${args['time-scale']}: a server minute lasts ${(60 / args['time-scale']).toFixed(2)} s\n`);
+      process.stderr.write(
+        `time scale ${args['time-scale']}: a server minute lasts ${(60 / args['time-scale']).toFixed(2)} s\n`,
+      );
     }
     if (args.fault?.length) process.stderr.write(`faults on: ${args.fault.join(', ')}\n`);
-    if (plans !== undefined) process.stderr.write(`figures: ${server.keys.map((k) => `${k.label} ${describeLimits(k.limits)}`).join('; ')}\n`);
+    if (plans !== undefined)
+      process.stderr.write(`figures: ${server.keys.map((k) => `${k.label} ${describeLimits(k.limits)}`).join('; ')}\n`);
     await new Promise<void>((resolve) => {
       const stop = () => {
         process.off('SIGINT', stop);

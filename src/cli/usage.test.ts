@@ -8,13 +8,37 @@ const ctx = (argv: string[], options = runOptions) => ({ argv, commands, usages,
 
 describe('rewriteUsage: yargs messages as one line', () => {
   it.each([
-    ['Did you mean run?', ['rnu', 'smoke'], 'unknown command "rnu" (did you mean "run"?); the commands are run, list, validate, report, merge, serve'],
-    ['Did you mean run?', ['frob'], 'unknown command "frob"; the commands are run, list, validate, report, merge, serve'],
-    ['Unknown argument: frob', ['frob'], 'unknown command "frob"; the commands are run, list, validate, report, merge, serve'],
-    ['Unknown arguments: treshold, treshold', ['run', 'smoke', '--treshold', 'x'], 'unknown option --treshold (did you mean "--threshold"?)'],
+    [
+      'Did you mean run?',
+      ['rnu', 'smoke'],
+      'unknown command "rnu" (did you mean "run"?); the commands are run, list, validate, report, merge, serve',
+    ],
+    [
+      'Did you mean run?',
+      ['frob'],
+      'unknown command "frob"; the commands are run, list, validate, report, merge, serve',
+    ],
+    [
+      'Unknown argument: frob',
+      ['frob'],
+      'unknown command "frob"; the commands are run, list, validate, report, merge, serve',
+    ],
+    [
+      'Unknown arguments: treshold, treshold',
+      ['run', 'smoke', '--treshold', 'x'],
+      'unknown option --treshold (did you mean "--threshold"?)',
+    ],
     ['Unknown arguments: frob-nicate, frobNicate', ['run', 'smoke', '--frob-nicate'], 'unknown option --frob-nicate'],
-    ['Unknown arguments: tiemout', ['run', 'smoke', '--tiemout=5'], 'unknown option --tiemout (did you mean "--timeout"?)'],
-    ['Unknown argument: extra', ['serve', 'extra'], 'unexpected argument "extra" (petload serve takes no more arguments here)'],
+    [
+      'Unknown arguments: tiemout',
+      ['run', 'smoke', '--tiemout=5'],
+      'unknown option --tiemout (did you mean "--timeout"?)',
+    ],
+    [
+      'Unknown argument: extra',
+      ['serve', 'extra'],
+      'unexpected argument "extra" (petload serve takes no more arguments here)',
+    ],
     [
       'Invalid values:\n  Argument: plan, Given: "buisness", Choices: "free", "pro", "business", "enterprise"',
       ['run', 'smoke', '--plan', 'buisness'],
@@ -30,9 +54,21 @@ describe('rewriteUsage: yargs messages as one line', () => {
       ['list', 'chekcs'],
       '<what>: expected one of scenarios, checks, found "chekcs" (did you mean "checks"?)',
     ],
-    ['Not enough non-option arguments: got 0, need at least 1', ['run'], 'run: expected at least 1 argument, found none (usage: petload run <scenarios..>)'],
-    ['Too many non-option arguments: got 2, maximum of 1', ['list', 'a', 'b'], 'list: expected at most 1 argument, found 2 (usage: petload list <what>)'],
-    ['Not enough arguments following: timeout', ['run', 'smoke', '--timeout'], '--timeout: expected a value after it, found none'],
+    [
+      'Not enough non-option arguments: got 0, need at least 1',
+      ['run'],
+      'run: expected at least 1 argument, found none (usage: petload run <scenarios..>)',
+    ],
+    [
+      'Too many non-option arguments: got 2, maximum of 1',
+      ['list', 'a', 'b'],
+      'list: expected at most 1 argument, found 2 (usage: petload list <what>)',
+    ],
+    [
+      'Not enough arguments following: timeout',
+      ['run', 'smoke', '--timeout'],
+      '--timeout: expected a value after it, found none',
+    ],
     ['Missing required argument: out', ['merge'], 'missing --out'],
     ['Something new\n  on two lines', ['run'], 'Something new; on two lines'],
   ])('%j for %j', (message, argv, expected) => {
@@ -41,7 +77,7 @@ describe('rewriteUsage: yargs messages as one line', () => {
 });
 
 describe('usageError', () => {
-  it('is a usage error (exit 2) whose hint names the command\'s help', () => {
+  it("is a usage error (exit 2) whose hint names the command's help", () => {
     const e = usageError('Unknown arguments: frob', ctx(['run', 'x', '--frob']));
     expect([e.code, e.exitCode, e.hint]).toEqual(['E_USAGE', 2, 'See `petload run --help`.']);
     expect(usageError('Did you mean run?', ctx(['rnu'])).hint).toBe('See `petload --help`.');

@@ -29,7 +29,8 @@ const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 /** `"a", "b c"` → ['a', 'b c'] (yargs quotes given values and choices with JSON.stringify). */
 function quoted(list: string): string[] {
   const out: string[] = [];
-  for (const m of list.matchAll(/"((?:[^"\\]|\\.)*)"|([^,\s][^,]*)/g)) out.push(m[1] !== undefined ? (JSON.parse(`"${m[1]}"`) as string) : m[2]!.trim());
+  for (const m of list.matchAll(/"((?:[^"\\]|\\.)*)"|([^,\s][^,]*)/g))
+    out.push(m[1] !== undefined ? (JSON.parse(`"${m[1]}"`) as string) : m[2]!.trim());
   return out;
 }
 
@@ -49,7 +50,9 @@ function unknownArguments(names: string[], ctx: UsageContext): string {
   const typed = [...new Set(names)].filter((n) => !(/[A-Z]/.test(n) && names.includes(kebab(n))));
   return typed
     .map((name) => {
-      const isOption = ctx.argv.some((a) => a === `--${name}` || a.startsWith(`--${name}=`) || a === `-${name}` || a.startsWith(`--no-${name}`));
+      const isOption = ctx.argv.some(
+        (a) => a === `--${name}` || a.startsWith(`--${name}=`) || a === `-${name}` || a.startsWith(`--no-${name}`),
+      );
       if (isOption) return `unknown option --${name}${suggest(name, accepted, '--')}`;
       if (name === command && !ctx.commands.includes(name)) return unknownCommand(name, ctx);
       return `unexpected argument "${name}"${command && ctx.commands.includes(command) ? ` (petload ${command} takes no more arguments here)` : ''}`;
@@ -94,8 +97,13 @@ export function rewriteUsage(message: string, ctx: UsageContext): string {
   if ((m = /^Too many non-option arguments: got (\d+), maximum of (\d+)$/.exec(first))) {
     return `${command ?? 'petload'}: expected at most ${m[2]!} argument${m[2] === '1' ? '' : 's'}, found ${m[1]!}${usageNote}`;
   }
-  if ((m = /^Not enough arguments following: (.+)$/.exec(first))) return `--${m[1]!}: expected a value after it, found none`;
-  if ((m = /^Missing required arguments?: (.+)$/.exec(first))) return `missing ${m[1]!.split(', ').map((n) => `--${n}`).join(', ')}`;
+  if ((m = /^Not enough arguments following: (.+)$/.exec(first)))
+    return `--${m[1]!}: expected a value after it, found none`;
+  if ((m = /^Missing required arguments?: (.+)$/.exec(first)))
+    return `missing ${m[1]!
+      .split(', ')
+      .map((n) => `--${n}`)
+      .join(', ')}`;
   return lines.map((l) => l.trim()).join('; ');
 }
 

@@ -13,7 +13,10 @@ describe('petload validate', () => {
   const good = join(dir, 'good.yaml');
   writeFileSync(good, 'name: mine\ndescription: My checks\nprobes: [auth]\n');
   const bad = join(dir, 'bad.yaml');
-  writeFileSync(bad, 'name: bad\ndescription: d\nplans: [free, prp]\nload:\n  phases:\n    - { executor: burst, requets: 5 }\n');
+  writeFileSync(
+    bad,
+    'name: bad\ndescription: d\nplans: [free, prp]\nload:\n  phases:\n    - { executor: burst, requets: 5 }\n',
+  );
 
   it('prints ok per valid file (paths and shipped names) and exits 0', async () => {
     const r = await runCli(['validate', good, 'smoke']);
@@ -27,9 +30,13 @@ describe('petload validate', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe(`ok ${good} (mine)\n`);
     expect(r.stderr).toContain(`invalid scenario ${bad} (3 problems):`);
-    expect(r.stderr).toContain(`${bad}:3:15 plans[1]: expected one of free, pro, business, enterprise, found "prp" (did you mean "pro"?)`);
+    expect(r.stderr).toContain(
+      `${bad}:3:15 plans[1]: expected one of free, pro, business, enterprise, found "prp" (did you mean "pro"?)`,
+    );
     expect(r.stderr).toContain(`${bad}:6:7 load.phases[0].requests: expected a number of requests`);
-    expect(r.stderr).toContain(`${bad}:6:26 load.phases[0].requets: expected one of the keys executor, requests, found unknown key "requets" (did you mean "requests"?)`);
+    expect(r.stderr).toContain(
+      `${bad}:6:26 load.phases[0].requets: expected one of the keys executor, requests, found unknown key "requets" (did you mean "requests"?)`,
+    );
     expect(r.stderr).toContain('petload: 1 of 2 scenario files is invalid');
     expect(r.stderr).not.toMatch(STACK_FRAME);
   });

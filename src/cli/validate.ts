@@ -11,7 +11,12 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
   command: 'validate <files..>',
   describe: 'Check scenario files (paths or shipped names) and list every problem, without running anything',
   builder: (y: Argv) =>
-    y.positional('files', { type: 'string', array: true, demandOption: true, describe: 'Scenario files or shipped scenario names' }) as unknown as Argv<ValidateArgs>,
+    y.positional('files', {
+      type: 'string',
+      array: true,
+      demandOption: true,
+      describe: 'Scenario files or shipped scenario names',
+    }) as unknown as Argv<ValidateArgs>,
   handler: (args) => {
     let invalid = 0;
     for (const file of args.files) {
@@ -25,7 +30,10 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       }
     }
     if (invalid > 0) {
-      throw new PetloadError('E_SCENARIO', `${invalid} of ${args.files.length} scenario file${args.files.length === 1 ? '' : 's'} ${invalid === 1 ? 'is' : 'are'} invalid`);
+      throw new PetloadError(
+        'E_SCENARIO',
+        `${invalid} of ${args.files.length} scenario file${args.files.length === 1 ? '' : 's'} ${invalid === 1 ? 'is' : 'are'} invalid`,
+      );
     }
   },
 };

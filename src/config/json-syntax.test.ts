@@ -4,10 +4,25 @@ import { findJsonSyntaxError } from './json-syntax.js';
 
 describe('findJsonSyntaxError', () => {
   it.each([
-    ['{"keys":[{"key":"k","plan":"free",}]}', 1, 35, 'expected a property name in double quotes, found "}" (a trailing comma before it is not allowed in JSON)'],
-    ['{"keys":[1,]}', 1, 12, 'expected a value (a string, number, object, list, true, false or null), found "]" (a trailing comma before it is not allowed in JSON)'],
+    [
+      '{"keys":[{"key":"k","plan":"free",}]}',
+      1,
+      35,
+      'expected a property name in double quotes, found "}" (a trailing comma before it is not allowed in JSON)',
+    ],
+    [
+      '{"keys":[1,]}',
+      1,
+      12,
+      'expected a value (a string, number, object, list, true, false or null), found "]" (a trailing comma before it is not allowed in JSON)',
+    ],
     ['{"key":"a" "plan":"b"}', 1, 12, 'expected "," or "}" after a value in an object, found a string'],
-    ['{\n  "key": sk_live_abc\n}', 2, 10, 'expected a value (a string, number, object, list, true, false or null), found an unquoted word'],
+    [
+      '{\n  "key": sk_live_abc\n}',
+      2,
+      10,
+      'expected a value (a string, number, object, list, true, false or null), found an unquoted word',
+    ],
     ["{'key': 1}", 1, 2, 'expected a property name in double quotes, found "\'"'],
     ['', 1, 1, 'expected a value (a string, number, object, list, true, false or null), found the end of the file'],
     ['{"a": 1} x', 1, 10, 'expected the end of the file after the value, found an unquoted word'],
@@ -28,8 +43,32 @@ describe('findJsonSyntaxError', () => {
   });
 
   it('agrees with JSON.parse on arbitrary text', () => {
-    const pieces = fc.constantFrom('{', '}', '[', ']', ':', ',', '"a"', '"', '1', '-', '0.5', 'e3', 'true', 'null', ' ', '\n', '\\', 'x', '\u0001');
-    const texts = fc.oneof(fc.string(), fc.array(pieces, { maxLength: 12 }).map((p) => p.join('')), fc.jsonValue().map((v) => JSON.stringify(v)));
+    const pieces = fc.constantFrom(
+      '{',
+      '}',
+      '[',
+      ']',
+      ':',
+      ',',
+      '"a"',
+      '"',
+      '1',
+      '-',
+      '0.5',
+      'e3',
+      'true',
+      'null',
+      ' ',
+      '\n',
+      '\\',
+      'x',
+      '\u0001',
+    );
+    const texts = fc.oneof(
+      fc.string(),
+      fc.array(pieces, { maxLength: 12 }).map((p) => p.join('')),
+      fc.jsonValue().map((v) => JSON.stringify(v)),
+    );
     fc.assert(
       fc.property(texts, (text) => {
         let valid = true;

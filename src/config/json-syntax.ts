@@ -57,7 +57,8 @@ function scan(text: string): void {
           i += 6;
           continue;
         }
-        if (e === undefined || !'"\\/bfnrt'.includes(e)) throw new Stop(i, 'a valid escape (\\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t or \\uXXXX)');
+        if (e === undefined || !'"\\/bfnrt'.includes(e))
+          throw new Stop(i, 'a valid escape (\\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t or \\uXXXX)');
         i += 2;
         continue;
       }
@@ -156,7 +157,8 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | null {
   } catch (e) {
     if (!(e instanceof Stop)) throw e;
     // A trailing comma is the commonest slip: say so.
-    const trailing = /^,\s*$/.test(text.slice(0, e.at).trimEnd().slice(-1)) && (text[e.at] === '}' || text[e.at] === ']');
+    const trailing =
+      /^,\s*$/.test(text.slice(0, e.at).trimEnd().slice(-1)) && (text[e.at] === '}' || text[e.at] === ']');
     const why = trailing ? ' (a trailing comma before it is not allowed in JSON)' : '';
     return { ...position(text, e.at), text: `expected ${e.expected}, found ${describe(text, e.at)}${why}` };
   }

@@ -23,13 +23,41 @@ function problem(text: string): string {
 
 describe('broken keys files: each problem names the file, where, what was expected and what was found', () => {
   it.each([
-    ['a trailing comma', `{"keys":[{"key":"${SECRET}","plan":"free",}]}`, 'keys.json:1:58: not valid JSON: expected a property name in double quotes, found "}" (a trailing comma before it is not allowed in JSON)'],
-    ['a missing comma', `{"keys":[{"key":"${SECRET}" "plan":"free"}]}`, 'keys.json:1:44: not valid JSON: expected "," or "}" after a value in an object, found a string'],
-    ['an unquoted key', `{\n  "keys": [{"key": ${SECRET}, "plan": "free"}]\n}`, 'keys.json:2:20: not valid JSON: expected a value (a string, number, object, list, true, false or null), found an unquoted word'],
-    ['an empty file', '', 'keys.json:1:1: not valid JSON: expected a value (a string, number, object, list, true, false or null), found the end of the file'],
-    ['a misspelt field', `{"keys":[{"key":"${SECRET}","plna":"free"}]}`, 'keys[0].plna: expected one of the keys key, plan, label, perMinute, perDay, sacrificial, found unknown key "plna" (did you mean "plan"?)'],
-    ['a misspelt plan', `{"keys":[{"key":"${SECRET}","plan":"fre"}]}`, 'keys[0].plan: expected one of free, pro, business, enterprise, found "fre" (did you mean "free"?)'],
-    ['a misspelt top-level key', '{"kyes":[]}', 'kyes: expected one of the keys keys, found unknown key "kyes" (did you mean "keys"?)'],
+    [
+      'a trailing comma',
+      `{"keys":[{"key":"${SECRET}","plan":"free",}]}`,
+      'keys.json:1:58: not valid JSON: expected a property name in double quotes, found "}" (a trailing comma before it is not allowed in JSON)',
+    ],
+    [
+      'a missing comma',
+      `{"keys":[{"key":"${SECRET}" "plan":"free"}]}`,
+      'keys.json:1:44: not valid JSON: expected "," or "}" after a value in an object, found a string',
+    ],
+    [
+      'an unquoted key',
+      `{\n  "keys": [{"key": ${SECRET}, "plan": "free"}]\n}`,
+      'keys.json:2:20: not valid JSON: expected a value (a string, number, object, list, true, false or null), found an unquoted word',
+    ],
+    [
+      'an empty file',
+      '',
+      'keys.json:1:1: not valid JSON: expected a value (a string, number, object, list, true, false or null), found the end of the file',
+    ],
+    [
+      'a misspelt field',
+      `{"keys":[{"key":"${SECRET}","plna":"free"}]}`,
+      'keys[0].plna: expected one of the keys key, plan, label, perMinute, perDay, sacrificial, found unknown key "plna" (did you mean "plan"?)',
+    ],
+    [
+      'a misspelt plan',
+      `{"keys":[{"key":"${SECRET}","plan":"fre"}]}`,
+      'keys[0].plan: expected one of free, pro, business, enterprise, found "fre" (did you mean "free"?)',
+    ],
+    [
+      'a misspelt top-level key',
+      '{"kyes":[]}',
+      'kyes: expected one of the keys keys, found unknown key "kyes" (did you mean "keys"?)',
+    ],
     ['no keys', '{"keys":[]}', 'keys: expected at least one key, found an empty list'],
     ['a list at the top', '[]', '(top level): expected a mapping, found a list'],
     [
@@ -37,13 +65,41 @@ describe('broken keys files: each problem names the file, where, what was expect
       `{"keys":[{"key":"${SECRET}","plan":"enterprise","perDay":5}]}`,
       "keys[0].perMinute: expected perMinute (the key's requests per minute) on this enterprise key, or enterprise's perMinute in a plans file (--plans-file) or the scenario's planLimits (enterprise has no published figures), found nothing",
     ],
-    ['a figure of zero', `{"keys":[{"key":"${SECRET}","plan":"pro","perMinute":0}]}`, 'keys[0].perMinute: expected a whole number of requests per minute above 0, found number 0'],
-    ['a fraction', `{"keys":[{"key":"${SECRET}","plan":"pro","perDay":2.5}]}`, 'keys[0].perDay: expected a whole number of requests per day above 0, found number 2.5'],
-    ['sacrificial as a string', `{"keys":[{"key":"${SECRET}","plan":"free","sacrificial":"yes"}]}`, 'keys[0].sacrificial: expected true or false, found "yes"'],
-    ['a short key', '{"keys":[{"key":"sk_1234","plan":"free"}]}', 'keys[0].key: expected a key of at least 8 characters, found (a secret value, not shown)'],
-    ['a key that is a plan\'s name', '{"keys":[{"key":"business","plan":"pro"}]}', 'keys[0].key: expected a secret key, not the name of a plan, found (a secret value, not shown)'],
-    ['a key with a space', '{"keys":[{"key":"sk_live 0123456789","plan":"free"}]}', 'keys[0].key: expected a key of printable ASCII characters without spaces, found (a secret value, not shown)'],
-    ['a key twice', `{"keys":[{"key":"${SECRET}","plan":"free"},{"key":"${SECRET}","plan":"pro"}]}`, 'keys[1].key: the same key appears twice, found (a secret value, not shown)'],
+    [
+      'a figure of zero',
+      `{"keys":[{"key":"${SECRET}","plan":"pro","perMinute":0}]}`,
+      'keys[0].perMinute: expected a whole number of requests per minute above 0, found number 0',
+    ],
+    [
+      'a fraction',
+      `{"keys":[{"key":"${SECRET}","plan":"pro","perDay":2.5}]}`,
+      'keys[0].perDay: expected a whole number of requests per day above 0, found number 2.5',
+    ],
+    [
+      'sacrificial as a string',
+      `{"keys":[{"key":"${SECRET}","plan":"free","sacrificial":"yes"}]}`,
+      'keys[0].sacrificial: expected true or false, found "yes"',
+    ],
+    [
+      'a short key',
+      '{"keys":[{"key":"sk_1234","plan":"free"}]}',
+      'keys[0].key: expected a key of at least 8 characters, found (a secret value, not shown)',
+    ],
+    [
+      "a key that is a plan's name",
+      '{"keys":[{"key":"business","plan":"pro"}]}',
+      'keys[0].key: expected a secret key, not the name of a plan, found (a secret value, not shown)',
+    ],
+    [
+      'a key with a space',
+      '{"keys":[{"key":"sk_live 0123456789","plan":"free"}]}',
+      'keys[0].key: expected a key of printable ASCII characters without spaces, found (a secret value, not shown)',
+    ],
+    [
+      'a key twice',
+      `{"keys":[{"key":"${SECRET}","plan":"free"},{"key":"${SECRET}","plan":"pro"}]}`,
+      'keys[1].key: the same key appears twice, found (a secret value, not shown)',
+    ],
   ])('%s', (_what, text, expected) => {
     const message = problem(text);
     expect(message).toContain(expected);
@@ -51,7 +107,12 @@ describe('broken keys files: each problem names the file, where, what was expect
   });
 
   it('never shows a key, whatever is wrong around it', () => {
-    for (const text of [`{"keys":[{"key":${SECRET}}]}`, `{"keys":[{"key":"${SECRET}","plan":"gold"}]}`, `{"keys":[{"key":"${SECRET} x","plan":"free"}]}`, `{"keys":[{"key":"${SECRET}"`]) {
+    for (const text of [
+      `{"keys":[{"key":${SECRET}}]}`,
+      `{"keys":[{"key":"${SECRET}","plan":"gold"}]}`,
+      `{"keys":[{"key":"${SECRET} x","plan":"free"}]}`,
+      `{"keys":[{"key":"${SECRET}"`,
+    ]) {
       expect(problem(text)).not.toContain('0123456789');
     }
   });
@@ -69,22 +130,37 @@ describe('broken keys files: each problem names the file, where, what was expect
   });
 });
 
-describe('figures: a key\'s own, else its plan\'s', () => {
+describe("figures: a key's own, else its plan's", () => {
   const doc = (entries: object[]) => JSON.stringify({ keys: entries.map((e, i) => ({ key: `${SECRET}${i}`, ...e })) });
 
   it('takes the published figures of a key without its own', () => {
-    expect(parseKeysText(doc([{ plan: 'free' }, { plan: 'pro' }, { plan: 'business' }]), 'k').map((k) => k.limits)).toEqual([PLANS.free, PLANS.pro, PLANS.business]);
+    expect(
+      parseKeysText(doc([{ plan: 'free' }, { plan: 'pro' }, { plan: 'business' }]), 'k').map((k) => k.limits),
+    ).toEqual([PLANS.free, PLANS.pro, PLANS.business]);
   });
 
-  it('takes a key\'s own figures on any plan, either figure keeping the plan\'s other', () => {
-    const [pro, free] = parseKeysText(doc([{ plan: 'pro', perMinute: 600 }, { plan: 'free', perMinute: 30, perDay: 500 }]), 'k');
+  it("takes a key's own figures on any plan, either figure keeping the plan's other", () => {
+    const [pro, free] = parseKeysText(
+      doc([
+        { plan: 'pro', perMinute: 600 },
+        { plan: 'free', perMinute: 30, perDay: 500 },
+      ]),
+      'k',
+    );
     expect(pro!.limits).toEqual({ perMinute: 600, perDay: PLANS.pro.perDay });
     expect(free!.limits).toEqual({ perMinute: 30, perDay: 500 });
   });
 
-  it('takes a plan\'s figures from the run\'s table, under a key\'s own', () => {
-    const table = layerFigures(PUBLISHED_FIGURES, { pro: { perMinute: 450 }, enterprise: { perMinute: 7000, perDay: 900_000 } });
-    const keys = parseKeysText(doc([{ plan: 'pro' }, { plan: 'pro', perDay: 20_000 }, { plan: 'enterprise' }]), 'k', table);
+  it("takes a plan's figures from the run's table, under a key's own", () => {
+    const table = layerFigures(PUBLISHED_FIGURES, {
+      pro: { perMinute: 450 },
+      enterprise: { perMinute: 7000, perDay: 900_000 },
+    });
+    const keys = parseKeysText(
+      doc([{ plan: 'pro' }, { plan: 'pro', perDay: 20_000 }, { plan: 'enterprise' }]),
+      'k',
+      table,
+    );
     expect(keys.map((k) => k.limits)).toEqual([
       { perMinute: 450, perDay: PLANS.pro.perDay },
       { perMinute: 450, perDay: 20_000 },
@@ -95,7 +171,8 @@ describe('figures: a key\'s own, else its plan\'s', () => {
   it('reads entries without resolving figures, so that an enterprise key needs none to be found', () => {
     const entries = parseKeyEntriesText(doc([{ plan: 'enterprise' }]), 'k');
     expect(entries[0]).toMatchObject({ plan: 'enterprise', own: {} });
-    expect(() => resolveKeys(entries, 'keys.json')).toThrow(/^keys\.json: invalid keys file\n {2}keys\[0\]\.perMinute: expected perMinute .*\n {2}keys\[0\]\.perDay: expected perDay/);
+    expect(() => resolveKeys(entries, 'keys.json')).toThrow(
+      /^keys\.json: invalid keys file\n {2}keys\[0\]\.perMinute: expected perMinute .*\n {2}keys\[0\]\.perDay: expected perDay/,
+    );
   });
 });
-

@@ -8,39 +8,48 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { PLAN_NAMES, PUBLISHED_FIGURES, limitsFor, type PlanFigures, type PlanLimits, type PlanName } from '../api/plans.js';
+import {
+  PLAN_NAMES,
+  PUBLISHED_FIGURES,
+  limitsFor,
+  type PlanFigures,
+  type PlanLimits,
+  type PlanName,
+} from '../api/plans.js';
 import { keyLabel, type ApiKey } from '../core/api-key.js';
 import { PetloadError } from '../core/errors.js';
 import { findJsonSyntaxError } from './json-syntax.js';
 import { PerDay, PerMinute } from './plan-figures.js';
 import { formatIssues } from '../core/zod-issues.js';
 
-const KeyEntry = z
-  .strictObject({
-    key: z
-      .string()
-      .min(8, 'expected a key of at least 8 characters')
-      .regex(/^[\x21-\x7e]+$/, 'expected a key of printable ASCII characters without spaces')
-      // Reports hide every key wherever it stands: a key that is a plan's name would hide the plan names too.
-      .refine((k) => !(PLAN_NAMES as readonly string[]).includes(k.toLowerCase()), 'expected a secret key, not the name of a plan'),
-    plan: z.enum(PLAN_NAMES),
-    label: z.string().min(1).max(40).optional(),
-    /** The key's own figures, for any plan: they win over its plan's (published, scenario or plans file). */
-    perMinute: PerMinute.optional(),
-    perDay: PerDay.optional(),
-    sacrificial: z.boolean().optional(),
-  });
+const KeyEntry = z.strictObject({
+  key: z
+    .string()
+    .min(8, 'expected a key of at least 8 characters')
+    .regex(/^[\x21-\x7e]+$/, 'expected a key of printable ASCII characters without spaces')
+    // Reports hide every key wherever it stands: a key that is a plan's name would hide the plan names too.
+    .refine(
+      (k) => !(PLAN_NAMES as readonly string[]).includes(k.toLowerCase()),
+      'expected a secret key, not the name of a plan',
+    ),
+  plan: z.enum(PLAN_NAMES),
+  label: z.string().min(1).max(40).optional(),
+  /** The key's own figures, for any plan: they win over its plan's (published, scenario or plans file). */
+  perMinute: PerMinute.optional(),
+  perDay: PerDay.optional(),
+  sacrificial: z.boolean().optional(),
+});
 
-export const KeysFile = z
-  .strictObject({ keys: z.array(KeyEntry) })
-  .superRefine((f, ctx) => {
-    if (f.keys.length === 0) ctx.addIssue({ code: 'custom', path: ['keys'], message: 'expected at least one key, found an empty list' });
-    const seen = new Set<string>();
-    f.keys.forEach((k, i) => {
-      if (seen.has(k.key)) ctx.addIssue({ code: 'custom', path: ['keys', i, 'key'], message: 'the same key appears twice' });
-      seen.add(k.key);
-    });
+export const KeysFile = z.strictObject({ keys: z.array(KeyEntry) }).superRefine((f, ctx) => {
+  if (f.keys.length === 0)
+    ctx.addIssue({ code: 'custom', path: ['keys'], message: 'expected at least one key, found an empty list' });
+  const seen = new Set<string>();
+  f.keys.forEach((k, i) => {
+    if (seen.has(k.key))
+      ctx.addIssue({ code: 'custom', path: ['keys', i, 'key'], message: 'the same key appears twice' });
+    seen.add(k.key);
   });
+});
 export type KeysFile = z.infer<typeof KeysFile>;
 
 /** A keys file entry, validated, its figures not yet resolved. `secret` must never be printed: use `label`. */
@@ -63,7 +72,10 @@ function toEntries(file: KeysFile): KeyEntry[] {
       plan: e.plan,
       label: keyLabel(e.key, e.label ?? `${e.plan}#${n}`),
       sacrificial: e.sacrificial ?? false,
-      own: Object.freeze({ ...(e.perMinute !== undefined ? { perMinute: e.perMinute } : {}), ...(e.perDay !== undefined ? { perDay: e.perDay } : {}) }),
+      own: Object.freeze({
+        ...(e.perMinute !== undefined ? { perMinute: e.perMinute } : {}),
+        ...(e.perDay !== undefined ? { perDay: e.perDay } : {}),
+      }),
     });
   });
 }
@@ -82,7 +94,11 @@ export function parseKeyEntries(doc: unknown, source: string): KeyEntry[] {
  * The entries' figures: each key's own, else its plan's in `table` (default: the published figures). A figure
  * given by neither is an error naming the entry (`keys[2].perMinute`) and where it may be given.
  */
-export function resolveKeys(entries: readonly KeyEntry[], source: string, table: PlanFigures = PUBLISHED_FIGURES): ApiKey[] {
+export function resolveKeys(
+  entries: readonly KeyEntry[],
+  source: string,
+  table: PlanFigures = PUBLISHED_FIGURES,
+): ApiKey[] {
   const problems: string[] = [];
   const keys = entries.map((e, i) => {
     for (const field of ['perMinute', 'perDay'] as const) {
@@ -96,9 +112,16 @@ export function resolveKeys(entries: readonly KeyEntry[], source: string, table:
     }
     if (problems.length > 0) return null;
     const limits = limitsFor(e.plan, e.own, table);
-    return Object.freeze({ secret: e.secret, plan: e.plan, limits: Object.freeze(limits), label: e.label, sacrificial: e.sacrificial });
+    return Object.freeze({
+      secret: e.secret,
+      plan: e.plan,
+      limits: Object.freeze(limits),
+      label: e.label,
+      sacrificial: e.sacrificial,
+    });
   });
-  if (problems.length > 0) throw new PetloadError('E_KEYS_FILE', `${source}: invalid keys file\n  ${problems.join('\n  ')}`);
+  if (problems.length > 0)
+    throw new PetloadError('E_KEYS_FILE', `${source}: invalid keys file\n  ${problems.join('\n  ')}`);
   return keys as ApiKey[];
 }
 
@@ -133,7 +156,10 @@ export function loadKeyEntries(path: string): KeyEntry[] {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new PetloadError('E_KEYS_FILE', `${path}: cannot read keys file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new PetloadError(
+      'E_KEYS_FILE',
+      `${path}: cannot read keys file (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
   return parseKeyEntriesText(text, path);
 }

@@ -71,15 +71,22 @@ export function loadScenario(nameOrPath: string): Scenario {
 function readScenarioFile(file: string): string {
   try {
     if (statSync(file).size > MAX_BYTES) {
-      throw new PetloadError('E_SCENARIO', `${displayPath(file)}: expected a scenario file of at most ${MAX_BYTES} bytes, found a bigger file`);
+      throw new PetloadError(
+        'E_SCENARIO',
+        `${displayPath(file)}: expected a scenario file of at most ${MAX_BYTES} bytes, found a bigger file`,
+      );
     }
     return readFileSync(file, 'utf8');
   } catch (e) {
     if (e instanceof PetloadError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? (e as Error).message);
+    const why =
+      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? (e as Error).message);
     const shipped = basename(file).replace(/\.ya?ml$/i, '');
-    const hint = code === 'ENOENT' && shippedScenarioNames().includes(shipped) ? ` (did you mean the shipped scenario "${shipped}"?)` : '';
+    const hint =
+      code === 'ENOENT' && shippedScenarioNames().includes(shipped)
+        ? ` (did you mean the shipped scenario "${shipped}"?)`
+        : '';
     throw new PetloadError('E_SCENARIO', `${displayPath(file)}: cannot read the scenario file (${why})${hint}`);
   }
 }
@@ -113,7 +120,13 @@ export function parseScenarioText(text: string, file: string, options: { expecte
   }
 
   if (input === null || input === undefined) {
-    fail(file, [{ line: 1, col: 1, text: '(top level): expected a mapping with at least name and description, found an empty document' }]);
+    fail(file, [
+      {
+        line: 1,
+        col: 1,
+        text: '(top level): expected a mapping with at least name and description, found an empty document',
+      },
+    ]);
   }
 
   const issues: Located[] = [];
@@ -147,7 +160,12 @@ function fail(file: string, issues: readonly Located[]): never {
  * Line and column of a path in the document: the key itself for an unknown key, the value otherwise;
  * for a path that is not there (a missing key), the key of the nearest mapping that is.
  */
-function locate(doc: Document, lines: LineCounter, path: readonly PropertyKey[], at: 'key' | 'value'): { line: number; col: number } {
+function locate(
+  doc: Document,
+  lines: LineCounter,
+  path: readonly PropertyKey[],
+  at: 'key' | 'value',
+): { line: number; col: number } {
   let node: unknown = doc.contents;
   let key: Node | undefined;
   let found = true;

@@ -23,7 +23,11 @@ describe('applyOverrides', () => {
 
   it('replaces the rate of constant-rate phases only', () => {
     const s = applyOverrides(scenario, { rate: '150%' });
-    expect(s.load!.phases[0]).toMatchObject({ executor: 'constant-rate', rate: { kind: 'plan', fraction: 1.5 }, duration: 60_000 });
+    expect(s.load!.phases[0]).toMatchObject({
+      executor: 'constant-rate',
+      rate: { kind: 'plan', fraction: 1.5 },
+      duration: 60_000,
+    });
     expect(s.load!.phases[1]).toEqual(scenario.load!.phases[1]);
   });
 

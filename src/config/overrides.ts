@@ -26,12 +26,19 @@ function parseFlag<T>(flag: string, text: string, parse: (t: string) => T): T {
 export function applyOverrides(scenario: Scenario, o: LoadOverrides): Scenario {
   if (o.rate === undefined && o.duration === undefined) return scenario;
   if (!scenario.load) {
-    throw new PetloadError('E_USAGE', `--rate and --duration change load phases, and scenario ${scenario.name} has none`);
+    throw new PetloadError(
+      'E_USAGE',
+      `--rate and --duration change load phases, and scenario ${scenario.name} has none`,
+    );
   }
   const rate = o.rate === undefined ? undefined : parseFlag('--rate', o.rate, parseRate);
   const duration = o.duration === undefined ? undefined : parseFlag('--duration', o.duration, parseDuration);
-  if (duration !== undefined && !(duration > 0)) throw new PetloadError('E_USAGE', `--duration ${JSON.stringify(o.duration)}: expected a duration above zero`);
+  if (duration !== undefined && !(duration > 0))
+    throw new PetloadError('E_USAGE', `--duration ${JSON.stringify(o.duration)}: expected a duration above zero`);
   const changes = { ...(rate ? { rate } : {}), ...(duration !== undefined ? { duration } : {}) };
   const phases = scenario.load.phases.map((p): Phase => executorOf(p.executor).override(p, changes));
-  return Object.freeze({ ...scenario, load: Object.freeze({ ...scenario.load, phases: Object.freeze(phases) }) }) as Scenario;
+  return Object.freeze({
+    ...scenario,
+    load: Object.freeze({ ...scenario.load, phases: Object.freeze(phases) }),
+  }) as Scenario;
 }

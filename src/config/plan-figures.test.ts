@@ -21,7 +21,9 @@ function problem(text: string): string {
 
 describe('plans file', () => {
   it('reads YAML and JSON, either figure or both per plan', () => {
-    expect(parsePlansText('plans:\n  pro: { perMinute: 600 }\n  enterprise: { perMinute: 5000, perDay: 2000000 }\n', 'p')).toEqual({
+    expect(
+      parsePlansText('plans:\n  pro: { perMinute: 600 }\n  enterprise: { perMinute: 5000, perDay: 2000000 }\n', 'p'),
+    ).toEqual({
       pro: { perMinute: 600 },
       enterprise: { perMinute: 5000, perDay: 2_000_000 },
     });
@@ -29,10 +31,26 @@ describe('plans file', () => {
   });
 
   it.each([
-    ['a misspelt plan', 'plans:\n  por: { perMinute: 600 }\n', 'plans.por: expected one of the keys free, pro, business, enterprise, found unknown key "por" (did you mean "pro"?)'],
-    ['a misspelt figure', 'plans:\n  pro: { perMinut: 600 }\n', 'plans.pro.perMinut: expected one of the keys perMinute, perDay, found unknown key "perMinut" (did you mean "perMinute"?)'],
-    ['a figure of zero', 'plans:\n  pro: { perMinute: 0 }\n', 'plans.pro.perMinute: expected a whole number of requests per minute above 0, found number 0'],
-    ['a figure as text', 'plans:\n  pro: { perDay: lots }\n', 'plans.pro.perDay: expected a whole number of requests per day above 0, found "lots"'],
+    [
+      'a misspelt plan',
+      'plans:\n  por: { perMinute: 600 }\n',
+      'plans.por: expected one of the keys free, pro, business, enterprise, found unknown key "por" (did you mean "pro"?)',
+    ],
+    [
+      'a misspelt figure',
+      'plans:\n  pro: { perMinut: 600 }\n',
+      'plans.pro.perMinut: expected one of the keys perMinute, perDay, found unknown key "perMinut" (did you mean "perMinute"?)',
+    ],
+    [
+      'a figure of zero',
+      'plans:\n  pro: { perMinute: 0 }\n',
+      'plans.pro.perMinute: expected a whole number of requests per minute above 0, found number 0',
+    ],
+    [
+      'a figure as text',
+      'plans:\n  pro: { perDay: lots }\n',
+      'plans.pro.perDay: expected a whole number of requests per day above 0, found "lots"',
+    ],
     ['no figure', 'plans:\n  pro: {}\n', 'plans.pro: expected perMinute, perDay or both, found neither'],
     ['no plans', 'pro: { perMinute: 600 }\n', 'pro: expected one of the keys plans, found unknown key "pro"'],
     ['an empty file', '', '(top level): expected a mapping with plans, found an empty document'],
@@ -53,7 +71,12 @@ describe('plans file', () => {
 
 describe('layered figures', () => {
   it('lets later layers win figure by figure, keeping the rest', () => {
-    const table = layerFigures(PUBLISHED_FIGURES, { pro: { perMinute: 450 }, free: { perDay: 3000 } }, { pro: { perDay: 50_000 } }, undefined);
+    const table = layerFigures(
+      PUBLISHED_FIGURES,
+      { pro: { perMinute: 450 }, free: { perDay: 3000 } },
+      { pro: { perDay: 50_000 } },
+      undefined,
+    );
     expect(limitsFor('pro', undefined, table)).toEqual({ perMinute: 450, perDay: 50_000 });
     expect(limitsFor('free', undefined, table)).toEqual({ perMinute: PLANS.free.perMinute, perDay: 3000 });
     expect(limitsFor('business', undefined, table)).toEqual(PLANS.business);
@@ -64,6 +87,8 @@ describe('layered figures', () => {
   });
 
   it('refuses a plan with a figure given nowhere', () => {
-    expect(() => limitsFor('enterprise', { perMinute: 5 })).toThrow('the enterprise plan needs perDay: enterprise has no published figures');
+    expect(() => limitsFor('enterprise', { perMinute: 5 })).toThrow(
+      'the enterprise plan needs perDay: enterprise has no published figures',
+    );
   });
 });

@@ -16,7 +16,10 @@ import { PetloadError } from '../core/errors.js';
 import { formatIssues } from '../core/zod-issues.js';
 
 const Figure = (what: string) =>
-  z.number({ error: `expected a whole number of requests ${what} above 0` }).int(`expected a whole number of requests ${what} above 0`).positive(`expected a whole number of requests ${what} above 0`);
+  z
+    .number({ error: `expected a whole number of requests ${what} above 0` })
+    .int(`expected a whole number of requests ${what} above 0`)
+    .positive(`expected a whole number of requests ${what} above 0`);
 
 export const PerMinute = Figure('per minute');
 export const PerDay = Figure('per day');
@@ -44,7 +47,10 @@ const MAX_BYTES = 100_000;
 export function parsePlansText(text: string, source: string): PlanFigures {
   const doc = parseDocument(text.startsWith('\uFEFF') ? text.slice(1) : text, { prettyErrors: false });
   if (doc.errors.length > 0) {
-    throw new PetloadError('E_PLANS_FILE', `${source}: not valid JSON or YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
+    throw new PetloadError(
+      'E_PLANS_FILE',
+      `${source}: not valid JSON or YAML: ${doc.errors[0]!.message.split('\n')[0]}`,
+    );
   }
   let input: unknown;
   try {
@@ -53,7 +59,10 @@ export function parsePlansText(text: string, source: string): PlanFigures {
     throw new PetloadError('E_PLANS_FILE', `${source}: not valid YAML: ${(e as Error).message}`);
   }
   if (input === null || input === undefined) {
-    throw new PetloadError('E_PLANS_FILE', `${source}: invalid plans file\n  (top level): expected a mapping with plans, found an empty document`);
+    throw new PetloadError(
+      'E_PLANS_FILE',
+      `${source}: invalid plans file\n  (top level): expected a mapping with plans, found an empty document`,
+    );
   }
   const res = PlansFile.safeParse(input);
   if (!res.success) {
@@ -67,12 +76,18 @@ export function loadPlansFile(path: string): PlanFigures {
   let text: string;
   try {
     if (readFileSync(path).byteLength > MAX_BYTES) {
-      throw new PetloadError('E_PLANS_FILE', `${path}: expected a plans file of at most ${MAX_BYTES} bytes, found a bigger file`);
+      throw new PetloadError(
+        'E_PLANS_FILE',
+        `${path}: expected a plans file of at most ${MAX_BYTES} bytes, found a bigger file`,
+      );
     }
     text = readFileSync(path, 'utf8');
   } catch (e) {
     if (e instanceof PetloadError) throw e;
-    throw new PetloadError('E_PLANS_FILE', `${path}: cannot read plans file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new PetloadError(
+      'E_PLANS_FILE',
+      `${path}: cannot read plans file (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
   return parsePlansText(text, path);
 }

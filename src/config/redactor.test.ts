@@ -13,7 +13,9 @@ describe('createRedactor', () => {
   it('replaces every occurrence of every key by its label', () => {
     const two = keysOf([SECRET, 'free'], ['sk_other_key_99', 'pro']);
     const redact = createRedactor(two);
-    expect(redact(`a ${SECRET} b ${SECRET} sk_other_key_99`)).toBe(`a [key ${two[0]!.label}] b [key ${two[0]!.label}] [key ${two[1]!.label}]`);
+    expect(redact(`a ${SECRET} b ${SECRET} sk_other_key_99`)).toBe(
+      `a [key ${two[0]!.label}] b [key ${two[0]!.label}] [key ${two[1]!.label}]`,
+    );
   });
 
   it('hides a cut piece of a key where an excerpt ends, when it is long enough to be unmistakable', () => {
@@ -27,13 +29,31 @@ describe('createRedactor', () => {
 
   it('never touches a start of a key that is not at a cut: not at the end of a text, not in the middle', () => {
     const redact = createRedactor(keys);
-    for (const text of [`x ${SECRET.slice(0, 20)}`, `${SECRET.slice(0, 20)} and more`, SECRET.slice(0, 23)]) expect(redact(text)).toBe(text);
+    for (const text of [`x ${SECRET.slice(0, 20)}`, `${SECRET.slice(0, 20)} and more`, SECRET.slice(0, 23)])
+      expect(redact(text)).toBe(text);
   });
 
   it('leaves plan names, words and numbers alone even when keys begin with them', () => {
-    const ks = keysOf(['free-key-1', 'free'], ['pro-key-1', 'pro'], ['business-key-1', 'business'], ['12345678', 'pro'], ['password123', 'free']);
+    const ks = keysOf(
+      ['free-key-1', 'free'],
+      ['pro-key-1', 'pro'],
+      ['business-key-1', 'business'],
+      ['12345678', 'pro'],
+      ['password123', 'free'],
+    );
     const redact = createRedactor(ks);
-    for (const text of ['free', 'pro', 'business', 'free-key', 'plan free…', 'pro-key…', '1234567', '12345678901', 'password', 'free#1 (…ey-1)']) {
+    for (const text of [
+      'free',
+      'pro',
+      'business',
+      'free-key',
+      'plan free…',
+      'pro-key…',
+      '1234567',
+      '12345678901',
+      'password',
+      'free#1 (…ey-1)',
+    ]) {
       expect(redact(text)).toBe(text === '12345678901' ? `[key ${ks[3]!.label}]901` : text);
     }
     // A piece of at least 8 characters and half the key before a cut mark is hidden; the whole key always.
@@ -44,7 +64,15 @@ describe('createRedactor', () => {
 
   it('never reads a label it put in as a key (one pass over the original text)', () => {
     // The second key is the first one's label text: it must not be replaced inside the first one's label.
-    const ks = parseKeys({ keys: [{ key: 'AAAAAAAAAA', plan: 'free', label: 'BBBBBBBBBB' }, { key: 'BBBBBBBBBB', plan: 'pro', label: 'x' }] }, 'k');
+    const ks = parseKeys(
+      {
+        keys: [
+          { key: 'AAAAAAAAAA', plan: 'free', label: 'BBBBBBBBBB' },
+          { key: 'BBBBBBBBBB', plan: 'pro', label: 'x' },
+        ],
+      },
+      'k',
+    );
     expect(createRedactor(ks)('AAAAAAAAAA')).toBe(`[key ${ks[0]!.label}]`);
   });
 
@@ -56,16 +84,20 @@ describe('createRedactor', () => {
   it('property: no key survives, and text without a key or a cut piece of one is unchanged', () => {
     const keyArb = fc.stringMatching(/^[\x21-\x7e]{8,40}$/);
     fc.assert(
-      fc.property(fc.uniqueArray(keyArb, { minLength: 1, maxLength: 4 }), fc.array(fc.string({ maxLength: 30 }), { maxLength: 6 }), (secrets, fillers) => {
-        const ks = keysOf(...secrets.map((s, i): [string, string] => [s, i % 2 === 0 ? 'free' : 'pro']));
-        const redact = createRedactor(ks);
-        const text = fillers.map((f, i) => `${f}${secrets[i % secrets.length]}`).join(' ');
-        const out = redact(text);
-        for (const s of secrets) expect(out.includes(s)).toBe(false);
-        // A text that holds no key and no cut mark comes back as it was.
-        const plain = fillers.join(' ').replaceAll('…', '');
-        if (!secrets.some((s) => plain.includes(s))) expect(redact(plain)).toBe(plain);
-      }),
+      fc.property(
+        fc.uniqueArray(keyArb, { minLength: 1, maxLength: 4 }),
+        fc.array(fc.string({ maxLength: 30 }), { maxLength: 6 }),
+        (secrets, fillers) => {
+          const ks = keysOf(...secrets.map((s, i): [string, string] => [s, i % 2 === 0 ? 'free' : 'pro']));
+          const redact = createRedactor(ks);
+          const text = fillers.map((f, i) => `${f}${secrets[i % secrets.length]}`).join(' ');
+          const out = redact(text);
+          for (const s of secrets) expect(out.includes(s)).toBe(false);
+          // A text that holds no key and no cut mark comes back as it was.
+          const plain = fillers.join(' ').replaceAll('…', '');
+          if (!secrets.some((s) => plain.includes(s))) expect(redact(plain)).toBe(plain);
+        },
+      ),
       { numRuns: 300 },
     );
   });

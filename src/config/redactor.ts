@@ -90,7 +90,8 @@ export function createRedactor(keys: readonly Pick<ApiKey, 'secret' | 'label'>[]
   if (secrets.length === 0) return identity;
   // Cheap test first: most texts hold no key and no cut mark.
   const cuttable = secrets.filter((s) => s.cutMin < s.text.length);
-  const whole = (text: string) => (secrets.some((s) => text.includes(s.text)) ? apply(text, wholeSpans(text, secrets)) : text);
+  const whole = (text: string) =>
+    secrets.some((s) => text.includes(s.text)) ? apply(text, wholeSpans(text, secrets)) : text;
   const redact = (text: string) => {
     const hasCut = cuttable.length > 0 && text.includes(CUT_MARK);
     if (!hasCut) return whole(text);

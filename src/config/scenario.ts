@@ -20,23 +20,28 @@ export type { BackoffSettings, LoadSection, OperationMix, Phase } from '../execu
 function distinct<T extends z.ZodType<string>>(item: T, what: string) {
   return z.array(item).superRefine((items, ctx) => {
     items.forEach((v, i) => {
-      if (items.indexOf(v) !== i) ctx.addIssue({ code: 'custom', path: [i], message: `expected each ${what} once, found "${v}" again` });
+      if (items.indexOf(v) !== i)
+        ctx.addIssue({ code: 'custom', path: [i], message: `expected each ${what} once, found "${v}" again` });
     });
   });
 }
 
 const ThresholdEntry = z
-  .union(
-    [z.string(), z.strictObject({ expression: z.string(), severity: z.enum(SEVERITIES).default('major') })],
-    { error: 'expected a threshold expression such as "p(95) < 250ms", or {expression, severity}' },
-  )
+  .union([z.string(), z.strictObject({ expression: z.string(), severity: z.enum(SEVERITIES).default('major') })], {
+    error: 'expected a threshold expression such as "p(95) < 250ms", or {expression, severity}',
+  })
   .transform((entry, ctx) => {
-    const { expression, severity } = typeof entry === 'string' ? { expression: entry, severity: 'major' as const } : entry;
+    const { expression, severity } =
+      typeof entry === 'string' ? { expression: entry, severity: 'major' as const } : entry;
     try {
       return { expression, severity, parsed: parseThreshold(expression) };
     } catch (e) {
       // parseThreshold's message names the expression, the column, what was expected and what was found.
-      ctx.addIssue({ code: 'custom', path: typeof entry === 'string' ? [] : ['expression'], message: (e as Error).message });
+      ctx.addIssue({
+        code: 'custom',
+        path: typeof entry === 'string' ? [] : ['expression'],
+        message: (e as Error).message,
+      });
       return z.NEVER;
     }
   });
@@ -50,8 +55,15 @@ const Probes = z
 
 export const ScenarioSchema = z
   .strictObject({
-    name: z.string({ error: 'expected a name such as at-limit' }).regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'expected a name of lower-case letters, digits and dashes, such as at-limit'),
-    description: z.string({ error: 'expected a description (one line of text)' }).min(1, 'expected a non-empty description'),
+    name: z
+      .string({ error: 'expected a name such as at-limit' })
+      .regex(
+        /^[a-z0-9]+(?:-[a-z0-9]+)*$/,
+        'expected a name of lower-case letters, digits and dashes, such as at-limit',
+      ),
+    description: z
+      .string({ error: 'expected a description (one line of text)' })
+      .min(1, 'expected a non-empty description'),
     /** The plans to judge; absent: every plan that has a key. */
     plans: distinct(z.enum(PLAN_NAMES), 'plan').min(1).optional(),
     /** Default time scale of the embedded server's clock (the CLI's --time-scale wins). */
@@ -71,13 +83,18 @@ export const ScenarioSchema = z
   })
   .superRefine((s, ctx) => {
     if (s.probes.length === 0 && s.load === undefined) {
-      ctx.addIssue({ code: 'custom', path: [], message: 'expected probes, load or both, found neither (such a scenario would do nothing)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: 'expected probes, load or both, found neither (such a scenario would do nothing)',
+      });
     }
     if (s.probes.includes('ban') && !s.requiresSacrificialKey) {
       ctx.addIssue({
         code: 'custom',
         path: ['probes', s.probes.indexOf('ban')],
-        message: 'expected requiresSacrificialKey: true with the ban probe (it may get its key banned), found the ban probe without it',
+        message:
+          'expected requiresSacrificialKey: true with the ban probe (it may get its key banned), found the ban probe without it',
       });
     }
     // Two spellings of one rule would be one check id (threshold.<normalised expression>).

@@ -31,7 +31,8 @@ function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /** A clock running `scale` times faster than real time, starting from the real wall time now. */
 export function createClock(scale = 1): Clock {
-  if (!(scale > 0) || !Number.isFinite(scale)) throw new RangeError(`time scale must be a positive number, got ${scale}`);
+  if (!(scale > 0) || !Number.isFinite(scale))
+    throw new RangeError(`time scale must be a positive number, got ${scale}`);
   const wallOrigin = Date.now();
   const monoOrigin = performance.now();
   return {

@@ -10,11 +10,25 @@ const UNITS = Object.keys(UNIT_MS) as Unit[];
 
 /** Spellings people reach for, mapped to the unit they meant, so that the error can suggest the fix. */
 const SYNONYMS: Record<string, Unit> = {
-  msec: 'ms', msecs: 'ms', millis: 'ms', millisecond: 'ms', milliseconds: 'ms',
-  sec: 's', secs: 's', second: 's', seconds: 's',
-  min: 'm', mins: 'm', minute: 'm', minutes: 'm',
-  hr: 'h', hrs: 'h', hour: 'h', hours: 'h',
-  day: 'd', days: 'd',
+  msec: 'ms',
+  msecs: 'ms',
+  millis: 'ms',
+  millisecond: 'ms',
+  milliseconds: 'ms',
+  sec: 's',
+  secs: 's',
+  second: 's',
+  seconds: 's',
+  min: 'm',
+  mins: 'm',
+  minute: 'm',
+  minutes: 'm',
+  hr: 'h',
+  hrs: 'h',
+  hour: 'h',
+  hours: 'h',
+  day: 'd',
+  days: 'd',
 };
 
 /** What a duration looks like, for messages. */

@@ -14,7 +14,10 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export const ERRORS = {
   E_USAGE: { exit: EXIT.usage, hint: 'See `petload --help`.' },
-  E_SCENARIO: { exit: EXIT.usage, hint: 'Check the scenario file against the format in README.md ("Scenario format").' },
+  E_SCENARIO: {
+    exit: EXIT.usage,
+    hint: 'Check the scenario file against the format in README.md ("Scenario format").',
+  },
   E_KEYS_FILE: { exit: EXIT.usage, hint: 'See README.md ("Keys file").' },
   E_PLANS_FILE: { exit: EXIT.usage, hint: 'See docs/plans.md (plan figures and the plans file).' },
   E_KEYS_ON_ARGV: {
@@ -24,7 +27,10 @@ export const ERRORS = {
   E_NO_KEYS: { exit: EXIT.usage, hint: 'Give a keys file with at least one key of the plans to judge.' },
   E_SAFETY: { exit: EXIT.usage, hint: 'See README.md ("Safety and secrets").' },
   E_TARGET_UNREACHABLE: { exit: EXIT.aborted, hint: 'Check --target and that the service is up.' },
-  E_KEY_BANNED: { exit: EXIT.aborted, hint: 'Every key is suspected banned; wait for the ban to end before another run.' },
+  E_KEY_BANNED: {
+    exit: EXIT.aborted,
+    hint: 'Every key is suspected banned; wait for the ban to end before another run.',
+  },
   E_INTERRUPTED: { exit: EXIT.interrupted, hint: 'The run was interrupted; partial reports were written.' },
   E_INTERNAL: { exit: EXIT.internal, hint: 'This is a bug in petload; please report it with the command line.' },
 } as const satisfies Record<string, { exit: ExitCode; hint: string }>;

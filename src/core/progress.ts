@@ -24,7 +24,6 @@ export interface ProgressStats {
   p99Ms: number | null;
 }
 
-
 /** Requests sent so far on a plan's keys, and how many were refused (429). */
 export interface PlanSent {
   plan: PlanName;

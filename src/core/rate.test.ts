@@ -18,7 +18,8 @@ describe('parseRate', () => {
     expect(parseRate(text)).toEqual(rate);
   });
 
-  const EXPECTED = 'expected a rate such as 10/s, 600/min, 100/h, 1000/day, 95% (of the per-minute limit) or 110%/day, found';
+  const EXPECTED =
+    'expected a rate such as 10/s, 600/min, 100/h, 1000/day, 95% (of the per-minute limit) or 110%/day, found';
   it.each([
     ['', `${EXPECTED} "" (it is empty)`],
     ['10', `${EXPECTED} "10" (a unit is needed: did you mean "10/s"?)`],
@@ -54,7 +55,7 @@ describe('resolveRate', () => {
     expect(resolveRate(parseRate(text), PLANS[plan])).toBeCloseTo(perSecond, 12);
   });
 
-  it('takes an enterprise plan\'s figures from its limits', () => {
+  it("takes an enterprise plan's figures from its limits", () => {
     expect(resolveRate(parseRate('50%'), { perMinute: 6000, perDay: 1_000_000 })).toBe(50);
   });
 });

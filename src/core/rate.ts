@@ -17,7 +17,13 @@ type PerUnit = keyof typeof PER_UNIT_S;
 const PER_UNITS = Object.keys(PER_UNIT_S) as PerUnit[];
 
 const SYNONYMS: Record<string, PerUnit> = {
-  sec: 's', second: 's', m: 'min', minute: 'min', hr: 'h', hour: 'h', d: 'day',
+  sec: 's',
+  second: 's',
+  m: 'min',
+  minute: 'min',
+  hr: 'h',
+  hour: 'h',
+  d: 'day',
 };
 
 /** What a rate looks like, for messages. */
@@ -35,7 +41,9 @@ function unitOf(text: string, unit: string, allowed: readonly string[], fixed: (
   if (allowed.includes(unit)) return unit;
   const lower = unit.toLowerCase();
   const singular = lower.replace(/s$/, '');
-  const meant = [lower, SYNONYMS[lower], singular, SYNONYMS[singular]].find((u) => u !== undefined && allowed.includes(u));
+  const meant = [lower, SYNONYMS[lower], singular, SYNONYMS[singular]].find(
+    (u) => u !== undefined && allowed.includes(u),
+  );
   fail(text, meant ? `did you mean "${fixed(meant)}"?` : `the unit is one of ${allowed.join(', ')}`);
 }
 
@@ -50,7 +58,11 @@ export function parseRate(text: string): Rate {
   if (share) {
     const [, num, unit] = share as unknown as [string, string, string | undefined];
     const window: WindowName =
-      unit === undefined ? 'minute' : unitOf(text, unit, ['min', 'day'], (u) => `${num}%/${u}`) === 'day' ? 'day' : 'minute';
+      unit === undefined
+        ? 'minute'
+        : unitOf(text, unit, ['min', 'day'], (u) => `${num}%/${u}`) === 'day'
+          ? 'day'
+          : 'minute';
     const fraction = Number(num) / 100;
     if (!(fraction > 0)) fail(text, 'a rate must be above zero');
     return { kind: 'plan', fraction, window };
@@ -69,5 +81,7 @@ export function parseRate(text: string): Rate {
 /** Requests per second (run clock) of a rate for a plan with the given limits. */
 export function resolveRate(rate: Rate, limits: PlanLimits): number {
   if (rate.kind === 'absolute') return rate.perSecond;
-  return rate.window === 'day' ? (rate.fraction * limits.perDay) / DAY_S : (rate.fraction * limits.perMinute) / MINUTE_S;
+  return rate.window === 'day'
+    ? (rate.fraction * limits.perDay) / DAY_S
+    : (rate.fraction * limits.perMinute) / MINUTE_S;
 }

@@ -24,7 +24,10 @@ describe('formatPath', () => {
   });
 });
 
-const Entry = z.strictObject({ key: z.string().min(8, 'a key has at least 8 characters'), plan: z.enum(['free', 'pro']) });
+const Entry = z.strictObject({
+  key: z.string().min(8, 'a key has at least 8 characters'),
+  plan: z.enum(['free', 'pro']),
+});
 const Doc = z.strictObject({
   keys: z.array(Entry).min(1, 'at least one key'),
   shapes: z
@@ -67,7 +70,11 @@ describe('formatIssues', () => {
   it('follows discriminated unions and records to the keys they accept', () => {
     const input = {
       keys: [{ key: 'abcdefgh', plan: 'pro' }],
-      shapes: [{ kind: 'circle', raduis: 1 }, { kind: 'sqare', side: 2 }, { kind: 'square', side: 0 }],
+      shapes: [
+        { kind: 'circle', raduis: 1 },
+        { kind: 'sqare', side: 2 },
+        { kind: 'square', side: 0 },
+      ],
       tags: { a: { color: 'red' } },
     };
     expect(lines(input)).toEqual([
@@ -83,7 +90,9 @@ describe('formatIssues', () => {
   it('reports the union branch that was meant, or what the union accepts', () => {
     const base = { keys: [{ key: 'abcdefgh', plan: 'pro' }] };
     expect(lines({ ...base, limit: 0 })).toEqual(['limit: expected a number >= 1, found number 0']);
-    expect(lines({ ...base, limit: 'none!' })).toEqual(['limit: expected a number or none, found "none!" (did you mean "none"?)']);
+    expect(lines({ ...base, limit: 'none!' })).toEqual([
+      'limit: expected a number or none, found "none!" (did you mean "none"?)',
+    ]);
     expect(lines({ ...base, limit: true })).toEqual(['limit: expected a number or none, found boolean true']);
   });
 

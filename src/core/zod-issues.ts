@@ -14,7 +14,9 @@ import { z } from 'zod';
  * `plna` for `plan` is one slip of the fingers, not two. Small inputs only.
  */
 export function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
@@ -205,7 +207,9 @@ function containersAt(schema: Walkable, path: readonly PropertyKey[], input: unk
 
 function knownKeysAt(schema: z.ZodType | undefined, path: readonly PropertyKey[], input: unknown): string[] {
   if (schema === undefined) return [];
-  const keys = containersAt(schema as unknown as Walkable, path, input).flatMap((s) => Object.keys(s._zod.def.shape ?? {}));
+  const keys = containersAt(schema as unknown as Walkable, path, input).flatMap((s) =>
+    Object.keys(s._zod.def.shape ?? {}),
+  );
   return [...new Set(keys)];
 }
 
@@ -289,7 +293,8 @@ export function describeIssues(error: z.ZodError, input: unknown, options: Descr
       }
       case 'invalid_value': {
         const names = issue.values.map(String);
-        const expected = custom ?? (names.length === 1 ? `expected ${names[0]}` : `expected one of ${names.join(', ')}`);
+        const expected =
+          custom ?? (names.length === 1 ? `expected ${names[0]}` : `expected one of ${names.join(', ')}`);
         push(`${expected}, found ${found}${candidatesHint(names)}`);
         return;
       }
@@ -324,5 +329,7 @@ export function formatIssues(
   mask: (path: readonly PropertyKey[]) => boolean = () => false,
   schema?: z.ZodType,
 ): string[] {
-  return describeIssues(error, input, { mask, ...(schema ? { schema } : {}) }).map((i) => `${formatPath(i.path)}: ${i.text}`);
+  return describeIssues(error, input, { mask, ...(schema ? { schema } : {}) }).map(
+    (i) => `${formatPath(i.path)}: ${i.text}`,
+  );
 }

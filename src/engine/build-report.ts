@@ -39,12 +39,26 @@ export interface ReportInput {
   aborted?: { reason: string; exitCode: number };
 }
 
-function checkResult(id: AnyCheckId, outcomes: readonly Outcome[], severity: Severity, fallbackReason: string): CheckResult {
+function checkResult(
+  id: AnyCheckId,
+  outcomes: readonly Outcome[],
+  severity: Severity,
+  fallbackReason: string,
+): CheckResult {
   const meta = metaOf(id);
   const mine = outcomes.filter((o) => o.id === id);
   const byPlan: CheckResult['byPlan'] =
     mine.length === 0
-      ? [{ plan: null, status: 'skip', counts: { passed: 0, failed: 0, skipped: 0 }, evidence: [], reasons: [fallbackReason], info: {} }]
+      ? [
+          {
+            plan: null,
+            status: 'skip',
+            counts: { passed: 0, failed: 0, skipped: 0 },
+            evidence: [],
+            reasons: [fallbackReason],
+            info: {},
+          },
+        ]
       : mine.map((o) => ({
           plan: o.plan,
           status: statusOf(o),
@@ -58,7 +72,9 @@ function checkResult(id: AnyCheckId, outcomes: readonly Outcome[], severity: Sev
 }
 
 /** What every report of a run starts with, assembled or not: the scenario, the target, plans, keys and times. */
-export function reportHead(input: ReportInput): Pick<Report, 'scenario' | 'target' | 'plans' | 'keys' | 'startedAt' | 'endedAt'> {
+export function reportHead(
+  input: ReportInput,
+): Pick<Report, 'scenario' | 'target' | 'plans' | 'keys' | 'startedAt' | 'endedAt'> {
   return {
     scenario: input.scenario,
     target: input.target,
@@ -72,10 +88,17 @@ export function reportHead(input: ReportInput): Pick<Report, 'scenario' | 'targe
 export function buildReport(input: ReportInput): Report {
   const { outcomes } = input;
   const checks: CheckResult[] = CHECK_IDS.map((id) =>
-    checkResult(id, outcomes, CATALOGUE[id].severity, UNEXERCISED[id] ?? `not exercised by scenario ${input.scenario.name}: no response it applies to`),
+    checkResult(
+      id,
+      outcomes,
+      CATALOGUE[id].severity,
+      UNEXERCISED[id] ?? `not exercised by scenario ${input.scenario.name}: no response it applies to`,
+    ),
   );
   for (const t of input.thresholds) {
-    checks.push(checkResult(t.checkId as AnyCheckId, outcomes, input.thresholdSeverity.get(t.checkId) ?? 'major', 'no data'));
+    checks.push(
+      checkResult(t.checkId as AnyCheckId, outcomes, input.thresholdSeverity.get(t.checkId) ?? 'major', 'no data'),
+    );
   }
   const v = verdictOf(checks);
   const verdict = input.aborted ? 'aborted' : v.verdict;

@@ -19,7 +19,9 @@ describe('compliant reference server', () => {
   for (const v of VARIANTS) {
     it(`passes with no failure of any severity: ${JSON.stringify(v)}`, { timeout: 120_000 }, async () => {
       const r = await complianceRun(v);
-      const failures = r.report.checks.filter((c) => c.status === 'fail').map((c) => `${c.id}: ${c.byPlan.flatMap((p) => p.evidence.map((e) => e.message)).join(' | ')}`);
+      const failures = r.report.checks
+        .filter((c) => c.status === 'fail')
+        .map((c) => `${c.id}: ${c.byPlan.flatMap((p) => p.evidence.map((e) => e.message)).join(' | ')}`);
       expect(failures).toEqual([]);
       expect(r.report.verdict).toBe('pass');
       expect(r.exitCode).toBe(0);
@@ -29,14 +31,23 @@ describe('compliant reference server', () => {
       }
       // The probes that exist to judge a check did judge it on a compliant server.
       const judged = new Set(r.report.checks.filter((c) => c.status === 'pass').map((c) => c.id));
-      for (const id of ['ratelimit.enforced', 'ratelimit.no-over-admission', 'ratelimit.key-isolation', 'retry-after.honest', 'ratelimit.quota-restored', 'auth.no-quota-drain']) {
+      for (const id of [
+        'ratelimit.enforced',
+        'ratelimit.no-over-admission',
+        'ratelimit.key-isolation',
+        'retry-after.honest',
+        'ratelimit.quota-restored',
+        'auth.no-quota-drain',
+      ]) {
         expect(judged.has(id), `${id} was not judged`).toBe(true);
       }
       // The reference server's limiter is a fixed window from each key's first request, and is named so wherever
       // the headers describe the minute window.
       if (v.windowReport === undefined || v.windowReport === 'minute') {
         const algorithm = r.report.checks.find((c) => c.id === 'ratelimit.algorithm')!;
-        expect(algorithm.byPlan.map((p) => [p.plan, p.info.shape])).toEqual(algorithm.byPlan.map((p) => [p.plan, 'fixed window from a key\'s first request']));
+        expect(algorithm.byPlan.map((p) => [p.plan, p.info.shape])).toEqual(
+          algorithm.byPlan.map((p) => [p.plan, "fixed window from a key's first request"]),
+        );
         expect(algorithm.byPlan.length).toBeGreaterThan(0);
       }
     });

@@ -28,9 +28,20 @@ const DEFAULT_PLANS: readonly PlanName[] = ['free', 'pro', 'business'];
 export function dryRunLines(o: DryRunOptions): string[] {
   const s = o.scenario;
   const embedded = o.target === undefined;
-  const keys = o.keys ?? (embedded ? makeKeys(o.plans ?? s.plans ?? DEFAULT_PLANS, s.keysPerPlan, s.requiresSacrificialKey, embeddedFigures(o.figures)) : []);
+  const keys =
+    o.keys ??
+    (embedded
+      ? makeKeys(
+          o.plans ?? s.plans ?? DEFAULT_PLANS,
+          s.keysPerPlan,
+          s.requiresSacrificialKey,
+          embeddedFigures(o.figures),
+        )
+      : []);
   const wanted = o.plans ?? s.plans;
-  const plans = wanted ? PLAN_NAMES.filter((p) => wanted.includes(p)) : PLAN_NAMES.filter((p) => keys.some((k) => k.plan === p));
+  const plans = wanted
+    ? PLAN_NAMES.filter((p) => wanted.includes(p))
+    : PLAN_NAMES.filter((p) => keys.some((k) => k.plan === p));
   const mine = keys.filter((k) => plans.includes(k.plan));
   const scale = embedded ? (o.timeScale ?? s.timeScale ?? 60) : 1;
   const e = estimateRequests(s, mine, plans, { quotaRead: o.remote === true, scale });

@@ -40,7 +40,10 @@ export function errorReport(input: ReportInput, error: string, redact: (s: strin
     verdict: 'error',
     exitCode: 4,
     error,
-    scenario: { ...input.scenario, ...(input.scenario.description !== undefined ? { description: redact(input.scenario.description) } : {}) },
+    scenario: {
+      ...input.scenario,
+      ...(input.scenario.description !== undefined ? { description: redact(input.scenario.description) } : {}),
+    },
     target: input.target,
     plans: [...input.plans],
     keys: input.keys.map((k) => ({ label: k.label, plan: k.plan, sacrificial: k.sacrificial })),
@@ -80,9 +83,13 @@ export async function writeErrorReport(doc: ErrorReport, dir: string, redact: (s
   try {
     await mkdir(dir, { recursive: true });
   } catch (e) {
-    throw new PetloadError('E_USAGE', `cannot create the report directory ${dir} (${(e as NodeJS.ErrnoException).code ?? 'error'})`, {
-      hint: 'Give a writable directory (--report-dir or --out).',
-    });
+    throw new PetloadError(
+      'E_USAGE',
+      `cannot create the report directory ${dir} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+      {
+        hint: 'Give a writable directory (--report-dir or --out).',
+      },
+    );
   }
   const path = join(dir, 'report.json');
   const whole = (redact as { whole?: (s: string) => string }).whole ?? redact;

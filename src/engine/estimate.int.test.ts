@@ -20,7 +20,13 @@ describe('the estimate of a run is close to what it sends', () => {
     const scenario = loadScenario(name);
     const result = await runScenario({ scenario, plans, reportDir: mkdtempSync(join(tmpdir(), 'petload-estimate-')) });
     // The engine made the keys: the same number per plan, with the same figures.
-    const keys: ApiKey[] = result.report.keys.map((k) => ({ secret: 'x', plan: k.plan, limits: PLANS[k.plan as 'free'], label: keyLabel('x', k.label), sacrificial: k.sacrificial }));
+    const keys: ApiKey[] = result.report.keys.map((k) => ({
+      secret: 'x',
+      plan: k.plan,
+      limits: PLANS[k.plan as 'free'],
+      label: keyLabel('x', k.label),
+      sacrificial: k.sacrificial,
+    }));
     const estimate = estimateRequests(scenario, keys, plans);
     // The reachability check is not among the requests a report counts.
     const estimated = estimate.total - 1;

@@ -25,7 +25,10 @@ describe('estimateRequests: probes', () => {
     const e = estimateRequests(scenario('probes: all'), keysOf({ plan: 'free' }, { plan: 'free' }), ['free']);
     // enforce 61, retry-after-honest 1, then key A's 59 left + the 429, key B 2; burst 65, restore 1, the rest 49.
     expect(e.plans[0]!.probes).toBe(61 + 1 + 60 + 2 + 65 + 1 + 49);
-    expect(e.requestsByKey).toEqual({ [e.schedule.steps.find((s) => s.probe === 'enforce')!.keys[0]!]: 122, [e.schedule.steps.find((s) => s.probe === 'burst')!.keys[0]!]: 117 });
+    expect(e.requestsByKey).toEqual({
+      [e.schedule.steps.find((s) => s.probe === 'enforce')!.keys[0]!]: 122,
+      [e.schedule.steps.find((s) => s.probe === 'burst')!.keys[0]!]: 117,
+    });
   });
 
   it('gives the expected duration in real time and in windows', () => {
@@ -39,7 +42,11 @@ describe('estimateRequests: probes', () => {
   });
 
   it('uses the smaller figure of an enterprise key as its minute quota', () => {
-    const e = estimateRequests(scenario('probes: [enforce]'), keysOf({ plan: 'enterprise', perMinute: 500, perDay: 100 }), ['enterprise']);
+    const e = estimateRequests(
+      scenario('probes: [enforce]'),
+      keysOf({ plan: 'enterprise', perMinute: 500, perDay: 100 }),
+      ['enterprise'],
+    );
     expect(e.plans[0]!.probes).toBe(101);
   });
 
@@ -67,7 +74,11 @@ describe('estimateRequests: probes', () => {
   it('has a cost for every probe', () => {
     const keys = keysOf({ plan: 'free', sacrificial: true }, { plan: 'free' }, { plan: 'free' }, { plan: 'free' });
     for (const probe of PROBE_NAMES) {
-      const e = estimateRequests(scenario(`probes: [${probe}]${probe === "ban" ? "\nrequiresSacrificialKey: true" : ""}`), keys, ["free"]);
+      const e = estimateRequests(
+        scenario(`probes: [${probe}]${probe === 'ban' ? '\nrequiresSacrificialKey: true' : ''}`),
+        keys,
+        ['free'],
+      );
       expect(e.total - 1, probe).toBeGreaterThan(0);
     }
   });
@@ -78,12 +89,27 @@ describe('estimateRequests: load', () => {
 
   it.each([
     ['a share of the per-minute limit, per key', '    - { executor: constant-rate, rate: 50%, duration: 1m }', 2, 60],
-    ['an absolute rate, for the plan whatever its keys', '    - { executor: constant-rate, rate: 10/s, duration: 2s }', 2, 20],
+    [
+      'an absolute rate, for the plan whatever its keys',
+      '    - { executor: constant-rate, rate: 10/s, duration: 2s }',
+      2,
+      20,
+    ],
     ['a share of the day', '    - { executor: constant-rate, rate: 110%/day, duration: 1d }', 1, 1100],
-    ['a ramp from 0 to 60/min over a minute, then a minute at 60/min', '    - executor: ramping-rate\n      stages: [{ rate: 60/min, duration: 1m }, { rate: 60/min, duration: 1m }]', 1, 90],
+    [
+      'a ramp from 0 to 60/min over a minute, then a minute at 60/min',
+      '    - executor: ramping-rate\n      stages: [{ rate: 60/min, duration: 1m }, { rate: 60/min, duration: 1m }]',
+      1,
+      90,
+    ],
     ['a burst of limit+10 (per plan)', '    - { executor: burst, requests: "limit+10" }', 2, 70],
     ['a burst of a count', '    - { executor: burst, requests: 5 }', 1, 5],
-    ['a closed model with backoff: what the limiter lets through (every window touched)', '    - { executor: concurrency, workers: 4, duration: 1m }', 1, 120],
+    [
+      'a closed model with backoff: what the limiter lets through (every window touched)',
+      '    - { executor: concurrency, workers: 4, duration: 1m }',
+      1,
+      120,
+    ],
   ])('%s', (_what, phases, nKeys, expected) => {
     const keys = keysOf(...Array.from({ length: nKeys }, () => ({ plan: 'free' })));
     const e = estimateRequests(load(phases), keys, ['free']);
@@ -93,7 +119,10 @@ describe('estimateRequests: load', () => {
 
   it('has no bound for saturate or a closed model without backoff, and says why', () => {
     const e = estimateRequests(
-      load('    - { executor: saturate, connections: 2, duration: 1s }\n    - { executor: concurrency, workers: 1, duration: 1s }', '\n  backoff: { enabled: false }'),
+      load(
+        '    - { executor: saturate, connections: 2, duration: 1s }\n    - { executor: concurrency, workers: 1, duration: 1s }',
+        '\n  backoff: { enabled: false }',
+      ),
       keysOf({ plan: 'free' }),
       ['free'],
     );
@@ -102,11 +131,17 @@ describe('estimateRequests: load', () => {
       'phase 1 (saturate) sends as fast as the target answers',
       'phase 2 (concurrency) runs without backoff, as fast as the target answers',
     ]);
-    expect(describeEstimate(e)).toMatch(/^about unbounded requests: free unbounded .*no upper bound: phase 1 \(saturate\)/);
+    expect(describeEstimate(e)).toMatch(
+      /^about unbounded requests: free unbounded .*no upper bound: phase 1 \(saturate\)/,
+    );
   });
 
   it('caps the whole load section at maxRequests, each plan and all of them', () => {
-    const e = estimateRequests(load('    - { executor: saturate, connections: 2, duration: 1s }', '\n  maxRequests: 500'), keysOf({ plan: 'free' }, { plan: 'pro' }), ['free', 'pro']);
+    const e = estimateRequests(
+      load('    - { executor: saturate, connections: 2, duration: 1s }', '\n  maxRequests: 500'),
+      keysOf({ plan: 'free' }, { plan: 'pro' }),
+      ['free', 'pro'],
+    );
     expect(e.plans.map((p) => p.load)).toEqual([500, 500]);
     expect(e.total).toBe(500 + 1);
     expect(e.unbounded).toEqual([]);

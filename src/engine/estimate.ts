@@ -12,7 +12,14 @@ import type { PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { LoadSection, Phase, Scenario } from '../config/scenario.js';
 import { executorOf } from '../executors/registry.js';
-import { fmtDuration, fmtWindows, planWithReasons, scheduleInputOf, type Schedule, type ScheduleInput } from './schedule.js';
+import {
+  fmtDuration,
+  fmtWindows,
+  planWithReasons,
+  scheduleInputOf,
+  type Schedule,
+  type ScheduleInput,
+} from './schedule.js';
 
 export interface PlanEstimate {
   readonly plan: PlanName;
@@ -100,7 +107,8 @@ export function estimateRequests(
       loadRequests = Math.min(loadRequests, load.maxRequests ?? Number.POSITIVE_INFINITY);
     }
     // The load goes round-robin over the plan's keys.
-    if (loadRequests > 0) for (const k of mine) requestsByKey[k.label] = (requestsByKey[k.label] ?? 0) + loadRequests / mine.length;
+    if (loadRequests > 0)
+      for (const k of mine) requestsByKey[k.label] = (requestsByKey[k.label] ?? 0) + loadRequests / mine.length;
     return { plan, probes: probeRequests, load: loadRequests, total: probeRequests + loadRequests };
   });
 
@@ -110,7 +118,16 @@ export function estimateRequests(
   );
   const total = perPlan.reduce((s, p) => s + p.probes, 0) + allLoad + unkeyed;
   const durationMs = schedule.durationMs + loadDurationMs(load);
-  return { plans: perPlan, unkeyed, total, unbounded: load ? unboundedReasons(load) : [], requestsByKey, schedule, durationMs, scale };
+  return {
+    plans: perPlan,
+    unkeyed,
+    total,
+    unbounded: load ? unboundedReasons(load) : [],
+    requestsByKey,
+    schedule,
+    durationMs,
+    scale,
+  };
 }
 
 /** A count for people: `1,234`, or `unbounded`. */
@@ -120,7 +137,9 @@ export function formatCount(n: number): string {
 
 /** One line: the total, then each plan's share (probes and load), then the requests without a key. */
 export function describeEstimate(e: Estimate): string {
-  const plans = e.plans.map((p) => `${p.plan} ${formatCount(p.total)} (probes ${formatCount(p.probes)}, load ${formatCount(p.load)})`);
+  const plans = e.plans.map(
+    (p) => `${p.plan} ${formatCount(p.total)} (probes ${formatCount(p.probes)}, load ${formatCount(p.load)})`,
+  );
   const why = e.unbounded.length > 0 ? `; no upper bound: ${e.unbounded.join('; ')}` : '';
   return `about ${formatCount(e.total)} requests: ${plans.join(', ')}; ${formatCount(e.unkeyed)} without a valid key${why}`;
 }

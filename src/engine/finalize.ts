@@ -86,7 +86,8 @@ export async function finalizeRun(input: ReportInput, o: FinalizeOptions): Promi
     assembled = redactReport(o.amendReport ? o.amendReport(built) : built, o.redact);
     canonicalReport(assembled);
     const res = await writeReportsSettled(assembled, o.reportDir, { redact: o.redact });
-    if (res.failed.length === 0) return { report: assembled, exitCode: assembled.exitCode, files: res.written as WrittenReports };
+    if (res.failed.length === 0)
+      return { report: assembled, exitCode: assembled.exitCode, files: res.written as WrittenReports };
     written = res.written;
     failedFormats = res.failed.map((f) => f.name);
     cause = res.failed[0]!.error;
@@ -96,7 +97,11 @@ export async function finalizeRun(input: ReportInput, o: FinalizeOptions): Promi
     cause = e;
   }
   const why = o.redact(messageOf(cause));
-  const fallback = fallbackReport(assembled, input, failedFormats.length > 0 ? `${failedFormats.join(', ')} could not be rendered: ${why}` : why);
+  const fallback = fallbackReport(
+    assembled,
+    input,
+    failedFormats.length > 0 ? `${failedFormats.join(', ')} could not be rendered: ${why}` : why,
+  );
   if (written.json === undefined) {
     // report.json records the failure and the raw parts; the other formats are rendered from what was assembled.
     written = { json: await writeErrorReport(errorReport(input, why, o.redact), o.reportDir, o.redact) };

@@ -37,7 +37,11 @@ async function runWith(amendReport: (r: Report) => Report) {
 
 describe('a report that cannot be assembled', () => {
   it.each([
-    ['fails validation', (r: Report) => ({ ...r, plans: ['gold'] }) as unknown as Report, /does not match its schema \(plans\[0\]/],
+    [
+      'fails validation',
+      (r: Report) => ({ ...r, plans: ['gold'] }) as unknown as Report,
+      /does not match its schema \(plans\[0\]/,
+    ],
     [
       'throws while being assembled',
       () => {
@@ -45,28 +49,31 @@ describe('a report that cannot be assembled', () => {
       },
       /injected assembly failure/,
     ],
-  ])('%s: report.json keeps the raw parts with verdict error, the other formats are written, exit 4', async (_what, amend, why) => {
-    const { dir, result } = await runWith(amend);
-    expect(result.exitCode).toBe(EXIT.internal);
-    expect(result.failure?.message).toMatch(why);
-    expect(result.failure?.reportDir).toBe(dir);
-    expect(Object.values(result.failure?.files ?? {}).sort()).toEqual(REPORT_FILES.map((f) => join(dir, f)).sort());
-    expect(reportFilesIn(dir)).toEqual([...REPORT_FILES]);
+  ])(
+    '%s: report.json keeps the raw parts with verdict error, the other formats are written, exit 4',
+    async (_what, amend, why) => {
+      const { dir, result } = await runWith(amend);
+      expect(result.exitCode).toBe(EXIT.internal);
+      expect(result.failure?.message).toMatch(why);
+      expect(result.failure?.reportDir).toBe(dir);
+      expect(Object.values(result.failure?.files ?? {}).sort()).toEqual(REPORT_FILES.map((f) => join(dir, f)).sort());
+      expect(reportFilesIn(dir)).toEqual([...REPORT_FILES]);
 
-    const doc = ErrorReportSchema.parse(JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')));
-    expect(doc.verdict).toBe('error');
-    expect(doc.exitCode).toBe(4);
-    expect(doc.error).toMatch(why);
-    expect(doc.plans).toEqual(['free', 'pro']);
-    // The raw parts are there: the probes' outcomes and the metrics of the requests they sent.
-    const outcomes = doc.parts.outcomes as { id: string; plan: string | null; passed: number }[];
-    expect(outcomes.some((o) => o.id === 'list.schema' && o.plan === 'free' && o.passed > 0)).toBe(true);
-    expect((doc.parts.metrics as { totals: { requests: number } }).totals.requests).toBeGreaterThan(0);
-    // The other formats say what happened instead of a verdict.
-    expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toMatch(/ABORTED[\s\S]*the report could not be assembled/);
-    // `petload report` refuses it with a clear message, not a schema dump.
-    expect(() => readReportFile(join(dir, 'report.json'))).toThrow(/could not be assembled \(verdict error\)/);
-  });
+      const doc = ErrorReportSchema.parse(JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')));
+      expect(doc.verdict).toBe('error');
+      expect(doc.exitCode).toBe(4);
+      expect(doc.error).toMatch(why);
+      expect(doc.plans).toEqual(['free', 'pro']);
+      // The raw parts are there: the probes' outcomes and the metrics of the requests they sent.
+      const outcomes = doc.parts.outcomes as { id: string; plan: string | null; passed: number }[];
+      expect(outcomes.some((o) => o.id === 'list.schema' && o.plan === 'free' && o.passed > 0)).toBe(true);
+      expect((doc.parts.metrics as { totals: { requests: number } }).totals.requests).toBeGreaterThan(0);
+      // The other formats say what happened instead of a verdict.
+      expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toMatch(/ABORTED[\s\S]*the report could not be assembled/);
+      // `petload report` refuses it with a clear message, not a schema dump.
+      expect(() => readReportFile(join(dir, 'report.json'))).toThrow(/could not be assembled \(verdict error\)/);
+    },
+  );
 
   it('a run that assembles as usual has no failure and writes a valid report', async () => {
     const { dir, result } = await runWith((r) => r);
@@ -85,7 +92,16 @@ describe('a dead target, with keys that begin with their plan name', () => {
       { key: secrets[1]!, plan: 'pro' },
     ]);
     const dir = join(s.dir, 'R');
-    const r = await runCli(['run', 'smoke', '--target', 'http://127.0.0.1:9/v1', '--keys-file', keys, '--report-dir', dir]);
+    const r = await runCli([
+      'run',
+      'smoke',
+      '--target',
+      'http://127.0.0.1:9/v1',
+      '--keys-file',
+      keys,
+      '--report-dir',
+      dir,
+    ]);
     expect(r.code, r.stderr).toBe(EXIT.aborted);
     const report = readReportJson(dir);
     expect(report.verdict).toBe('aborted');
@@ -95,7 +111,9 @@ describe('a dead target, with keys that begin with their plan name', () => {
       ['free#1 (…ey-1)', 'free'],
       ['pro#1 (…ey-1)', 'pro'],
     ]);
-    expect(r.stderr.split('\n').filter((l) => /unreachable/.test(l))).toEqual(['petload: target http://127.0.0.1:9/v1 is unreachable: ECONNREFUSED (nothing listens on 127.0.0.1:9)']);
+    expect(r.stderr.split('\n').filter((l) => /unreachable/.test(l))).toEqual([
+      'petload: target http://127.0.0.1:9/v1 is unreachable: ECONNREFUSED (nothing listens on 127.0.0.1:9)',
+    ]);
     expect(r.stderr).not.toMatch(/bug in petload/);
     expect(existsSync(join(dir, 'report.html'))).toBe(true);
     for (const f of filesUnder(dir)) for (const k of secrets) expect(f.text.includes(k), f.path).toBe(false);
@@ -114,7 +132,10 @@ describe('keys that begin with their plan name, against a live target', () => {
     try {
       const s = scratch('petload-plan-named-');
       const keys = s.keys(entries);
-      const scenario = s.file('probes.yaml', 'name: probes\ndescription: the quick probes\nprobes: [auth, list, create-get, unknown-id]\n');
+      const scenario = s.file(
+        'probes.yaml',
+        'name: probes\ndescription: the quick probes\nprobes: [auth, list, create-get, unknown-id]\n',
+      );
       const dir = join(s.dir, 'R');
       const r = await runCli(['run', scenario, '--target', server.url, '--keys-file', keys, '--report-dir', dir]);
       expect(r.code, r.stderr).toBe(0);
@@ -122,7 +143,9 @@ describe('keys that begin with their plan name, against a live target', () => {
       expect(report.verdict).toBe('pass');
       expect(report.plans).toEqual(['free', 'pro', 'business']);
       expect(report.keys.map((k) => k.label)).toEqual(['free#1 (…ey-1)', 'pro#1 (…ey-1)', 'business#1 (…ey-1)']);
-      expect(new Set(report.checks.flatMap((c) => c.byPlan.map((o) => o.plan)))).toEqual(new Set([null, 'free', 'pro', 'business']));
+      expect(new Set(report.checks.flatMap((c) => c.byPlan.map((o) => o.plan)))).toEqual(
+        new Set([null, 'free', 'pro', 'business']),
+      );
       // One line per plan on stderr (not a TTY), not one per probe.
       expect(r.stderr.split('\n').filter((l) => /^(free|pro|business|all plans): /.test(l))).toHaveLength(4);
       expect(r.stderr).not.toMatch(/^probe /m);

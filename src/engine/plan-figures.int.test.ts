@@ -29,11 +29,19 @@ afterAll(async () => {
 });
 
 /** A little traffic (8 requests over 2 s of real time) and no probe: the passive checks judge every answer. */
-const light = (extra = '') => s.file(`light-${Math.random().toString(36).slice(2)}.yaml`, `name: light\ndescription: a little traffic\nplans: [pro]\n${extra}load:\n  mix: { listPets: 1 }\n  phases:\n    - { executor: constant-rate, rate: 4/s, duration: 2s }\n`);
+const light = (extra = '') =>
+  s.file(
+    `light-${Math.random().toString(36).slice(2)}.yaml`,
+    `name: light\ndescription: a little traffic\nplans: [pro]\n${extra}load:\n  mix: { listPets: 1 }\n  phases:\n    - { executor: constant-rate, rate: 4/s, duration: 2s }\n`,
+  );
 
 const limitCheck = (r: Report) => r.checks.find((c) => c.id === 'ratelimit.limit-matches-plan')!;
 
-async function runAgainstStaging(name: string, args: readonly string[], scenario = light()): Promise<{ code: number | null; report: Report; out: string }> {
+async function runAgainstStaging(
+  name: string,
+  args: readonly string[],
+  scenario = light(),
+): Promise<{ code: number | null; report: Report; out: string }> {
   const dir = join(s.dir, name);
   const r = await runCli(['run', scenario, '--target', staging.url, '--quiet', '--report-dir', dir, ...args]);
   expect(`${r.stdout}${r.stderr}`).not.toContain(SECRET);
@@ -42,29 +50,48 @@ async function runAgainstStaging(name: string, args: readonly string[], scenario
 
 describe('a staging whose limits differ from the published table', () => {
   it('fails limit-matches-plan when judged against the published figures', async () => {
-    const { code, report } = await runAgainstStaging('published', ['--keys-file', s.keys([{ key: SECRET, plan: 'pro' }])]);
+    const { code, report } = await runAgainstStaging('published', [
+      '--keys-file',
+      s.keys([{ key: SECRET, plan: 'pro' }]),
+    ]);
     expect(code).toBe(1);
     expect(limitCheck(report).status).toBe('fail');
-    expect(report.notes).toContain(`Figures judged: ${report.keys[0]!.label} ${PLANS.pro.perMinute}/min, ${PLANS.pro.perDay}/day.`);
+    expect(report.notes).toContain(
+      `Figures judged: ${report.keys[0]!.label} ${PLANS.pro.perMinute}/min, ${PLANS.pro.perDay}/day.`,
+    );
   });
 
   it('passes with its figures in a plans file', async () => {
-    const plans = s.file('plans.yaml', `plans:\n  pro: { perMinute: ${STAGING_PRO.perMinute}, perDay: ${STAGING_PRO.perDay} }\n`);
-    const { code, report, out } = await runAgainstStaging('plans-file', ['--keys-file', s.keys([{ key: SECRET, plan: 'pro' }]), '--plans-file', plans]);
+    const plans = s.file(
+      'plans.yaml',
+      `plans:\n  pro: { perMinute: ${STAGING_PRO.perMinute}, perDay: ${STAGING_PRO.perDay} }\n`,
+    );
+    const { code, report, out } = await runAgainstStaging('plans-file', [
+      '--keys-file',
+      s.keys([{ key: SECRET, plan: 'pro' }]),
+      '--plans-file',
+      plans,
+    ]);
     expect(code, out).toBe(0);
     expect(limitCheck(report).status).toBe('pass');
     expect(limitCheck(report).counts.passed).toBeGreaterThan(0);
     expect(report.notes).toContain(`Figures judged: ${report.keys[0]!.label} 600/min, 20000/day.`);
   });
 
-  it('passes with its figures in the scenario\'s planLimits', async () => {
-    const scenario = light(`planLimits:\n  pro: { perMinute: ${STAGING_PRO.perMinute}, perDay: ${STAGING_PRO.perDay} }\n`);
-    const { code, report, out } = await runAgainstStaging('scenario', ['--keys-file', s.keys([{ key: SECRET, plan: 'pro' }])], scenario);
+  it("passes with its figures in the scenario's planLimits", async () => {
+    const scenario = light(
+      `planLimits:\n  pro: { perMinute: ${STAGING_PRO.perMinute}, perDay: ${STAGING_PRO.perDay} }\n`,
+    );
+    const { code, report, out } = await runAgainstStaging(
+      'scenario',
+      ['--keys-file', s.keys([{ key: SECRET, plan: 'pro' }])],
+      scenario,
+    );
     expect(code, out).toBe(0);
     expect(limitCheck(report).status).toBe('pass');
   });
 
-  it('passes with the key\'s own figures, which win over a plans file', async () => {
+  it("passes with the key's own figures, which win over a plans file", async () => {
     const plans = s.file('wrong-plans.yaml', 'plans:\n  pro: { perMinute: 450 }\n');
     const keys = s.keys([{ key: SECRET, plan: 'pro', perMinute: STAGING_PRO.perMinute, perDay: STAGING_PRO.perDay }]);
     const { code, report, out } = await runAgainstStaging('own', ['--keys-file', keys, '--plans-file', plans]);
@@ -74,9 +101,22 @@ describe('a staging whose limits differ from the published table', () => {
 
   it('refuses a broken plans file before sending anything, naming the file, the path and what was expected', async () => {
     const plans = s.file('broken-plans.yaml', 'plans:\n  pro: { perMinute: -5 }\n');
-    const r = await runCli(['run', light(), '--target', staging.url, '--keys-file', s.keys([{ key: SECRET, plan: 'pro' }]), '--plans-file', plans, '--report-dir', join(s.dir, 'broken')]);
+    const r = await runCli([
+      'run',
+      light(),
+      '--target',
+      staging.url,
+      '--keys-file',
+      s.keys([{ key: SECRET, plan: 'pro' }]),
+      '--plans-file',
+      plans,
+      '--report-dir',
+      join(s.dir, 'broken'),
+    ]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`${plans}: invalid plans file\n  plans.pro.perMinute: expected a whole number of requests per minute above 0, found number -5`);
+    expect(r.stderr).toContain(
+      `${plans}: invalid plans file\n  plans.pro.perMinute: expected a whole number of requests per minute above 0, found number -5`,
+    );
   });
 });
 
@@ -85,7 +125,10 @@ describe('the embedded server', () => {
     const dir = join(s.dir, 'embedded-keys');
     const keys = s.keys([{ key: 'sk_local_free_0123456789', plan: 'free', perMinute: 12, perDay: 500 }]);
     // listPets only: a getPet of an unknown id (404) would not count against the quota.
-    const scenario = s.file('burst.yaml', 'name: b\ndescription: a burst\nload:\n  mix: { listPets: 1 }\n  phases:\n    - { executor: burst, requests: limit+3 }\n');
+    const scenario = s.file(
+      'burst.yaml',
+      'name: b\ndescription: a burst\nload:\n  mix: { listPets: 1 }\n  phases:\n    - { executor: burst, requests: limit+3 }\n',
+    );
     const r = await runCli(['run', scenario, '--keys-file', keys, '--quiet', '--report-dir', dir]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const report = readReportJson(dir);
@@ -100,11 +143,21 @@ describe('the embedded server', () => {
 
   it('gives its made keys the figures of the run (plans file over scenario over published) and judges against them', async () => {
     const scenario = loadScenario(
-      s.file('figures.yaml', 'name: f\ndescription: a burst\nplans: [free, pro]\nplanLimits:\n  free: { perMinute: 10 }\n  pro: { perMinute: 20 }\nload:\n  mix: { listPets: 1 }\n  phases:\n    - { executor: burst, requests: limit+4 }\n'),
+      s.file(
+        'figures.yaml',
+        'name: f\ndescription: a burst\nplans: [free, pro]\nplanLimits:\n  free: { perMinute: 10 }\n  pro: { perMinute: 20 }\nload:\n  mix: { listPets: 1 }\n  phases:\n    - { executor: burst, requests: limit+4 }\n',
+      ),
     );
-    const result = await runScenario({ scenario, planFigures: { pro: { perMinute: 15 } }, reportDir: join(s.dir, 'embedded-figures'), timeScale: 60 });
+    const result = await runScenario({
+      scenario,
+      planFigures: { pro: { perMinute: 15 } },
+      reportDir: join(s.dir, 'embedded-figures'),
+      timeScale: 60,
+    });
     expect(result.exitCode).toBe(0);
-    const limits = Object.fromEntries(result.report.keyTimelines.map((k) => [k.plan, new Set(k.remaining.map(([, , limit]) => limit))]));
+    const limits = Object.fromEntries(
+      result.report.keyTimelines.map((k) => [k.plan, new Set(k.remaining.map(([, , limit]) => limit))]),
+    );
     // What the server put in X-RateLimit-Limit: free from the scenario, pro from the plans file.
     expect(limits.free).toEqual(new Set([10]));
     expect(limits.pro).toEqual(new Set([15]));

@@ -24,10 +24,13 @@ export interface DayQuota {
 /** What one response on `key` says about the key's day: X-RateLimit-Remaining when the headers describe the day window. */
 export function readDayQuota(key: ApiKey, ex: Exchange): DayQuota {
   const base = { key: key.label, plan: key.plan, perDay: key.limits.perDay };
-  if (ex.status === null) return { ...base, remaining: null, unknownBecause: `no response (${ex.error?.kind ?? 'error'})` };
+  if (ex.status === null)
+    return { ...base, remaining: null, unknownBecause: `no response (${ex.error?.kind ?? 'error'})` };
   const w = readWindow(ex, key);
-  if (w.window === 'day' && w.remaining !== null && key.limits.perDay !== key.limits.perMinute) return { ...base, remaining: w.remaining };
-  if (w.window === 'minute') return { ...base, remaining: null, unknownBecause: 'its rate-limit headers describe the minute window' };
+  if (w.window === 'day' && w.remaining !== null && key.limits.perDay !== key.limits.perMinute)
+    return { ...base, remaining: w.remaining };
+  if (w.window === 'minute')
+    return { ...base, remaining: null, unknownBecause: 'its rate-limit headers describe the minute window' };
   return { ...base, remaining: null, unknownBecause: 'its rate-limit headers do not describe the day window' };
 }
 
@@ -51,7 +54,11 @@ function keyLine(q: DayQuota): string {
  * whole daily quota (the most it can have left): a run that needs more than that stops; one that fits only
  * if the unknown days are fresh enough goes ahead with a note saying so.
  */
-export function decideQuota(estimate: Pick<Estimate, 'plans'>, quotas: readonly DayQuota[], allowExhaustion: boolean): QuotaDecision {
+export function decideQuota(
+  estimate: Pick<Estimate, 'plans'>,
+  quotas: readonly DayQuota[],
+  allowExhaustion: boolean,
+): QuotaDecision {
   const lines = quotas.map(keyLine);
   const over: string[] = [];
   for (const p of estimate.plans) {
@@ -61,14 +68,20 @@ export function decideQuota(estimate: Pick<Estimate, 'plans'>, quotas: readonly 
     const unknown = mine.filter((q) => q.remaining === null);
     const atMost = known + unknown.reduce((s, q) => s + q.perDay, 0);
     if (p.total > atMost) {
-      const left = unknown.length === 0 ? `the ${formatCount(known)} left today` : `at most ${formatCount(atMost)} left today`;
-      over.push(`${p.plan} needs ${formatCount(p.total)} requests, more than ${left} on its key${mine.length === 1 ? '' : 's'}`);
+      const left =
+        unknown.length === 0 ? `the ${formatCount(known)} left today` : `at most ${formatCount(atMost)} left today`;
+      over.push(
+        `${p.plan} needs ${formatCount(p.total)} requests, more than ${left} on its key${mine.length === 1 ? '' : 's'}`,
+      );
     } else if (p.total > known) {
-      lines.push(`${p.plan}: whether the keys have the ${formatCount(p.total - known)} more requests the run needs left today is unknown`);
+      lines.push(
+        `${p.plan}: whether the keys have the ${formatCount(p.total - known)} more requests the run needs left today is unknown`,
+      );
     }
   }
   if (over.length === 0) return { proceed: true, lines };
   const problem = `the run would use up a key's daily quota: ${over.join('; ')}`;
-  if (allowExhaustion) return { proceed: true, lines: [...lines, `going ahead anyway (--allow-quota-exhaustion): ${problem}`] };
+  if (allowExhaustion)
+    return { proceed: true, lines: [...lines, `going ahead anyway (--allow-quota-exhaustion): ${problem}`] };
   return { proceed: false, lines, problem };
 }

@@ -74,7 +74,8 @@ export interface RunContext {
 function figuresOf(keys: readonly ApiKey[]): { plans: Map<PlanName, PlanLimits>; keyLimits: Map<string, PlanLimits> } {
   const plans = new Map<PlanName, PlanLimits>();
   for (const k of keys) if (!plans.has(k.plan)) plans.set(k.plan, k.limits);
-  const differs = (k: ApiKey, p: PlanLimits | undefined) => p === undefined || k.limits.perMinute !== p.perMinute || k.limits.perDay !== p.perDay;
+  const differs = (k: ApiKey, p: PlanLimits | undefined) =>
+    p === undefined || k.limits.perMinute !== p.perMinute || k.limits.perDay !== p.perDay;
   const keyLimits = new Map(keys.filter((k) => differs(k, plans.get(k.plan))).map((k) => [k.label, k.limits]));
   return { plans, keyLimits };
 }
@@ -85,7 +86,12 @@ export function createRunContext(o: RunContextOptions): RunContext {
   setMaxListeners(0, signal);
   const ledger = new Ledger(o.redact);
   const figures = figuresOf(keys);
-  const observer = createObserver({ ledger, plans: figures.plans, keyLimits: figures.keyLimits, clockScale: clock.scale });
+  const observer = createObserver({
+    ledger,
+    plans: figures.plans,
+    keyLimits: figures.keyLimits,
+    clockScale: clock.scale,
+  });
   let metrics = createMetrics({ clock, startMono: clock.monotonic() });
   const keyStates = new KeyStates(keys);
   const path = createSendPath({
@@ -102,7 +108,9 @@ export function createRunContext(o: RunContextOptions): RunContext {
   });
   const send = (spec: RequestSpec): Promise<Exchange> => {
     if (spec.auth.kind === 'key' && keyStates.get(spec.auth.key).suspectedBan) {
-      return Promise.reject(new PetloadError('E_INTERNAL', `a probe tried to send on ${spec.auth.key.label}, which is suspected banned`));
+      return Promise.reject(
+        new PetloadError('E_INTERNAL', `a probe tried to send on ${spec.auth.key.label}, which is suspected banned`),
+      );
     }
     return path.send(spec);
   };

@@ -34,7 +34,8 @@ export interface ScheduleOutcome {
 
 /** The keys a step was given, in the step's order (key A first for key-isolation). */
 function keyView(all: KeyView, labels: readonly string[]): KeyView {
-  const mine = (): KeyState[] => labels.map((l) => all.all().find((s) => s.key.label === l)).filter((s): s is KeyState => s !== undefined);
+  const mine = (): KeyState[] =>
+    labels.map((l) => all.all().find((s) => s.key.label === l)).filter((s): s is KeyState => s !== undefined);
   return { get: (k) => all.get(k), all: mine, blockedNow: (l, now) => all.blockedNow(l, now) };
 }
 
@@ -65,7 +66,14 @@ class LatestRefusals {
  * otherwise show up in another's count, and a defect that key-isolation or no-quota-drain names would fail other
  * checks too (one defect, one failure). They are short in real time, so other probes' requests wait for them.
  */
-const COUNTING: ReadonlySet<ProbeName> = new Set(['auth', 'enforce', 'burst', 'key-isolation', 'quota-drain', 'what-counts']);
+const COUNTING: ReadonlySet<ProbeName> = new Set([
+  'auth',
+  'enforce',
+  'burst',
+  'key-isolation',
+  'quota-drain',
+  'what-counts',
+]);
 /** Probes whose one request must go out at the instant they waited for (a Retry-After to judge): never held. */
 const ON_TIME: ReadonlySet<ProbeName> = new Set(['retry-after-honest', 'restore', 'ban']);
 
@@ -107,7 +115,11 @@ class SendTurns {
   }
 }
 
-const lanesOf = (s: Step): string[] => [...s.keys.map((k) => `key:${k}`), ...(s.unkeyed > 0 ? ['address'] : []), ...(s.probe === 'burst' || s.probe === 'enforce' ? ['exact'] : [])];
+const lanesOf = (s: Step): string[] => [
+  ...s.keys.map((k) => `key:${k}`),
+  ...(s.unkeyed > 0 ? ['address'] : []),
+  ...(s.probe === 'burst' || s.probe === 'enforce' ? ['exact'] : []),
+];
 
 /** Told as each step starts and ends (a progress display); without it, one log line per step. */
 export type StepEvents = (probe: ProbeName, plan: PlanName | null, state: 'start' | 'done') => void;
@@ -196,7 +208,9 @@ export async function runSchedule(
       },
       sendSimultaneous: async (specs) => {
         if (alone) await takeTurn();
-        return direct ? out(specs, () => base.sendSimultaneous(specs)) : turns.shared(() => out(specs, () => base.sendSimultaneous(specs)));
+        return direct
+          ? out(specs, () => base.sendSimultaneous(specs))
+          : turns.shared(() => out(specs, () => base.sendSimultaneous(specs)));
       },
     };
     // The address lane follows the plan's times: a drain started early would meet a spent address window.
@@ -224,14 +238,21 @@ export async function runSchedule(
     const end = clock.now();
     results.push({ id: step.id, probe: step.probe, plan: step.plan, at: start - t0, ends: end - t0 });
     if (onStep) onStep(step.probe, step.plan, 'done');
-    else base.log(`probe ${step.probe}${step.plan ? ` [${step.plan}]` : ''} done in ${((end - start) / clock.scale / 1000).toFixed(2)} s`);
+    else
+      base.log(
+        `probe ${step.probe}${step.plan ? ` [${step.plan}]` : ''} done in ${((end - start) / clock.scale / 1000).toFixed(2)} s`,
+      );
   };
 
   for (const step of schedule.steps) {
     const before = lanesOf(step).map((l) => lastOnLane.get(l) ?? Promise.resolve());
     const p = Promise.all(before).then(() => runStep(step));
     done.set(step.id, p);
-    for (const l of lanesOf(step)) lastOnLane.set(l, p.catch(() => {}));
+    for (const l of lanesOf(step))
+      lastOnLane.set(
+        l,
+        p.catch(() => {}),
+      );
   }
   // Every step settles (a failing one does not stop the others on other lanes); the first error is rethrown.
   const settled = await Promise.allSettled(done.values());

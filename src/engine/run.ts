@@ -5,7 +5,13 @@
 import { setMaxListeners } from 'node:events';
 import { PLAN_NAMES, describeLimits, layerFigures, type PlanFigures, type PlanName } from '../api/plans.js';
 import type { Severity } from '../checks/catalogue.js';
-import { evaluateThreshold, parseThreshold, thresholdCheckId, thresholdMessage, type Threshold } from '../checks/thresholds.js';
+import {
+  evaluateThreshold,
+  parseThreshold,
+  thresholdCheckId,
+  thresholdMessage,
+  type Threshold,
+} from '../checks/thresholds.js';
 import type { LoadSection, Scenario } from '../config/scenario.js';
 import { createRedactor, type Redactor } from '../config/keys-file.js';
 import type { ApiKey } from '../core/api-key.js';
@@ -140,7 +146,8 @@ function loadNotes(outcome: LoadOutcome): string[] {
         `load ${ph.label} [${p.plan}]: planned ${p.planned}, sent ${p.sent} (${p.retries} retries), accepted ${p.accepted}, refused ${p.refused}, other answers ${p.answered}, no answer ${p.failed}, held back by backoff ${p.heldBack}, dropped ${p.dropped}, gave up ${p.gaveUp}`,
     ),
   );
-  if (outcome.suspectedBans.length > 0) lines.push(`suspected banned during the load: ${outcome.suspectedBans.join(', ')}`);
+  if (outcome.suspectedBans.length > 0)
+    lines.push(`suspected banned during the load: ${outcome.suspectedBans.join(', ')}`);
   if (outcome.stopped === 'max-requests') lines.push('the load stopped early: maxRequests was reached');
   return lines;
 }
@@ -162,7 +169,13 @@ function plansOf(o: RunOptions, keys: readonly ApiKey[]): PlanName[] {
 }
 
 /** A remote run's announcement, before anything is sent. */
-function preamble(scenario: Scenario, url: string, plans: readonly PlanName[], keys: readonly ApiKey[], estimate: Estimate): string[] {
+function preamble(
+  scenario: Scenario,
+  url: string,
+  plans: readonly PlanName[],
+  keys: readonly ApiKey[],
+  estimate: Estimate,
+): string[] {
   return [
     `petload: ${scenario.name} against the remote target ${url}`,
     `  plans ${plans.join(', ')}; keys ${keys.map((k) => k.label).join(', ')}`,
@@ -181,10 +194,17 @@ interface Aborted {
 }
 
 /** The thresholds of the scenario and of the command line, parsed. */
-function thresholdsOf(scenario: Scenario, o: RunOptions): { expression: string; severity: Severity; parsed: Threshold }[] {
+function thresholdsOf(
+  scenario: Scenario,
+  o: RunOptions,
+): { expression: string; severity: Severity; parsed: Threshold }[] {
   return [
     ...scenario.thresholds,
-    ...(o.thresholds ?? []).map((expression) => ({ expression, severity: 'major' as const, parsed: parseThreshold(expression) })),
+    ...(o.thresholds ?? []).map((expression) => ({
+      expression,
+      severity: 'major' as const,
+      parsed: parseThreshold(expression),
+    })),
   ];
 }
 
@@ -230,23 +250,47 @@ async function setUp(o: RunOptions, scenario: Scenario, startedAt: Date): Promis
   }
   const keys = shard?.keys ?? target.keys.filter((k) => plans.includes(k.plan));
   const late = o.shard?.startAt !== undefined ? (await waitUntil(o.shard.startAt, o.signal)).lateMs : 0;
-  const notes: string[] = [...(shard?.notes ?? []), ...(late > 1000 ? [`shard ${o.shard!.index} began ${(late / 1000).toFixed(1)} s after --start-at`] : [])];
+  const notes: string[] = [
+    ...(shard?.notes ?? []),
+    ...(late > 1000 ? [`shard ${o.shard!.index} began ${(late / 1000).toFixed(1)} s after --start-at`] : []),
+  ];
   if (keys.length > 0) notes.push(figuresNote(keys));
-  return { scenario, target, plans, shard, keys, begunAt: o.shard ? new Date() : startedAt, redact: createRedactor(target.keys), notes };
+  return {
+    scenario,
+    target,
+    plans,
+    shard,
+    keys,
+    begunAt: o.shard ? new Date() : startedAt,
+    redact: createRedactor(target.keys),
+    notes,
+  };
 }
 
 /** Refuse a run that cannot be judged or must not start: no key for the plans, no sacrificial key when needed. */
 function checkKeys({ scenario, plans, keys, target }: Setup): void {
   if (keys.length === 0) {
-    throw new PetloadError('E_NO_KEYS', `no key for the plans to judge (${plans.join(', ') || 'none'}); the keys file has ${target.keys.length} key(s)`);
+    throw new PetloadError(
+      'E_NO_KEYS',
+      `no key for the plans to judge (${plans.join(', ') || 'none'}); the keys file has ${target.keys.length} key(s)`,
+    );
   }
   if (scenario.requiresSacrificialKey && !keys.some((k) => k.sacrificial)) {
-    throw new PetloadError('E_SAFETY', `scenario ${scenario.name} needs a key marked "sacrificial": true; none of the keys is`);
+    throw new PetloadError(
+      'E_SAFETY',
+      `scenario ${scenario.name} needs a key marked "sacrificial": true; none of the keys is`,
+    );
   }
 }
 
 /** Before a remote run: announce it, read each key's remaining daily quota, and refuse what would use it up. */
-async function guardQuota(o: RunOptions, setup: Setup, run: RunContext, estimate: Estimate, notice: (line: string) => void): Promise<void> {
+async function guardQuota(
+  o: RunOptions,
+  setup: Setup,
+  run: RunContext,
+  estimate: Estimate,
+  notice: (line: string) => void,
+): Promise<void> {
   const { redact, notes } = setup;
   const quotas = [];
   for (const key of setup.keys) quotas.push(readDayQuota(key, await run.path.send(cheapList(key, 'quota-read'))));
@@ -254,14 +298,24 @@ async function guardQuota(o: RunOptions, setup: Setup, run: RunContext, estimate
   for (const line of decision.lines) notice(redact(`  ${line}`));
   notes.push(...decision.lines.map((line) => redact(`Daily quota before the run: ${line}.`)));
   if (!decision.proceed) {
-    throw new PetloadError('E_SAFETY', `${decision.problem ?? 'the run would use up a key\'s daily quota'}; nothing more was sent`, {
-      hint: 'Run fewer plans or a shorter scenario, wait for the day window to reset, or pass --allow-quota-exhaustion if the keys may run dry.',
-    });
+    throw new PetloadError(
+      'E_SAFETY',
+      `${decision.problem ?? "the run would use up a key's daily quota"}; nothing more was sent`,
+      {
+        hint: 'Run fewer plans or a shorter scenario, wait for the day window to reset, or pass --allow-quota-exhaustion if the keys may run dry.',
+      },
+    );
   }
 }
 
 /** Every probe of the scenario, on each plan it runs on (a shard: its share), as the schedule lays them out. */
-async function runProbes(o: RunOptions, setup: Setup, run: RunContext, planned: Estimate, log: (line: string) => void): Promise<ScheduleOutcome> {
+async function runProbes(
+  o: RunOptions,
+  setup: Setup,
+  run: RunContext,
+  planned: Estimate,
+  log: (line: string) => void,
+): Promise<ScheduleOutcome> {
   const { plans, redact, notes } = setup;
   const ctx: ProbeContext = {
     clock: run.clock,
@@ -281,14 +335,27 @@ async function runProbes(o: RunOptions, setup: Setup, run: RunContext, planned: 
   const onStep = o.onProbe
     ? (probe: string, plan: PlanName | null, state: 'start' | 'done') => {
         if (state === 'start') probeIndex.set(plan, (probeIndex.get(plan) ?? 0) + 1);
-        o.onProbe!({ probe, plan, state, index: probeIndex.get(plan) ?? 0, total: probeTotal(plan), perPlan: run.keyStates.perPlan() });
+        o.onProbe!({
+          probe,
+          plan,
+          state,
+          index: probeIndex.get(plan) ?? 0,
+          total: probeTotal(plan),
+          perPlan: run.keyStates.perPlan(),
+        });
       }
     : undefined;
   return runSchedule(planned.schedule, ctx, plans, setup.scenario.probes, onStep);
 }
 
 /** The load section, with a progress line about once a second; its outcome goes into the notes. */
-async function runLoadSection(o: RunOptions, setup: Setup, run: RunContext, load: LoadSection, log: (line: string) => void): Promise<void> {
+async function runLoadSection(
+  o: RunOptions,
+  setup: Setup,
+  run: RunContext,
+  load: LoadSection,
+  log: (line: string) => void,
+): Promise<void> {
   const { clock } = run;
   let last = { sent: 0, at: clock.monotonic() };
   const outcome = await runLoad(
@@ -319,9 +386,14 @@ function abortOf(e: unknown, setup: Setup): Aborted | null {
     // A bug in petload during the run: the run ends, but what it collected is still reported (exit 4).
     const message = e instanceof Error ? e.message : String(e);
     if (e instanceof Error && e.stack) setup.notes.push(setup.redact(`internal error, for the bug report: ${e.stack}`));
-    return { reason: setup.redact(`internal error: ${message}`), exitCode: EXIT.internal, hint: ERRORS.E_INTERNAL.hint };
+    return {
+      reason: setup.redact(`internal error: ${message}`),
+      exitCode: EXIT.internal,
+      hint: ERRORS.E_INTERNAL.hint,
+    };
   }
-  if (e.code === 'E_TARGET_UNREACHABLE' || e.code === 'E_KEY_BANNED') return { reason: e.message, exitCode: e.exitCode, ...(e.hint !== undefined ? { hint: e.hint } : {}) };
+  if (e.code === 'E_TARGET_UNREACHABLE' || e.code === 'E_KEY_BANNED')
+    return { reason: e.message, exitCode: e.exitCode, ...(e.hint !== undefined ? { hint: e.hint } : {}) };
   return null;
 }
 
@@ -350,7 +422,11 @@ async function report(
     return { expression: t.expression, checkId, severity, observed: r.observed, unit: r.unit, ok: r.ok };
   });
   const input = {
-    scenario: { name: scenario.name, description: scenario.description, ...(o.scenarioFile ? { file: o.scenarioFile } : {}) },
+    scenario: {
+      name: scenario.name,
+      description: scenario.description,
+      ...(o.scenarioFile ? { file: o.scenarioFile } : {}),
+    },
     target: {
       url: target.url,
       embedded: target.embedded,
@@ -371,10 +447,14 @@ async function report(
     ...(aborted ? { aborted: { reason: aborted.reason, exitCode: aborted.exitCode } } : {}),
   };
   // What the caller prints comes from the report too: it gets the redacted one, as the files do.
-  const done = await finalizeRun(input, { reportDir: o.reportDir, redact, amendReport: (r) => {
+  const done = await finalizeRun(input, {
+    reportDir: o.reportDir,
+    redact,
+    amendReport: (r) => {
       const withShard = o.shard ? { ...r, shard: shardInfo(o.shard) } : r;
       return o.amendReport ? o.amendReport(withShard) : withShard;
-    } });
+    },
+  });
   return { ...done, ...(aborted?.hint ? { hint: aborted.hint } : {}) };
 }
 
@@ -410,7 +490,11 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
 
   try {
     checkKeys(setup);
-    planned = estimateRequests(scenario, keys, plans, { quotaRead: remote, scale: target.clock.scale, ...(setup.shard ? { runs: setup.shard.runsProbe } : {}) });
+    planned = estimateRequests(scenario, keys, plans, {
+      quotaRead: remote,
+      scale: target.clock.scale,
+      ...(setup.shard ? { runs: setup.shard.runsProbe } : {}),
+    });
     const estimate = remote ? planned : null;
     if (estimate) {
       for (const line of preamble(scenario, target.url, plans, keys, estimate)) notice(redact(line));

@@ -15,7 +15,10 @@ import { call } from '../reference-server/test-client.js';
 import { runScenario } from './run.js';
 
 const SCALE = 20; // a minute window lasts 3 real seconds
-const scenario = parseScenarioText('name: t\ndescription: t\nprobes: [enforce, retry-after-honest, restore]\n', 't.yaml');
+const scenario = parseScenarioText(
+  'name: t\ndescription: t\nprobes: [enforce, retry-after-honest, restore]\n',
+  't.yaml',
+);
 
 let server: ReferenceServer | null = null;
 const dirs: string[] = [];
@@ -41,23 +44,34 @@ async function run(s: ReferenceServer, plans: PlanName[], log: (line: string) =>
 const checkOf = (r: Awaited<ReturnType<typeof run>>, id: string) => r.report.checks.find((c) => c.id === id)!;
 
 describe('another client spends the same key', () => {
-  it('before the run: enforce finds the window already open and partly spent, and starts again on a fresh one', { timeout: 60_000 }, async () => {
+  it('before the run: enforce finds the window already open and partly spent, and starts again on a fresh one', {
+    timeout: 60_000,
+  }, async () => {
     const s = await start();
     const key = s.keys.find((k) => k.plan === 'free')!;
     for (let i = 0; i < 20; i++) expect((await call(s.url, '/pets?limit=1', { auth: key })).status).toBe(200);
     const lines: string[] = [];
     const r = await run(s, ['free'], (l) => lines.push(l));
-    expect(lines.some((l) => /enforce \[free\]: .*already open and partly spent.*another client.*again on a fresh window/.test(l))).toBe(true);
+    expect(
+      lines.some((l) =>
+        /enforce \[free\]: .*already open and partly spent.*another client.*again on a fresh window/.test(l),
+      ),
+    ).toBe(true);
     expect(checkOf(r, 'ratelimit.enforced').status).toBe('pass');
     expect(checkOf(r, 'ratelimit.remaining-decrements').status).not.toBe('fail');
     expect(r.report.checks.filter((c) => c.status === 'fail').map((c) => c.id)).toEqual([]);
     expect(r.report.verdict).toBe('pass');
   });
 
-  it('during the wait for a 429: the next window is spent before petload comes back, and the waits wait again or skip naming it', { timeout: 60_000 }, async () => {
+  it('during the wait for a 429: the next window is spent before petload comes back, and the waits wait again or skip naming it', {
+    timeout: 60_000,
+  }, async () => {
     // A key with a small quota on a slower clock: the other client spends a whole window within a few real ms of
     // its start, well before petload's Retry-After + 250 ms (25 real ms at least) has passed.
-    const [key] = parseKeys({ keys: [{ key: 'pl-interference-0123456789abcdef', plan: 'enterprise', perMinute: 5, perDay: 100_000 }] }, 'test');
+    const [key] = parseKeys(
+      { keys: [{ key: 'pl-interference-0123456789abcdef', plan: 'enterprise', perMinute: 5, perDay: 100_000 }] },
+      'test',
+    );
     server = await createReferenceServer({ port: 0, timeScale: 10, banThreshold: 1_000_000, keys: [key!] });
     const s = server;
     let spend: Promise<void> | null = null;
@@ -80,7 +94,10 @@ describe('another client spends the same key', () => {
     // spent too, skips naming the other client; it never fails the target for it.
     const honest = checkOf(r, 'retry-after.honest');
     expect(['pass', 'skip']).toContain(honest.status);
-    if (honest.status === 'skip') expect(honest.byPlan.flatMap((p) => p.reasons).join(' ')).toMatch(/next window was already spent \(another client is using the key\)/);
+    if (honest.status === 'skip')
+      expect(honest.byPlan.flatMap((p) => p.reasons).join(' ')).toMatch(
+        /next window was already spent \(another client is using the key\)/,
+      );
     expect(checkOf(r, 'ratelimit.quota-restored').status).not.toBe('fail');
     expect(checkOf(r, 'ratelimit.enforced').status).toBe('pass');
     expect(r.report.checks.filter((c) => c.status === 'fail').map((c) => c.id)).toEqual([]);

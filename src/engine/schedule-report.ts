@@ -25,8 +25,17 @@ export function scheduleLines(e: Estimate): string[] {
 export function scheduleReport(e: Estimate, o: ScheduleOutcome): { report: ScheduleReport; note: string } {
   const s = e.schedule;
   const labels = [...new Set([...Object.keys(s.requestsByKey), ...Object.keys(o.requestsByKey)])];
-  const keys = labels.map((label) => ({ label, planned: s.requestsByKey[label] ?? 0, actual: o.requestsByKey[label] ?? 0 }));
-  const side = (clockMs: number, requests: number, unkeyed: number) => ({ durationMs: Math.round(clockMs / e.scale), windows: Math.round((clockMs / WINDOW_MS) * 100) / 100, requests, unkeyed });
+  const keys = labels.map((label) => ({
+    label,
+    planned: s.requestsByKey[label] ?? 0,
+    actual: o.requestsByKey[label] ?? 0,
+  }));
+  const side = (clockMs: number, requests: number, unkeyed: number) => ({
+    durationMs: Math.round(clockMs / e.scale),
+    windows: Math.round((clockMs / WINDOW_MS) * 100) / 100,
+    requests,
+    unkeyed,
+  });
   const report: ScheduleReport = {
     planned: side(s.durationMs, sum(s.requestsByKey), s.unkeyed),
     actual: side(o.durationMs, sum(o.requestsByKey), o.unkeyed),

@@ -14,22 +14,35 @@ describe('a compliance run on its schedule', () => {
     const dir = mkdtempSync(join(tmpdir(), 'petload-schedule-'));
     try {
       const lines: string[] = [];
-      const r = await runScenario({ scenario: loadScenario('compliance'), plans: ['free'], timeScale: 10, reportDir: dir, log: (l) => lines.push(l) });
+      const r = await runScenario({
+        scenario: loadScenario('compliance'),
+        plans: ['free'],
+        timeScale: 10,
+        reportDir: dir,
+        log: (l) => lines.push(l),
+      });
       expect(r.report.verdict).toBe('pass');
       const s = r.report.schedule!;
       // Known before any traffic: the first line of the log.
-      expect(lines[0]).toMatch(/^schedule: probes take about \d+ s of real time .*; [\d,]+ requests \(free#1 \(…\w{4}\) \d+, /);
+      expect(lines[0]).toMatch(
+        /^schedule: probes take about \d+ s of real time .*; [\d,]+ requests \(free#1 \(…\w{4}\) \d+, /,
+      );
       expect(s.keys.map((k) => k.label.replace(/ .*/, ''))).toEqual(['free#1', 'free#2', 'free#3']);
       const planned = s.planned.requests + s.planned.unkeyed;
       const actual = s.actual.requests + s.actual.unkeyed;
       expect(Math.abs(planned - actual) / actual).toBeLessThanOrEqual(0.05);
-      for (const k of s.keys) expect(Math.abs(k.planned - k.actual), k.label).toBeLessThanOrEqual(Math.max(2, 0.05 * k.actual));
+      for (const k of s.keys)
+        expect(Math.abs(k.planned - k.actual), k.label).toBeLessThanOrEqual(Math.max(2, 0.05 * k.actual));
       // The schedule's waits really happened: a window to see the 429 and one to see the quota restored. How close
       // the actual time comes to the planned one is a figure of `npm run bench -- --real-clock`, not of a test on a
       // machine that may be busy.
       expect(s.planned.windows).toBeGreaterThan(1);
       expect(s.actual.windows).toBeGreaterThan(1);
-      expect(r.report.notes.some((n) => /^Probe schedule: planned .* and [\d,]+ requests; took .* and [\d,]+ requests\.$/.test(n))).toBe(true);
+      expect(
+        r.report.notes.some((n) =>
+          /^Probe schedule: planned .* and [\d,]+ requests; took .* and [\d,]+ requests\.$/.test(n),
+        ),
+      ).toBe(true);
       // The probes report sent as much as the report's totals count, less the reachability check (not counted).
       expect(actual).toBe(r.report.totals.requests);
     } finally {

@@ -1,14 +1,35 @@
 import { describe, expect, it } from 'vitest';
 import type { PlanName } from '../api/plans.js';
 import { DEFAULT_PROBES, type ProbeName } from '../probes/names.js';
-import { describeSchedule, FASTEST_KEYS, planSchedule, planWithReasons, STRADDLE_MARGIN_MS, WINDOW_MS, type Schedule, type ScheduleInput } from './schedule.js';
+import {
+  describeSchedule,
+  FASTEST_KEYS,
+  planSchedule,
+  planWithReasons,
+  STRADDLE_MARGIN_MS,
+  WINDOW_MS,
+  type Schedule,
+  type ScheduleInput,
+} from './schedule.js';
 
 const QUOTA = { free: 60, pro: 300, business: 1000 } as const;
-const input = (keysPerPlan: number, probes: readonly ProbeName[] = DEFAULT_PROBES, plans: (keyof typeof QUOTA)[] = ['free', 'pro', 'business']): ScheduleInput => ({
+const input = (
+  keysPerPlan: number,
+  probes: readonly ProbeName[] = DEFAULT_PROBES,
+  plans: (keyof typeof QUOTA)[] = ['free', 'pro', 'business'],
+): ScheduleInput => ({
   probes,
-  plans: plans.map((plan) => ({ plan, keys: Array.from({ length: keysPerPlan }, (_, i) => ({ label: `${plan}#${i + 1}`, quota: QUOTA[plan], sacrificial: false })) })),
+  plans: plans.map((plan) => ({
+    plan,
+    keys: Array.from({ length: keysPerPlan }, (_, i) => ({
+      label: `${plan}#${i + 1}`,
+      quota: QUOTA[plan],
+      sacrificial: false,
+    })),
+  })),
 });
-const step = (s: Schedule, probe: ProbeName, plan: PlanName | null) => s.steps.find((st) => st.probe === probe && st.plan === plan)!;
+const step = (s: Schedule, probe: ProbeName, plan: PlanName | null) =>
+  s.steps.find((st) => st.probe === probe && st.plan === plan)!;
 
 describe('planSchedule', () => {
   it('three keys per plan, all plans: about two windows, the probes that need a fresh window on distinct keys at once', () => {
@@ -23,7 +44,12 @@ describe('planSchedule', () => {
       expect([e.window, b.window]).toEqual([0, 0]);
       expect(Math.max(e.at, b.at)).toBeLessThan(5000);
       // The 429s are waited out on the same keys, in their second window.
-      expect(step(s, 'retry-after-honest', plan)).toMatchObject({ keys: e.keys, window: 1, need: 'refusal', requests: 1 });
+      expect(step(s, 'retry-after-honest', plan)).toMatchObject({
+        keys: e.keys,
+        window: 1,
+        need: 'refusal',
+        requests: 1,
+      });
       expect(step(s, 'restore', plan)).toMatchObject({ keys: b.keys, window: 1, need: 'refusal', requests: 1 });
       // Headroom probes share a third key: what they cost fits one window of it.
       const third = step(s, 'input', plan).keys[0]!;
@@ -52,7 +78,9 @@ describe('planSchedule', () => {
     expect(s.windows).toBeGreaterThan(2.5);
     expect(s.windows).toBeLessThanOrEqual(4);
     expect(s.reasons.join('\n')).toMatch(/free has one key/);
-    expect(s.reasons.join('\n')).toMatch(new RegExp(`with ${FASTEST_KEYS} keys per plan the pass would take about 2\\.\\d windows`));
+    expect(s.reasons.join('\n')).toMatch(
+      new RegExp(`with ${FASTEST_KEYS} keys per plan the pass would take about 2\\.\\d windows`),
+    );
     expect(s.skipped.map((k) => k.probe)).toEqual(['key-isolation', 'key-isolation', 'key-isolation']);
     // One 429 serves both waits; burst needs a later window of the same key.
     const free = (p: ProbeName) => step(s, p, 'free');
@@ -89,7 +117,9 @@ describe('planSchedule', () => {
     const ban = step(s, 'ban', 'free');
     expect(ban.keys).toEqual(['free#victim']);
     expect(s.steps.filter((st) => st.keys.includes('free#victim'))).toEqual([ban]);
-    expect(ban.at).toBeGreaterThanOrEqual(Math.max(...s.steps.filter((st) => st !== ban && st.plan === 'free').map((st) => st.ends)) - 1);
+    expect(ban.at).toBeGreaterThanOrEqual(
+      Math.max(...s.steps.filter((st) => st !== ban && st.plan === 'free').map((st) => st.ends)) - 1,
+    );
     const none = planSchedule(input(3, ['ban'], ['free']));
     expect(none.skipped[0]?.reason).toMatch(/sacrificial/);
   });
@@ -103,7 +133,7 @@ describe('planSchedule', () => {
 
   it('describes every step: when, which plan, probe, key and window', () => {
     const lines = describeSchedule(planWithReasons(input(1, DEFAULT_PROBES, ['free'])));
-    expect(lines.some((l) => /^\s+0\.0 s  free\s+enforce\s+free#1, window 1, 61 requests$/.test(l))).toBe(true);
+    expect(lines.some((l) => /^\s+0\.0 s {2}free\s+enforce\s+free#1, window 1, 61 requests$/.test(l))).toBe(true);
     expect(lines.some((l) => /key-isolation\s+skipped: needs two keys/.test(l))).toBe(true);
   });
 });

@@ -114,7 +114,9 @@ export const FASTEST_KEYS = 3;
 
 const CONTRACT: readonly ProbeName[] = ['input', 'list', 'create-get', 'unknown-id', 'deprecated', 'what-counts'];
 /** Requests of the probes that need headroom only: each probe's own count (src/probes, `requests`). */
-export const HEADROOM_COSTS: Partial<Record<ProbeName, number>> = Object.fromEntries(CONTRACT.map((p) => [p, fixedRequests(p).keyed]));
+export const HEADROOM_COSTS: Partial<Record<ProbeName, number>> = Object.fromEntries(
+  CONTRACT.map((p) => [p, fixedRequests(p).keyed]),
+);
 export const AUTH_REQUESTS = fixedRequests('auth').unkeyed;
 export const DRAIN_INVALID = fixedRequests('quota-drain').unkeyed;
 const DRAIN_VALID = fixedRequests('quota-drain').keyed;
@@ -214,7 +216,17 @@ export function planSchedule(input: ScheduleInput): Schedule {
   spendAddress(0, 1);
   if (want.has('auth') && runs('auth', null)) {
     const ends = AUTH_REQUESTS * r;
-    push({ probe: 'auth', plan: null, keys: [], window: 0, need: 'none', at: 0, ends, requests: 0, unkeyed: AUTH_REQUESTS });
+    push({
+      probe: 'auth',
+      plan: null,
+      keys: [],
+      window: 0,
+      need: 'none',
+      at: 0,
+      ends,
+      requests: 0,
+      unkeyed: AUTH_REQUESTS,
+    });
     spendAddress(0, AUTH_REQUESTS);
     address.free = ends;
     unkeyed += AUTH_REQUESTS;
@@ -223,7 +235,16 @@ export function planSchedule(input: ScheduleInput): Schedule {
   for (const { plan, keys } of input.plans) {
     const want = new Set(input.probes.filter((p) => runs(p, plan)));
     const usable = keys.filter((k) => !k.sacrificial || keys.every((o) => o.sacrificial));
-    const sims: KeySim[] = usable.map((key) => ({ key, openAt: null, index: -1, used: 0, exhausted: false, refused: false, free: 0, requests: 0 }));
+    const sims: KeySim[] = usable.map((key) => ({
+      key,
+      openAt: null,
+      index: -1,
+      used: 0,
+      exhausted: false,
+      refused: false,
+      free: 0,
+      requests: 0,
+    }));
     const n = sims.length;
     keysPerPlan[plan] = { have: keys.length, used: Math.min(n, FASTEST_KEYS) };
     if (n === 0) continue;
@@ -245,7 +266,15 @@ export function planSchedule(input: ScheduleInput): Schedule {
       k.free = ends;
       add(k, cost);
       push({
-        probe, plan, keys: spare === undefined ? [k.key.label] : [k.key.label, spare.key.label], window: k.index, need: 'fresh', at, ends, requests: cost, unkeyed: 0,
+        probe,
+        plan,
+        keys: spare === undefined ? [k.key.label] : [k.key.label, spare.key.label],
+        window: k.index,
+        need: 'fresh',
+        at,
+        ends,
+        requests: cost,
+        unkeyed: 0,
         ...(e.waited ? { waits: waitNote(k, 'its earlier window was spent') } : {}),
       });
     };
@@ -256,7 +285,8 @@ export function planSchedule(input: ScheduleInput): Schedule {
     if (want.has('enforce')) fresh('enforce', k0, k0.key.quota + 1, exhaustMs(k0.key.quota), sims[FASTEST_KEYS]);
     // With one key, burst needs a window of its own after the window where the 429 is waited out.
     const burstLater = n === 1;
-    if (want.has('burst') && !burstLater) fresh('burst', k1, k1.key.quota + BURST_EXTRA, ((k1.key.quota + BURST_EXTRA) * r) / 4);
+    if (want.has('burst') && !burstLater)
+      fresh('burst', k1, k1.key.quota + BURST_EXTRA, ((k1.key.quota + BURST_EXTRA) * r) / 4);
 
     const waitOut = (probe: ProbeName, k: KeySim) => {
       let cost = 1;
@@ -279,7 +309,17 @@ export function planSchedule(input: ScheduleInput): Schedule {
       k.used += 1;
       k.free = at + r;
       add(k, cost);
-      push({ probe, plan, keys: [k.key.label], window: k.index, need: 'refusal', at: cost > 1 ? at - exhaustMs(k.key.quota) : at, ends: at + r, requests: cost, unkeyed: 0 });
+      push({
+        probe,
+        plan,
+        keys: [k.key.label],
+        window: k.index,
+        need: 'refusal',
+        at: cost > 1 ? at - exhaustMs(k.key.quota) : at,
+        ends: at + r,
+        requests: cost,
+        unkeyed: 0,
+      });
     };
     if (want.has('retry-after-honest')) waitOut('retry-after-honest', k0);
     if (want.has('restore')) {
@@ -290,7 +330,11 @@ export function planSchedule(input: ScheduleInput): Schedule {
 
     if (want.has('key-isolation')) {
       if (n < 2) {
-        skipped.push({ probe: 'key-isolation', plan, reason: `needs two keys of one plan; the keys file has one usable ${plan} key` });
+        skipped.push({
+          probe: 'key-isolation',
+          plan,
+          reason: `needs two keys of one plan; the keys file has one usable ${plan} key`,
+        });
       } else {
         const b = enter(k1, k0.free, 2, false);
         const a = enter(k0, b.at, 0, false);
@@ -304,7 +348,17 @@ export function planSchedule(input: ScheduleInput): Schedule {
         k0.free = k1.free = ends;
         add(k0, cost);
         add(k1, 2);
-        push({ probe: 'key-isolation', plan, keys: [k0.key.label, k1.key.label], window: k0.index, need: 'headroom', at, ends, requests: cost + 2, unkeyed: 0 });
+        push({
+          probe: 'key-isolation',
+          plan,
+          keys: [k0.key.label, k1.key.label],
+          window: k0.index,
+          need: 'headroom',
+          at,
+          ends,
+          requests: cost + 2,
+          unkeyed: 0,
+        });
       }
     }
 
@@ -320,7 +374,11 @@ export function planSchedule(input: ScheduleInput): Schedule {
         const open = address.openAt !== null && t < address.openAt + WINDOW_MS;
         if (!open || address.used + DRAIN_INVALID <= budget) break;
         // Not enough room in this address window: start on a key window opened after it, which outlasts it.
-        const t2 = Math.max(t, address.openAt! + STRADDLE_MARGIN_MS, h.openAt !== null && h.openAt + WINDOW_MS > t ? h.openAt + WINDOW_MS + TOL_MS : t);
+        const t2 = Math.max(
+          t,
+          address.openAt! + STRADDLE_MARGIN_MS,
+          h.openAt !== null && h.openAt + WINDOW_MS > t ? h.openAt + WINDOW_MS + TOL_MS : t,
+        );
         if (t2 >= address.openAt! + WINDOW_MS) {
           t = t2;
           continue;
@@ -350,9 +408,19 @@ export function planSchedule(input: ScheduleInput): Schedule {
       add(h, DRAIN_VALID);
       unkeyed += DRAIN_INVALID + refusedExtra;
       push({
-        probe: 'quota-drain', plan, keys: [h.key.label], window: h.index, need: 'headroom', at: t, ends, requests: DRAIN_VALID, unkeyed: DRAIN_INVALID + refusedExtra,
+        probe: 'quota-drain',
+        plan,
+        keys: [h.key.label],
+        window: h.index,
+        need: 'headroom',
+        at: t,
+        ends,
+        requests: DRAIN_VALID,
+        unkeyed: DRAIN_INVALID + refusedExtra,
         ...(straddle ? { straddle: true } : {}),
-        ...(waited ? { waits: waitNote(h, 'its open window would end before the requests without a key are through') } : {}),
+        ...(waited
+          ? { waits: waitNote(h, 'its open window would end before the requests without a key are through') }
+          : {}),
       });
     }
 
@@ -364,25 +432,49 @@ export function planSchedule(input: ScheduleInput): Schedule {
       h.free = e.at + cost * r;
       add(h, cost);
       push({
-        probe, plan, keys: [h.key.label], window: h.index, need: 'headroom', at: e.at, ends: h.free, requests: cost, unkeyed: 0,
+        probe,
+        plan,
+        keys: [h.key.label],
+        window: h.index,
+        need: 'headroom',
+        at: e.at,
+        ends: h.free,
+        requests: cost,
+        unkeyed: 0,
         ...(e.waited ? { waits: waitNote(h, 'no room left in the open one') } : {}),
       });
     }
 
-    if (want.has('burst') && burstLater) fresh('burst', k0, k0.key.quota + BURST_EXTRA, ((k0.key.quota + BURST_EXTRA) * r) / 4);
+    if (want.has('burst') && burstLater)
+      fresh('burst', k0, k0.key.quota + BURST_EXTRA, ((k0.key.quota + BURST_EXTRA) * r) / 4);
 
     if (want.has('ban')) {
       const victim = keys.find((k) => k.sacrificial);
       if (!victim) {
-        skipped.push({ probe: 'ban', plan, reason: `opt-in: needs a ${plan} key marked "sacrificial": true in the keys file` });
+        skipped.push({
+          probe: 'ban',
+          plan,
+          reason: `opt-in: needs a ${plan} key marked "sacrificial": true in the keys file`,
+        });
       } else {
         const at = Math.max(0, ...sims.map((s) => s.free));
         const cost = banProbeMaxRequests(victim.quota);
         requestsByKey[victim.label] = (requestsByKey[victim.label] ?? 0) + cost;
-        push({ probe: 'ban', plan, keys: [victim.label], window: 0, need: 'fresh', at, ends: at + WINDOW_MS + TOL_MS * 2, requests: cost, unkeyed: 0 });
+        push({
+          probe: 'ban',
+          plan,
+          keys: [victim.label],
+          window: 0,
+          need: 'fresh',
+          at,
+          ends: at + WINDOW_MS + TOL_MS * 2,
+          requests: cost,
+          unkeyed: 0,
+        });
       }
     }
-    for (const s of sims) if (s.requests > 0) requestsByKey[s.key.label] = (requestsByKey[s.key.label] ?? 0) + s.requests;
+    for (const s of sims)
+      if (s.requests > 0) requestsByKey[s.key.label] = (requestsByKey[s.key.label] ?? 0) + s.requests;
   }
 
   const durationMs = Math.max(0, ...steps.map((s) => s.ends));
@@ -406,14 +498,20 @@ export function planSchedule(input: ScheduleInput): Schedule {
  */
 export function planWithReasons(input: ScheduleInput): Schedule {
   const s = planSchedule(input);
-  const short = input.plans.filter((p) => p.keys.filter((k) => !k.sacrificial).length < FASTEST_KEYS && p.keys.length > 0);
+  const short = input.plans.filter(
+    (p) => p.keys.filter((k) => !k.sacrificial).length < FASTEST_KEYS && p.keys.length > 0,
+  );
   if (short.length === 0) return s;
   const ideal = planSchedule({
     ...input,
     plans: input.plans.map((p) => {
       const base = p.keys[0];
       if (!base || p.keys.length >= FASTEST_KEYS) return p;
-      const extra = Array.from({ length: FASTEST_KEYS - p.keys.length }, (_, i) => ({ ...base, label: `${p.plan}#extra${i}`, sacrificial: false }));
+      const extra = Array.from({ length: FASTEST_KEYS - p.keys.length }, (_, i) => ({
+        ...base,
+        label: `${p.plan}#extra${i}`,
+        sacrificial: false,
+      }));
       return { ...p, keys: [...p.keys, ...extra] };
     }),
   });
@@ -427,7 +525,9 @@ export function planWithReasons(input: ScheduleInput): Schedule {
         : `${p.plan} has ${n} keys: key-isolation and the headroom probes wait for the window after the 429s`,
     );
   }
-  reasons.push(`with ${FASTEST_KEYS} keys per plan the pass would take about ${fmtWindows(ideal.windows)} windows instead of ${fmtWindows(s.windows)}`);
+  reasons.push(
+    `with ${FASTEST_KEYS} keys per plan the pass would take about ${fmtWindows(ideal.windows)} windows instead of ${fmtWindows(s.windows)}`,
+  );
   return { ...s, reasons };
 }
 
@@ -444,7 +544,13 @@ export function describeSchedule(s: Schedule, scale = 1): string[] {
   const sec = (ms: number) => `${(ms / scale / 1000).toFixed(1).padStart(6)} s`;
   const lines = s.steps.map((st) => {
     const where = st.keys.length === 0 ? 'no key' : st.keys.join(' + ');
-    const extra = [st.unkeyed > 0 ? `+${st.unkeyed} without a key` : '', st.straddle ? 'across an address window' : '', st.waits ?? ''].filter(Boolean).join('; ');
+    const extra = [
+      st.unkeyed > 0 ? `+${st.unkeyed} without a key` : '',
+      st.straddle ? 'across an address window' : '',
+      st.waits ?? '',
+    ]
+      .filter(Boolean)
+      .join('; ');
     return `${sec(st.at)}  ${(st.plan ?? '-').padEnd(10)} ${st.probe.padEnd(19)} ${where}, window ${st.window + 1}, ${st.requests} requests${extra ? ` (${extra})` : ''}`;
   });
   for (const sk of s.skipped) lines.push(`        ${sk.plan.padEnd(10)} ${sk.probe.padEnd(19)} skipped: ${sk.reason}`);
@@ -465,7 +571,13 @@ export function scheduleInputOf(
     ...(runs ? { runs } : {}),
     plans: plans.map((plan) => ({
       plan,
-      keys: keys.filter((k) => k.plan === plan).map((k) => ({ label: k.label, quota: Math.min(k.limits.perMinute, k.limits.perDay), sacrificial: k.sacrificial })),
+      keys: keys
+        .filter((k) => k.plan === plan)
+        .map((k) => ({
+          label: k.label,
+          quota: Math.min(k.limits.perMinute, k.limits.perDay),
+          sacrificial: k.sacrificial,
+        })),
     })),
   };
 }

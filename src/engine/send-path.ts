@@ -51,7 +51,14 @@ export function createSendPath(o: SendPathOptions): SendPath {
     onExchange?.(ex);
   };
   // The client records each exchange as it settles, in completion order, before its send resolves.
-  const client = createHttpClient({ baseUrl: o.baseUrl, clock, connections: o.connections, timeoutMs: o.timeoutMs, holdBack, onSettled: record });
+  const client = createHttpClient({
+    baseUrl: o.baseUrl,
+    clock,
+    connections: o.connections,
+    timeoutMs: o.timeoutMs,
+    holdBack,
+    onSettled: record,
+  });
   const extra = o.requestSignal;
   // One listener for the run, not one per request: the client abandons what it has in flight when it fires.
   extra?.addEventListener('abort', () => client.abortAll(), { once: true });
@@ -77,7 +84,14 @@ export function createSendPath(o: SendPathOptions): SendPath {
       // Each exchange recorded as it settles, as on the main client: a 429 that comes back while later requests of
       // the burst are still being written holds them back (unsent), so that no request goes out inside its
       // Retry-After (on a limiter that refuses early in a burst, a bucket not quite full, that takes a while).
-      const burst = createHttpClient({ baseUrl: o.baseUrl, clock, connections: specs.length, timeoutMs: o.timeoutMs, holdBack, onSettled: record });
+      const burst = createHttpClient({
+        baseUrl: o.baseUrl,
+        clock,
+        connections: specs.length,
+        timeoutMs: o.timeoutMs,
+        holdBack,
+        onSettled: record,
+      });
       const abandon = () => burst.abortAll();
       extra?.addEventListener('abort', abandon, { once: true });
       try {

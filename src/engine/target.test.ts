@@ -10,8 +10,16 @@ describe('parseTargetUrl', () => {
 
   it.each([
     ['notaurl', 'E_USAGE', '--target: expected a base URL such as https://staging.example.com/v1, found "notaurl"'],
-    ['staging.example.com/v1', 'E_USAGE', 'found "staging.example.com/v1" (did you mean "http://staging.example.com/v1"?)'],
-    ['localhost:8080/v1', 'E_USAGE', '--target: expected an http: or https: URL, found "localhost:8080/v1" (did you mean "http://localhost:8080/v1"?)'],
+    [
+      'staging.example.com/v1',
+      'E_USAGE',
+      'found "staging.example.com/v1" (did you mean "http://staging.example.com/v1"?)',
+    ],
+    [
+      'localhost:8080/v1',
+      'E_USAGE',
+      '--target: expected an http: or https: URL, found "localhost:8080/v1" (did you mean "http://localhost:8080/v1"?)',
+    ],
     ['ftp://example.com/v1', 'E_USAGE', '--target: expected an http: or https: URL, found "ftp://example.com/v1"'],
     ['https://example.com/v1?key=1', 'E_USAGE', '--target: expected a base URL without a query or fragment'],
     ['https://user:s3cret@example.com/v1', 'E_KEYS_ON_ARGV', '--target: expected a URL without credentials'],

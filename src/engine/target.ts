@@ -45,7 +45,12 @@ export function embeddedFigures(run?: PlanFigures): PlanFigures {
   return layerFigures(PUBLISHED_FIGURES, { enterprise: EMBEDDED_ENTERPRISE }, run);
 }
 
-export function makeKeys(plans: readonly PlanName[], perPlan: number, sacrificial: boolean, figures: PlanFigures): ApiKey[] {
+export function makeKeys(
+  plans: readonly PlanName[],
+  perPlan: number,
+  sacrificial: boolean,
+  figures: PlanFigures,
+): ApiKey[] {
   const keys: ApiKey[] = [];
   for (const plan of plans) {
     const limits = Object.freeze(limitsFor(plan, undefined, figures));
@@ -90,16 +95,24 @@ export async function startEmbeddedTarget(o: EmbeddedOptions): Promise<Target> {
  * Messages never echo a value that may carry credentials.
  */
 export function parseTargetUrl(raw: string): URL {
-  const shown = raw.includes('@') ? 'a value with an @ in it (not shown: it may carry credentials)' : JSON.stringify(raw);
+  const shown = raw.includes('@')
+    ? 'a value with an @ in it (not shown: it may carry credentials)'
+    : JSON.stringify(raw);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     const fix = /^(localhost|[\w-]+(\.[\w-]+)+)(:\d+)?(\/|$)/.test(raw) ? ` (did you mean "http://${raw}"?)` : '';
-    throw new PetloadError('E_USAGE', `--target: expected a base URL such as https://staging.example.com/v1, found ${shown}${fix}`);
+    throw new PetloadError(
+      'E_USAGE',
+      `--target: expected a base URL such as https://staging.example.com/v1, found ${shown}${fix}`,
+    );
   }
   if (url.username !== '' || url.password !== '') {
-    throw new PetloadError('E_KEYS_ON_ARGV', '--target: expected a URL without credentials, found one with a user or password in it; keys go in the keys file');
+    throw new PetloadError(
+      'E_KEYS_ON_ARGV',
+      '--target: expected a URL without credentials, found one with a user or password in it; keys go in the keys file',
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     const fix = /^(localhost|[\w-]+(\.[\w-]+)+):\d+/.test(raw) ? ` (did you mean "http://${raw}"?)` : '';

@@ -38,7 +38,10 @@ export class HeaderNames {
 const MAX_NAMES = 256;
 
 /** autocannon hands response headers over with their names as sent: the Exchange wants them lower-cased. */
-export function lowerCaseHeaders(raw: Record<string, unknown> | undefined, names: HeaderNames = new HeaderNames()): HeaderMap {
+export function lowerCaseHeaders(
+  raw: Record<string, unknown> | undefined,
+  names: HeaderNames = new HeaderNames(),
+): HeaderMap {
   const out: HeaderMap = {};
   if (raw === undefined) return out;
   for (const name in raw) {

@@ -17,7 +17,11 @@ import type { Executor } from './phase.js';
  */
 export type BurstSize =
   | { readonly kind: 'count'; readonly count: number }
-  | { readonly kind: 'limit'; readonly plus: number; readonly shard?: { readonly index: number; readonly count: number } };
+  | {
+      readonly kind: 'limit';
+      readonly plus: number;
+      readonly shard?: { readonly index: number; readonly count: number };
+    };
 
 const BURST_EXPECTED = 'expected a number of requests, or "limit" or "limit+K" (the plan\'s per-minute limit plus K)';
 
@@ -25,7 +29,9 @@ function parseBurstSize(text: string): BurstSize {
   const m = /^limit\s*(?:\+\s*(\d+))?$/.exec(text.trim());
   if (m) return { kind: 'limit', plus: Number(m[1] ?? 0) };
   const near = /^\s*[a-z]+\s*\+\s*(\d+)\s*$/i.exec(text);
-  throw new Error(`${BURST_EXPECTED}, found ${JSON.stringify(text)}${near ? ` (did you mean "limit+${near[1]}"?)` : ''}`);
+  throw new Error(
+    `${BURST_EXPECTED}, found ${JSON.stringify(text)}${near ? ` (did you mean "limit+${near[1]}"?)` : ''}`,
+  );
 }
 
 /** The number of requests of a burst for a plan with the given limits. */
@@ -37,7 +43,10 @@ export function resolveBurstSize(size: BurstSize, limits: PlanLimits): number {
 }
 
 const BurstRequests = z.union(
-  [Count(10_000).transform((count): BurstSize => ({ kind: 'count', count })), parsedString(parseBurstSize, BURST_EXPECTED)],
+  [
+    Count(10_000).transform((count): BurstSize => ({ kind: 'count', count })),
+    parsedString(parseBurstSize, BURST_EXPECTED),
+  ],
   { error: BURST_EXPECTED },
 );
 

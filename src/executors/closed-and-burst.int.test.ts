@@ -46,7 +46,10 @@ describe('concurrency', () => {
     const t = await startLoadTarget([small], 60, {}, { connections: 1 });
     targets.push(t);
     for (let i = 0; i < 5; i++) await call(t.server.url, '/pets', { auth: small });
-    const load = parseLoad({ mix: { listPets: 1 }, phases: [{ executor: 'concurrency', workers: 4, duration: '10s' }] });
+    const load = parseLoad({
+      mix: { listPets: 1 },
+      phases: [{ executor: 'concurrency', workers: 4, duration: '10s' }],
+    });
     const counts = (await runLoad(t.ctx, load)).phases[0]!.plans[0]!;
     expect(t.exchanges[0]?.status).toBe(429);
     expect(counts.heldBack).toBeGreaterThanOrEqual(3);
@@ -58,7 +61,10 @@ describe('concurrency', () => {
   it('pauses a key whose quota is spent until its Reset: the workers wait, nothing is refused', async () => {
     const t = await startLoadTarget([free], 60);
     targets.push(t);
-    const load = parseLoad({ mix: { listPets: 1 }, phases: [{ executor: 'concurrency', workers: 3, duration: '30s' }] });
+    const load = parseLoad({
+      mix: { listPets: 1 },
+      phases: [{ executor: 'concurrency', workers: 3, duration: '30s' }],
+    });
     const outcome = await runLoad(t.ctx, load);
     const counts = outcome.phases[0]!.plans[0]!;
     expect(counts).toMatchObject({ accepted: 60, refused: 0 });
@@ -73,7 +79,13 @@ describe('burst', () => {
   it('sends limit+10 at once over as many connections, then holds back a burst on the refused key', async () => {
     const t = await startLoadTarget([free], 60);
     targets.push(t);
-    const load = parseLoad({ mix: { listPets: 1 }, phases: [{ executor: 'burst', requests: 'limit+10' }, { executor: 'burst', requests: 5 }] });
+    const load = parseLoad({
+      mix: { listPets: 1 },
+      phases: [
+        { executor: 'burst', requests: 'limit+10' },
+        { executor: 'burst', requests: 5 },
+      ],
+    });
     const outcome = await runLoad(t.ctx, load);
     const [first, second] = outcome.phases.map((p) => p.plans[0]!);
     expect(first).toMatchObject({ planned: 70, sent: 70, accepted: 60, refused: 10, retries: 0 });

@@ -41,7 +41,11 @@ async function closedLane(env: PhaseEnv, lane: PlanLane, workers: number, durati
   await Promise.all(Array.from({ length: workers }, () => limit(worker)));
 }
 
-export const ConcurrencyPhase = z.strictObject({ executor: z.literal('concurrency'), workers: Count(10_000), duration: DurationField });
+export const ConcurrencyPhase = z.strictObject({
+  executor: z.literal('concurrency'),
+  workers: Count(10_000),
+  duration: DurationField,
+});
 
 /** Requests a limiter lets through `keys` in `durationMs`: every minute and day window the span may touch. */
 function limiterAllows(keys: readonly ApiKey[], durationMs: number): number {
@@ -55,7 +59,8 @@ export const concurrency: Executor<'concurrency'> = {
   throughBackoff: true,
   durationMs: (phase) => phase.duration,
   // A closed model goes as fast as the target answers; only the backoff policy holds it to the limits.
-  requests: (phase, keys, load) => (load.backoff.enabled ? limiterAllows(keys, phase.duration) : Number.POSITIVE_INFINITY),
+  requests: (phase, keys, load) =>
+    load.backoff.enabled ? limiterAllows(keys, phase.duration) : Number.POSITIVE_INFINITY,
   unbounded: (load) => (load.backoff.enabled ? null : 'runs without backoff, as fast as the target answers'),
   override: (phase, o) => (o.duration !== undefined ? { ...phase, duration: o.duration } : phase),
   async run(env, phase) {
@@ -66,7 +71,12 @@ export const concurrency: Executor<'concurrency'> = {
     // A closed model's offered rate is whatever the target lets it reach: a worker that had to wait for a key,
     // or a refusal, shows that it exceeded the limit.
     const offered = new Map<PlanName, Offered>(
-      env.lanes.map((lane) => [lane.plan, lane.counts.refused + lane.counts.heldBack > 0 ? { exceededLimit: true, withinLimit: planLimitPerMs(lane.keys) * elapsed } : { exceededLimit: false }]),
+      env.lanes.map((lane) => [
+        lane.plan,
+        lane.counts.refused + lane.counts.heldBack > 0
+          ? { exceededLimit: true, withinLimit: planLimitPerMs(lane.keys) * elapsed }
+          : { exceededLimit: false },
+      ]),
     );
     return { offered };
   },

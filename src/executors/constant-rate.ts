@@ -5,7 +5,11 @@ import type { Executor } from './phase.js';
 import { constantSchedule } from './pacing.js';
 import { planRate, runOpenModel } from './open-model.js';
 
-export const ConstantRatePhase = z.strictObject({ executor: z.literal('constant-rate'), rate: RateField, duration: DurationField });
+export const ConstantRatePhase = z.strictObject({
+  executor: z.literal('constant-rate'),
+  rate: RateField,
+  duration: DurationField,
+});
 
 export const constantRate: Executor<'constant-rate'> = {
   schema: ConstantRatePhase,
@@ -13,6 +17,10 @@ export const constantRate: Executor<'constant-rate'> = {
   durationMs: (phase) => phase.duration,
   requests: (phase, keys) => constantSchedule(planRate(phase.rate, keys), phase.duration).count,
   unbounded: () => null,
-  override: (phase, o) => ({ ...phase, ...(o.rate ? { rate: o.rate } : {}), ...(o.duration !== undefined ? { duration: o.duration } : {}) }),
+  override: (phase, o) => ({
+    ...phase,
+    ...(o.rate ? { rate: o.rate } : {}),
+    ...(o.duration !== undefined ? { duration: o.duration } : {}),
+  }),
   run: (env, phase) => runOpenModel(env, (lane) => constantSchedule(planRate(phase.rate, lane.keys), phase.duration)),
 };

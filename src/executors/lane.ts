@@ -38,7 +38,18 @@ export interface PlanCounts {
   gaveUp: number;
 }
 
-const newCounts = (): PlanCounts => ({ planned: 0, sent: 0, retries: 0, accepted: 0, refused: 0, answered: 0, failed: 0, heldBack: 0, dropped: 0, gaveUp: 0 });
+const newCounts = (): PlanCounts => ({
+  planned: 0,
+  sent: 0,
+  retries: 0,
+  accepted: 0,
+  refused: 0,
+  answered: 0,
+  failed: 0,
+  heldBack: 0,
+  dropped: 0,
+  gaveUp: 0,
+});
 
 /** What every lane of a load section shares. */
 export interface LaneShared {
@@ -79,7 +90,16 @@ export class PlanLane {
   ) {
     this.plan = options.plan;
     this.keys = options.keys;
-    this.record = { plan: options.plan, keys: options.keys, windows: new AcceptedWindows(), bans: this.bans, accepted: 0, refused: 0, heldBack: 0, dayQuotaSpent: false };
+    this.record = {
+      plan: options.plan,
+      keys: options.keys,
+      windows: new AcceptedWindows(),
+      bans: this.bans,
+      accepted: 0,
+      refused: 0,
+      heldBack: 0,
+      dayQuotaSpent: false,
+    };
   }
 
   /** A key the policy lets the plan send on now, round-robin from the last one used; null if all are waiting. */
@@ -125,7 +145,10 @@ export class PlanLane {
       const key = this.freeKey(now);
       if (key !== null) return key;
       if (now >= until) return null;
-      const soonest = this.keys.reduce((t, k) => (policy.isBanned(k) ? t : Math.min(t, policy.readyAt(k))), Number.POSITIVE_INFINITY);
+      const soonest = this.keys.reduce(
+        (t, k) => (policy.isBanned(k) ? t : Math.min(t, policy.readyAt(k))),
+        Number.POSITIVE_INFINITY,
+      );
       // A key whose wait is over but whose one half-open request is on its way: look again a real ms later.
       await clock.sleep(Math.min(until, Math.max(soonest, now + clock.scale)) - now, this.options.signal);
     }
@@ -208,7 +231,10 @@ export class PlanLane {
         this.record.refused++;
         // A refusal of the day window: the day figure, not the minute one, caps the throughput from now on.
         const wait = retryAfterMs(ex);
-        if ((w.window === 'day' && w.remaining === 0 && key.limits.perDay !== key.limits.perMinute) || (wait !== null && wait > MINUTE_MS + TOLERANCE_MS)) {
+        if (
+          (w.window === 'day' && w.remaining === 0 && key.limits.perDay !== key.limits.perMinute) ||
+          (wait !== null && wait > MINUTE_MS + TOLERANCE_MS)
+        ) {
           this.record.dayQuotaSpent = true;
         }
         break;

@@ -23,7 +23,10 @@ describe('constant-rate', () => {
   it('sends each plan its rate, evenly spaced from the phase start, with nothing dropped or refused', async () => {
     const t = await setup(30);
     // The in-flight cap well out of reach: this test is about the schedule, dropped sends have their own.
-    const load = parseLoad({ maxInFlight: 1000, phases: [{ executor: 'constant-rate', rate: '80%', duration: '30s' }] });
+    const load = parseLoad({
+      maxInFlight: 1000,
+      phases: [{ executor: 'constant-rate', rate: '80%', duration: '30s' }],
+    });
     const outcome = await runLoad(t.ctx, load);
     const [phase] = outcome.phases;
     // 80% of 1000/min and of 300/min for 30 s of run clock.
@@ -34,7 +37,10 @@ describe('constant-rate', () => {
       expect(counts.dropped + counts.heldBack).toBe(0);
       expect(counts.sent).toBe(expected[plan]);
       expect(counts.refused).toBe(0);
-      const intended = t.exchanges.filter((ex) => ex.plan === plan).map((ex) => ex.timing.intended).sort((a, b) => a - b);
+      const intended = t.exchanges
+        .filter((ex) => ex.plan === plan)
+        .map((ex) => ex.timing.intended)
+        .sort((a, b) => a - b);
       expect(intended).toHaveLength(expected[plan]);
       const gap = 60_000 / (0.8 * PLANS[plan].perMinute);
       intended.forEach((at, i) => expect(at - intended[0]!).toBeCloseTo(i * gap, 6));
@@ -49,7 +55,7 @@ describe('constant-rate', () => {
 });
 
 describe('ramping-rate', () => {
-  it('ramps linearly from the previous stage\'s rate: the count is the integral of the rate', async () => {
+  it("ramps linearly from the previous stage's rate: the count is the integral of the rate", async () => {
     const t = await setup(30);
     // The in-flight cap out of reach, as above: a busy machine that stalls the process for a moment must not turn
     // the arrivals due meanwhile into dropped sends; this test is about the schedule.
@@ -74,7 +80,10 @@ describe('ramping-rate', () => {
       expect(counts.sent).toBe(90);
       expect(counts.refused).toBe(0);
     }
-    const intended = t.exchanges.filter((ex) => ex.plan === 'pro').map((ex) => ex.timing.intended).sort((a, b) => a - b);
+    const intended = t.exchanges
+      .filter((ex) => ex.plan === 'pro')
+      .map((ex) => ex.timing.intended)
+      .sort((a, b) => a - b);
     const t0 = intended[0]!;
     // Within the first stage the k-th arrival is due at sqrt(k / a) with a = 0.2 per s^2 (rate 0.4 t).
     expect((intended[5]! - t0) / 1000).toBeCloseTo(Math.sqrt(5 / 0.2), 6);
@@ -87,7 +96,11 @@ describe('ramping-rate', () => {
 describe('dropped sends', () => {
   it('drops the arrivals that find maxInFlight requests in flight on a slow target, and measures latency from the intended time', async () => {
     const t = await setup(1, { faults: ['slow'], slowMs: 100 });
-    const load = parseLoad({ maxInFlight: 2, mix: { listPets: 1 }, phases: [{ executor: 'constant-rate', rate: '40/s', duration: '1s' }] });
+    const load = parseLoad({
+      maxInFlight: 2,
+      mix: { listPets: 1 },
+      phases: [{ executor: 'constant-rate', rate: '40/s', duration: '1s' }],
+    });
     const outcome = await runLoad(t.ctx, load);
     const counts = outcome.phases[0]!.plans.find((p) => p.plan === 'business')!;
     expect(counts.planned).toBe(40);
@@ -95,10 +108,13 @@ describe('dropped sends', () => {
     expect(counts.sent + counts.dropped + counts.heldBack).toBe(counts.planned);
     expect(t.dropped()).toBe(outcome.phases[0]!.plans.reduce((n, p) => n + p.dropped, 0));
     // Never more than two in flight: sort the sends and ends of every exchange and count.
-    const events = t.exchanges.flatMap((ex) => [
-      [ex.timing.sent, 1],
-      [ex.timing.done, -1],
-    ] as const);
+    const events = t.exchanges.flatMap(
+      (ex) =>
+        [
+          [ex.timing.sent, 1],
+          [ex.timing.done, -1],
+        ] as const,
+    );
     events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     let inFlight = 0;
     let most = 0;
@@ -110,7 +126,7 @@ describe('dropped sends', () => {
 });
 
 describe('runLoad', () => {
-  it('runs the phases in order and stops at the run\'s signal', async () => {
+  it("runs the phases in order and stops at the run's signal", async () => {
     const stop = new AbortController();
     const t = await startLoadTarget([business], 60, {}, { signal: stop.signal });
     targets.push(t);

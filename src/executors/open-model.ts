@@ -44,13 +44,22 @@ function arrive(env: PhaseEnv, lane: PlanLane, intended: number): boolean {
 export async function runOpenModel(env: PhaseEnv, scheduleOf: (lane: PlanLane) => Schedule): Promise<PhaseResult> {
   const { clock } = env.shared.ctx;
   const schedules = env.lanes.map(scheduleOf);
-  await Promise.all(env.lanes.map((lane, i) => pace(clock, schedules[i]!, env.startMono, env.signal, (intended) => arrive(env, lane, intended))));
+  await Promise.all(
+    env.lanes.map((lane, i) =>
+      pace(clock, schedules[i]!, env.startMono, env.signal, (intended) => arrive(env, lane, intended)),
+    ),
+  );
   const elapsed = clock.monotonic() - env.startMono;
   const offered = new Map<PlanName, Offered>();
   env.lanes.forEach((lane, i) => {
     const schedule = schedules[i]!;
     const cap = planLimitPerMs(lane.keys);
-    offered.set(lane.plan, exceeds(schedule, cap, elapsed) ? { exceededLimit: true, withinLimit: cappedIntegral(schedule, cap, elapsed) } : { exceededLimit: false });
+    offered.set(
+      lane.plan,
+      exceeds(schedule, cap, elapsed)
+        ? { exceededLimit: true, withinLimit: cappedIntegral(schedule, cap, elapsed) }
+        : { exceededLimit: false },
+    );
   });
   return { offered };
 }

@@ -9,7 +9,9 @@ describe('constantSchedule', () => {
   it('spaces arrivals evenly from the start, within the second too', () => {
     const s = constantSchedule(10, 3000);
     expect(s.count).toBe(30);
-    expect(Array.from({ length: 12 }, (_, i) => s.at(i))).toEqual([0, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100]);
+    expect(Array.from({ length: 12 }, (_, i) => s.at(i))).toEqual([
+      0, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100,
+    ]);
   });
 
   it('goes down to 1000/day: one arrival every 86.4 s of run clock', () => {
@@ -28,7 +30,7 @@ describe('constantSchedule', () => {
   });
 
   it('counts the arrivals due before the end, none at the end itself', () => {
-    expect(constantSchedule(95 * 60 / 100 / 60, 180_000).count).toBe(171);
+    expect(constantSchedule((95 * 60) / 100 / 60, 180_000).count).toBe(171);
     expect(constantSchedule(1.5, 1000).count).toBe(2);
     expect(constantSchedule(2, 1000).count).toBe(2);
   });
@@ -66,8 +68,11 @@ describe('rampingSchedule', () => {
     expect(s.at(150)).toBeCloseTo(20_000, 6);
   });
 
-  it('puts arrival i where the rate\'s integral reaches i, in order, for any stages', () => {
-    const stage = fc.record({ perSecond: fc.double({ min: 0.01, max: 500, noNaN: true }), durationMs: fc.integer({ min: 100, max: 100_000 }) });
+  it("puts arrival i where the rate's integral reaches i, in order, for any stages", () => {
+    const stage = fc.record({
+      perSecond: fc.double({ min: 0.01, max: 500, noNaN: true }),
+      durationMs: fc.integer({ min: 100, max: 100_000 }),
+    });
     fc.assert(
       fc.property(fc.array(stage, { minLength: 1, maxLength: 5 }), (stages) => {
         const s = rampingSchedule(stages);

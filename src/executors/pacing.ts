@@ -131,7 +131,13 @@ export async function sleepUntil(clock: Clock, target: number, signal: AbortSign
  * Run a schedule from `startMono`: call `arrive(intended)` at each arrival's intended time (monotonic run-clock
  * ms). Stops at the signal, or when `arrive` returns false. Bounded by the schedule's count and its duration.
  */
-export async function pace(clock: Clock, schedule: Schedule, startMono: number, signal: AbortSignal, arrive: (intended: number) => boolean): Promise<void> {
+export async function pace(
+  clock: Clock,
+  schedule: Schedule,
+  startMono: number,
+  signal: AbortSignal,
+  arrive: (intended: number) => boolean,
+): Promise<void> {
   for (let i = 0; i < schedule.count; i++) {
     const intended = startMono + schedule.at(i);
     if (clock.monotonic() < intended) await sleepUntil(clock, intended, signal);

@@ -14,7 +14,8 @@ export const rampingRate: Executor<'ramping-rate'> = {
   schema: RampingRatePhase,
   throughBackoff: true,
   durationMs: (phase) => phase.stages.reduce((sum, s) => sum + s.duration, 0),
-  requests: (phase, keys) => rampingSchedule(phase.stages.map((s) => ({ perSecond: planRate(s.rate, keys), durationMs: s.duration }))).count,
+  requests: (phase, keys) =>
+    rampingSchedule(phase.stages.map((s) => ({ perSecond: planRate(s.rate, keys), durationMs: s.duration }))).count,
   unbounded: () => null,
   // --rate leaves a ramp alone; --duration scales its stages to that total.
   override(phase, o) {
@@ -24,5 +25,7 @@ export const rampingRate: Executor<'ramping-rate'> = {
     return { ...phase, stages: phase.stages.map((s) => ({ ...s, duration: (s.duration * duration) / total })) };
   },
   run: (env, phase) =>
-    runOpenModel(env, (lane) => rampingSchedule(phase.stages.map((s) => ({ perSecond: planRate(s.rate, lane.keys), durationMs: s.duration })))),
+    runOpenModel(env, (lane) =>
+      rampingSchedule(phase.stages.map((s) => ({ perSecond: planRate(s.rate, lane.keys), durationMs: s.duration }))),
+    ),
 };

@@ -49,12 +49,19 @@ export async function runLoad(ctx: LoadContext, load: LoadSection): Promise<Load
   setMaxListeners(0, signal);
   const current = new Map<PlanName, PlanLane>();
   const suspectedBans: string[] = [];
-  const policy = new BackoffPolicy(ctx.keyStates, clock, { enabled: load.backoff.enabled, baseMs: load.backoff.base, capMs: load.backoff.cap }, (ban) => {
-    suspectedBans.push(ban.key.label);
-    current.get(ban.key.plan)?.bans.push(ban);
-    ctx.log(`backoff: ${ban.key.label} suspected banned (refused with ${ban.refusal.status} after the Retry-After and Reset of its first refusal had passed): no more requests on it`);
-    if (ctx.keys.every((k) => ctx.keyStates.get(k).suspectedBan)) halt.abort();
-  });
+  const policy = new BackoffPolicy(
+    ctx.keyStates,
+    clock,
+    { enabled: load.backoff.enabled, baseMs: load.backoff.base, capMs: load.backoff.cap },
+    (ban) => {
+      suspectedBans.push(ban.key.label);
+      current.get(ban.key.plan)?.bans.push(ban);
+      ctx.log(
+        `backoff: ${ban.key.label} suspected banned (refused with ${ban.refusal.status} after the Retry-After and Reset of its first refusal had passed): no more requests on it`,
+      );
+      if (ctx.keys.every((k) => ctx.keyStates.get(k).suspectedBan)) halt.abort();
+    },
+  );
   const shared: LaneShared = {
     ctx,
     policy,
@@ -73,7 +80,16 @@ export async function runLoad(ctx: LoadContext, load: LoadSection): Promise<Load
     const durationMs = executor.durationMs(phase, plans.length);
     const startMono = clock.monotonic();
     const endsAt = clock.now() + durationMs;
-    const lanes = plans.map((plan) => new PlanLane(shared, { plan, keys: ctx.keys.filter((k) => k.plan === plan), tag: phase.executor, signal, endsAt }));
+    const lanes = plans.map(
+      (plan) =>
+        new PlanLane(shared, {
+          plan,
+          keys: ctx.keys.filter((k) => k.plan === plan),
+          tag: phase.executor,
+          signal,
+          endsAt,
+        }),
+    );
     current.clear();
     for (const lane of lanes) current.set(lane.plan, lane);
     const env: PhaseEnv = { shared, lanes, signal, startMono, endsAt, label };
@@ -90,7 +106,8 @@ export async function runLoad(ctx: LoadContext, load: LoadSection): Promise<Load
     }
     report();
     if (executor.throughBackoff && load.backoff.enabled) {
-      for (const lane of lanes) judgeNoBan(ctx.ledger, lane.record, result.offered?.get(lane.plan) ?? { exceededLimit: false }, label);
+      for (const lane of lanes)
+        judgeNoBan(ctx.ledger, lane.record, result.offered?.get(lane.plan) ?? { exceededLimit: false }, label);
     }
     phases.push({
       index: i + 1,
@@ -103,7 +120,10 @@ export async function runLoad(ctx: LoadContext, load: LoadSection): Promise<Load
   }
 
   if (halt.signal.aborted && !ctx.signal.aborted) {
-    throw new PetloadError('E_KEY_BANNED', `every key is suspected banned (${suspectedBans.join(', ')}); the load stopped`);
+    throw new PetloadError(
+      'E_KEY_BANNED',
+      `every key is suspected banned (${suspectedBans.join(', ')}); the load stopped`,
+    );
   }
   const stopped = ctx.signal.aborted ? 'signal' : shared.budget.spent ? 'max-requests' : null;
   return { phases, suspectedBans, stopped };

@@ -16,7 +16,10 @@ describe('saturate', () => {
     const t = await startLoadTarget([business], 10);
     targets.push(t);
     // 3 s of run clock at scale 10: 0.3 s of real time.
-    const outcome = await runLoad(t.ctx, parseLoad({ phases: [{ executor: 'saturate', connections: 4, duration: '3s' }] }));
+    const outcome = await runLoad(
+      t.ctx,
+      parseLoad({ phases: [{ executor: 'saturate', connections: 4, duration: '3s' }] }),
+    );
     const [result] = outcome.phases[0]!.saturate!;
     expect(result).toMatchObject({ plan: 'business', key: business.label, connections: 4 });
     expect(result!.durationS).toBeGreaterThan(0.2);
@@ -24,7 +27,9 @@ describe('saturate', () => {
     expect(result!.requests).toBeGreaterThan(0);
     expect(result!.requestsPerSecond).toBeCloseTo(result!.requests / result!.durationS, 6);
     expect(Object.values(result!.statusCounts).reduce((a, b) => a + b, 0)).toBe(result!.requests);
-    expect(result!.non2xx).toBe(result!.requests - (result!.statusCounts['200'] ?? 0) - (result!.statusCounts['201'] ?? 0));
+    expect(result!.non2xx).toBe(
+      result!.requests - (result!.statusCounts['200'] ?? 0) - (result!.statusCounts['201'] ?? 0),
+    );
     expect(result!.latencyMs.p99).toBeGreaterThanOrEqual(result!.latencyMs.p50);
     const capacity = t.ledger.all().find((o) => o.id === 'load.capacity' && o.plan === 'business');
     expect(capacity?.info['phase 1 (saturate)']).toEqual(result);
@@ -33,10 +38,16 @@ describe('saturate', () => {
     expect(t.exchanges).toHaveLength(0);
   });
 
-  it('feeds the run\'s metrics with every answer autocannon got, by operation and status, as other executors do', async () => {
+  it("feeds the run's metrics with every answer autocannon got, by operation and status, as other executors do", async () => {
     const t = await startLoadTarget([business], 10);
     targets.push(t);
-    const outcome = await runLoad(t.ctx, parseLoad({ mix: { listPets: 1, createPet: 1 }, phases: [{ executor: 'saturate', connections: 4, duration: '3s' }] }));
+    const outcome = await runLoad(
+      t.ctx,
+      parseLoad({
+        mix: { listPets: 1, createPet: 1 },
+        phases: [{ executor: 'saturate', connections: 4, duration: '3s' }],
+      }),
+    );
     const [result] = outcome.phases[0]!.saturate!;
     const snap = t.metrics.snapshot();
     // The same answers autocannon counted, status by status, and its failures as transport errors.

@@ -20,7 +20,13 @@ import { MINUTE_MS } from '../backoff/response.js';
 import { TOLERANCE_MS } from '../backoff/key-state.js';
 import { Count, DurationField } from '../core/fields.js';
 import { PetloadError } from '../core/errors.js';
-import { answeredExchange, failedExchange, HeaderNames, lowerCaseHeaders, type Answered } from './autocannon-exchange.js';
+import {
+  answeredExchange,
+  failedExchange,
+  HeaderNames,
+  lowerCaseHeaders,
+  type Answered,
+} from './autocannon-exchange.js';
 import type { Executor } from './phase.js';
 
 export interface SaturateResult {
@@ -62,7 +68,12 @@ function run(options: autocannon.Options, signal: AbortSignal, on: Listeners): P
     // autocannon calls back synchronously when it rejects its options.
     instance = autocannon(options, (err: unknown, result: autocannon.Result) => {
       signal.removeEventListener('abort', stop);
-      if (err) reject(new PetloadError('E_INTERNAL', `autocannon failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
+      if (err)
+        reject(
+          new PetloadError('E_INTERNAL', `autocannon failed: ${err instanceof Error ? err.message : String(err)}`, {
+            cause: err,
+          }),
+        );
       else resolve(result);
     });
     instance?.on('response', (_client, _status, _bytes, responseTime) => on.response(responseTime));
@@ -87,7 +98,11 @@ function sampleRequest(
   return shape.body === undefined ? req : { ...req, body: shape.body };
 }
 
-export const SaturatePhase = z.strictObject({ executor: z.literal('saturate'), connections: Count(1000), duration: DurationField });
+export const SaturatePhase = z.strictObject({
+  executor: z.literal('saturate'),
+  connections: Count(1000),
+  duration: DurationField,
+});
 
 export const saturate: Executor<'saturate'> = {
   schema: SaturatePhase,
@@ -146,7 +161,11 @@ export const saturate: Executor<'saturate'> = {
         duration: realMs / 1000,
         sampleInt: Math.max(10, Math.min(1000, realMs / 10)),
         timeout: TIMEOUT_S,
-        headers: { authorization: `Bearer ${key.secret}`, accept: 'application/json', 'content-type': 'application/json' },
+        headers: {
+          authorization: `Bearer ${key.secret}`,
+          accept: 'application/json',
+          'content-type': 'application/json',
+        },
         requests,
         ...(Number.isFinite(budget.remaining) ? { maxOverallRequests: budget.remaining } : {}),
       };
@@ -171,7 +190,14 @@ export const saturate: Executor<'saturate'> = {
         durationS: r.duration,
         requests: total,
         requestsPerSecond: r.duration > 0 ? total / r.duration : 0,
-        latencyMs: { mean: r.latency.mean, p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, p999: r.latency.p99_9, max: r.latency.max },
+        latencyMs: {
+          mean: r.latency.mean,
+          p50: r.latency.p50,
+          p90: r.latency.p90,
+          p99: r.latency.p99,
+          p999: r.latency.p99_9,
+          max: r.latency.max,
+        },
         statusCounts,
         non2xx: r.non2xx,
         errors: r.errors,
@@ -179,7 +205,9 @@ export const saturate: Executor<'saturate'> = {
       };
       ctx.ledger.info(CHECK_ID, lane.plan, env.label, result);
       ctx.ledger.pass(CHECK_ID, lane.plan);
-      ctx.log(`${env.label}: ${lane.plan} ${Math.round(result.requestsPerSecond)} requests/s over ${connections} connections, p99 ${result.latencyMs.p99} ms, ${result.non2xx} non-2xx, ${result.errors} errors`);
+      ctx.log(
+        `${env.label}: ${lane.plan} ${Math.round(result.requestsPerSecond)} requests/s over ${connections} connections, p99 ${result.latencyMs.p99} ms, ${result.non2xx} non-2xx, ${result.errors} errors`,
+      );
       results.push(result);
     }
     return { saturate: results };

@@ -6,7 +6,13 @@ import { scopeOf } from '../checks/passive/request.js';
 import { buildExchange, jsonBody } from '../testing/exchange-builder.js';
 import { Traffic } from './traffic.js';
 
-const key: ApiKey = { secret: 'pro-secret-0001', plan: 'pro', limits: PLANS.pro, label: keyLabel('pro-secret-0001', 'pro#1'), sacrificial: false };
+const key: ApiKey = {
+  secret: 'pro-secret-0001',
+  plan: 'pro',
+  limits: PLANS.pro,
+  label: keyLabel('pro-secret-0001', 'pro#1'),
+  sacrificial: false,
+};
 
 /** A small deterministic generator (a linear congruential one), so that the shares below are exact for a seed. */
 function seeded(seed: number): () => number {
@@ -58,9 +64,24 @@ describe('Traffic', () => {
     const unknown = (path: string) => Number(path.slice('/pets/'.length)) > 2 ** 52;
     // Nothing created yet: every get asks for an unknown id (a safe integer near 2^53).
     expect(Array.from({ length: 100 }, () => t.shape().path).every(unknown)).toBe(true);
-    for (const id of [17, 18n]) t.learn(buildExchange({ operation: 'createPet', method: 'POST', status: 201, body: jsonBody({ id, name: 'a', categoryId: 1 }) }));
+    for (const id of [17, 18n])
+      t.learn(
+        buildExchange({
+          operation: 'createPet',
+          method: 'POST',
+          status: 201,
+          body: jsonBody({ id, name: 'a', categoryId: 1 }),
+        }),
+      );
     // A refused create teaches nothing.
-    t.learn(buildExchange({ operation: 'createPet', method: 'POST', status: 429, body: jsonBody({ id: 99, code: 'x', message: 'y', status: 429 }) }));
+    t.learn(
+      buildExchange({
+        operation: 'createPet',
+        method: 'POST',
+        status: 429,
+        body: jsonBody({ id: 99, code: 'x', message: 'y', status: 429 }),
+      }),
+    );
     const paths = Array.from({ length: N }, () => t.shape().path);
     const share = paths.filter(unknown).length / N;
     expect(share).toBeCloseTo(0.25, 1);

@@ -92,7 +92,10 @@ export class Traffic {
       const status = this.choice(STATUS_CHOICES);
       const categoryId = 1 + Math.floor(this.random() * CATEGORIES);
       const name = `petload ${++this.serial}`;
-      const body = status === undefined ? `{"name":"${name}","categoryId":${categoryId}}` : `{"name":"${name}","categoryId":${categoryId},"status":"${status}"}`;
+      const body =
+        status === undefined
+          ? `{"name":"${name}","categoryId":${categoryId}}`
+          : `{"name":"${name}","categoryId":${categoryId},"status":"${status}"}`;
       return { operation, method: 'POST', path: '/pets', body };
     }
     return { operation, method: 'GET', path: `/pets/${this.petId()}` };
@@ -106,7 +109,13 @@ export class Traffic {
   /** The next request of the mix on `key`. */
   spec(key: ApiKey, tag: string): RequestSpec {
     const s = this.shape();
-    const spec: RequestSpec = { operation: s.operation, method: s.method, path: s.path, auth: { kind: 'key', key }, tag };
+    const spec: RequestSpec = {
+      operation: s.operation,
+      method: s.method,
+      path: s.path,
+      auth: { kind: 'key', key },
+      tag,
+    };
     if (s.body !== undefined) spec.body = s.body;
     return spec;
   }

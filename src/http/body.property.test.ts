@@ -10,7 +10,16 @@ import { parseJsonLossless } from './json.js';
 
 const contentType = fc.oneof(
   fc.constant(undefined),
-  fc.constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/problem+json', 'text/html', 'application/jsonx', ';', ''),
+  fc.constantFrom(
+    'application/json',
+    'application/json; charset=utf-8',
+    'APPLICATION/JSON',
+    'application/problem+json',
+    'text/html',
+    'application/jsonx',
+    ';',
+    '',
+  ),
   fc.string({ maxLength: 40 }),
 );
 const bodyText = fc.oneof(
@@ -26,7 +35,8 @@ const bodyText = fc.oneof(
 function bigintsAsNumbers(v: unknown): unknown {
   if (typeof v === 'bigint') return Number(v);
   if (Array.isArray(v)) return v.map(bigintsAsNumbers);
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, bigintsAsNumbers(x)]));
+  if (v !== null && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, bigintsAsNumbers(x)]));
   return v;
 }
 
@@ -36,7 +46,8 @@ describe('decoding any body', () => {
       fc.property(bodyText, contentType, (text, type) => {
         const b = decodeBody(text, type);
         expect(['json', 'text', 'unparseable']).toContain(b.kind);
-        if (b.kind !== 'none' && b.kind !== 'too-large') expect(b.excerpt.length).toBeLessThanOrEqual(EXCERPT_CHARS + 1);
+        if (b.kind !== 'none' && b.kind !== 'too-large')
+          expect(b.excerpt.length).toBeLessThanOrEqual(EXCERPT_CHARS + 1);
         expect(isJsonMediaType(type)).toBe(b.kind !== 'text');
       }),
       { numRuns: 2000 },
@@ -45,22 +56,28 @@ describe('decoding any body', () => {
 
   it('reads JSON as JSON.parse does, save that unsafe integers become exact bigints', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.jsonValue().map((v) => JSON.stringify(v)), fc.string({ maxLength: 40 })), (text) => {
-        let expected: unknown;
-        let valid = true;
-        try {
-          expected = JSON.parse(text);
-        } catch {
-          valid = false;
-        }
-        if (!valid) {
-          expect(() => parseJsonLossless(text)).toThrow(SyntaxError);
-          return;
-        }
-        // Compare with bigints turned back into numbers: the same value, where JSON.parse had it right. Not through
-        // JSON.stringify, which writes -0 as 0 (a seed once found `-0`, which both parsers read as -0).
-        expect(bigintsAsNumbers(parseJsonLossless(text))).toEqual(expected);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.jsonValue().map((v) => JSON.stringify(v)),
+          fc.string({ maxLength: 40 }),
+        ),
+        (text) => {
+          let expected: unknown;
+          let valid = true;
+          try {
+            expected = JSON.parse(text);
+          } catch {
+            valid = false;
+          }
+          if (!valid) {
+            expect(() => parseJsonLossless(text)).toThrow(SyntaxError);
+            return;
+          }
+          // Compare with bigints turned back into numbers: the same value, where JSON.parse had it right. Not through
+          // JSON.stringify, which writes -0 as 0 (a seed once found `-0`, which both parsers read as -0).
+          expect(bigintsAsNumbers(parseJsonLossless(text))).toEqual(expected);
+        },
+      ),
       { numRuns: 2000, examples: [['-0'], ['[-0, {"a": -0.0}]']] },
     );
   });

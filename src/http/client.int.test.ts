@@ -1,4 +1,9 @@
-import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseKeys } from '../config/keys-file.js';
@@ -58,7 +63,9 @@ async function httpServer(handler: Handler): Promise<{ origin: string; seen: See
 }
 
 /** A raw TCP server for answers node:http will not produce; `onRequest` gets each socket once a request head arrived. */
-async function rawServer(onRequest: (socket: Socket, head: string) => void): Promise<{ origin: string; connections: () => number }> {
+async function rawServer(
+  onRequest: (socket: Socket, head: string) => void,
+): Promise<{ origin: string; connections: () => number }> {
   const sockets = new Set<Socket>();
   let connections = 0;
   const server: NetServer = createNetServer((socket) => {
@@ -119,7 +126,14 @@ function client(origin: string, extra: Partial<HttpClientOptions> = {}): HttpCli
 }
 
 function spec(overrides: Partial<RequestSpec> = {}): RequestSpec {
-  return { operation: 'listPets', method: 'GET', path: '/pets?limit=5', auth: { kind: 'key', key: KEY }, tag: 'test', ...overrides };
+  return {
+    operation: 'listPets',
+    method: 'GET',
+    path: '/pets?limit=5',
+    auth: { kind: 'key', key: KEY },
+    tag: 'test',
+    ...overrides,
+  };
 }
 
 function json(res: ServerResponse, status: number, text: string, type = 'application/json'): void {
@@ -134,7 +148,11 @@ function serialise(ex: Exchange): string {
 describe('HTTP client: bodies', () => {
   it('parses JSON losslessly, keeps the base path, measures the exchange and numbers it', async () => {
     const { origin, seen } = await httpServer((_req, res) =>
-      json(res, 200, '[{"id":9223372036854775807,"name":"Rex","categoryId":9007199254740993},{"id":7,"name":"Tom","categoryId":1}]'),
+      json(
+        res,
+        200,
+        '[{"id":9223372036854775807,"name":"Rex","categoryId":9007199254740993},{"id":7,"name":"Tom","categoryId":1}]',
+      ),
     );
     const c = client(origin);
     const before = clock.monotonic();
@@ -151,10 +169,17 @@ describe('HTTP client: bodies', () => {
         { id: 9223372036854775807n, name: 'Rex', categoryId: 9007199254740993n },
         { id: 7, name: 'Tom', categoryId: 1 },
       ],
-      excerpt: '[{"id":9223372036854775807,"name":"Rex","categoryId":9007199254740993},{"id":7,"name":"Tom","categoryId":1}]',
+      excerpt:
+        '[{"id":9223372036854775807,"name":"Rex","categoryId":9007199254740993},{"id":7,"name":"Tom","categoryId":1}]',
     });
     expect(ex.headers['content-type']).toBe('application/json');
-    expect(ex).toMatchObject({ operation: 'listPets', method: 'GET', path: '/pets?limit=5', tag: 'test', requestBody: null });
+    expect(ex).toMatchObject({
+      operation: 'listPets',
+      method: 'GET',
+      path: '/pets?limit=5',
+      tag: 'test',
+      requestBody: null,
+    });
     expect(second.seq).toBe(ex.seq + 1);
 
     const t = ex.timing;
@@ -170,7 +195,8 @@ describe('HTTP client: bodies', () => {
 
   it('parses +json types, and reports JSON that does not parse with its error', async () => {
     const { origin } = await httpServer((req, res) => {
-      if (req.url?.includes('problem')) json(res, 400, '{"code":"bad","message":"no","status":400}', 'application/problem+json; charset=utf-8');
+      if (req.url?.includes('problem'))
+        json(res, 400, '{"code":"bad","message":"no","status":400}', 'application/problem+json; charset=utf-8');
       else json(res, 200, '{"id": 1, "name": "Rex"', 'Application/JSON; charset=utf-8');
     });
     const c = client(origin);
@@ -215,7 +241,6 @@ describe('HTTP client: bodies', () => {
     expect(empty).toMatchObject({ status: 200, error: null, body: { kind: 'none' } });
   });
 
-
   it('decodes each body by its own bytes and Content-Type when one path gets different answers (the decoded-body memo)', async () => {
     // Same bytes twice, then other bytes, then the same bytes under another type, then the first bytes again.
     const answers: [string, string][] = [
@@ -235,7 +260,11 @@ describe('HTTP client: bodies', () => {
     for (let n = 0; n < answers.length; n++) bodies.push((await c.send(spec())).body);
     expect(bodies[0]).toStrictEqual({ kind: 'json', value: [{ id: 1, name: 'a' }], excerpt: answers[0]![0] });
     expect(bodies[1]).toStrictEqual(bodies[0]);
-    expect(bodies[2]).toStrictEqual({ kind: 'json', value: [{ id: 9007199254740993n, name: 'b' }], excerpt: answers[2]![0] });
+    expect(bodies[2]).toStrictEqual({
+      kind: 'json',
+      value: [{ id: 9007199254740993n, name: 'b' }],
+      excerpt: answers[2]![0],
+    });
     expect(bodies[3]).toStrictEqual({ kind: 'text', excerpt: answers[3]![0] });
     expect(bodies[4]).toStrictEqual(bodies[0]);
   });
@@ -284,7 +313,9 @@ describe('HTTP client: bodies', () => {
     expect(ex.requestBody).toBe(body);
     expect(ex.status).toBe(201);
 
-    await c.send(spec({ method: 'POST', path: '/pets', body: 'name=Rex', contentType: 'application/x-www-form-urlencoded' }));
+    await c.send(
+      spec({ method: 'POST', path: '/pets', body: 'name=Rex', contentType: 'application/x-www-form-urlencoded' }),
+    );
     expect(seen[1]?.headers['content-type']).toBe('application/x-www-form-urlencoded');
   });
 });
@@ -313,7 +344,11 @@ describe('HTTP client: headers and framing', () => {
     const c = client(origin, { connections: 1 });
     for (let i = 0; i < 3; i++) {
       const ex = await c.send(spec());
-      expect(ex).toMatchObject({ status: 200, error: null, body: { kind: 'json', value: { id: 12345678901234567890n } } });
+      expect(ex).toMatchObject({
+        status: 200,
+        error: null,
+        body: { kind: 'json', value: { id: 12345678901234567890n } },
+      });
     }
     expect(connections()).toBe(3);
   });
@@ -326,13 +361,16 @@ describe('HTTP client: headers and framing', () => {
     let connections = 0;
     server.on('connection', () => connections++);
     const c = client(origin, { connections: 1 });
-    for (let i = 0; i < 4; i++) expect((await c.send(spec())).body).toMatchObject({ kind: 'json', value: { ok: true } });
+    for (let i = 0; i < 4; i++)
+      expect((await c.send(spec())).body).toMatchObject({ kind: 'json', value: { ok: true } });
     expect(connections).toBe(4);
   });
 
   it('ignores 1xx informational responses', async () => {
     const { origin } = await rawServer((socket) => {
-      socket.write('HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+      socket.write(
+        'HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+      );
     });
     const ex = await client(origin).send(spec());
     expect(ex).toMatchObject({ status: 200, error: null, body: { kind: 'json', value: {} } });
@@ -440,7 +478,9 @@ describe('HTTP client: transport failures are values', () => {
 
   it('reports a short body on an HTTP/1.0 connection: close response as truncated', async () => {
     const { origin } = await rawServer((socket) => {
-      socket.end('HTTP/1.0 200 OK\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"id":1');
+      socket.end(
+        'HTTP/1.0 200 OK\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"id":1',
+      );
     });
     const ex = await client(origin).send(spec());
     expect(ex).toMatchObject({ status: 200, error: { kind: 'truncated' } });
@@ -582,14 +622,18 @@ describe('HTTP client: keys and overlap', () => {
   });
 
   it('sends no authorization header without a key', async () => {
-    const { origin, seen } = await httpServer((_req, res) => json(res, 401, '{"code":"unauthorized","message":"no key","status":401}'));
+    const { origin, seen } = await httpServer((_req, res) =>
+      json(res, 401, '{"code":"unauthorized","message":"no key","status":401}'),
+    );
     const ex = await client(origin).send(spec({ auth: { kind: 'none' } }));
     expect(seen[0]?.headers.authorization).toBeUndefined();
     expect(ex).toMatchObject({ auth: 'none', keyLabel: null, plan: null, status: 401 });
   });
 
   it('sends a raw credential exactly as given, labelled, and keeps it out of the exchange', async () => {
-    const { origin, seen } = await httpServer((_req, res) => json(res, 401, '{"code":"unauthorized","message":"bad key","status":401}'));
+    const { origin, seen } = await httpServer((_req, res) =>
+      json(res, 401, '{"code":"unauthorized","message":"bad key","status":401}'),
+    );
     const raw = `Basic ${SECRET}`;
     const ex = await client(origin).send(spec({ auth: { kind: 'raw', header: raw, label: 'basic scheme' } }));
     expect(seen[0]?.headers.authorization).toBe(raw);
@@ -650,7 +694,10 @@ describe('HTTP client: onSettled', () => {
     const settled: string[] = [];
     const c = client(origin, { onSettled: (s, ex) => settled.push(`${s.path} ${ex.status ?? 'none'}`) });
     const resolved: string[] = [];
-    const send = (path: string) => c.send({ ...spec(), path }).then((ex) => resolved.push(`${ex.path} seen before: ${settled.includes(`${path} 200`)}`));
+    const send = (path: string) =>
+      c
+        .send({ ...spec(), path })
+        .then((ex) => resolved.push(`${ex.path} seen before: ${settled.includes(`${path} 200`)}`));
     await Promise.all([send('/slow'), send('/fast')]);
     expect(settled).toStrictEqual(['/fast 200', '/slow 200']);
     expect(resolved).toStrictEqual(['/fast seen before: true', '/slow seen before: true']);

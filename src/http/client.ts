@@ -10,7 +10,16 @@ import { errors, Pool, util, type Dispatcher } from 'undici';
 import type { Clock } from '../core/clock.js';
 import { PetloadError } from '../core/errors.js';
 import { decodeBody, excerpt } from './body.js';
-import type { AuthKind, Exchange, HeaderMap, HttpClient, ParsedBody, RequestSpec, TransportError, TransportErrorKind } from './exchange.js';
+import type {
+  AuthKind,
+  Exchange,
+  HeaderMap,
+  HttpClient,
+  ParsedBody,
+  RequestSpec,
+  TransportError,
+  TransportErrorKind,
+} from './exchange.js';
 import { DateCache, ResponseMemo } from './parsed.js';
 
 export interface HttpClientOptions {
@@ -267,7 +276,11 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   /** The spec's signal aborted (EventListenerObject), or the caller abandoned every request (abortAll). */
   handleEvent(): void {
     // Still queued (no connection yet), it was never written.
-    this.abort(this.abortRequest === null ? { kind: 'aborted', message: 'aborted by the caller before sending', unsent: 'cancelled' } : { kind: 'aborted', message: 'aborted by the caller' });
+    this.abort(
+      this.abortRequest === null
+        ? { kind: 'aborted', message: 'aborted by the caller before sending', unsent: 'cancelled' }
+        : { kind: 'aborted', message: 'aborted by the caller' },
+    );
   }
 
   timedOut(): void {
@@ -292,7 +305,10 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       return;
     }
     if (this.auth === 'valid' && this.spec.intent !== 'knock' && this.state.holdBack?.(this.keyLabel!) === true) {
-      this.settle({ kind: 'aborted', message: 'held back unsent: the key is waiting out a Retry-After', unsent: 'held-back' }, NO_BODY);
+      this.settle(
+        { kind: 'aborted', message: 'held back unsent: the key is waiting out a Retry-After', unsent: 'held-back' },
+        NO_BODY,
+      );
       abort(ABANDONED);
       return;
     }
@@ -417,7 +433,10 @@ function parseBaseUrl(baseUrl: string): URL {
     throw new PetloadError('E_USAGE', `target ${url.origin}${url.pathname} is not http: or https:`);
   }
   if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
-    throw new PetloadError('E_USAGE', `target ${url.origin}${url.pathname} must not carry credentials, a query or a fragment`);
+    throw new PetloadError(
+      'E_USAGE',
+      `target ${url.origin}${url.pathname} must not carry credentials, a query or a fragment`,
+    );
   }
   return url;
 }

@@ -72,7 +72,9 @@ describe('parseIntHeader', () => {
 
 describe('parseRateLimit', () => {
   it('reads the three headers independently', () => {
-    expect(parseRateLimit({ 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': 'x', 'x-ratelimit-reset': ['1', '2'] })).toEqual({
+    expect(
+      parseRateLimit({ 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': 'x', 'x-ratelimit-reset': ['1', '2'] }),
+    ).toEqual({
       limit: { ok: true, value: 60 },
       remaining: { ok: false, problem: 'malformed', raw: 'x' },
       reset: { ok: false, problem: 'repeated', raw: '1, 2' },
@@ -189,10 +191,17 @@ describe('the parsers never throw', () => {
   it('on arbitrary header maps', () => {
     const value = fc.oneof(anyText, fc.array(anyText, { maxLength: 3 }));
     fc.assert(
-      fc.property(fc.dictionary(fc.constantFrom('x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'other'), value), (h) => {
-        const r = parseRateLimit(h);
-        for (const v of [r.limit, r.remaining, r.reset]) if (v.ok) expect(Number.isSafeInteger(v.value) && v.value >= 0).toBe(true);
-      }),
+      fc.property(
+        fc.dictionary(
+          fc.constantFrom('x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'other'),
+          value,
+        ),
+        (h) => {
+          const r = parseRateLimit(h);
+          for (const v of [r.limit, r.remaining, r.reset])
+            if (v.ok) expect(Number.isSafeInteger(v.value) && v.value >= 0).toBe(true);
+        },
+      ),
     );
   });
 

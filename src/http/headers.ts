@@ -31,7 +31,10 @@ const DIGITS = /^[0-9]+$/;
 export function parseIntHeader(headers: HeaderMap, name: string): IntHeader {
   const raw = headers[name];
   if (raw === undefined) return { ok: false, problem: 'missing' };
-  if (typeof raw !== 'string') return raw.length === 1 ? parseIntValue(raw[0]!) : { ok: false, problem: raw.length === 0 ? 'missing' : 'repeated', raw: raw.join(', ') };
+  if (typeof raw !== 'string')
+    return raw.length === 1
+      ? parseIntValue(raw[0]!)
+      : { ok: false, problem: raw.length === 0 ? 'missing' : 'repeated', raw: raw.join(', ') };
   return parseIntValue(raw);
 }
 
@@ -151,7 +154,10 @@ export function parseHttpDate(raw: string): number | null {
 
 // --- Retry-After (RFC 9110 §10.2.3) ----------------------------------------------------------------
 
-export type RetryAfter = { kind: 'seconds'; seconds: number } | { kind: 'date'; epochMs: number } | { kind: 'malformed' };
+export type RetryAfter =
+  | { kind: 'seconds'; seconds: number }
+  | { kind: 'date'; epochMs: number }
+  | { kind: 'malformed' };
 
 /**
  * `Retry-After = HTTP-date / delay-seconds`, delay-seconds = 1*DIGIT. Any of the three date forms is

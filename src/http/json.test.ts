@@ -15,7 +15,11 @@ describe('parseJsonLossless', () => {
     ['an unsafe integer written as a float stays a number', '9007199254740993.0', 9007199254740992],
     ['exponent form stays a number', '1e20', 1e20],
     ['exponent with many digits stays a number', '12345678901234567E2', 1.2345678901234567e18],
-    ['long digits inside a string do not change it', '{"s":"12345678901234567890","n":5}', { s: '12345678901234567890', n: 5 }],
+    [
+      'long digits inside a string do not change it',
+      '{"s":"12345678901234567890","n":5}',
+      { s: '12345678901234567890', n: 5 },
+    ],
     [
       'nested: ids in an array of objects',
       '[{"id":9223372036854775807,"name":"Rex","categoryId":1,"price":3.5},{"id":2,"tags":[{"n":18446744073709551615}]}]',

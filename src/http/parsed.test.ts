@@ -3,7 +3,10 @@ import { buildExchange, FIXED_NOW, httpDate } from '../testing/exchange-builder.
 import type { Exchange } from './exchange.js';
 import { DateCache, dateOf, rateLimitOf, ResponseMemo } from './parsed.js';
 
-const withMemo = (ex: Exchange, dates: DateCache | null = null): Exchange => ({ ...ex, parsed: new ResponseMemo(dates) });
+const withMemo = (ex: Exchange, dates: DateCache | null = null): Exchange => ({
+  ...ex,
+  parsed: new ResponseMemo(dates),
+});
 
 describe('parse once, on the exchange', () => {
   it('parses the rate-limit triple once per exchange, and every reader gets that one', () => {
@@ -27,7 +30,7 @@ describe('parse once, on the exchange', () => {
     expect(rateLimitOf(ex)).not.toBe(rateLimitOf(ex));
   });
 
-  it('reads Date once, through the run client\'s cache, and follows it when the text changes', () => {
+  it("reads Date once, through the run client's cache, and follows it when the text changes", () => {
     const dates = new DateCache();
     const now = withMemo(buildExchange(), dates);
     const later = withMemo(buildExchange({ headers: { date: httpDate(FIXED_NOW + 5000) } }), dates);

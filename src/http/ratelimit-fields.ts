@@ -43,14 +43,22 @@ export interface FieldPolicy {
 
 export type FieldsRead =
   | { readonly present: false }
-  | { readonly present: true; readonly form: FieldsForm; readonly ok: true; readonly limits: readonly FieldLimit[]; readonly policies: readonly FieldPolicy[] }
+  | {
+      readonly present: true;
+      readonly form: FieldsForm;
+      readonly ok: true;
+      readonly limits: readonly FieldLimit[];
+      readonly policies: readonly FieldPolicy[];
+    }
   | { readonly present: true; readonly form: FieldsForm; readonly ok: false; readonly problem: string };
 
 const NAMES = ['ratelimit', 'ratelimit-policy', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'] as const;
 
 /** The field names a response carries, of the IETF forms (for evidence where X-RateLimit-* is missing). */
 export function ietfFieldNames(headers: HeaderMap): string[] {
-  return NAMES.filter((n) => headerValues(headers, n).length > 0).map((n) => n.replace(/(^|-)([a-z])/g, (_, d: string, c: string) => `${d}${c.toUpperCase()}`).replace('Ratelimit', 'RateLimit'));
+  return NAMES.filter((n) => headerValues(headers, n).length > 0).map((n) =>
+    n.replace(/(^|-)([a-z])/g, (_, d: string, c: string) => `${d}${c.toUpperCase()}`).replace('Ratelimit', 'RateLimit'),
+  );
 }
 
 /** A field's lines joined as one structured field (RFC 9651 §4.2: several lines are one comma-separated value). */
@@ -64,36 +72,66 @@ const bad = (m: string): never => {
   throw new Bad(m);
 };
 
-const nonNegative = (v: unknown, what: string): number => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : bad(`${what} is ${show(v)}, not a non-negative integer`));
-const optionalNonNegative = (v: unknown, what: string): number | null => (v === undefined ? null : nonNegative(v, what));
-const show = (v: unknown): string => (v === undefined ? 'missing' : v instanceof Token ? `the token ${v.toString()}` : v instanceof ArrayBuffer ? 'a byte sequence' : JSON.stringify(v) ?? String(v));
+const nonNegative = (v: unknown, what: string): number =>
+  typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : bad(`${what} is ${show(v)}, not a non-negative integer`);
+const optionalNonNegative = (v: unknown, what: string): number | null =>
+  v === undefined ? null : nonNegative(v, what);
+const show = (v: unknown): string =>
+  v === undefined
+    ? 'missing'
+    : v instanceof Token
+      ? `the token ${v.toString()}`
+      : v instanceof ArrayBuffer
+        ? 'a byte sequence'
+        : (JSON.stringify(v) ?? String(v));
 
 /** A policy's or limit's name: a string or a token (draft-11 §3, §4). */
-const nameOf = (v: unknown, what: string): string => (typeof v === 'string' ? v : v instanceof Token ? v.toString() : bad(`${what} is named by ${show(v)}, not a string or token`));
+const nameOf = (v: unknown, what: string): string =>
+  typeof v === 'string'
+    ? v
+    : v instanceof Token
+      ? v.toString()
+      : bad(`${what} is named by ${show(v)}, not a string or token`);
 
-const items = (l: List, field: string): Item[] => l.map((m) => (Array.isArray(m[0]) ? bad(`${field} holds an inner list`) : (m as Item)));
+const items = (l: List, field: string): Item[] =>
+  l.map((m) => (Array.isArray(m[0]) ? bad(`${field} holds an inner list`) : (m as Item)));
 
 function draft11(headers: HeaderMap): { limits: FieldLimit[]; policies: FieldPolicy[] } {
   const rl = joined(headers, 'ratelimit');
   const rp = joined(headers, 'ratelimit-policy');
-  const limits = rl === null ? [] : items(parseList(rl), 'RateLimit').map(([v, p]) => {
-    const policy = nameOf(v, 'a RateLimit item');
-    return { policy, remaining: nonNegative(p.get('r'), `r of "${policy}"`), resetS: optionalNonNegative(p.get('t'), `t of "${policy}"`), quota: null };
-  });
-  const policies = rp === null ? [] : items(parseList(rp), 'RateLimit-Policy').map(([v, p]) => {
-    const name = nameOf(v, 'a RateLimit-Policy item');
-    const quota = nonNegative(p.get('q'), `q of "${name}"`);
-    const w = optionalNonNegative(p.get('w'), `w of "${name}"`);
-    const qu = p.get('qu');
-    if (qu !== undefined && typeof qu !== 'string') bad(`qu of "${name}" is ${show(qu)}, not a string`);
-    return { name, quota, windowS: w };
-  });
+  const limits =
+    rl === null
+      ? []
+      : items(parseList(rl), 'RateLimit').map(([v, p]) => {
+          const policy = nameOf(v, 'a RateLimit item');
+          return {
+            policy,
+            remaining: nonNegative(p.get('r'), `r of "${policy}"`),
+            resetS: optionalNonNegative(p.get('t'), `t of "${policy}"`),
+            quota: null,
+          };
+        });
+  const policies =
+    rp === null
+      ? []
+      : items(parseList(rp), 'RateLimit-Policy').map(([v, p]) => {
+          const name = nameOf(v, 'a RateLimit-Policy item');
+          const quota = nonNegative(p.get('q'), `q of "${name}"`);
+          const w = optionalNonNegative(p.get('w'), `w of "${name}"`);
+          const qu = p.get('qu');
+          if (qu !== undefined && typeof qu !== 'string') bad(`qu of "${name}" is ${show(qu)}, not a string`);
+          return { name, quota, windowS: w };
+        });
   return { limits, policies };
 }
 
 /** A list of quotas, each `q;w=seconds` (draft-03 to 07's policies). */
 function quotaPolicies(value: string, field: string): FieldPolicy[] {
-  return items(parseList(value), field).map(([v, p]) => ({ name: null, quota: nonNegative(v, `a ${field} quota`), windowS: optionalNonNegative(p.get('w'), `w of a ${field} quota`) }));
+  return items(parseList(value), field).map(([v, p]) => ({
+    name: null,
+    quota: nonNegative(v, `a ${field} quota`),
+    windowS: optionalNonNegative(p.get('w'), `w of a ${field} quota`),
+  }));
 }
 
 function draft07(headers: HeaderMap, dict: Map<string, unknown>): { limits: FieldLimit[]; policies: FieldPolicy[] } {
@@ -102,7 +140,14 @@ function draft07(headers: HeaderMap, dict: Map<string, unknown>): { limits: Fiel
     return m === undefined ? undefined : m[0];
   };
   const quota = nonNegative(member('limit'), 'limit');
-  const limits = [{ policy: null, quota, remaining: nonNegative(member('remaining'), 'remaining'), resetS: nonNegative(member('reset'), 'reset') }];
+  const limits = [
+    {
+      policy: null,
+      quota,
+      remaining: nonNegative(member('remaining'), 'remaining'),
+      resetS: nonNegative(member('reset'), 'reset'),
+    },
+  ];
   const rp = joined(headers, 'ratelimit-policy');
   return { limits, policies: rp === null ? [] : quotaPolicies(rp, 'RateLimit-Policy') };
 }
@@ -111,12 +156,30 @@ function draft03(headers: HeaderMap): { limits: FieldLimit[]; policies: FieldPol
   const limit = joined(headers, 'ratelimit-limit');
   const remaining = joined(headers, 'ratelimit-remaining');
   const reset = joined(headers, 'ratelimit-reset');
-  const missing = [limit === null && 'RateLimit-Limit', remaining === null && 'RateLimit-Remaining', reset === null && 'RateLimit-Reset'].filter(Boolean);
+  const missing = [
+    limit === null && 'RateLimit-Limit',
+    remaining === null && 'RateLimit-Remaining',
+    reset === null && 'RateLimit-Reset',
+  ].filter(Boolean);
   if (missing.length > 0) bad(`${missing.join(' and ')} missing beside the others`);
   const [first, ...rest] = quotaPolicies(limit!, 'RateLimit-Limit');
   const rp = joined(headers, 'ratelimit-policy');
-  const policies = rp !== null ? quotaPolicies(rp, 'RateLimit-Policy') : rest.length > 0 ? rest : first!.windowS !== null ? [first!] : [];
-  const limits = [{ policy: null, quota: first!.quota, remaining: nonNegative(parseItem(remaining!)[0], 'RateLimit-Remaining'), resetS: nonNegative(parseItem(reset!)[0], 'RateLimit-Reset') }];
+  const policies =
+    rp !== null
+      ? quotaPolicies(rp, 'RateLimit-Policy')
+      : rest.length > 0
+        ? rest
+        : first!.windowS !== null
+          ? [first!]
+          : [];
+  const limits = [
+    {
+      policy: null,
+      quota: first!.quota,
+      remaining: nonNegative(parseItem(remaining!)[0], 'RateLimit-Remaining'),
+      resetS: nonNegative(parseItem(reset!)[0], 'RateLimit-Reset'),
+    },
+  ];
   return { limits, policies };
 }
 
@@ -124,7 +187,8 @@ function draft03(headers: HeaderMap): { limits: FieldLimit[]; policies: FieldPol
 function formOf(headers: HeaderMap): { form: FieldsForm; dict?: Map<string, unknown> } | null {
   const present = NAMES.filter((n) => headerValues(headers, n).length > 0);
   if (present.length === 0) return null;
-  if (present.some((n) => n === 'ratelimit-limit' || n === 'ratelimit-remaining' || n === 'ratelimit-reset')) return { form: 'draft-03' };
+  if (present.some((n) => n === 'ratelimit-limit' || n === 'ratelimit-remaining' || n === 'ratelimit-reset'))
+    return { form: 'draft-03' };
   const rl = joined(headers, 'ratelimit');
   if (rl !== null) {
     try {
@@ -141,7 +205,8 @@ export function readRateLimitFields(headers: HeaderMap): FieldsRead {
   const f = formOf(headers);
   if (f === null) return { present: false };
   try {
-    const read = f.form === 'draft-03' ? draft03(headers) : f.form === 'draft-07' ? draft07(headers, f.dict!) : draft11(headers);
+    const read =
+      f.form === 'draft-03' ? draft03(headers) : f.form === 'draft-07' ? draft07(headers, f.dict!) : draft11(headers);
     if (f.form === 'draft-11' && read.limits.length === 0 && read.policies.length === 0) bad('no limit and no policy');
     return { present: true, form: f.form, ok: true, ...read };
   } catch (e) {
@@ -155,14 +220,18 @@ export function readRateLimitFields(headers: HeaderMap): FieldsRead {
  * Reset as a Unix second from the answer's time), for a target that sends only them; null when they do not say
  * all three (a limit without a quota or without a reset) or are not well formed.
  */
-export function ietfTriple(headers: HeaderMap, serverMs: number): { limit: number; remaining: number; reset: number } | null {
+export function ietfTriple(
+  headers: HeaderMap,
+  serverMs: number,
+): { limit: number; remaining: number; reset: number } | null {
   const f = readRateLimitFields(headers);
   if (!f.present || !f.ok) return null;
   let best: { limit: number; remaining: number; reset: number } | null = null;
   for (const l of f.limits) {
     const quota = l.quota ?? f.policies.find((p) => p.name === l.policy)?.quota ?? null;
     if (quota === null || l.resetS === null) continue;
-    if (best === null || l.remaining < best.remaining) best = { limit: quota, remaining: l.remaining, reset: Math.floor(serverMs / 1000) + l.resetS };
+    if (best === null || l.remaining < best.remaining)
+      best = { limit: quota, remaining: l.remaining, reset: Math.floor(serverMs / 1000) + l.resetS };
   }
   return best;
 }

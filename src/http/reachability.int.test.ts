@@ -57,26 +57,36 @@ describe('assertReachable', () => {
     const err = await unreachable(`http://127.0.0.1:${port}/v1`);
     expect(err.code).toBe('E_TARGET_UNREACHABLE');
     expect(err.exitCode).toBe(3);
-    expect(err.message).toBe(`target http://127.0.0.1:${port}/v1 is unreachable: ECONNREFUSED (nothing listens on 127.0.0.1:${port})`);
+    expect(err.message).toBe(
+      `target http://127.0.0.1:${port}/v1 is unreachable: ECONNREFUSED (nothing listens on 127.0.0.1:${port})`,
+    );
   });
 
   it('gives up after the timeout when a listener never answers', async () => {
     const port = await listen(createNetServer(), new Set());
     const err = await unreachable(`http://127.0.0.1:${port}/v1`, 200);
     expect(err.code).toBe('E_TARGET_UNREACHABLE');
-    expect(err.message).toBe(`target http://127.0.0.1:${port}/v1 is unreachable: no HTTP response within 200 ms from 127.0.0.1:${port}`);
+    expect(err.message).toBe(
+      `target http://127.0.0.1:${port}/v1 is unreachable: no HTTP response within 200 ms from 127.0.0.1:${port}`,
+    );
   });
 
   it('reports a listener that closes the connection without answering', async () => {
     const server = createNetServer((s) => s.destroy());
     const port = await listen(server, new Set());
     const err = await unreachable(`http://127.0.0.1:${port}/v1`);
-    expect(err.message).toMatch(new RegExp(`^target http://127\\.0\\.0\\.1:${port}/v1 is unreachable: the connection to 127\\.0\\.0\\.1:${port} was closed`));
+    expect(err.message).toMatch(
+      new RegExp(
+        `^target http://127\\.0\\.0\\.1:${port}/v1 is unreachable: the connection to 127\\.0\\.0\\.1:${port} was closed`,
+      ),
+    );
   });
 
   it('reports a host name that does not resolve', async () => {
     const err = await unreachable('http://petload-no-such-host.invalid:8080/v1', 2000);
     expect(err.code).toBe('E_TARGET_UNREACHABLE');
-    expect(err.message).toMatch(/^target http:\/\/petload-no-such-host\.invalid:8080\/v1 is unreachable: .*(ENOTFOUND|EAI_AGAIN)/);
+    expect(err.message).toMatch(
+      /^target http:\/\/petload-no-such-host\.invalid:8080\/v1 is unreachable: .*(ENOTFOUND|EAI_AGAIN)/,
+    );
   });
 });

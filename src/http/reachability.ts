@@ -25,10 +25,20 @@ function why(error: TransportError, url: URL, timeoutMs: number): string {
 export async function assertReachable(baseUrl: string, timeoutMs = 5000, signal?: AbortSignal): Promise<void> {
   const client = createHttpClient({ baseUrl, clock: realClock, connections: 1, timeoutMs });
   try {
-    const ex = await client.send({ operation: null, method: 'GET', path: '/', auth: { kind: 'none' }, tag: 'reachability', ...(signal ? { signal } : {}) });
+    const ex = await client.send({
+      operation: null,
+      method: 'GET',
+      path: '/',
+      auth: { kind: 'none' },
+      tag: 'reachability',
+      ...(signal ? { signal } : {}),
+    });
     if (ex.status !== null || ex.error === null || ex.error.kind === 'aborted') return;
     const url = new URL(baseUrl);
-    throw new PetloadError('E_TARGET_UNREACHABLE', `target ${url.origin}${url.pathname} is unreachable: ${why(ex.error, url, timeoutMs)}`);
+    throw new PetloadError(
+      'E_TARGET_UNREACHABLE',
+      `target ${url.origin}${url.pathname} is unreachable: ${why(ex.error, url, timeoutMs)}`,
+    );
   } finally {
     await client.close();
   }

@@ -24,7 +24,14 @@ function validate(m: Manifest): void {
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const FLAGS = ['--target', 'https://staging.example.com/v1', '--image', 'registry.example.com/petload:0.1.0', '--keys-secret', 'petload-keys'];
+const FLAGS = [
+  '--target',
+  'https://staging.example.com/v1',
+  '--image',
+  'registry.example.com/petload:0.1.0',
+  '--keys-secret',
+  'petload-keys',
+];
 
 async function printed(args: string[]): Promise<Obj[]> {
   const r = await runCli(['k8s', ...args]);
@@ -39,7 +46,16 @@ function shellSyntaxOk(script: string): void {
 
 describe('petload k8s', () => {
   it('prints a reports volume, an Indexed Job of shards and a merge Job, each valid against the Kubernetes schemas', async () => {
-    const docs = await printed(['smoke', ...FLAGS, '--shards', '3', '--start-at', '2030-01-01T12:00:00Z', '--threshold', "p(95) < 250ms"]);
+    const docs = await printed([
+      'smoke',
+      ...FLAGS,
+      '--shards',
+      '3',
+      '--start-at',
+      '2030-01-01T12:00:00Z',
+      '--threshold',
+      'p(95) < 250ms',
+    ]);
     expect(docs.map((d) => d.kind)).toEqual(['PersistentVolumeClaim', 'Job', 'Job']);
     for (const d of docs) validate(d as Manifest);
 
@@ -58,28 +74,50 @@ describe('petload k8s', () => {
     expect(JSON.stringify(docs)).not.toMatch(/secretKeyRef|envFrom|PETLOAD_KEYS"/);
     const script = c.command[2] as string;
     shellSyntaxOk(script);
-    expect(script).toContain("petload run smoke --target https://staging.example.com/v1 --shards 3 --start-at 2030-01-01T12:00:00.000Z --run-id ");
+    expect(script).toContain(
+      'petload run smoke --target https://staging.example.com/v1 --shards 3 --start-at 2030-01-01T12:00:00.000Z --run-id ',
+    );
     expect(script).toContain("--threshold 'p(95) < 250ms'");
     expect(script).toMatch(/--report-dir \/reports\/smoke-[0-9a-f]{12}\/shard-"\$JOB_COMPLETION_INDEX"/);
     // Reports on the shared volume, for the merge step.
-    expect(pod.volumes.find((v: Obj) => v.persistentVolumeClaim).persistentVolumeClaim.claimName).toBe(pvc.metadata.name);
+    expect(pod.volumes.find((v: Obj) => v.persistentVolumeClaim).persistentVolumeClaim.claimName).toBe(
+      pvc.metadata.name,
+    );
 
     expect(merge.spec.backoffLimit).toBe(0);
     const mpod = merge.spec.template.spec;
     expect(mpod.restartPolicy).toBe('Never');
-    expect(mpod.volumes.find((v: Obj) => v.persistentVolumeClaim).persistentVolumeClaim.claimName).toBe(pvc.metadata.name);
+    expect(mpod.volumes.find((v: Obj) => v.persistentVolumeClaim).persistentVolumeClaim.claimName).toBe(
+      pvc.metadata.name,
+    );
     expect(JSON.stringify(mpod)).not.toContain('petload-keys');
     shellSyntaxOk(mpod.initContainers[0].command[2]);
     const mergeScript = mpod.containers[0].command[2] as string;
     shellSyntaxOk(mergeScript);
     const run = shards.metadata.labels['petload.dev/run-id'];
-    expect(mergeScript).toContain(`petload merge /reports/${run}/shard-0/report.json /reports/${run}/shard-1/report.json /reports/${run}/shard-2/report.json --out /reports/${run}/merged`);
+    expect(mergeScript).toContain(
+      `petload merge /reports/${run}/shard-0/report.json /reports/${run}/shard-1/report.json /reports/${run}/shard-2/report.json --out /reports/${run}/merged`,
+    );
   });
 
   it('puts a scenario file in a ConfigMap mounted into the shards', async () => {
     const dir = scratch();
-    const file = dir.file('nightly.yaml', 'name: nightly\ndescription: a nightly run\nload:\n  phases:\n    - { executor: constant-rate, rate: 20/s, duration: 1m }\n');
-    const docs = await printed([file, ...FLAGS, '--shards', '2', '--namespace', 'load', '--storage-class', 'nfs', '--run-id', 'nightly-1']);
+    const file = dir.file(
+      'nightly.yaml',
+      'name: nightly\ndescription: a nightly run\nload:\n  phases:\n    - { executor: constant-rate, rate: 20/s, duration: 1m }\n',
+    );
+    const docs = await printed([
+      file,
+      ...FLAGS,
+      '--shards',
+      '2',
+      '--namespace',
+      'load',
+      '--storage-class',
+      'nfs',
+      '--run-id',
+      'nightly-1',
+    ]);
     expect(docs.map((d) => d.kind)).toEqual(['PersistentVolumeClaim', 'ConfigMap', 'Job', 'Job']);
     for (const d of docs) {
       validate(d as Manifest);
@@ -95,8 +133,16 @@ describe('petload k8s', () => {
 
   it('the schemas do catch a broken manifest (the validation is not a formality)', () => {
     const [, job] = buildManifests({
-      scenario: { name: 'smoke' }, target: 'https://x.example/v1', shards: 2, image: 'i', keysSecret: 's', keysSecretKey: 'keys.json',
-      runId: 'r', startAt: '2030-01-01T00:00:00.000Z', storage: '1Gi', mergeWaitSeconds: 60,
+      scenario: { name: 'smoke' },
+      target: 'https://x.example/v1',
+      shards: 2,
+      image: 'i',
+      keysSecret: 's',
+      keysSecretKey: 'keys.json',
+      runId: 'r',
+      startAt: '2030-01-01T00:00:00.000Z',
+      storage: '1Gi',
+      mergeWaitSeconds: 60,
     }) as [Manifest, Obj];
     expect(() => validate(job as Manifest)).not.toThrow();
     const broken = structuredClone(job);
@@ -109,9 +155,15 @@ describe('petload k8s', () => {
 
   it('refuses in one line: a loopback target, too few connections for the shards, a bad secret name', async () => {
     for (const [args, message] of [
-      [['smoke', ...FLAGS.slice(2), '--target', 'http://127.0.0.1:8080/v1', '--shards', '2'], /--target: http:\/\/127.0.0.1:8080\/v1 is a loopback address/],
+      [
+        ['smoke', ...FLAGS.slice(2), '--target', 'http://127.0.0.1:8080/v1', '--shards', '2'],
+        /--target: http:\/\/127.0.0.1:8080\/v1 is a loopback address/,
+      ],
       [['capacity', ...FLAGS, '--shards', '200'], /load.phases\[0\] has \d+ connections, fewer than the shards/],
-      [['smoke', ...FLAGS.slice(0, 4), '--keys-secret', 'Bad_Name', '--shards', '2'], /--keys-secret: expected the name of a Secret/],
+      [
+        ['smoke', ...FLAGS.slice(0, 4), '--keys-secret', 'Bad_Name', '--shards', '2'],
+        /--keys-secret: expected the name of a Secret/,
+      ],
     ] as const) {
       const r = await runCli(['k8s', ...args]);
       expect(r.code).toBe(2);
@@ -122,7 +174,7 @@ describe('petload k8s', () => {
 
   it('quotes for the shell whatever is not a plain word', () => {
     expect(shellQuote('https://a.example/v1')).toBe('https://a.example/v1');
-    expect(shellQuote("p(95) < 250ms")).toBe("'p(95) < 250ms'");
+    expect(shellQuote('p(95) < 250ms')).toBe("'p(95) < 250ms'");
     expect(shellQuote("it's")).toBe(`'it'\\''s'`);
     expect(shellQuote('')).toBe("''");
   });

@@ -38,10 +38,18 @@ export interface ManifestOptions {
   allowQuotaExhaustion?: boolean;
 }
 
-export type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels: Record<string, string> } } & Record<string, unknown>;
+export type Manifest = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels: Record<string, string> };
+} & Record<string, unknown>;
 
 /** Where things are inside the pods. */
-export const PATHS = { keysDir: '/etc/petload/keys', scenarioDir: '/etc/petload/scenario', reports: '/reports' } as const;
+export const PATHS = {
+  keysDir: '/etc/petload/keys',
+  scenarioDir: '/etc/petload/scenario',
+  reports: '/reports',
+} as const;
 
 /** The image runs as the `node` user of node:20-slim. */
 const USER_ID = 1000;
@@ -55,7 +63,11 @@ export function jobName(runId: string): string {
 
 export function buildManifests(o: ManifestOptions): Manifest[] {
   const name = jobName(o.runId);
-  const labels = { 'app.kubernetes.io/name': 'petload', 'app.kubernetes.io/instance': name, 'petload.dev/run-id': o.runId };
+  const labels = {
+    'app.kubernetes.io/name': 'petload',
+    'app.kubernetes.io/instance': name,
+    'petload.dev/run-id': o.runId,
+  };
   const meta = (n: string, component: string) => ({
     name: n,
     ...(o.namespace ? { namespace: o.namespace } : {}),
@@ -67,11 +79,16 @@ export function buildManifests(o: ManifestOptions): Manifest[] {
   const scenarioArg = o.scenario.file ? `${PATHS.scenarioDir}/${o.scenario.file.basename}` : o.scenario.name;
 
   const runArgs = [
-    'run', scenarioArg,
-    '--target', o.target,
-    '--shards', String(o.shards),
-    '--start-at', o.startAt,
-    '--run-id', o.runId,
+    'run',
+    scenarioArg,
+    '--target',
+    o.target,
+    '--shards',
+    String(o.shards),
+    '--start-at',
+    o.startAt,
+    '--run-id',
+    o.runId,
     ...(o.plans ?? []).flatMap((p) => ['--plan', p]),
     ...(o.rate !== undefined ? ['--rate', o.rate] : []),
     ...(o.duration !== undefined ? ['--duration', o.duration] : []),
@@ -107,7 +124,11 @@ export function buildManifests(o: ManifestOptions): Manifest[] {
   ].join('\n');
 
   const podSecurity = { runAsNonRoot: true, runAsUser: USER_ID, runAsGroup: USER_ID, fsGroup: USER_ID };
-  const containerSecurity = { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } };
+  const containerSecurity = {
+    allowPrivilegeEscalation: false,
+    readOnlyRootFilesystem: true,
+    capabilities: { drop: ['ALL'] },
+  };
   const reportsVolume = { name: 'reports', persistentVolumeClaim: { claimName: claim } };
   const reportsMount = { name: 'reports', mountPath: PATHS.reports };
   // tsx (the TypeScript loader) keeps a cache under the temporary directory: a small writable one.
@@ -129,7 +150,12 @@ export function buildManifests(o: ManifestOptions): Manifest[] {
     },
   ];
   if (configMap && o.scenario.file) {
-    manifests.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: meta(configMap, 'scenario'), data: { [o.scenario.file.basename]: o.scenario.file.text } });
+    manifests.push({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: meta(configMap, 'scenario'),
+      data: { [o.scenario.file.basename]: o.scenario.file.text },
+    });
   }
   const scenarioVolume = configMap ? [{ name: 'scenario', configMap: { name: configMap } }] : [];
   const scenarioMount = configMap ? [{ name: 'scenario', mountPath: PATHS.scenarioDir, readOnly: true }] : [];
@@ -158,14 +184,26 @@ export function buildManifests(o: ManifestOptions): Manifest[] {
               command: ['/bin/sh', '-c', shardScript],
               // A path, not a key: the keys are only in the file mounted from the Secret.
               env: [{ name: 'PETLOAD_KEYS_FILE', value: `${PATHS.keysDir}/${o.keysSecretKey}` }],
-              volumeMounts: [{ name: 'keys', mountPath: PATHS.keysDir, readOnly: true }, reportsMount, tmpMount, ...scenarioMount],
+              volumeMounts: [
+                { name: 'keys', mountPath: PATHS.keysDir, readOnly: true },
+                reportsMount,
+                tmpMount,
+                ...scenarioMount,
+              ],
               securityContext: containerSecurity,
               resources,
             },
           ],
           volumes: [
             // 0440 = 288: readable by the user and by the fsGroup the pod runs with, nobody else.
-            { name: 'keys', secret: { secretName: o.keysSecret, defaultMode: 288, items: [{ key: o.keysSecretKey, path: o.keysSecretKey }] } },
+            {
+              name: 'keys',
+              secret: {
+                secretName: o.keysSecret,
+                defaultMode: 288,
+                items: [{ key: o.keysSecretKey, path: o.keysSecretKey }],
+              },
+            },
             reportsVolume,
             tmpVolume,
             ...scenarioVolume,

@@ -43,7 +43,8 @@ describe('EnvelopeSampler', () => {
   it('keeps the lows and highs of a long sawtooth within its cap, in time order', () => {
     const s = new EnvelopeSampler(20);
     let t = 0;
-    for (let window = 0; window < 200; window++) for (let remaining = 60; remaining >= 0; remaining--) s.push(t++, remaining, 60);
+    for (let window = 0; window < 200; window++)
+      for (let remaining = 60; remaining >= 0; remaining--) s.push(t++, remaining, 60);
     const out = s.samples();
     expect(out.length).toBeLessThanOrEqual(20);
     expect(out.length).toBeGreaterThanOrEqual(10);

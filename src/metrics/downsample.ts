@@ -87,7 +87,16 @@ export class EnvelopeSampler {
       return;
     }
     if (this.groups.length === this.maxGroups) this.compact();
-    this.groups.push({ loT: t, loValue: value, loExtra: extra, loSeq: seq, hiT: t, hiValue: value, hiExtra: extra, hiSeq: seq });
+    this.groups.push({
+      loT: t,
+      loValue: value,
+      loExtra: extra,
+      loSeq: seq,
+      hiT: t,
+      hiValue: value,
+      hiExtra: extra,
+      hiSeq: seq,
+    });
     this.inLast = 1;
   }
 

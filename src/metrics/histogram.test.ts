@@ -43,7 +43,10 @@ describe('summaries of known distributions', () => {
   });
 
   it('99% fast and 1% slow: p99 is the fast value, p99.9 the slow one', () => {
-    const h = histogramOf([...Array.from({ length: 990 }, () => 10_000), ...Array.from({ length: 10 }, () => 1_000_000)]);
+    const h = histogramOf([
+      ...Array.from({ length: 990 }, () => 10_000),
+      ...Array.from({ length: 10 }, () => 1_000_000),
+    ]);
     const s = summarize(h);
     expectNear(s.p50, 10);
     expectNear(s.p99, 10);
@@ -60,7 +63,17 @@ describe('summaries of known distributions', () => {
   });
 
   it('an empty histogram summarises to zeros', () => {
-    expect(summarize(createHistogram())).toEqual({ count: 0, min: 0, mean: 0, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0, max: 0 });
+    expect(summarize(createHistogram())).toEqual({
+      count: 0,
+      min: 0,
+      mean: 0,
+      p50: 0,
+      p90: 0,
+      p95: 0,
+      p99: 0,
+      p999: 0,
+      max: 0,
+    });
     expect(percentile(createHistogram(), 99)).toBe(0);
   });
 
@@ -112,7 +125,9 @@ describe('encoding', () => {
     const values = fc.array(fc.integer({ min: 0, max: 120_000_000 }), { maxLength: 300 });
     fc.assert(
       fc.property(values, values, (a, b) => {
-        const merged = decodeHistogram(mergeEncoded([encodeHistogram(histogramOf(a)), encodeHistogram(histogramOf(b))]));
+        const merged = decodeHistogram(
+          mergeEncoded([encodeHistogram(histogramOf(a)), encodeHistogram(histogramOf(b))]),
+        );
         const both = histogramOf([...a, ...b]);
         expect(summarize(merged)).toEqual(summarize(both));
         for (const p of PERCENTILES) expect(percentile(merged, p)).toBe(percentile(both, p));

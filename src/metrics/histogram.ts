@@ -8,7 +8,12 @@
  * wasm histogram lives outside the garbage-collected heap and leaks unless every holder calls destroy():
  * not a burden worth putting on every function that decodes or merges one.
  */
-import { build, decodeFromCompressedBase64, encodeIntoCompressedBase64, type Histogram as HdrHistogram } from 'hdr-histogram-js';
+import {
+  build,
+  decodeFromCompressedBase64,
+  encodeIntoCompressedBase64,
+  type Histogram as HdrHistogram,
+} from 'hdr-histogram-js';
 import type { z } from 'zod';
 import type { LatencySummary as LatencySummarySchema } from '../report/schema.js';
 

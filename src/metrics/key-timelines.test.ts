@@ -10,7 +10,13 @@ describe('KeyTimelines', () => {
     k.add(buildExchange({ headers: rateLimitHeaders(60, 59, RESET) }), 10);
     k.add(buildExchange({ headers: rateLimitHeaders(60, 0, RESET) }), 20);
     k.add(buildExchange({ status: 429, headers: { ...rateLimitHeaders(60, 0, RESET), 'retry-after': '7' } }), 30);
-    k.add(buildExchange({ status: 429, headers: { 'retry-after': httpDate(FIXED_NOW + 12_000), 'x-ratelimit-remaining': undefined } }), 40);
+    k.add(
+      buildExchange({
+        status: 429,
+        headers: { 'retry-after': httpDate(FIXED_NOW + 12_000), 'x-ratelimit-remaining': undefined },
+      }),
+      40,
+    );
     k.add(buildExchange({ plan: 'pro', keyLabel: 'pro#1', headers: rateLimitHeaders(300, 299, RESET) }), 50);
     expect(k.snapshot()).toEqual([
       {
@@ -65,8 +71,10 @@ describe('KeyTimelines', () => {
     const k = new KeyTimelines();
     let t = 0;
     for (let w = 0; w < 500; w++) {
-      for (let remaining = 59; remaining >= 0; remaining--) k.add(buildExchange({ headers: rateLimitHeaders(60, remaining, RESET) }), t++);
-      for (let i = 0; i < 20; i++) k.add(buildExchange({ status: 429, headers: { ...rateLimitHeaders(60, 0, RESET), 'retry-after': '3' } }), t++);
+      for (let remaining = 59; remaining >= 0; remaining--)
+        k.add(buildExchange({ headers: rateLimitHeaders(60, remaining, RESET) }), t++);
+      for (let i = 0; i < 20; i++)
+        k.add(buildExchange({ status: 429, headers: { ...rateLimitHeaders(60, 0, RESET), 'retry-after': '3' } }), t++);
     }
     const [tl] = k.snapshot();
     expect(tl!.remaining.length).toBeLessThanOrEqual(KEY_TIMELINE_CAP);
@@ -82,11 +90,21 @@ describe('KeyTimelines', () => {
 describe('mergeKeyTimelines', () => {
   it('interleaves a key present in both runs and keeps the others', () => {
     const a = [
-      { key: 'k1', plan: 'free' as const, remaining: [[0, 59, 60] as [number, number, number], [20, 57, 60] as [number, number, number]], refusals: [[25, 3] as [number, number | null]] },
+      {
+        key: 'k1',
+        plan: 'free' as const,
+        remaining: [[0, 59, 60] as [number, number, number], [20, 57, 60] as [number, number, number]],
+        refusals: [[25, 3] as [number, number | null]],
+      },
       { key: 'k2', plan: 'free' as const, remaining: [], refusals: [] },
     ];
     const b = [
-      { key: 'k1', plan: 'free' as const, remaining: [[10, 58, 60] as [number, number, number]], refusals: [[5, null] as [number, number | null]] },
+      {
+        key: 'k1',
+        plan: 'free' as const,
+        remaining: [[10, 58, 60] as [number, number, number]],
+        refusals: [[5, null] as [number, number | null]],
+      },
       { key: 'k1', plan: 'pro' as const, remaining: [[1, 299, 300] as [number, number, number]], refusals: [] },
     ];
     expect(mergeKeyTimelines(a, b)).toEqual([

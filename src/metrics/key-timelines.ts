@@ -74,7 +74,8 @@ export class KeyTimelines {
   snapshot(): KeyTimeline[] {
     const out: KeyTimeline[] = [];
     for (const [plan, keys] of this.byPlan) {
-      for (const [key, s] of keys) out.push({ key, plan, remaining: s.remaining.samples(), refusals: s.refusals.samples() });
+      for (const [key, s] of keys)
+        out.push({ key, plan, remaining: s.remaining.samples(), refusals: s.refusals.samples() });
     }
     return out;
   }
@@ -84,7 +85,11 @@ export class KeyTimelines {
  * Combines the key timelines of runs merged side by side: a key present in both gets its points interleaved
  * by time and downsampled again to the same bound.
  */
-export function mergeKeyTimelines(a: readonly KeyTimeline[], b: readonly KeyTimeline[], cap = KEY_TIMELINE_CAP): KeyTimeline[] {
+export function mergeKeyTimelines(
+  a: readonly KeyTimeline[],
+  b: readonly KeyTimeline[],
+  cap = KEY_TIMELINE_CAP,
+): KeyTimeline[] {
   const groups = new Map<string, KeyTimeline[]>();
   for (const k of [...a, ...b]) {
     const id = `${k.plan}\u0000${k.key}`;
@@ -98,8 +103,10 @@ export function mergeKeyTimelines(a: readonly KeyTimeline[], b: readonly KeyTime
       continue;
     }
     const s = newState(cap);
-    for (const [t, remaining, limit] of list.flatMap((k) => k.remaining).sort((x, y) => x[0] - y[0])) s.remaining.push(t, remaining, limit);
-    for (const [t, retryAfter] of list.flatMap((k) => k.refusals).sort((x, y) => x[0] - y[0])) s.refusals.push(t, retryAfter);
+    for (const [t, remaining, limit] of list.flatMap((k) => k.remaining).sort((x, y) => x[0] - y[0]))
+      s.remaining.push(t, remaining, limit);
+    for (const [t, retryAfter] of list.flatMap((k) => k.refusals).sort((x, y) => x[0] - y[0]))
+      s.refusals.push(t, retryAfter);
     out.push({ key: first.key, plan: first.plan, remaining: s.remaining.samples(), refusals: s.refusals.samples() });
   }
   return out;

@@ -58,15 +58,21 @@ describe('mergeSnapshots', () => {
     const a = snapshotOf(exchanges(1, 400));
     const b = snapshotOf(exchanges(2, 400));
     const merged = mergeSnapshots(a, b);
-    expect(merged.timeline.buckets.map((x) => x.sent)).toEqual(a.timeline.buckets.map((x, i) => x.sent + b.timeline.buckets[i]!.sent));
+    expect(merged.timeline.buckets.map((x) => x.sent)).toEqual(
+      a.timeline.buckets.map((x, i) => x.sent + b.timeline.buckets[i]!.sent),
+    );
     expect(merged.keyTimelines).toHaveLength(1);
-    expect(merged.keyTimelines[0]!.refusals.length).toBe(a.keyTimelines[0]!.refusals.length + b.keyTimelines[0]!.refusals.length);
+    expect(merged.keyTimelines[0]!.refusals.length).toBe(
+      a.keyTimelines[0]!.refusals.length + b.keyTimelines[0]!.refusals.length,
+    );
   });
 
   it('refuses an operation without its `all` histogram', () => {
     const a = snapshotOf([buildExchange()]);
     const { all: _all, ...rest } = a.operations[0]!.histograms;
     const broken: MetricsSnapshot = { ...a, operations: [{ ...a.operations[0]!, histograms: rest }] };
-    expect(() => mergeSnapshots(a, broken)).toThrow('operation listPets has no "all" histogram, so it cannot be merged exactly');
+    expect(() => mergeSnapshots(a, broken)).toThrow(
+      'operation listPets has no "all" histogram, so it cannot be merged exactly',
+    );
   });
 });

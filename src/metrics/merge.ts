@@ -20,7 +20,8 @@ function addCounts(a: Record<string, number>, b: Record<string, number>): Record
 /** The histograms every merged summary is recomputed from; a report without them cannot be merged exactly. */
 function requireExact(op: OperationMetrics): OperationMetrics {
   for (const name of [ALL_HISTOGRAM, SERVICE_TIME_HISTOGRAM]) {
-    if (op.histograms[name] === undefined) throw new Error(`operation ${op.operation} has no "${name}" histogram, so it cannot be merged exactly`);
+    if (op.histograms[name] === undefined)
+      throw new Error(`operation ${op.operation} has no "${name}" histogram, so it cannot be merged exactly`);
   }
   return op;
 }
@@ -51,7 +52,9 @@ export function mergeSnapshots(a: MetricsSnapshot, b: MetricsSnapshot): MetricsS
     const seen = byName.get(op.operation);
     byName.set(op.operation, seen === undefined ? op : mergeOperation(seen, op));
   }
-  const operations = [...byName.values()].sort((x, y) => orderOf(x.operation) - orderOf(y.operation) || x.operation.localeCompare(y.operation));
+  const operations = [...byName.values()].sort(
+    (x, y) => orderOf(x.operation) - orderOf(y.operation) || x.operation.localeCompare(y.operation),
+  );
   return {
     totals: {
       requests: a.totals.requests + b.totals.requests,

@@ -7,7 +7,12 @@ import { KEY_TIMELINE_CAP } from './key-timelines.js';
 import { createMetrics, statusClass } from './recorder.js';
 import { MAX_TIMELINE_BUCKETS } from './timeline.js';
 
-const SnapshotSchema = ReportSchema.pick({ totals: true, operations: true, timeline: true, keyTimelines: true }).strict();
+const SnapshotSchema = ReportSchema.pick({
+  totals: true,
+  operations: true,
+  timeline: true,
+  keyTimelines: true,
+}).strict();
 
 /** A run clock standing still at `mono` (run-clock ms), `scale` times faster than real time. */
 function clockAt(scale: number, mono: number): Clock {
@@ -24,10 +29,29 @@ describe('createMetrics', () => {
   function sampleRun() {
     const m = createMetrics({ clock: clockAt(10, START + 20_000), startMono: START });
     // Run clock ×10: 1000 run-ms from intended to done is 100 real ms.
-    m.record(buildExchange({ status: 200, timing: { intended: START, sent: START + 500, headers: START + 900, done: START + 1000 } }));
-    m.record(buildExchange({ status: 429, timing: { intended: START, sent: START, headers: START + 100, done: START + 100 } }));
-    m.record(buildExchange({ operation: 'createPet', status: 201, timing: { intended: START + 5000, sent: START + 5000, headers: null, done: START + 5200 } }));
-    m.record(buildExchange({ operation: null, status: 404, timing: { intended: START + 5000, sent: START + 5000, headers: START + 5010, done: START + 5010 } }));
+    m.record(
+      buildExchange({
+        status: 200,
+        timing: { intended: START, sent: START + 500, headers: START + 900, done: START + 1000 },
+      }),
+    );
+    m.record(
+      buildExchange({ status: 429, timing: { intended: START, sent: START, headers: START + 100, done: START + 100 } }),
+    );
+    m.record(
+      buildExchange({
+        operation: 'createPet',
+        status: 201,
+        timing: { intended: START + 5000, sent: START + 5000, headers: null, done: START + 5200 },
+      }),
+    );
+    m.record(
+      buildExchange({
+        operation: null,
+        status: 404,
+        timing: { intended: START + 5000, sent: START + 5000, headers: START + 5010, done: START + 5010 },
+      }),
+    );
     m.record(
       buildExchange({
         operation: 'getPet',
@@ -119,7 +143,16 @@ describe('createMetrics', () => {
 
   it('reports cheap progress figures', () => {
     const m = createMetrics({ clock: clockAt(1, 0), startMono: 0 });
-    expect(m.progress()).toEqual({ requests: 0, dropped: 0, transportErrors: 0, s2xx: 0, s4xx: 0, s429: 0, s5xx: 0, p99: null });
+    expect(m.progress()).toEqual({
+      requests: 0,
+      dropped: 0,
+      transportErrors: 0,
+      s2xx: 0,
+      s4xx: 0,
+      s429: 0,
+      s5xx: 0,
+      p99: null,
+    });
     const p = sampleRun().progress();
     expect(p).toMatchObject({ requests: 5, dropped: 4, transportErrors: 1, s2xx: 2, s4xx: 1, s429: 1, s5xx: 0 });
     expectNear(p.p99!, 1010);

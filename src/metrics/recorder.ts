@@ -13,7 +13,16 @@ import type { OperationId } from '../api/operations.js';
 import type { Clock } from '../core/clock.js';
 import type { Report } from '../report/schema.js';
 import type { Exchange } from '../http/exchange.js';
-import { addInto, createHistogram, encodeHistogram, type Histogram, percentile, record, summarize, totalCount } from './histogram.js';
+import {
+  addInto,
+  createHistogram,
+  encodeHistogram,
+  type Histogram,
+  percentile,
+  record,
+  summarize,
+  totalCount,
+} from './histogram.js';
 import { KeyTimelines } from './key-timelines.js';
 import { Timeline } from './timeline.js';
 

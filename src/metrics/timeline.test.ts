@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { MAX_TIMELINE_BUCKETS, mergeTimelines, Timeline, type TimelineBucket } from './timeline.js';
 
 const zero = (t: number): TimelineBucket => ({ t, sent: 0, s2xx: 0, s4xx: 0, s429: 0, s5xx: 0, errors: 0, p99: null });
-const sum = (buckets: TimelineBucket[], k: 'sent' | 's2xx' | 's4xx' | 's429' | 's5xx' | 'errors') => buckets.reduce((n, b) => n + b[k], 0);
+const sum = (buckets: TimelineBucket[], k: 'sent' | 's2xx' | 's4xx' | 's429' | 's5xx' | 'errors') =>
+  buckets.reduce((n, b) => n + b[k], 0);
 
 describe('Timeline', () => {
   it('buckets sends by time with their status mix and p99', () => {
@@ -81,13 +82,20 @@ describe('mergeTimelines', () => {
   });
 
   it('widens further when the overlay would exceed the cap', () => {
-    const m = mergeTimelines({ bucketMs: 1000, buckets: [zero(0)] }, { bucketMs: 1000, buckets: [{ ...zero(25_000), sent: 3 }] }, 10);
+    const m = mergeTimelines(
+      { bucketMs: 1000, buckets: [zero(0)] },
+      { bucketMs: 1000, buckets: [{ ...zero(25_000), sent: 3 }] },
+      10,
+    );
     expect(m.bucketMs).toBe(4000);
     expect(m.buckets).toHaveLength(7);
     expect(m.buckets[6]).toEqual({ ...zero(24_000), sent: 3 });
   });
 
   it('of two empty timelines is empty', () => {
-    expect(mergeTimelines({ bucketMs: 1000, buckets: [] }, { bucketMs: 2000, buckets: [] })).toEqual({ bucketMs: 2000, buckets: [] });
+    expect(mergeTimelines({ bucketMs: 1000, buckets: [] }, { bucketMs: 2000, buckets: [] })).toEqual({
+      bucketMs: 2000,
+      buckets: [],
+    });
   });
 });

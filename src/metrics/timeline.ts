@@ -127,7 +127,11 @@ export class Timeline {
  * stay within `maxBuckets`). A bucket's p99 becomes the larger of the two: the merged p99 is never above it,
  * and the per-bucket histograms are not kept in reports.
  */
-export function mergeTimelines(a: TimelineSnapshot, b: TimelineSnapshot, maxBuckets = MAX_TIMELINE_BUCKETS): TimelineSnapshot {
+export function mergeTimelines(
+  a: TimelineSnapshot,
+  b: TimelineSnapshot,
+  maxBuckets = MAX_TIMELINE_BUCKETS,
+): TimelineSnapshot {
   const all = [...a.buckets, ...b.buckets];
   let width = Math.max(a.bucketMs, b.bucketMs);
   const lastStart = all.reduce((m, x) => Math.max(m, x.t), 0);
@@ -135,7 +139,8 @@ export function mergeTimelines(a: TimelineSnapshot, b: TimelineSnapshot, maxBuck
   const out: TimelineBucket[] = [];
   for (const x of all) {
     const i = Math.floor(x.t / width);
-    for (let j = out.length; j <= i; j++) out.push({ t: j * width, sent: 0, s2xx: 0, s4xx: 0, s429: 0, s5xx: 0, errors: 0, p99: null });
+    for (let j = out.length; j <= i; j++)
+      out.push({ t: j * width, sent: 0, s2xx: 0, s4xx: 0, s429: 0, s5xx: 0, errors: 0, p99: null });
     const o = out[i]!;
     o.sent += x.sent;
     o.s2xx += x.s2xx;

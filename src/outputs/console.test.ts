@@ -5,15 +5,24 @@ import { renderConsoleSummary } from './console.js';
 
 describe('renderConsoleSummary', () => {
   const report = sampleReport();
-  const files = { json: '/tmp/r/report.json', junit: '/tmp/r/junit.xml', markdown: '/tmp/r/summary.md', html: '/tmp/r/report.html' };
+  const files = {
+    json: '/tmp/r/report.json',
+    junit: '/tmp/r/junit.xml',
+    markdown: '/tmp/r/summary.md',
+    html: '/tmp/r/report.html',
+  };
   const plain = renderConsoleSummary(report, { color: false, files });
 
   it('gives the verdict, the failed checks with first evidence and the warnings', () => {
     const lines = plain.split('\n');
     expect(lines[0]).toBe(`petload compliance: FAIL  ${SAMPLE_COUNTS.line}; 240 requests in 1 min 0 s`);
-    const i = lines.indexOf('  FAIL ratelimit.reset-is-timestamp (critical) 120 of 240 failed: free 120/120, pro 0/120');
+    const i = lines.indexOf(
+      '  FAIL ratelimit.reset-is-timestamp (critical) 120 of 240 failed: free 120/120, pro 0/120',
+    );
     expect(i).toBeGreaterThan(0);
-    expect(lines[i + 1]).toMatch(/^ {6}\[free\] X-RateLimit-Reset \d+ looks like Unix milliseconds, not seconds \(\w+ \/pets\S* .*-> \d+\) key free#1 \(…abcd\)$/);
+    expect(lines[i + 1]).toMatch(
+      /^ {6}\[free\] X-RateLimit-Reset \d+ looks like Unix milliseconds, not seconds \(\w+ \/pets\S* .*-> \d+\) key free#1 \(…abcd\)$/,
+    );
     expect(plain).toContain('  WARN auth.challenge (minor) 1 of 1 failed');
     expect(plain).toContain('  SKIP needs two keys of the free plan; the keys file has one: ratelimit.key-isolation');
   });
@@ -33,9 +42,10 @@ describe('renderConsoleSummary', () => {
     expect(coloured.replace(/\x1b\[\d+m/g, '')).toBe(renderConsoleSummary(report, { color: false }));
   });
 
-  it('never sends a target\'s control characters to the terminal', () => {
+  it("never sends a target's control characters to the terminal", () => {
     const r: Report = structuredClone(report);
-    r.checks.find((c) => c.id === 'ratelimit.reset-is-timestamp')!.byPlan[0]!.evidence[0]!.message = 'evil \x1b[2J\x07 text';
+    r.checks.find((c) => c.id === 'ratelimit.reset-is-timestamp')!.byPlan[0]!.evidence[0]!.message =
+      'evil \x1b[2J\x07 text';
     const out = renderConsoleSummary(r, { color: false });
     expect(out).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
     expect(out).toContain('evil \\x1b[2J\\x07 text');
@@ -62,11 +72,17 @@ describe('renderConsoleSummary counts and keys', () => {
       const lines = out.split('\n').filter((l) => /^ {2}(FAIL|WARN) .* failed(: |$)/.test(l));
       expect(lines.length).toBeGreaterThan(1);
       for (const line of lines) {
-        const m = /^ {2}(?:FAIL|WARN) (.+?) \((?:critical|major|minor|advisory|info)\) (\d+) of (\d+) failed(?:: (.*))?$/.exec(line)!;
+        const m =
+          /^ {2}(?:FAIL|WARN) (.+?) \((?:critical|major|minor|advisory|info)\) (\d+) of (\d+) failed(?:: (.*))?$/.exec(
+            line,
+          )!;
         expect(m, line).not.toBeNull();
         const check = report.checks.find((c) => c.id === m[1])!;
         expect([Number(m[2]), Number(m[3])]).toEqual([check.counts.failed, check.counts.failed + check.counts.passed]);
-        const parts = (m[4] ?? '').split(', ').filter(Boolean).map((p) => /^\S+ (\d+)\/(\d+)$/.exec(p)!);
+        const parts = (m[4] ?? '')
+          .split(', ')
+          .filter(Boolean)
+          .map((p) => /^\S+ (\d+)\/(\d+)$/.exec(p)!);
         if (parts.length > 0) {
           expect(parts.reduce((a, p) => a + Number(p[1]), 0)).toBe(check.counts.failed);
           expect(parts.reduce((a, p) => a + Number(p[2]), 0)).toBe(check.counts.failed + check.counts.passed);
@@ -77,13 +93,19 @@ describe('renderConsoleSummary counts and keys', () => {
 
   it('never cuts the key list in the middle of a label: whole keys, then "and N more"', () => {
     const report = sampleReport();
-    const keys = Array.from({ length: 40 }, (_, i) => ({ label: `staging-key-${i} (…${String(i).padStart(4, '0')})`, plan: 'free' as const, sacrificial: i === 0 }));
+    const keys = Array.from({ length: 40 }, (_, i) => ({
+      label: `staging-key-${i} (…${String(i).padStart(4, '0')})`,
+      plan: 'free' as const,
+      sacrificial: i === 0,
+    }));
     const line = renderConsoleSummary({ ...report, keys }, { color: false }).split('\n')[1]!;
     const m = /; keys (.*) and (\d+) more$/.exec(line)!;
     const shown = m[1]!.split(/, (?=staging)/);
     expect(shown.length + Number(m[2])).toBe(40);
     shown.forEach((entry, i) => expect(entry).toBe(`${keys[i]!.label} (free${i === 0 ? ', sacrificial' : ''})`));
     // A short list is shown whole.
-    expect(renderConsoleSummary(report, { color: false }).split('\n')[1]).toMatch(/; keys free#1 \(…abcd\) \(free\), pro#1 \(…wxyz\) \(pro\)$/);
+    expect(renderConsoleSummary(report, { color: false }).split('\n')[1]).toMatch(
+      /; keys free#1 \(…abcd\) \(free\), pro#1 \(…wxyz\) \(pro\)$/,
+    );
   });
 });

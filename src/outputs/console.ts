@@ -37,7 +37,9 @@ type Style = keyof typeof ANSI;
 
 /** A target's text can hold terminal escapes: control characters are shown, never sent to the terminal. */
 function clean(s: string, max = 200): string {
-  const one = s.replace(/[\r\n\t]+/g, ' ').replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  const one = s
+    .replace(/[\r\n\t]+/g, ' ')
+    .replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
   return one.length > max ? `${one.slice(0, max)}…` : one;
 }
 
@@ -57,8 +59,14 @@ export function renderConsoleSummary(report: Report, opts: ConsoleOptions): stri
       `${countsLine(report.summary)}; ` +
       `${report.totals.requests} requests in ${formatDuration(report.durationMs)}`,
   );
-  if (report.verdict === 'aborted') out.push(paint('yellow', `  aborted: ${clean(report.abortReason ?? 'the run was interrupted')}`));
-  out.push(paint('dim', `  target ${clean(targetLine(report))}; plans ${report.plans.join(', ') || 'none'}; keys ${clean(keysLine(report, KEYS_SHOWN_CHARS), Number.POSITIVE_INFINITY)}`));
+  if (report.verdict === 'aborted')
+    out.push(paint('yellow', `  aborted: ${clean(report.abortReason ?? 'the run was interrupted')}`));
+  out.push(
+    paint(
+      'dim',
+      `  target ${clean(targetLine(report))}; plans ${report.plans.join(', ') || 'none'}; keys ${clean(keysLine(report, KEYS_SHOWN_CHARS), Number.POSITIVE_INFINITY)}`,
+    ),
+  );
 
   // One line per check: its overall counts, then every plan's, which add up to them; then the first evidence of
   // each failing plan.
@@ -80,7 +88,10 @@ export function renderConsoleSummary(report: Report, opts: ConsoleOptions): stri
   if (v.skipped.length > 0) {
     out.push('', paint('bold', 'Skipped'));
     for (const g of skipsByReason(v.skipped)) {
-      const ids = g.ids.length > SKIP_IDS_SHOWN ? `${g.ids.slice(0, SKIP_IDS_SHOWN).join(', ')} and ${g.ids.length - SKIP_IDS_SHOWN} more` : g.ids.join(', ');
+      const ids =
+        g.ids.length > SKIP_IDS_SHOWN
+          ? `${g.ids.slice(0, SKIP_IDS_SHOWN).join(', ')} and ${g.ids.length - SKIP_IDS_SHOWN} more`
+          : g.ids.join(', ');
       out.push(`  ${paint('dim', 'SKIP')} ${clean(g.reason)}: ${ids}`);
     }
   }
@@ -94,16 +105,28 @@ export function renderConsoleSummary(report: Report, opts: ConsoleOptions): stri
     ]);
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
     const line = (r: string[]) => `  ${r.map((c, i) => pad(c, widths[i]!, i > 0)).join('  ')}`;
-    out.push('', paint('bold', 'Latency (ms, from the intended send time)'), paint('dim', line(head)), ...rows.map(line));
+    out.push(
+      '',
+      paint('bold', 'Latency (ms, from the intended send time)'),
+      paint('dim', line(head)),
+      ...rows.map(line),
+    );
     const t = report.totals;
-    out.push(paint('dim', `  ${t.rps.toFixed(1)} requests/s; ${t.dropped} dropped sends; ${t.transportErrors} transport errors`));
+    out.push(
+      paint(
+        'dim',
+        `  ${t.rps.toFixed(1)} requests/s; ${t.dropped} dropped sends; ${t.transportErrors} transport errors`,
+      ),
+    );
   }
 
   if (report.thresholds.length > 0) {
     out.push('', paint('bold', 'Thresholds'));
     for (const t of report.thresholds) {
       const w = thresholdWord(t);
-      out.push(`  ${paint(w === 'PASS' ? 'green' : w === 'FAIL' ? 'red' : 'yellow', w)} ${clean(t.expression)}  observed ${formatObserved(t)}`);
+      out.push(
+        `  ${paint(w === 'PASS' ? 'green' : w === 'FAIL' ? 'red' : 'yellow', w)} ${clean(t.expression)}  observed ${formatObserved(t)}`,
+      );
     }
   }
 

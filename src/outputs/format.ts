@@ -34,7 +34,9 @@ export function caseName(id: string, plan: PlanOutcome['plan']): string {
 /** One line for a piece of evidence: message, then request, status and key when known. */
 export function evidenceLine(e: Evidence): string {
   const parts = [e.message];
-  const exchange = [e.request, e.status === undefined ? undefined : `-> ${e.status ?? 'no response'}`].filter(Boolean).join(' ');
+  const exchange = [e.request, e.status === undefined ? undefined : `-> ${e.status ?? 'no response'}`]
+    .filter(Boolean)
+    .join(' ');
   if (exchange) parts.push(`(${exchange})`);
   if (e.key) parts.push(`key ${e.key}`);
   return parts.join(' ');
@@ -66,7 +68,9 @@ export function skipReasons(check: CheckResult): string[] {
 }
 
 /** Responses per status class (2xx, 3xx, 4xx without 429, 429, 5xx, other) from per-status counts. */
-export function statusClasses(counts: Record<string, number>): Record<'2xx' | '3xx' | '4xx' | '429' | '5xx' | 'other', number> {
+export function statusClasses(
+  counts: Record<string, number>,
+): Record<'2xx' | '3xx' | '4xx' | '429' | '5xx' | 'other', number> {
   const out = { '2xx': 0, '3xx': 0, '4xx': 0, '429': 0, '5xx': 0, other: 0 };
   for (const [status, n] of Object.entries(counts)) {
     const s = Number(status);
@@ -83,7 +87,8 @@ export function statusClasses(counts: Record<string, number>): Record<'2xx' | '3
 /** The observed value of a threshold with its unit, or `no data`. */
 export function formatObserved(t: Report['thresholds'][number]): string {
   if (t.observed === null) return 'no data';
-  const v = t.unit === 'ms' ? formatMs(t.observed) : Number.isInteger(t.observed) ? String(t.observed) : t.observed.toFixed(3);
+  const v =
+    t.unit === 'ms' ? formatMs(t.observed) : Number.isInteger(t.observed) ? String(t.observed) : t.observed.toFixed(3);
   return t.unit === '' ? v : `${v}${t.unit === '%' ? '' : ' '}${t.unit}`;
 }
 
@@ -124,9 +129,7 @@ export function planBreakdown(check: CheckResult): string {
   const judged = check.byPlan.filter((o) => o.counts.failed + o.counts.passed > 0);
   // Judged without a plan only (e.g. a request without a key): the overall counts say it all.
   if (judged.length === 1 && judged[0]!.plan === null) return '';
-  return judged
-    .map((o) => `${o.plan ?? 'no plan'} ${o.counts.failed}/${o.counts.failed + o.counts.passed}`)
-    .join(', ');
+  return judged.map((o) => `${o.plan ?? 'no plan'} ${o.counts.failed}/${o.counts.failed + o.counts.passed}`).join(', ');
 }
 
 export function targetLine(report: Report): string {

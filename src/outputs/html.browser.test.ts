@@ -70,8 +70,16 @@ function chartPixels(page: Page): Promise<ChartPixels[]> {
   return page.$$eval('.chart', (els) =>
     els.map((el) => {
       const canvas = el.querySelector('canvas');
-      const colours = (JSON.parse(el.getAttribute('data-colors') ?? '[]') as string[]).map((hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)));
-      const out = { id: el.id, canvases: el.querySelectorAll('canvas').length, width: canvas?.width ?? 0, painted: 0, byColour: colours.map(() => 0) };
+      const colours = (JSON.parse(el.getAttribute('data-colors') ?? '[]') as string[]).map((hex) =>
+        [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)),
+      );
+      const out = {
+        id: el.id,
+        canvases: el.querySelectorAll('canvas').length,
+        width: canvas?.width ?? 0,
+        painted: 0,
+        byColour: colours.map(() => 0),
+      };
       if (!canvas || canvas.width === 0) return out;
       const px = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
       for (let i = 0; i < px.length; i += 4) {
@@ -79,7 +87,8 @@ function chartPixels(page: Page): Promise<ChartPixels[]> {
         out.painted++;
         if (px[i + 3]! < 250) continue;
         colours.forEach((c, k) => {
-          if (Math.abs(px[i]! - c[0]!) + Math.abs(px[i + 1]! - c[1]!) + Math.abs(px[i + 2]! - c[2]!) < 24) out.byColour[k]!++;
+          if (Math.abs(px[i]! - c[0]!) + Math.abs(px[i + 1]! - c[1]!) + Math.abs(px[i + 2]! - c[2]!) < 24)
+            out.byColour[k]!++;
         });
       }
       return out;
@@ -97,7 +106,13 @@ describe('report.html in headless Chromium', () => {
       expect(await page.textContent('#verdict')).toBe('FAIL');
       expect(await page.textContent('#counts')).toBe(SAMPLE_COUNTS.line);
       const charts = await chartPixels(page);
-      expect(charts.map((c) => c.id)).toEqual(['chart-latency', 'chart-rate', 'chart-status', 'chart-key-0', 'chart-key-1']);
+      expect(charts.map((c) => c.id)).toEqual([
+        'chart-latency',
+        'chart-rate',
+        'chart-status',
+        'chart-key-0',
+        'chart-key-1',
+      ]);
       for (const c of charts) {
         expect(c.canvases, c.id).toBe(1);
         expect(c.width, c.id).toBeGreaterThan(300);
@@ -125,12 +140,26 @@ describe('report.html in headless Chromium', () => {
       const bottom = (selector: string) => page.$eval(selector, (el) => el.getBoundingClientRect().bottom);
       expect(await bottom('#verdict')).toBeLessThan(VIEWPORT.height);
       // The failures: the failed check per plan and the failed threshold, each with its first evidence.
-      const failures = await page.$$eval('#failures li', (items) => items.map((li) => li.querySelector('code')!.textContent));
+      const failures = await page.$$eval('#failures li', (items) =>
+        items.map((li) => li.querySelector('code')!.textContent),
+      );
       expect(failures).toEqual(['ratelimit.reset-is-timestamp [free]', 'threshold.rate(429) < 1%', 'auth.challenge']);
       expect(await bottom('#failures')).toBeLessThan(VIEWPORT.height);
       // Every chart starts within the first screen, drawn (a canvas of its full width).
-      const charts = await page.$$eval('.chart', (els) => els.map((el) => ({ id: el.id, top: el.getBoundingClientRect().top, canvas: el.querySelector('canvas')?.width ?? 0 })));
-      expect(charts.map((c) => c.id)).toEqual(['chart-latency', 'chart-rate', 'chart-status', 'chart-key-0', 'chart-key-1']);
+      const charts = await page.$$eval('.chart', (els) =>
+        els.map((el) => ({
+          id: el.id,
+          top: el.getBoundingClientRect().top,
+          canvas: el.querySelector('canvas')?.width ?? 0,
+        })),
+      );
+      expect(charts.map((c) => c.id)).toEqual([
+        'chart-latency',
+        'chart-rate',
+        'chart-status',
+        'chart-key-0',
+        'chart-key-1',
+      ]);
       for (const c of charts) {
         expect(c.top, c.id).toBeGreaterThan(0);
         expect(c.top, c.id).toBeLessThan(VIEWPORT.height);
@@ -156,7 +185,14 @@ describe('report.html in headless Chromium', () => {
     const r = sampleReport();
     const checks = r.checks.filter((c) => c.status !== 'fail');
     const v = verdictOf(checks);
-    const passing: Report = { ...r, verdict: 'pass', exitCode: 0, checks, thresholds: [], summary: { checks: checks.length, passed: v.passed.length, failed: 0, warnings: 0, skipped: v.skipped.length } };
+    const passing: Report = {
+      ...r,
+      verdict: 'pass',
+      exitCode: 0,
+      checks,
+      thresholds: [],
+      summary: { checks: checks.length, passed: v.passed.length, failed: 0, warnings: 0, skipped: v.skipped.length },
+    };
     const { page, errors } = await open(passing, 'all-clear');
     try {
       expect(errors).toEqual([]);
@@ -172,7 +208,9 @@ describe('report.html in headless Chromium', () => {
     try {
       await page.click('#checks-section > summary');
       await page.click('[data-filter="fail"]');
-      const visible = await page.$$eval('#checks tbody tr', (rows) => rows.filter((r) => !r.hasAttribute('hidden')).map((r) => r.querySelector('code')!.textContent));
+      const visible = await page.$$eval('#checks tbody tr', (rows) =>
+        rows.filter((r) => !r.hasAttribute('hidden')).map((r) => r.querySelector('code')!.textContent),
+      );
       expect(visible).toEqual(['ratelimit.reset-is-timestamp [free]', 'threshold.rate(429) < 1%']);
       expect(errors).toEqual([]);
     } finally {
@@ -204,7 +242,9 @@ describe('report.html in headless Chromium', () => {
       expect(await page.$$('.chart')).toHaveLength(0);
       expect(await page.textContent('#chart-latency-empty')).toBe('No latency was recorded in this run.');
       expect(await page.textContent('#chart-rate-empty')).toBe('No traffic timeline was recorded in this run.');
-      expect(await page.textContent('#chart-keys-empty')).toBe('No rate-limit headers were recorded per key in this run.');
+      expect(await page.textContent('#chart-keys-empty')).toBe(
+        'No rate-limit headers were recorded per key in this run.',
+      );
       await page.screenshot({ path: join(SCREENSHOTS, 'report-empty.png'), fullPage: true });
     } finally {
       await page.close();
@@ -228,7 +268,7 @@ describe('report.html in headless Chromium', () => {
     }
   });
 
-  it('writes a junit.xml that the browser\'s XML parser accepts', async () => {
+  it("writes a junit.xml that the browser's XML parser accepts", async () => {
     const report = sampleReport();
     const { page, junit } = await open(report, 'junit');
     try {

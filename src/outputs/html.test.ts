@@ -47,7 +47,8 @@ describe('renderHtml', () => {
   it('embeds chart data with < escaped, and a container per chart', () => {
     const data = embeddedData(html) as ReturnType<typeof chartData>;
     expect(data).toEqual(JSON.parse(JSON.stringify(chartData(report))));
-    for (const id of ['chart-latency', 'chart-rate', 'chart-status', 'chart-key-0', 'chart-key-1']) expect(html).toMatch(new RegExp(`<div class="chart( key)?" id="${id}">`));
+    for (const id of ['chart-latency', 'chart-rate', 'chart-status', 'chart-key-0', 'chart-key-1'])
+      expect(html).toMatch(new RegExp(`<div class="chart( key)?" id="${id}">`));
   });
 
   it('puts the failures and the charts before the check table, which is collapsible', () => {
@@ -58,7 +59,11 @@ describe('renderHtml', () => {
     expect(at('<table class="data" id="checks">')).toBeGreaterThan(at('<details class="checks" id="checks-section">'));
     // Failed rows first, then warnings, each named with its plan.
     const failures = /<ul class="failures" id="failures">(.*?)<\/ul>/.exec(html)![1]!;
-    expect([...failures.matchAll(/<code>([^<]*)<\/code>/g)].map((m) => m[1])).toEqual(['ratelimit.reset-is-timestamp [free]', 'threshold.rate(429) &lt; 1%', 'auth.challenge']);
+    expect([...failures.matchAll(/<code>([^<]*)<\/code>/g)].map((m) => m[1])).toEqual([
+      'ratelimit.reset-is-timestamp [free]',
+      'threshold.rate(429) &lt; 1%',
+      'auth.challenge',
+    ]);
   });
 
   it('lists at most six failures at the top and points to the table for the rest', () => {
@@ -98,12 +103,17 @@ describe('chartData', () => {
   it('puts the percentile spectrum of each operation on a log axis, from the histograms', () => {
     const h = createHistogram();
     for (let i = 1; i <= 1000; i++) record(h, i * 100);
-    const report: Report = { ...sampleReport(), operations: [{ ...sampleReport().operations[0]!, histograms: { all: encodeHistogram(h) } }] };
+    const report: Report = {
+      ...sampleReport(),
+      operations: [{ ...sampleReport().operations[0]!, histograms: { all: encodeHistogram(h) } }],
+    };
     const lat = chartData(report).latency!;
     expect(lat.x).toEqual(PERCENTILE_LADDER.map(spectrumX));
     expect(lat.series[0]!.values).toEqual(PERCENTILE_LADDER.map((p) => percentile(h, p)));
     expect(lat.series[0]!.values.at(-1)).toBeCloseTo(100, 0);
-    expect([spectrumX(0), spectrumX(90), spectrumX(99.9), spectrumX(100)].map((x) => Math.round(x))).toEqual([1, 10, 1000, 1e6]);
+    expect([spectrumX(0), spectrumX(90), spectrumX(99.9), spectrumX(100)].map((x) => Math.round(x))).toEqual([
+      1, 10, 1000, 1e6,
+    ]);
   });
 
   it('marks each 429 of a key on the time axis with its Remaining samples', () => {

@@ -78,7 +78,8 @@ function evidenceCell(o: PlanOutcome): string {
       `<details><summary>${h(evidenceLine(first))}</summary>${o.evidence.map((e) => `<pre>${h(evidenceBlock(e))}</pre>`).join('')}</details>`,
     );
   }
-  if (o.reasons.length > 0) parts.push(`<div class="note">${o.status === 'skip' ? 'skipped' : 'not judged'}: ${h(o.reasons.join('; '))}</div>`);
+  if (o.reasons.length > 0)
+    parts.push(`<div class="note">${o.status === 'skip' ? 'skipped' : 'not judged'}: ${h(o.reasons.join('; '))}</div>`);
   if (facts.length > 0) parts.push(`<div class="mono">${h(facts.join('; '))}</div>`);
   return parts.join('');
 }
@@ -97,7 +98,9 @@ function checkRows(report: Report): Row[] {
   return report.checks
     .flatMap((c) => {
       const outcomes: PlanOutcome[] =
-        c.byPlan.length > 0 ? c.byPlan : [{ plan: null, status: c.status, counts: c.counts, evidence: [], reasons: [], info: {} }];
+        c.byPlan.length > 0
+          ? c.byPlan
+          : [{ plan: null, status: c.status, counts: c.counts, evidence: [], reasons: [], info: {} }];
       return outcomes.map((o) => ({ c, o, s: rowStatus(c, o) }));
     })
     .sort((a, b) => ROW_ORDER[a.s] - ROW_ORDER[b.s]);
@@ -115,7 +118,10 @@ function checksSection(rows: readonly Row[]): string {
   const tally = (['fail', 'warn', 'pass', 'skip'] as const)
     .map((st) => [st, rows.filter((r) => r.s === st).length] as const)
     .filter(([, n]) => n > 0)
-    .map(([st, n]) => `${n} ${st === 'fail' ? 'failed' : st === 'warn' ? (n === 1 ? 'warning' : 'warnings') : st === 'pass' ? 'passed' : 'skipped'}`)
+    .map(
+      ([st, n]) =>
+        `${n} ${st === 'fail' ? 'failed' : st === 'warn' ? (n === 1 ? 'warning' : 'warnings') : st === 'pass' ? 'passed' : 'skipped'}`,
+    )
     .join(', ');
   const filters = ['all', 'fail', 'warn', 'skip', 'pass']
     .map((f) => `<button type="button" data-filter="${f}" aria-pressed="${f === 'all'}">${f}</button>`)
@@ -136,17 +142,21 @@ const FAILURES_SHOWN = 6;
 /** What went wrong, right under the verdict: each failed or warned check per plan, with its first evidence. */
 function failuresSection(rows: readonly Row[]): string {
   const bad = rows.filter((r) => r.s === 'fail' || r.s === 'warn');
-  if (bad.length === 0) return `<h2 id="failures-title">Failures</h2><p class="all-clear" id="failures">No check failed and none warned.</p>`;
+  if (bad.length === 0)
+    return `<h2 id="failures-title">Failures</h2><p class="all-clear" id="failures">No check failed and none warned.</p>`;
   const items = bad.slice(0, FAILURES_SHOWN).map(({ c, o, s }) => {
     const first = o.evidence[0];
-    const why = first ? evidenceLine(first) : o.reasons[0] ?? '';
+    const why = first ? evidenceLine(first) : (o.reasons[0] ?? '');
     return (
       `<li>${badge(s)} <code>${h(caseName(c.id, o.plan))}</code> <span class="note">${h(c.severity)}: ${h(c.title)}</span>` +
       (why === '' ? '' : `<div class="why mono" title="${escapeAttr(why)}">${h(why)}</div>`) +
       '</li>'
     );
   });
-  const more = bad.length > FAILURES_SHOWN ? `<p class="note">and ${bad.length - FAILURES_SHOWN} more in <a href="#checks-section">All checks</a>.</p>` : '';
+  const more =
+    bad.length > FAILURES_SHOWN
+      ? `<p class="note">and ${bad.length - FAILURES_SHOWN} more in <a href="#checks-section">All checks</a>.</p>`
+      : '';
   return `<h2 id="failures-title">Failures</h2><ul class="failures" id="failures">${items.join('')}</ul>${more}`;
 }
 
@@ -179,7 +189,8 @@ function chartsSection(report: Report, data: ChartData): string {
     panel(
       'latency-title',
       'Latency percentiles per operation',
-      `<p class="note">ms from the intended send time (no coordinated omission)</p>` + chartOrEmpty('chart-latency', data.latency !== null, 'No latency was recorded in this run.'),
+      `<p class="note">ms from the intended send time (no coordinated omission)</p>` +
+        chartOrEmpty('chart-latency', data.latency !== null, 'No latency was recorded in this run.'),
     ),
     panel(
       'traffic-title',
@@ -187,9 +198,23 @@ function chartsSection(report: Report, data: ChartData): string {
       `<p class="note">${t.requests} requests, ${t.rps.toFixed(1)}/s; buckets of ${h(formatDuration(report.timeline.bucketMs))}${h(scaled)}</p>` +
         chartOrEmpty('chart-rate', data.timeline !== null, 'No traffic timeline was recorded in this run.'),
     ),
-    ...(data.timeline !== null ? [panel(null, 'Responses per second by status', '<p class="note">2xx, 4xx, 429, 5xx and transport errors</p><div class="chart" id="chart-status"></div>')] : []),
+    ...(data.timeline !== null
+      ? [
+          panel(
+            null,
+            'Responses per second by status',
+            '<p class="note">2xx, 4xx, 429, 5xx and transport errors</p><div class="chart" id="chart-status"></div>',
+          ),
+        ]
+      : []),
     ...(data.keys.length === 0
-      ? [panel('keys-title', 'X-RateLimit-Remaining per key', '<p class="empty" id="chart-keys-empty">No rate-limit headers were recorded per key in this run.</p>')]
+      ? [
+          panel(
+            'keys-title',
+            'X-RateLimit-Remaining per key',
+            '<p class="empty" id="chart-keys-empty">No rate-limit headers were recorded per key in this run.</p>',
+          ),
+        ]
       : data.keys.map((k, i) =>
           panel(
             i === 0 ? 'keys-title' : null,
@@ -205,7 +230,14 @@ function latencyTable(report: Report): string {
   const rows = report.operations.map((op) => {
     const l = op.latency;
     const sc = statusClasses(op.statusCounts);
-    const cells = [op.count, ...[l.min, l.mean, l.p50, l.p90, l.p95, l.p99, l.p999, l.max].map(formatMs), sc['2xx'], sc['4xx'], sc['429'], sc['5xx']];
+    const cells = [
+      op.count,
+      ...[l.min, l.mean, l.p50, l.p90, l.p95, l.p99, l.p999, l.max].map(formatMs),
+      sc['2xx'],
+      sc['4xx'],
+      sc['429'],
+      sc['5xx'],
+    ];
     return `<tr><td>${h(op.operation)}</td>${cells.map((c) => `<td class="num">${h(String(c))}</td>`).join('')}</tr>`;
   });
   if (rows.length === 0) return '';
@@ -226,7 +258,10 @@ function metaSection(report: Report): string {
     ['Scenario', report.scenario.name + (report.scenario.description ? `: ${report.scenario.description}` : '')],
     ['Target', targetLine(report)],
     ['Plans', report.plans.join(', ') || 'none'],
-    ['Keys', report.keys.map((k) => `${k.label} (${k.plan}${k.sacrificial ? ', sacrificial' : ''})`).join(', ') || 'none'],
+    [
+      'Keys',
+      report.keys.map((k) => `${k.label} (${k.plan}${k.sacrificial ? ', sacrificial' : ''})`).join(', ') || 'none',
+    ],
     ['Run', `${report.startedAt} to ${report.endedAt} (${formatDuration(report.durationMs)})`],
     ['Requests', `${t.requests} (${t.rps.toFixed(1)}/s), ${t.dropped} dropped, ${t.transportErrors} transport errors`],
     ['Exit code', String(report.exitCode)],
@@ -246,7 +281,9 @@ function glance(report: Report): string {
     `${t.requests} requests in ${formatDuration(report.durationMs)}`,
     `exit code ${report.exitCode}`,
   ];
-  const aborted = report.abortReason ? `<p class="aborted" id="abort-reason">Aborted: ${h(report.abortReason)}</p>` : '';
+  const aborted = report.abortReason
+    ? `<p class="aborted" id="abort-reason">Aborted: ${h(report.abortReason)}</p>`
+    : '';
   return `<p class="glance">${h(parts.join(' · '))}</p>${aborted}`;
 }
 
@@ -268,7 +305,8 @@ export function renderHtml(report: Report): string {
   const word = verdictWord(report.verdict);
   const counts = countsLine(report.summary);
   const rows = checkRows(report);
-  const notes = report.notes.length === 0 ? '' : `<h2>Notes</h2><ul>${report.notes.map((n) => `<li>${h(n)}</li>`).join('')}</ul>`;
+  const notes =
+    report.notes.length === 0 ? '' : `<h2>Notes</h2><ul>${report.notes.map((n) => `<li>${h(n)}</li>`).join('')}</ul>`;
   return [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8">',

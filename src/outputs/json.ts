@@ -13,7 +13,9 @@ function sorted<T>(rec: Record<string, T>): Record<string, T> {
 }
 
 function sortedStatus<T>(rec: Record<string, T>): Record<string, T> {
-  return Object.fromEntries(Object.entries(rec).sort(([a], [b]) => Number(a) - Number(b) || (a < b ? -1 : a > b ? 1 : 0)));
+  return Object.fromEntries(
+    Object.entries(rec).sort(([a], [b]) => Number(a) - Number(b) || (a < b ? -1 : a > b ? 1 : 0)),
+  );
 }
 
 /** The report in canonical form: validated, with every map in a fixed order. */
@@ -27,7 +29,11 @@ export function canonicalReport(report: Report): Report {
   return {
     ...r,
     totals: { ...r.totals, statusCounts: sortedStatus(r.totals.statusCounts) },
-    operations: r.operations.map((op) => ({ ...op, statusCounts: sortedStatus(op.statusCounts), histograms: sorted(op.histograms) })),
+    operations: r.operations.map((op) => ({
+      ...op,
+      statusCounts: sortedStatus(op.statusCounts),
+      histograms: sorted(op.histograms),
+    })),
   };
 }
 

@@ -34,7 +34,11 @@ function gitlabCases(xml: string): GitlabCase[] {
       for (const tc of s.children.filter((c) => c.name === 'testcase')) {
         const has = (n: string) => tc.children.some((c) => c.name === n);
         const status = has('failure') ? 'failed' : has('error') ? 'error' : has('skipped') ? 'skipped' : 'success';
-        out.push({ key: `${s.attrs.name ?? ''}_${tc.attrs.classname ?? ''}_${tc.attrs.name ?? ''}`, status, seconds: Number(tc.attrs.time ?? '0') });
+        out.push({
+          key: `${s.attrs.name ?? ''}_${tc.attrs.classname ?? ''}_${tc.attrs.name ?? ''}`,
+          status,
+          seconds: Number(tc.attrs.time ?? '0'),
+        });
       }
       suites(s);
     }
@@ -75,7 +79,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('junit.xml read as GitLab reads it', () => {
   it('a failing compliance run: every case kept, the failures failed, under the size limit', async () => {
-    const run = await runScenario({ scenario: loadScenario('compliance'), reportDir: dir, faults: ['retry-after-ms', 'no-headers-on-errors'], plans: ['free', 'pro'] });
+    const run = await runScenario({
+      scenario: loadScenario('compliance'),
+      reportDir: dir,
+      faults: ['retry-after-ms', 'no-headers-on-errors'],
+      plans: ['free', 'pro'],
+    });
     expect(run.exitCode).toBe(1);
     expect(run.files).not.toBeNull();
     const path = run.files!.junit;
@@ -84,7 +93,12 @@ describe('junit.xml read as GitLab reads it', () => {
     expect(statSync(path).size).toBeLessThan(30 * 2 ** 20);
     const cases = acceptedAsIs(xml);
     const failed = cases.filter((c) => c.status === 'failed').map((c) => c.key);
-    expect(failed).toEqual(expect.arrayContaining(['petload.compliance_petload.retry-after_retry-after.plausible [free]', 'petload.compliance_petload.ratelimit_ratelimit.headers-on-errors [pro]']));
+    expect(failed).toEqual(
+      expect.arrayContaining([
+        'petload.compliance_petload.retry-after_retry-after.plausible [free]',
+        'petload.compliance_petload.ratelimit_ratelimit.headers-on-errors [pro]',
+      ]),
+    );
     expect(cases.some((c) => c.status === 'success')).toBe(true);
   });
 
@@ -94,7 +108,12 @@ describe('junit.xml read as GitLab reads it', () => {
   });
 
   it('an aborted run: its error case is read as an error', () => {
-    const aborted: Report = { ...sampleReport(), verdict: 'aborted', exitCode: 3, abortReason: 'the target stopped answering' };
+    const aborted: Report = {
+      ...sampleReport(),
+      verdict: 'aborted',
+      exitCode: 3,
+      abortReason: 'the target stopped answering',
+    };
     const cases = acceptedAsIs(renderJunit(aborted));
     expect(cases.filter((c) => c.status === 'error').map((c) => c.key.split('_').at(-1))).toEqual(['run [aborted]']);
   });

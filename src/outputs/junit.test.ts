@@ -21,7 +21,9 @@ describe('renderJunit', () => {
   it('writes one test case per check id per plan and one per threshold', () => {
     const thresholdIds = new Set(report.thresholds.map((t) => t.checkId));
     const expected = [
-      ...report.checks.filter((c) => !thresholdIds.has(c.id)).flatMap((c) => c.byPlan.map((o) => (o.plan ? `${c.id} [${o.plan}]` : c.id))),
+      ...report.checks
+        .filter((c) => !thresholdIds.has(c.id))
+        .flatMap((c) => c.byPlan.map((o) => (o.plan ? `${c.id} [${o.plan}]` : c.id))),
       ...report.thresholds.map((t) => t.checkId),
     ];
     const names = cases(xml).map((c) => c.attrs.name);

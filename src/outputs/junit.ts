@@ -53,7 +53,9 @@ function outcomeCase(check: CheckResult, o: PlanOutcome): Case {
   }
   if (o.status === 'fail' && FAILING_SEVERITIES.has(check.severity)) {
     const message = o.evidence[0]?.message ?? `${o.counts.failed} failure(s)`;
-    const text = [`${check.title} (${check.severity})`, countsLine(o.counts), evidence, factsText(o)].filter(Boolean).join('\n\n');
+    const text = [`${check.title} (${check.severity})`, countsLine(o.counts), evidence, factsText(o)]
+      .filter(Boolean)
+      .join('\n\n');
     return {
       classname,
       name,
@@ -62,7 +64,9 @@ function outcomeCase(check: CheckResult, o: PlanOutcome): Case {
     };
   }
   if (o.status === 'fail') {
-    const text = [`WARNING (${check.severity}): ${check.title}`, countsLine(o.counts), evidence, factsText(o)].filter(Boolean).join('\n\n');
+    const text = [`WARNING (${check.severity}): ${check.title}`, countsLine(o.counts), evidence, factsText(o)]
+      .filter(Boolean)
+      .join('\n\n');
     return { classname, name, kind: 'pass', body: systemOut(text) };
   }
   return { classname, name, kind: 'pass', body: systemOut(factsText(o)) };

@@ -23,7 +23,9 @@ describe('renderMarkdown', () => {
   it('lists failed checks with their first evidence, warnings and skips', () => {
     const failed = md.slice(md.indexOf('### Failed'), md.indexOf('### Warnings'));
     // Overall 120 of 240, and per plan, adding up to it: the free key's 120 all failed, the pro key's 120 passed.
-    expect(failed).toMatch(/\| `ratelimit\.reset-is-timestamp` \| critical \| 120\/240 \| free 120\/120, pro 0\/120 \| X-RateLimit-Reset \d+ looks like Unix milliseconds/);
+    expect(failed).toMatch(
+      /\| `ratelimit\.reset-is-timestamp` \| critical \| 120\/240 \| free 120\/120, pro 0\/120 \| X-RateLimit-Reset \d+ looks like Unix milliseconds/,
+    );
     const warnings = md.slice(md.indexOf('### Warnings'), md.indexOf('### Skipped'));
     expect(warnings).toContain('| `auth.challenge` | minor | 1/1 | - |');
     expect(md).toContain('| needs two keys of the free plan; the keys file has one | `ratelimit.key-isolation` |');
@@ -40,16 +42,25 @@ describe('renderMarkdown', () => {
 
   it('keeps evidence from breaking the table or injecting markup', () => {
     const r: Report = structuredClone(report);
-    r.checks.find((c) => c.id === 'ratelimit.reset-is-timestamp')!.byPlan[0]!.evidence[0]!.message = 'a | b\n<img src=x> *bold* [link](http://x)';
-    const row = renderMarkdown(r).split('\n').find((l) => l.startsWith('| `ratelimit.reset-is-timestamp`'))!;
+    r.checks.find((c) => c.id === 'ratelimit.reset-is-timestamp')!.byPlan[0]!.evidence[0]!.message =
+      'a | b\n<img src=x> *bold* [link](http://x)';
+    const row = renderMarkdown(r)
+      .split('\n')
+      .find((l) => l.startsWith('| `ratelimit.reset-is-timestamp`'))!;
     expect(row).toContain('a \\| b \\<img src=x\\> \\*bold\\* \\[link\\](http://x)');
     expect(row.split(/(?<!\\)\|/).length).toBe(7);
     expect(mdText('x'.repeat(300)).length).toBe(241);
   });
 
   it('never cuts the key list in the middle of a label: whole keys, then "and N more"', () => {
-    const keys = Array.from({ length: 60 }, (_, i) => ({ label: `a-rather-long-key-label-${i} (…${String(i).padStart(4, '0')})`, plan: 'pro' as const, sacrificial: false }));
-    const line = renderMarkdown({ ...report, keys }).split('\n').find((l) => l.startsWith('- Keys: '))!;
+    const keys = Array.from({ length: 60 }, (_, i) => ({
+      label: `a-rather-long-key-label-${i} (…${String(i).padStart(4, '0')})`,
+      plan: 'pro' as const,
+      sacrificial: false,
+    }));
+    const line = renderMarkdown({ ...report, keys })
+      .split('\n')
+      .find((l) => l.startsWith('- Keys: '))!;
     const m = /^- Keys: (.*) and (\d+) more$/.exec(line)!;
     const shown = m[1]!.split(', ');
     expect(shown.length + Number(m[2])).toBe(60);

@@ -75,7 +75,13 @@ export function renderMarkdown(report: Report): string {
     out.push(
       ...table(
         ['check', 'severity', 'failed#', 'by plan', 'first evidence'],
-        v.failed.map((c) => [mdCode(c.id), c.severity, `${c.counts.failed}/${c.counts.failed + c.counts.passed}`, byPlanCell(c), firstOf(c)]),
+        v.failed.map((c) => [
+          mdCode(c.id),
+          c.severity,
+          `${c.counts.failed}/${c.counts.failed + c.counts.passed}`,
+          byPlanCell(c),
+          firstOf(c),
+        ]),
       ),
     );
   }
@@ -84,13 +90,24 @@ export function renderMarkdown(report: Report): string {
     out.push(
       ...table(
         ['check', 'severity', 'failed#', 'by plan', 'first evidence'],
-        v.warnings.map((c) => [mdCode(c.id), c.severity, `${c.counts.failed}/${c.counts.failed + c.counts.passed}`, byPlanCell(c), firstOf(c)]),
+        v.warnings.map((c) => [
+          mdCode(c.id),
+          c.severity,
+          `${c.counts.failed}/${c.counts.failed + c.counts.passed}`,
+          byPlanCell(c),
+          firstOf(c),
+        ]),
       ),
     );
   }
   if (v.skipped.length > 0) {
     out.push('', '### Skipped', '');
-    out.push(...table(['reason', 'checks'], skipsByReason(v.skipped).map((g) => [mdText(g.reason), g.ids.map(mdCode).join(', ')])));
+    out.push(
+      ...table(
+        ['reason', 'checks'],
+        skipsByReason(v.skipped).map((g) => [mdText(g.reason), g.ids.map(mdCode).join(', ')]),
+      ),
+    );
   }
   if (report.operations.length > 0) {
     out.push('', '### Latency (ms, from the intended send time)', '');

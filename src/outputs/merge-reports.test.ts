@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { parseThreshold, evaluateThreshold } from '../checks/thresholds.js';
 import { type Report, ReportSchema } from '../report/schema.js';
 import { isPetloadError } from '../core/errors.js';
-import { createHistogram, decodeHistogram, type Histogram, percentile, record, summarize } from '../metrics/histogram.js';
+import {
+  createHistogram,
+  decodeHistogram,
+  type Histogram,
+  percentile,
+  record,
+  summarize,
+} from '../metrics/histogram.js';
 import { SAMPLE_COUNTS, sampleRun } from '../testing/sample-report.js';
 import { combineStatus, mergeReports } from './merge-reports.js';
 
@@ -22,7 +29,7 @@ function histogramOf(samples: number[]): Histogram {
 const check = (r: Report, id: string) => r.checks.find((c) => c.id === id)!;
 
 describe('mergeReports', () => {
-  it('gives the same percentiles as one histogram built from both runs\' samples', () => {
+  it("gives the same percentiles as one histogram built from both runs' samples", () => {
     expect(merged.operations.map((o) => o.operation)).toEqual(['listPets', 'createPet', 'getPet']);
     for (const op of merged.operations) {
       const both = histogramOf([...a.latencies[op.operation]!, ...b.latencies[op.operation]!]);
@@ -38,7 +45,8 @@ describe('mergeReports', () => {
     for (const op of merged.operations) {
       const [x, y] = [a, b].map((r) => r.report.operations.find((o) => o.operation === op.operation)!);
       expect(op.count).toBe(x!.count + y!.count);
-      for (const [status, n] of Object.entries(op.statusCounts)) expect(n).toBe((x!.statusCounts[status] ?? 0) + (y!.statusCounts[status] ?? 0));
+      for (const [status, n] of Object.entries(op.statusCounts))
+        expect(n).toBe((x!.statusCounts[status] ?? 0) + (y!.statusCounts[status] ?? 0));
     }
     expect(merged.timeline.buckets.reduce((n, t) => n + t.sent, 0)).toBe(540);
   });
@@ -47,7 +55,9 @@ describe('mergeReports', () => {
     const reset = check(merged, 'ratelimit.reset-is-timestamp');
     const free = reset.byPlan.find((o) => o.plan === 'free')!;
     expect(free.status).toBe('fail');
-    expect(free.counts.failed).toBe(check(a.report, reset.id).byPlan[0]!.counts.failed + check(b.report, reset.id).byPlan[0]!.counts.failed);
+    expect(free.counts.failed).toBe(
+      check(a.report, reset.id).byPlan[0]!.counts.failed + check(b.report, reset.id).byPlan[0]!.counts.failed,
+    );
     expect(free.evidence).toHaveLength(5);
     expect(reset.byPlan.find((o) => o.plan === 'pro')!.status).toBe('pass');
     expect(reset.status).toBe('fail');
@@ -74,7 +84,9 @@ describe('mergeReports', () => {
 
   it('judges thresholds again on the merged metrics', () => {
     const t = merged.thresholds.find((x) => x.expression === 'p(95) < 250ms')!;
-    expect(t.observed).toBe(percentile(histogramOf([...Object.values(a.latencies).flat(), ...Object.values(b.latencies).flat()]), 95));
+    expect(t.observed).toBe(
+      percentile(histogramOf([...Object.values(a.latencies).flat(), ...Object.values(b.latencies).flat()]), 95),
+    );
     expect(t.observed).toBe(evaluateThreshold(parseThreshold(t.expression), merged).observed);
     expect(t.ok).toBe(true);
     const rate = merged.thresholds.find((x) => x.expression === 'rate(429) < 1%')!;
@@ -134,7 +146,9 @@ describe('mergeReports', () => {
       expect.unreachable();
     } catch (e) {
       expect(isPetloadError(e) && e.code).toBe('E_USAGE');
-      expect((e as Error).message).toBe('cannot merge runs of different scenarios: a.json is "compliance", c.json is "burst"');
+      expect((e as Error).message).toBe(
+        'cannot merge runs of different scenarios: a.json is "compliance", c.json is "burst"',
+      );
     }
   });
 });

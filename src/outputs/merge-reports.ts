@@ -76,20 +76,35 @@ function combineChecks(inputs: readonly SourcedReport[]): CheckResult[] {
         info: o.info,
       }));
     const counts = totalCounts(byPlan);
-    return { id: c.id, title: c.title, severity: c.severity, status: combineStatus(statuses.get(c.id) ?? []), counts, byPlan };
+    return {
+      id: c.id,
+      title: c.title,
+      severity: c.severity,
+      status: combineStatus(statuses.get(c.id) ?? []),
+      counts,
+      byPlan,
+    };
   });
 }
 
 /** Thresholds judged again on the merged metrics; their checks follow the new judgement. */
-function reevaluateThresholds(inputs: readonly SourcedReport[], metrics: MetricsSnapshot, checks: CheckResult[]): Report['thresholds'] {
+function reevaluateThresholds(
+  inputs: readonly SourcedReport[],
+  metrics: MetricsSnapshot,
+  checks: CheckResult[],
+): Report['thresholds'] {
   const seen = new Map<string, { t: Report['thresholds'][number]; source: string }>();
-  for (const { report, source } of inputs) for (const t of report.thresholds) if (!seen.has(t.checkId)) seen.set(t.checkId, { t, source });
+  for (const { report, source } of inputs)
+    for (const t of report.thresholds) if (!seen.has(t.checkId)) seen.set(t.checkId, { t, source });
   return [...seen.values()].map(({ t, source }) => {
     let parsed;
     try {
       parsed = parseThreshold(t.expression);
     } catch (e) {
-      throw new PetloadError('E_USAGE', `${source}: threshold ${JSON.stringify(t.expression)} cannot be judged again: ${(e as Error).message}`);
+      throw new PetloadError(
+        'E_USAGE',
+        `${source}: threshold ${JSON.stringify(t.expression)} cannot be judged again: ${(e as Error).message}`,
+      );
     }
     const r = evaluateThreshold(parsed, metrics);
     const index = checks.findIndex((c) => c.id === t.checkId);
@@ -126,7 +141,14 @@ export function mergeReports(inputs: readonly SourcedReport[]): Report {
   const shard = checkShardSet(inputs);
   const reports = inputs.map((i) => i.report);
   const metrics = reports
-    .map((r): MetricsSnapshot => ({ totals: r.totals, operations: r.operations, timeline: r.timeline, keyTimelines: r.keyTimelines }))
+    .map(
+      (r): MetricsSnapshot => ({
+        totals: r.totals,
+        operations: r.operations,
+        timeline: r.timeline,
+        keyTimelines: r.keyTimelines,
+      }),
+    )
     .reduce((a, b) => mergeSnapshots(a, b));
   const checks = combineChecks(inputs);
   const thresholds = reevaluateThresholds(inputs, metrics, checks);
@@ -137,7 +159,10 @@ export function mergeReports(inputs: readonly SourcedReport[]): Report {
   const aborted = inputs.filter((i) => i.report.verdict === 'aborted');
   const notes = [
     shard
-      ? `merged from the ${shard.count} shards of run ${shard.runId}: ${[...inputs].sort((x, y) => x.report.shard!.index! - y.report.shard!.index!).map((i) => i.source).join(', ')}`
+      ? `merged from the ${shard.count} shards of run ${shard.runId}: ${[...inputs]
+          .sort((x, y) => x.report.shard!.index! - y.report.shard!.index!)
+          .map((i) => i.source)
+          .join(', ')}`
       : `merged from ${inputs.length} runs: ${inputs.map((i) => i.source).join(', ')}`,
   ];
   const urls = unique(reports.map((r) => r.target.url));
@@ -146,7 +171,8 @@ export function mergeReports(inputs: readonly SourcedReport[]): Report {
   if (versions.length > 1) notes.push(`the merged runs were made by petload ${versions.join(', ')}`);
 
   const keys = new Map<string, Report['keys'][number]>();
-  for (const k of reports.flatMap((r) => r.keys)) if (!keys.has(`${k.plan}\u0000${k.label}`)) keys.set(`${k.plan}\u0000${k.label}`, k);
+  for (const k of reports.flatMap((r) => r.keys))
+    if (!keys.has(`${k.plan}\u0000${k.label}`)) keys.set(`${k.plan}\u0000${k.label}`, k);
 
   const merged: Report = {
     schemaVersion: base.report.schemaVersion,
@@ -167,6 +193,7 @@ export function mergeReports(inputs: readonly SourcedReport[]): Report {
     notes: unique([...notes, ...reports.flatMap((r) => r.notes)]),
     ...(shard ? { shard } : {}),
   };
-  if (aborted.length > 0) merged.abortReason = aborted.map((i) => `${i.source}: ${i.report.abortReason ?? 'aborted'}`).join('; ');
+  if (aborted.length > 0)
+    merged.abortReason = aborted.map((i) => `${i.source}: ${i.report.abortReason ?? 'aborted'}`).join('; ');
   return merged;
 }

@@ -34,8 +34,14 @@ describe('readReportFile', () => {
   });
 
   it.each([
-    ['broken.json', /broken\.json: not a valid petload report\n {2}verdict: expected one of pass, fail, aborted, found nothing.*\n {2}summary\.failed: expected .*number, found .*two/],
-    ['bad-histogram.json', /bad-histogram\.json: not a valid petload report\n {2}operations\[1\]\.histograms\.2xx: not an encoded histogram/],
+    [
+      'broken.json',
+      /broken\.json: not a valid petload report\n {2}verdict: expected one of pass, fail, aborted, found nothing.*\n {2}summary\.failed: expected .*number, found .*two/,
+    ],
+    [
+      'bad-histogram.json',
+      /bad-histogram\.json: not a valid petload report\n {2}operations\[1\]\.histograms\.2xx: not an encoded histogram/,
+    ],
     ['not-json.json', /not-json\.json: not valid JSON \(/],
     ['missing.json', /missing\.json: cannot read the report \(ENOENT\)/],
   ])('refuses %s with a usage error naming the file and the problem', (file, message) => {

@@ -18,7 +18,10 @@ function invalid(path: string, why: string): PetloadError {
 export function parseReport(doc: unknown, source: string): Report {
   if (doc !== null && typeof doc === 'object' && (doc as { verdict?: unknown }).verdict === 'error') {
     const error = (doc as { error?: unknown }).error;
-    throw invalid(source, `records a run whose report could not be assembled (verdict error): ${typeof error === 'string' ? error : 'see the file'}; it holds the run's raw parts, not a report to render`);
+    throw invalid(
+      source,
+      `records a run whose report could not be assembled (verdict error): ${typeof error === 'string' ? error : 'see the file'}; it holds the run's raw parts, not a report to render`,
+    );
   }
   const res = ReportSchema.safeParse(doc);
   if (!res.success) {
@@ -30,7 +33,10 @@ export function parseReport(doc: unknown, source: string): Report {
       try {
         decodeHistogram(b64);
       } catch (e) {
-        throw invalid(source, `not a valid petload report\n  operations[${i}].histograms.${name}: ${(e as Error).message}`);
+        throw invalid(
+          source,
+          `not a valid petload report\n  operations[${i}].histograms.${name}: ${(e as Error).message}`,
+        );
       }
     }
   });

@@ -17,7 +17,20 @@ import { mdText } from './markdown.js';
 import { renderReports } from './write.js';
 
 const PLANS = ['free', 'pro', 'business', 'enterprise'];
-const WORDS = ['password', 'secret', 'test', 'key', 'limit', 'status', 'retry', 'after', 'free', 'the', 'plan', 'Bearer'];
+const WORDS = [
+  'password',
+  'secret',
+  'test',
+  'key',
+  'limit',
+  'status',
+  'retry',
+  'after',
+  'free',
+  'the',
+  'plan',
+  'Bearer',
+];
 const tail = fc.stringMatching(/^[-_.a-z0-9]{1,16}$/);
 const pad = (s: string) => (s.length >= 8 ? s : `${s}${'-0000000'.slice(0, 8 - s.length)}`);
 
@@ -43,7 +56,17 @@ function structured(r: Report): unknown {
     notes: null,
     checks: r.checks.map((c) => ({
       ...c,
-      byPlan: c.byPlan.map((o) => ({ ...o, reasons: null, info: null, evidence: o.evidence.map((e) => ({ key: e.key, status: e.status, tag: e.tag, headers: Object.keys(e.headers ?? {}) })) })),
+      byPlan: c.byPlan.map((o) => ({
+        ...o,
+        reasons: null,
+        info: null,
+        evidence: o.evidence.map((e) => ({
+          key: e.key,
+          status: e.status,
+          tag: e.tag,
+          headers: Object.keys(e.headers ?? {}),
+        })),
+      })),
     })),
   };
 }
@@ -55,13 +78,22 @@ const spellings = (s: string) => [s, escapeText(s), JSON.stringify(s).slice(1, -
 function cutPieceAt(text: string, secret: string): string | null {
   const min = cutMinFor(secret.length);
   for (let end = text.indexOf(CUT_MARK); end !== -1; end = text.indexOf(CUT_MARK, end + 1)) {
-    for (let n = min; n < secret.length && n <= end; n++) if (text.startsWith(secret.slice(0, n), end - n)) return text.slice(Math.max(0, end - 40), end + 1);
+    for (let n = min; n < secret.length && n <= end; n++)
+      if (text.startsWith(secret.slice(0, n), end - n)) return text.slice(Math.max(0, end - 40), end + 1);
   }
   return null;
 }
 
 function keysOf(free: string, pro: string): [ApiKey, ApiKey] {
-  const ks = parseKeys({ keys: [{ key: free, plan: 'free' }, { key: pro, plan: 'pro' }] }, 'generated');
+  const ks = parseKeys(
+    {
+      keys: [
+        { key: free, plan: 'free' },
+        { key: pro, plan: 'pro' },
+      ],
+    },
+    'generated',
+  );
   return [ks[0]!, ks[1]!];
 }
 
@@ -94,13 +126,18 @@ describe('redaction of a whole report', () => {
           // Free text without a key is unchanged.
           expect(parsed.notes[0]).toBe('limit=101 is clamped to 100');
           const isPlain = (t: string) => !t.includes(leak);
-          const before = canonicalReport(report).checks.flatMap((c) => c.byPlan.flatMap((o) => o.evidence.map((e) => e.message)));
+          const before = canonicalReport(report).checks.flatMap((c) =>
+            c.byPlan.flatMap((o) => o.evidence.map((e) => e.message)),
+          );
           const after = parsed.checks.flatMap((c) => c.byPlan.flatMap((o) => o.evidence.map((e) => e.message)));
           before.forEach((m, i) => {
             if (isPlain(m)) expect(after[i]).toBe(m);
           });
 
-          const outputs = { ...texts, console: redact.whole(renderConsoleSummary(redactForConsole(report, redact), { color: false })) };
+          const outputs = {
+            ...texts,
+            console: redact.whole(renderConsoleSummary(redactForConsole(report, redact), { color: false })),
+          };
           for (const [name, text] of Object.entries(outputs)) {
             for (const k of keys) {
               for (const form of spellings(k.secret)) expect(text.includes(form), `${name} holds ${form}`).toBe(false);

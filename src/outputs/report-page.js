@@ -3,11 +3,19 @@
  * and embedded as JSON in #petload-data. Each chart container gets data-colors (its series colours), which
  * the browser test uses to find the drawn lines.
  */
-(function () {
-  'use strict';
+(() => {
+  
   var data = JSON.parse(document.getElementById('petload-data').textContent);
   var PALETTE = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#000000'];
-  var STATUS = { sent: '#0072B2', s2xx: '#009E73', s4xx: '#E69F00', s429: '#CC79A7', s5xx: '#D55E00', errors: '#000000', p99: '#777777' };
+  var STATUS = {
+    sent: '#0072B2',
+    s2xx: '#009E73',
+    s4xx: '#E69F00',
+    s429: '#CC79A7',
+    s5xx: '#D55E00',
+    errors: '#000000',
+    p99: '#777777',
+  };
   var charts = [];
 
   function fmtNum(v, unit) {
@@ -43,27 +51,44 @@
     }
   }
   function line(label, color, unit, extra) {
-    var s = { label: label, stroke: color, width: 2, value: function (u, v) { return fmtNum(v, unit); } };
+    var s = {
+      label: label,
+      stroke: color,
+      width: 2,
+      value: (u, v) => fmtNum(v, unit),
+    };
     for (var k in extra || {}) s[k] = extra[k];
     return s;
   }
   // uPlot's own tick labels: their precision follows the tick spacing, so short spans stay distinct.
   var secondsAxis = { label: 'seconds since start (run clock)' };
-  var xSeconds = { label: 't', value: function (u, v) { return fmtNum(v, 's'); } };
+  var xSeconds = {
+    label: 't',
+    value: (u, v) => fmtNum(v, 's'),
+  };
 
   if (data.latency) {
-    draw('chart-latency', function () {
+    draw('chart-latency', () => {
       var lat = data.latency;
-      var colors = lat.series.map(function (s, i) { return PALETTE[i % PALETTE.length]; });
+      var colors = lat.series.map((s, i) => PALETTE[i % PALETTE.length]);
       // Operations whose latencies differ by orders of magnitude all stay readable on a log axis.
-      var all = [].concat.apply([], lat.series.map(function (s) { return s.values; }));
-      var positive = all.filter(function (v) { return v > 0; });
+      var all = [].concat.apply(
+        [],
+        lat.series.map((s) => s.values),
+      );
+      var positive = all.filter((v) => v > 0);
       var lo = Math.min.apply(null, positive);
       var hi = Math.max.apply(null, all);
       var logY = positive.length > 0 && hi / lo > 30;
       var floor = lo / 2;
-      var yScale = logY ? { distr: 3, log: 10, range: function () { return [floor, hi * 1.5]; } } : { range: zeroBased };
-      var values = lat.series.map(function (s) { return s.values.map(function (v) { return logY && v <= 0 ? floor : v; }); });
+      var yScale = logY
+        ? {
+            distr: 3,
+            log: 10,
+            range: () => [floor, hi * 1.5],
+          }
+        : { range: zeroBased };
+      var values = lat.series.map((s) => s.values.map((v) => logY && v <= 0 ? floor : v));
       return {
         colors: colors,
         data: [lat.x].concat(values),
@@ -72,17 +97,22 @@
           axes: [
             {
               label: 'percentile',
-              splits: function (u) {
-                return [1, 10, 100, 1e3, 1e4, 1e5, 1e6].filter(function (v) { return v >= u.scales.x.min && v <= u.scales.x.max; });
-              },
-              values: function (u, vals) { return vals.map(pctLabel); },
+              splits: (u) => [1, 10, 100, 1e3, 1e4, 1e5, 1e6].filter((v) => v >= u.scales.x.min && v <= u.scales.x.max),
+              values: (u, vals) => vals.map(pctLabel),
             },
-            { label: logY ? 'latency (ms, log scale)' : 'latency (ms)', size: 60, values: function (u, vals) { return vals.map(function (v) { return fmtNum(v); }); } },
+            {
+              label: logY ? 'latency (ms, log scale)' : 'latency (ms)',
+              size: 60,
+              values: (u, vals) => vals.map((v) => fmtNum(v)),
+            },
           ],
-          series: [{ label: 'percentile', value: function (u, v) { return v == null ? '-' : pctLabel(v); } }].concat(
-            lat.series.map(function (s, i) {
-              return line(s.name, colors[i], 'ms', { points: { show: true, size: 5 } });
-            }),
+          series: [
+            {
+              label: 'percentile',
+              value: (u, v) => v == null ? '-' : pctLabel(v),
+            },
+          ].concat(
+            lat.series.map((s, i) => line(s.name, colors[i], 'ms', { points: { show: true, size: 5 } })),
           ),
         },
       };
@@ -91,8 +121,7 @@
 
   if (data.timeline) {
     var tl = data.timeline;
-    draw('chart-rate', function () {
-      return {
+    draw('chart-rate', () => ({
         colors: [STATUS.sent, STATUS.p99],
         data: [tl.t, tl.sent, tl.p99],
         opts: {
@@ -102,27 +131,39 @@
             { label: 'requests / s', size: 60 },
             { label: 'p99 (ms)', scale: 'ms', side: 1, size: 60, grid: { show: false } },
           ],
-          series: [xSeconds, line('sent / s', STATUS.sent, '/s'), line('p99', STATUS.p99, 'ms', { scale: 'ms', dash: [6, 4] })],
+          series: [
+            xSeconds,
+            line('sent / s', STATUS.sent, '/s'),
+            line('p99', STATUS.p99, 'ms', { scale: 'ms', dash: [6, 4] }),
+          ],
         },
-      };
-    });
-    draw('chart-status', function () {
-      var names = [['2xx', 's2xx'], ['4xx', 's4xx'], ['429', 's429'], ['5xx', 's5xx'], ['errors', 'errors']];
+      }));
+    draw('chart-status', () => {
+      var names = [
+        ['2xx', 's2xx'],
+        ['4xx', 's4xx'],
+        ['429', 's429'],
+        ['5xx', 's5xx'],
+        ['errors', 'errors'],
+      ];
       return {
-        colors: names.map(function (n) { return STATUS[n[1]]; }),
-        data: [tl.t].concat(names.map(function (n) { return tl[n[1]]; })),
+        colors: names.map((n) => STATUS[n[1]]),
+        data: [tl.t].concat(
+          names.map((n) => tl[n[1]]),
+        ),
         opts: {
           scales: { x: { time: false }, y: { range: zeroBased } },
           axes: [secondsAxis, { label: 'responses / s', size: 60 }],
-          series: [xSeconds].concat(names.map(function (n) { return line(n[0], STATUS[n[1]], '/s'); })),
+          series: [xSeconds].concat(
+            names.map((n) => line(n[0], STATUS[n[1]], '/s')),
+          ),
         },
       };
     });
   }
 
-  data.keys.forEach(function (k, i) {
-    draw('chart-key-' + i, function () {
-      return {
+  data.keys.forEach((k, i) => {
+    draw('chart-key-' + i, () => ({
         colors: ['#0072B2', '#999999', '#D55E00'],
         data: [k.t, k.remaining, k.limit, k.refused],
         opts: {
@@ -136,21 +177,22 @@
             {
               label: '429',
               stroke: '#D55E00',
-              paths: function () { return null; },
+              paths: () => null,
               points: { show: true, size: 10, stroke: '#D55E00', fill: '#D55E00' },
-              value: function (u, v) { return v == null ? '-' : '429'; },
+              value: (u, v) => v == null ? '-' : '429',
             },
           ],
         },
-      };
-    });
+      }));
   });
 
   var resizeTimer = null;
-  window.addEventListener('resize', function () {
+  window.addEventListener('resize', () => {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(function () {
-      charts.forEach(function (c) { c.plot.setSize({ width: widthOf(c.el), height: c.plot.height }); });
+    resizeTimer = setTimeout(() => {
+      charts.forEach((c) => {
+        c.plot.setSize({ width: widthOf(c.el), height: c.plot.height });
+      });
     }, 100);
   });
 
@@ -164,11 +206,13 @@
 
   // Check table filter: show the rows of one status, or all.
   var buttons = document.querySelectorAll('[data-filter]');
-  Array.prototype.forEach.call(buttons, function (b) {
-    b.addEventListener('click', function () {
+  Array.prototype.forEach.call(buttons, (b) => {
+    b.addEventListener('click', () => {
       var f = b.getAttribute('data-filter');
-      Array.prototype.forEach.call(buttons, function (o) { o.setAttribute('aria-pressed', String(o === b)); });
-      Array.prototype.forEach.call(document.querySelectorAll('#checks tbody tr'), function (row) {
+      Array.prototype.forEach.call(buttons, (o) => {
+        o.setAttribute('aria-pressed', String(o === b));
+      });
+      Array.prototype.forEach.call(document.querySelectorAll('#checks tbody tr'), (row) => {
         row.hidden = f !== 'all' && row.getAttribute('data-status') !== f;
       });
     });

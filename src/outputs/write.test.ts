@@ -51,7 +51,15 @@ describe('writeReports', () => {
   });
 
   it('never lets a key reach a file, even where escaping would hide it from a text search', async () => {
-    const keys = parseKeys({ keys: [{ key: 'sk_<&"weird\'>_0123456789', plan: 'free', label: 'odd' }, { key: SAMPLE_KEYS[1]!.secret, plan: 'pro' }] }, 'test');
+    const keys = parseKeys(
+      {
+        keys: [
+          { key: 'sk_<&"weird\'>_0123456789', plan: 'free', label: 'odd' },
+          { key: SAMPLE_KEYS[1]!.secret, plan: 'pro' },
+        ],
+      },
+      'test',
+    );
     const secrets = keys.map((k) => k.secret);
     // The key as each format would spell it: raw, escaped for HTML/XML, for JSON, for Markdown, and a part of it.
     const forms = (s: string) => [s, escapeText(s), JSON.stringify(s).slice(1, -1), mdText(s), s.slice(4, -4)];
@@ -60,7 +68,11 @@ describe('writeReports', () => {
       const leaky = join(root, `leaky-${secrets.indexOf(secret)}`);
       await writeReports(report, leaky);
       // Control: without the redactor the planted key does reach every file.
-      for (const [file, text] of Object.entries(await readAll(leaky))) expect(forms(secret).some((f) => text.includes(f)), file).toBe(true);
+      for (const [file, text] of Object.entries(await readAll(leaky)))
+        expect(
+          forms(secret).some((f) => text.includes(f)),
+          file,
+        ).toBe(true);
 
       const dir = join(root, `redacted-${secrets.indexOf(secret)}`);
       await writeReports(report, dir, { redact: createRedactor(keys) });

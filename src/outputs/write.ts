@@ -75,7 +75,11 @@ export interface RenderedReports {
 }
 
 /** Render formats in memory, each on its own, with the report's free text redacted and the last pass over each text. */
-export function renderReports(report: Report, opts: WriteOptions = {}, names: readonly OutputName[] = OUTPUT_NAMES): RenderedReports {
+export function renderReports(
+  report: Report,
+  opts: WriteOptions = {},
+  names: readonly OutputName[] = OUTPUT_NAMES,
+): RenderedReports {
   const redact = opts.redact;
   const clean = redact ? redactReport(report, redact) : report;
   const whole = redact ? (redact.whole ?? redact) : null;
@@ -95,7 +99,12 @@ export function renderReports(report: Report, opts: WriteOptions = {}, names: re
  * Render and write every format into `dir` (created if needed), each on its own: a format that fails to render
  * does not stop the others. An error writing a file (the directory) is thrown at once.
  */
-export async function writeReportsSettled(report: Report, dir: string, opts: WriteOptions = {}, names: readonly OutputName[] = OUTPUT_NAMES): Promise<SettledReports> {
+export async function writeReportsSettled(
+  report: Report,
+  dir: string,
+  opts: WriteOptions = {},
+  names: readonly OutputName[] = OUTPUT_NAMES,
+): Promise<SettledReports> {
   const rendered = renderReports(report, opts, names);
   try {
     await mkdir(dir, { recursive: true });

@@ -15,7 +15,11 @@ import type { CheckResult } from '../report/schema.js';
 import type { FaultName } from '../reference-server/faults.js';
 import type { ProbeName } from './names.js';
 
-async function probeRun(probes: ProbeName[], faults: FaultName[], plans: PlanName[] = ['free']): Promise<(id: CheckId) => CheckResult> {
+async function probeRun(
+  probes: ProbeName[],
+  faults: FaultName[],
+  plans: PlanName[] = ['free'],
+): Promise<(id: CheckId) => CheckResult> {
   const dir = mkdtempSync(join(tmpdir(), 'petload-attribution-'));
   try {
     const r = await runScenario({ scenario: { ...loadScenario('compliance'), probes }, reportDir: dir, faults, plans });
@@ -32,30 +36,44 @@ const reasons = (c: CheckResult) => c.byPlan.flatMap((p) => p.reasons);
 const messages = (c: CheckResult) => c.byPlan.flatMap((p) => p.evidence.map((e) => e.message));
 
 describe('burst (ratelimit.no-over-admission)', () => {
-  it('skips naming ratelimit.enforced when the target does not enforce its limit at all', { timeout: 60_000 }, async () => {
+  it('skips naming ratelimit.enforced when the target does not enforce its limit at all', {
+    timeout: 60_000,
+  }, async () => {
     const check = await probeRun(['burst'], ['limit-not-enforced']);
     const c = check('ratelimit.no-over-admission');
     expect(c.status).toBe('skip');
-    expect(reasons(c)).toEqual([expect.stringMatching(/accepts sequential requests beyond its limit.*\(see ratelimit\.enforced\)$/)]);
+    expect(reasons(c)).toEqual([
+      expect.stringMatching(/accepts sequential requests beyond its limit.*\(see ratelimit\.enforced\)$/),
+    ]);
   });
 
   it('still fails a counter that loses concurrent requests, and says so', { timeout: 60_000 }, async () => {
     const c = (await probeRun(['burst'], ['non-atomic-counter']))('ratelimit.no-over-admission');
     expect(c.status).toBe('fail');
-    expect(messages(c)).toEqual([expect.stringMatching(/^65 of 65 simultaneous requests accepted; the limit is 60; a request sent afterwards was accepted with Remaining \d+: the counter missed requests of the burst$/)]);
+    expect(messages(c)).toEqual([
+      expect.stringMatching(
+        /^65 of 65 simultaneous requests accepted; the limit is 60; a request sent afterwards was accepted with Remaining \d+: the counter missed requests of the burst$/,
+      ),
+    ]);
   });
 
-  it('judges the Limit the target announces where it is not the plan\'s (limit-matches-plan\'s defect)', { timeout: 60_000 }, async () => {
+  it("judges the Limit the target announces where it is not the plan's (limit-matches-plan's defect)", {
+    timeout: 60_000,
+  }, async () => {
     const check = await probeRun(['burst'], ['wrong-plan-limit'], ['pro']);
     const c = check('ratelimit.no-over-admission');
     expect(c.status).toBe('pass');
-    expect(c.byPlan[0]?.info).toMatchObject({ limit: expect.stringMatching(/announces \(1000\).*ratelimit\.limit-matches-plan/) });
+    expect(c.byPlan[0]?.info).toMatchObject({
+      limit: expect.stringMatching(/announces \(1000\).*ratelimit\.limit-matches-plan/),
+    });
     expect(check('ratelimit.limit-matches-plan').status).toBe('fail');
   });
 });
 
 describe('enforce (ratelimit.enforced, ratelimit.remaining-decrements)', () => {
-  it('recounts strictly one at a time when requests sent together were over-admitted, and does not fail for it', { timeout: 60_000 }, async () => {
+  it('recounts strictly one at a time when requests sent together were over-admitted, and does not fail for it', {
+    timeout: 60_000,
+  }, async () => {
     const check = await probeRun(['enforce'], ['non-atomic-counter']);
     expect(check('ratelimit.enforced').status).not.toBe('fail');
     expect(check('ratelimit.remaining-decrements').status).not.toBe('fail');
@@ -63,7 +81,11 @@ describe('enforce (ratelimit.enforced, ratelimit.remaining-decrements)', () => {
 
   it('still fails a target that never refuses', { timeout: 60_000 }, async () => {
     const c = (await probeRun(['enforce'], ['limit-not-enforced']))('ratelimit.enforced');
-    expect(messages(c)).toEqual([expect.stringMatching(/^69 requests accepted within \d+\.\d s of the first \(target clock\); the limit is 60 a minute: request 61 was not refused/)]);
+    expect(messages(c)).toEqual([
+      expect.stringMatching(
+        /^69 requests accepted within \d+\.\d s of the first \(target clock\); the limit is 60 a minute: request 61 was not refused/,
+      ),
+    ]);
   });
 
   it('waits out a window that keyless requests used up before judging a fresh one', { timeout: 60_000 }, async () => {
@@ -75,7 +97,9 @@ describe('enforce (ratelimit.enforced, ratelimit.remaining-decrements)', () => {
 });
 
 describe('retry-after-honest (retry-after.honest)', () => {
-  it('skips naming retry-after.plausible when the Retry-After is implausible (milliseconds)', { timeout: 60_000 }, async () => {
+  it('skips naming retry-after.plausible when the Retry-After is implausible (milliseconds)', {
+    timeout: 60_000,
+  }, async () => {
     const check = await probeRun(['retry-after-honest'], ['retry-after-ms']);
     const c = check('retry-after.honest');
     expect(c.status).toBe('skip');
@@ -90,14 +114,18 @@ describe('retry-after-honest (retry-after.honest)', () => {
 });
 
 describe('restore (ratelimit.quota-restored)', () => {
-  it('is not misled by a Retry-After in milliseconds: it waits the window, and the key is accepted again', { timeout: 60_000 }, async () => {
+  it('is not misled by a Retry-After in milliseconds: it waits the window, and the key is accepted again', {
+    timeout: 60_000,
+  }, async () => {
     const c = (await probeRun(['restore'], ['retry-after-ms']))('ratelimit.quota-restored');
     expect(c.status).toBe('pass');
   });
 });
 
 describe('create-get and deprecated (create.returns-pet, get.returns-pet, deprecation.behaviour-unchanged)', () => {
-  it('judges the Pet of each operation on its own: get fails its own drifted Pet even when the create answer was not a Pet', { timeout: 60_000 }, async () => {
+  it('judges the Pet of each operation on its own: get fails its own drifted Pet even when the create answer was not a Pet', {
+    timeout: 60_000,
+  }, async () => {
     const check = await probeRun(['create-get', 'deprecated'], ['schema-drift']);
     expect(messages(check('create.returns-pet'))[0]).toMatch(/^201 body is not a Pet: categoryId/);
     expect(messages(check('get.returns-pet'))[0]).toMatch(/^GET \/pets\/\d+: the 200 body is not a Pet: categoryId/);
@@ -106,7 +134,9 @@ describe('create-get and deprecated (create.returns-pet, get.returns-pet, deprec
     expect(reasons(dep)).toEqual(['body not judged: the Pet of GET /pets/{id} is judged by get.returns-pet']);
   });
 
-  it('measures the deprecated endpoint\'s quota use against the request just before it', { timeout: 60_000 }, async () => {
+  it("measures the deprecated endpoint's quota use against the request just before it", {
+    timeout: 60_000,
+  }, async () => {
     // Under list-envelope the probe creates an animal to get; that creation must not count as the GET's.
     const check = await probeRun(['deprecated'], ['list-envelope']);
     expect(check('deprecation.behaviour-unchanged').status).toBe('pass');

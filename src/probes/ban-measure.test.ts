@@ -27,13 +27,25 @@ describe('answers', () => {
 describe('banDuration', () => {
   it('on a run clock that agrees with Date: the middle of the range, its half-width the uncertainty', () => {
     // Banned while handled in [0, 10]; still banned when handled from 119 800 on; unbanned by 120 010.
-    const d = banDuration(at(0, 10, FIXED_NOW), at(119_800, 119_810, FIXED_NOW + 119_000), at(119_900, 120_010, FIXED_NOW + 120_000));
-    expect(d).toEqual({ seconds: 119.9, uncertaintySeconds: 0.1, clock: 'run clock, agreeing with the target Date headers' });
+    const d = banDuration(
+      at(0, 10, FIXED_NOW),
+      at(119_800, 119_810, FIXED_NOW + 119_000),
+      at(119_900, 120_010, FIXED_NOW + 120_000),
+    );
+    expect(d).toEqual({
+      seconds: 119.9,
+      uncertaintySeconds: 0.1,
+      clock: 'run clock, agreeing with the target Date headers',
+    });
   });
 
   it('by the Date headers alone when the run clock runs at another rate than the target', () => {
     // 2 s of run clock, but the target's Date says 120 s went by (a target on a clock 60 times faster).
-    const d = banDuration(at(0, 10, FIXED_NOW), at(1_800, 1_810, FIXED_NOW + 108_000), at(2_000, 2_010, FIXED_NOW + 120_000));
+    const d = banDuration(
+      at(0, 10, FIXED_NOW),
+      at(1_800, 1_810, FIXED_NOW + 108_000),
+      at(2_000, 2_010, FIXED_NOW + 120_000),
+    );
     expect(d).toEqual({ seconds: 120, uncertaintySeconds: 1.1, clock: 'target Date headers' });
   });
 

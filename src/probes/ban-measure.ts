@@ -35,13 +35,15 @@ export interface BanDuration {
   clock: 'run clock, agreeing with the target Date headers' | 'target Date headers' | 'run clock (no Date header)';
 }
 
-
 const tenths = (ms: number) => Math.round(ms / 100) / 10;
 
 /** Run-clock wall time of a monotonic instant of the exchange (localTime is the wall time at `timing.done`). */
 export const wallAt = (ex: Exchange, mono: number) => ex.localTime - (ex.timing.done - mono);
 /** When the target may have handled the request: after it was sent, before its response's headers arrived. */
-const handled = (ex: Exchange) => ({ from: wallAt(ex, ex.timing.sent), to: wallAt(ex, ex.timing.headers ?? ex.timing.done) });
+const handled = (ex: Exchange) => ({
+  from: wallAt(ex, ex.timing.sent),
+  to: wallAt(ex, ex.timing.headers ?? ex.timing.done),
+});
 
 /**
  * The ban's duration from its first answer `ban`, the last banned answer and the first one after it (`end`).
@@ -56,12 +58,17 @@ export function banDuration(ban: Exchange, lastBanned: Exchange, end: Exchange):
   const halfMs = (longest - shortest) / 2;
   const from = dateOf(ban);
   const to = dateOf(end);
-  if (from === null || to === null) return { seconds: tenths(localMs), uncertaintySeconds: tenths(halfMs), clock: 'run clock (no Date header)' };
+  if (from === null || to === null)
+    return { seconds: tenths(localMs), uncertaintySeconds: tenths(halfMs), clock: 'run clock (no Date header)' };
   const dateMs = to - from;
   // Both Dates are floored to the second: on a clock at the target's rate they differ from the run clock's
   // measure by less than a second (plus the range's half-width).
   if (Math.abs(localMs - dateMs) <= 1000 + halfMs) {
-    return { seconds: tenths(localMs), uncertaintySeconds: tenths(halfMs), clock: 'run clock, agreeing with the target Date headers' };
+    return {
+      seconds: tenths(localMs),
+      uncertaintySeconds: tenths(halfMs),
+      clock: 'run clock, agreeing with the target Date headers',
+    };
   }
   return { seconds: dateMs / 1000, uncertaintySeconds: tenths(halfMs) + 1, clock: 'target Date headers' };
 }

@@ -46,7 +46,21 @@ function expectMeasured(report: Report, n: number, s: number): void {
 describe.concurrent('the ban probe measures the ban', () => {
   it('on the embedded server with --ban-threshold 3 --ban-seconds 120 (the CLI)', async () => {
     const s = scratch('petload-ban-');
-    const r = await runCli(['run', 'ban-probe', '--plan', 'free', '--ban-threshold', '3', '--ban-seconds', '120', '--time-scale', String(SCALE), '--quiet', '--report-dir', `${s.dir}/r`]);
+    const r = await runCli([
+      'run',
+      'ban-probe',
+      '--plan',
+      'free',
+      '--ban-threshold',
+      '3',
+      '--ban-seconds',
+      '120',
+      '--time-scale',
+      String(SCALE),
+      '--quiet',
+      '--report-dir',
+      `${s.dir}/r`,
+    ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const report = readReportJson(`${s.dir}/r`);
@@ -55,18 +69,33 @@ describe.concurrent('the ban probe measures the ban', () => {
   });
 
   it('on a reference server as --target, banning after 7 knocks for 300 s of its scaled clock', async (ctx: TestContext) => {
-    const keys = parseKeys({ keys: [{ key: 'SECRET-free-victim-0123456789', plan: 'free', sacrificial: true }] }, 'test');
+    const keys = parseKeys(
+      { keys: [{ key: 'SECRET-free-victim-0123456789', plan: 'free', sacrificial: true }] },
+      'test',
+    );
     const clock = createClock(SCALE);
     const server = await createReferenceServer({ keys, clock, banThreshold: 7, banSeconds: 300 });
     ctx.onTestFinished(() => server.close());
     const s = scratch('petload-ban-');
-    const result = await runScenario({ scenario: loadScenario('ban-probe'), target: server.url, keys, targetClock: clock, reportDir: `${s.dir}/r` });
+    const result = await runScenario({
+      scenario: loadScenario('ban-probe'),
+      target: server.url,
+      keys,
+      targetClock: clock,
+      reportDir: `${s.dir}/r`,
+    });
     expectMeasured(result.report, 7, 300);
   });
 
   it('does not pass when no knock changes the answer within its bound', async () => {
     const s = scratch('petload-ban-');
-    const result = await runScenario({ scenario: loadScenario('ban-probe'), plans: ['free'], timeScale: SCALE, ban: { threshold: 10_000 }, reportDir: `${s.dir}/r` });
+    const result = await runScenario({
+      scenario: loadScenario('ban-probe'),
+      plans: ['free'],
+      timeScale: SCALE,
+      ban: { threshold: 10_000 },
+      reportDir: `${s.dir}/r`,
+    });
     const ban = banOutcome(result.report);
     expect(ban.status).toBe('skip');
     expect(ban.reasons.join()).toMatch(/^no change within the bound: \d+ knocks inside [1-3] Retry-After wait\(s\)/);

@@ -79,7 +79,8 @@ async function knockInside(ctx: ProbeContext, key: ApiKey, tag: string, refusal:
     const ex = await ctx.send(knockSpec(key, tag));
     round.knocks++;
     if (ex.status === null) round.lost++;
-    else if (isAccepted(ex)) break; // the refusal ended early: no ban in this one
+    else if (isAccepted(ex))
+      break; // the refusal ended early: no ban in this one
     else {
       // A wait that ends beyond the refusal's latest end, even counted from the knock's send (and rounded up).
       const ra = retryAfterMs(ex);
@@ -152,7 +153,8 @@ export const banProbe: Probe = {
   async run(ctx, plan) {
     if (plan === null) return;
     const victim = ctx.keyStates.all().find((s) => s.key.plan === plan && s.key.sacrificial && !s.suspectedBan);
-    if (!victim) return ctx.ledger.skip(ID, plan, `opt-in: needs a ${plan} key marked "sacrificial": true in the keys file`);
+    if (!victim)
+      return ctx.ledger.skip(ID, plan, `opt-in: needs a ${plan} key marked "sacrificial": true in the keys file`);
     const key = victim.key;
     const tag = probeTag('ban');
     const info = (name: string, value: unknown) => ctx.ledger.info(ID, plan, name, value);
@@ -166,7 +168,10 @@ export const banProbe: Probe = {
     let refusals = 0;
     let rolledOver = 0;
     // On a scaled clock (the embedded server), real time is what runs short: say which knob gives more of it.
-    const slower = ctx.clock.scale > 1 ? `; the clock runs ${ctx.clock.scale} times faster than real time, and a smaller --time-scale leaves more real time in each window` : '';
+    const slower =
+      ctx.clock.scale > 1
+        ? `; the clock runs ${ctx.clock.scale} times faster than real time, and a smaller --time-scale leaves more real time in each window`
+        : '';
     for (let i = 0; i < MAX_ROUNDS && !ctx.signal.aborted; i++) {
       // Start on a key that may be sent on: past the previous refusal and any Retry-After it got (bounded).
       const bound = ctx.clock.now() + (MINUTE_S + 2) * 1000;
@@ -182,7 +187,10 @@ export const banProbe: Probe = {
       if (round.change !== null) break;
     }
     if (refusals === 0) {
-      const why = rolledOver > 0 ? `: ${rolledOver} window(s) ended before the quota was used up${slower}` : ' (see ratelimit.enforced)';
+      const why =
+        rolledOver > 0
+          ? `: ${rolledOver} window(s) ended before the quota was used up${slower}`
+          : ' (see ratelimit.enforced)';
       return ctx.ledger.skip(ID, plan, `the key could not be brought to a 429 in ${rounds} attempt(s)${why}`);
     }
     info('knocks', knocks);
@@ -191,7 +199,11 @@ export const banProbe: Probe = {
     const ban = round?.change ?? null;
     if (ban === null) {
       if (knocks === 0) {
-        return ctx.ledger.skip(ID, plan, `sent no knock: in ${refusals} refusal(s) the Retry-After left too little time to knock inside it${slower}`);
+        return ctx.ledger.skip(
+          ID,
+          plan,
+          `sent no knock: in ${refusals} refusal(s) the Retry-After left too little time to knock inside it${slower}`,
+        );
       }
       ctx.note(`${plan}: no ban seen after ${knocks} knocks inside ${refusals} Retry-After wait(s).`);
       return ctx.ledger.skip(
@@ -215,8 +227,14 @@ export const banProbe: Probe = {
     if (followed.end === null) {
       victim.suspectedBan = true;
       info('banEnded', false);
-      ctx.note(`${plan}: banned after ${round!.knocks} knocks inside Retry-After (${describeAnswer(ban)}); the ban did not end within ${followed.polls} requests and ${RECOVERY_BOUND_MS / 1000} s.`);
-      return ctx.ledger.skip(ID, plan, `the ban (${describeAnswer(ban)}) did not end within the bound (${followed.polls} requests, ${RECOVERY_BOUND_MS / 1000} s): its duration and recovery were not measured`);
+      ctx.note(
+        `${plan}: banned after ${round!.knocks} knocks inside Retry-After (${describeAnswer(ban)}); the ban did not end within ${followed.polls} requests and ${RECOVERY_BOUND_MS / 1000} s.`,
+      );
+      return ctx.ledger.skip(
+        ID,
+        plan,
+        `the ban (${describeAnswer(ban)}) did not end within the bound (${followed.polls} requests, ${RECOVERY_BOUND_MS / 1000} s): its duration and recovery were not measured`,
+      );
     }
     const d = banDuration(ban, followed.lastBanned, followed.end);
     info('banEnded', true);

@@ -94,8 +94,14 @@ export interface FreshKey {
  * A key of the plan on a fresh minute window: an unused key if there is one, else the key whose window ends first,
  * after waiting for that end (bounded by the window length). `exclude` keeps keys a probe already holds.
  */
-export async function freshKey(ctx: ProbeContext, plan: PlanName, exclude: readonly ApiKey[] = []): Promise<FreshKey | null> {
-  const candidates = ctx.keyStates.all().filter((s) => s.key.plan === plan && !s.suspectedBan && !exclude.includes(s.key));
+export async function freshKey(
+  ctx: ProbeContext,
+  plan: PlanName,
+  exclude: readonly ApiKey[] = [],
+): Promise<FreshKey | null> {
+  const candidates = ctx.keyStates
+    .all()
+    .filter((s) => s.key.plan === plan && !s.suspectedBan && !exclude.includes(s.key));
   const unused = candidates.find((s) => !s.used);
   if (unused) {
     unused.used = true; // reserve it
@@ -113,7 +119,11 @@ export async function freshKey(ctx: ProbeContext, plan: PlanName, exclude: reado
  * A key of the plan whose open window has room, for probes that need headroom rather than a fresh window: the
  * schedule (src/engine/schedule.ts) gives the probe a key with room; this waits out a running Retry-After only.
  */
-export async function roomyKey(ctx: ProbeContext, plan: PlanName, exclude: readonly ApiKey[] = []): Promise<FreshKey | null> {
+export async function roomyKey(
+  ctx: ProbeContext,
+  plan: PlanName,
+  exclude: readonly ApiKey[] = [],
+): Promise<FreshKey | null> {
   const s = ctx.keyStates.all().find((st) => st.key.plan === plan && !st.suspectedBan && !exclude.includes(st.key));
   if (!s) return null;
   const how = s.used ? 'waited' : 'unused';
@@ -154,9 +164,11 @@ export async function sendPatiently(ctx: ProbeContext, spec: RequestSpec, tries 
     // An over-limit 5xx is a refusal too (in the wrong status): its Retry-After is waited as a 429's would be.
     const asked = ex.status === 429 ? null : retryAfterMs(ex);
     const until =
-      asked !== null ? ex.localTime + Math.min(asked, MINUTE_S * 1000)
-      : s.blockedUntil > ctx.clock.now() ? s.blockedUntil
-      : (s.minuteWindowEndsBy ?? ctx.clock.now() + MINUTE_S * 1000);
+      asked !== null
+        ? ex.localTime + Math.min(asked, MINUTE_S * 1000)
+        : s.blockedUntil > ctx.clock.now()
+          ? s.blockedUntil
+          : (s.minuteWindowEndsBy ?? ctx.clock.now() + MINUTE_S * 1000);
     await waitUntil(ctx, Math.min(until, ctx.clock.now() + (MINUTE_S + 2) * 1000));
     ex = await ctx.send(spec);
   }

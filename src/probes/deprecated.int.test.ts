@@ -18,14 +18,19 @@ const KEY = 'free-k1-0123456789abcdef01234567';
 type GetQuota = 'counted' | 'never' | 'refill-once';
 
 /** Answers GET /v1/pets and GET /v1/pets/1 with one animal; X-RateLimit-* on the routes asked for. */
-function target(headersOn: { list: boolean; get: boolean }, getQuota: GetQuota = 'counted'): Promise<Server & { gets: number }> {
+function target(
+  headersOn: { list: boolean; get: boolean },
+  getQuota: GetQuota = 'counted',
+): Promise<Server & { gets: number }> {
   let remaining = 60;
   let gets = 0;
   const reset = Math.ceil(Date.now() / 1000) + 60;
   const server = createServer((req, res) => {
     const json = { 'Content-Type': 'application/json' };
     if (req.headers.authorization !== `Bearer ${KEY}`) {
-      res.writeHead(401, { ...json, 'WWW-Authenticate': 'Bearer' }).end('{"code":"unauthorized","message":"no","status":401}');
+      res
+        .writeHead(401, { ...json, 'WWW-Authenticate': 'Bearer' })
+        .end('{"code":"unauthorized","message":"no","status":401}');
       return;
     }
     const pet = { id: 1, name: 'rex', categoryId: 1 };
@@ -33,11 +38,19 @@ function target(headersOn: { list: boolean; get: boolean }, getQuota: GetQuota =
     if (!list) gets++;
     const counted = list || getQuota === 'counted' || (getQuota === 'refill-once' && gets > 1);
     if (counted) remaining--;
-    const limits = { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': String(remaining), 'X-RateLimit-Reset': String(reset) };
+    const limits = {
+      'X-RateLimit-Limit': '60',
+      'X-RateLimit-Remaining': String(remaining),
+      'X-RateLimit-Reset': String(reset),
+    };
     const headers = (list ? headersOn.list : headersOn.get) ? { ...json, ...limits } : json;
     res.writeHead(200, headers).end(JSON.stringify(list ? [pet] : pet));
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(Object.defineProperty(server, 'gets', { get: () => gets }) as Server & { gets: number })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve(Object.defineProperty(server, 'gets', { get: () => gets }) as Server & { gets: number }),
+    ),
+  );
 }
 
 describe('deprecation.behaviour-unchanged without X-RateLimit-*', () => {
@@ -56,7 +69,10 @@ describe('deprecation.behaviour-unchanged without X-RateLimit-*', () => {
     dirs.push(dir);
     const { port } = server.address() as { port: number };
     const { report } = await runScenario({
-      scenario: parseScenarioText('name: deprecated-only\ndescription: the deprecated probe\nprobes: [deprecated]\n', 'inline.yaml'),
+      scenario: parseScenarioText(
+        'name: deprecated-only\ndescription: the deprecated probe\nprobes: [deprecated]\n',
+        'inline.yaml',
+      ),
       target: `http://127.0.0.1:${port}/v1`,
       keys: parseKeys({ keys: [{ key: KEY, plan: 'free' }] }, 'keys'),
       reportDir: dir,
@@ -65,10 +81,12 @@ describe('deprecation.behaviour-unchanged without X-RateLimit-*', () => {
     return report.checks.find((c) => c.id === 'deprecation.behaviour-unchanged')!;
   }
 
-  it('missing on the list and the get alike: not this check\'s failure (the 200 with a Pet passes it)', async () => {
+  it("missing on the list and the get alike: not this check's failure (the 200 with a Pet passes it)", async () => {
     const c = await statusOf({ list: false, get: false });
     expect(c.status).toBe('pass');
-    expect(c.byPlan.flatMap((p) => p.reasons).join(' ')).toMatch(/lack x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset too \(see ratelimit.headers-present\)/);
+    expect(c.byPlan.flatMap((p) => p.reasons).join(' ')).toMatch(
+      /lack x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset too \(see ratelimit.headers-present\)/,
+    );
   });
 
   it('missing on the deprecated get alone: fails', async () => {
@@ -80,7 +98,9 @@ describe('deprecation.behaviour-unchanged without X-RateLimit-*', () => {
   it('a get that is never counted against the quota fails, after measuring three times', async () => {
     const c = await statusOf({ list: true, get: true }, 'never');
     expect(c.status).toBe('fail');
-    expect(c.byPlan.flatMap((p) => p.evidence.map((e) => e.message))).toEqual([expect.stringMatching(/the deprecated endpoint does not count against the same quota as the list$/)]);
+    expect(c.byPlan.flatMap((p) => p.evidence.map((e) => e.message))).toEqual([
+      expect.stringMatching(/the deprecated endpoint does not count against the same quota as the list$/),
+    ]);
     expect(server.gets).toBe(3);
   });
 

@@ -12,6 +12,11 @@ describe('the probe registry', () => {
   });
 
   it('gives the named probes in the order of a compliance run, whatever the order asked', () => {
-    expect(probesInOrder(['ban', 'what-counts', 'auth', 'enforce']).map((p) => p.name)).toEqual(['auth', 'enforce', 'what-counts', 'ban']);
+    expect(probesInOrder(['ban', 'what-counts', 'auth', 'enforce']).map((p) => p.name)).toEqual([
+      'auth',
+      'enforce',
+      'what-counts',
+      'ban',
+    ]);
   });
 });

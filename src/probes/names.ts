@@ -6,13 +6,15 @@ export const PROBES = {
   'create-get': 'Create animals with and without status, then get each back (create.returns-pet, get.returns-pet)',
   'unknown-id': 'GET /pets/{id} of ids never created (get.unknown-404)',
   deprecated: 'The deprecated GET /pets/{id}: behaviour, quota and announcement headers (deprecation.*)',
-  enforce: 'Decrement from a fresh window to Limit+1, then the 429 and its Retry-After (ratelimit.enforced, remaining-decrements)',
+  enforce:
+    'Decrement from a fresh window to Limit+1, then the 429 and its Retry-After (ratelimit.enforced, remaining-decrements)',
   restore: 'One request once the refused window has ended (ratelimit.quota-restored)',
   'retry-after-honest': 'Wait exactly Retry-After + 250 ms after a 429, then one request (retry-after.honest)',
   burst: 'Limit+K truly simultaneous requests over Limit+K connections on a fresh window (ratelimit.no-over-admission)',
   'key-isolation': 'Exhaust key A, then use key B of the same plan (ratelimit.key-isolation)',
   'quota-drain': '50 invalid-key requests between two valid requests (auth.no-quota-drain)',
-  'what-counts': '200, 400, 404, 200 on a fresh key: which statuses lower Remaining (ratelimit.what-counts; a 429 is not measured: that needs a request inside a Retry-After)',
+  'what-counts':
+    '200, 400, 404, 200 on a fresh key: which statuses lower Remaining (ratelimit.what-counts; a 429 is not measured: that needs a request inside a Retry-After)',
   ban: 'Opt-in, sacrificial key only: keep sending after a 429 to measure the ban (ban.probe)',
 } as const;
 export type ProbeName = keyof typeof PROBES;

@@ -27,11 +27,27 @@ import {
   type ProbeContext,
 } from './context.js';
 import type { Probe } from './probe.js';
-import { announcedMinuteLimit, exhaust, HEADER_CHECKS, minuteCapacity, minuteQuota, restartedAfterAMinute, sameWindow, tripleOf, type Exhaustion } from './window.js';
+import {
+  announcedMinuteLimit,
+  exhaust,
+  HEADER_CHECKS,
+  minuteCapacity,
+  minuteQuota,
+  restartedAfterAMinute,
+  sameWindow,
+  tripleOf,
+  type Exhaustion,
+} from './window.js';
 
 const WINDOW_MS = MINUTE_S * 1000;
 
-async function withFreshKey(ctx: ProbeContext, checks: readonly CheckId[], plan: PlanName | null, body: (fk: FreshKey, plan: PlanName) => Promise<void>, pick = freshKey) {
+async function withFreshKey(
+  ctx: ProbeContext,
+  checks: readonly CheckId[],
+  plan: PlanName | null,
+  body: (fk: FreshKey, plan: PlanName) => Promise<void>,
+  pick = freshKey,
+) {
   if (plan === null) return;
   const fk = await pick(ctx, plan);
   if (!fk) return skipAll(ctx, checks, plan, `no usable ${plan} key`);
@@ -39,18 +55,25 @@ async function withFreshKey(ctx: ProbeContext, checks: readonly CheckId[], plan:
 }
 
 /** For probes that need room in a window, not a fresh one: the key the schedule gave them, as it is. */
-const withRoomyKey = (ctx: ProbeContext, checks: readonly CheckId[], plan: PlanName | null, body: (fk: FreshKey, plan: PlanName) => Promise<void>) =>
-  withFreshKey(ctx, checks, plan, body, roomyKey);
+const withRoomyKey = (
+  ctx: ProbeContext,
+  checks: readonly CheckId[],
+  plan: PlanName | null,
+  body: (fk: FreshKey, plan: PlanName) => Promise<void>,
+) => withFreshKey(ctx, checks, plan, body, roomyKey);
 
 /** Describe a refusal status for messages. */
-const refusedAs = (ex: Exchange): string => (ex.status === null ? `no response (${ex.error?.kind ?? 'error'})` : `${ex.status}`);
+const refusedAs = (ex: Exchange): string =>
+  ex.status === null ? `no response (${ex.error?.kind ?? 'error'})` : `${ex.status}`;
 
 /** A run that spanned two windows says nothing about one: try again on another fresh key, this many times. */
 const ROLLOVER_TRIES = 2;
 
-const NO_WHOLE_RESPONSE = 'a request got no whole response, so what the target counted is unknown (see contract.transport)';
+const NO_WHOLE_RESPONSE =
+  'a request got no whole response, so what the target counted is unknown (see contract.transport)';
 /** Requests of other keys, or without a valid key, counted against the key: what those checks judge. */
-const FOREIGN = 'requests with other keys or without a valid key may have been counted against this key (see ratelimit.key-isolation, auth.no-quota-drain)';
+const FOREIGN =
+  'requests with other keys or without a valid key may have been counted against this key (see ratelimit.key-isolation, auth.no-quota-drain)';
 
 export const enforceProbe: Probe = {
   name: 'enforce',
@@ -75,7 +98,7 @@ export const enforceProbe: Probe = {
       plan,
       sequential
         ? 'requests sent together were over-admitted (see ratelimit.no-over-admission), and strictly sequential requests could not reach the limit within one window, twice'
-        : 'the limiter restarted (a new window, or as much left as at the start) or a minute passed before the limit was reached, twice: the requests reached the target too slowly to spend a minute\'s quota within a minute',
+        : "the limiter restarted (a new window, or as much left as at the start) or a minute passed before the limit was reached, twice: the requests reached the target too slowly to spend a minute's quota within a minute",
     );
   },
 };
@@ -97,7 +120,12 @@ function windowInUseUntil(ctx: ProbeContext, first: Exchange, key: ApiKey, fresh
 }
 
 /** One decrement-to-Limit+1 sequence. */
-async function enforceOnce(ctx: ProbeContext, plan: PlanName, fk: FreshKey, sequential: boolean): Promise<'judged' | 'rolled-over' | 'over-admitted-concurrently'> {
+async function enforceOnce(
+  ctx: ProbeContext,
+  plan: PlanName,
+  fk: FreshKey,
+  sequential: boolean,
+): Promise<'judged' | 'rolled-over' | 'over-admitted-concurrently'> {
   const { key } = fk;
   const tag = probeTag('enforce');
   const dec = 'ratelimit.remaining-decrements';
@@ -109,20 +137,30 @@ async function enforceOnce(ctx: ProbeContext, plan: PlanName, fk: FreshKey, sequ
   let inUse = false;
   const until = first.error === null ? windowInUseUntil(ctx, first, key, fresh) : null;
   if (until !== null) {
-    ctx.log(`enforce [${plan}]: ${key.label}'s window was already open and partly spent (another client is using the key, or requests of others were counted against it); again on a fresh window`);
+    ctx.log(
+      `enforce [${plan}]: ${key.label}'s window was already open and partly spent (another client is using the key, or requests of others were counted against it); again on a fresh window`,
+    );
     await waitUntil(ctx, until);
     first = await ctx.send(cheapList(key, tag));
     fresh = true; // the window it opens is fresh, unless something else is counted against the key meanwhile
     inUse = first.error === null && windowInUseUntil(ctx, first, key, true) !== null;
     if (inUse && first.status === 429) {
       ctx.refusals.push(key, first);
-      skipAll(ctx, ['ratelimit.enforced', dec], plan, `the first request of a fresh window was refused, again after that window ended: ${FOREIGN}`);
+      skipAll(
+        ctx,
+        ['ratelimit.enforced', dec],
+        plan,
+        `the first request of a fresh window was refused, again after that window ended: ${FOREIGN}`,
+      );
       return 'judged';
     }
   }
   const t0 = tripleOf(first);
   const quota = minuteCapacity(first, key, fresh);
-  const run = await exhaust(ctx, key, tag, quota, { first, ...(sequential ? { parallel: 1, stopOnRollover: true } : {}) });
+  const run = await exhaust(ctx, key, tag, quota, {
+    first,
+    ...(sequential ? { parallel: 1, stopOnRollover: true } : {}),
+  });
   // With headers on the day window, a key with less than a minute's quota left for the day is refused sooner.
   const expected = !fresh && t0 !== null && t0.limit === key.limits.perDay ? Math.min(quota, t0.remaining + 1) : quota;
   const r = run.refusal;
@@ -149,23 +187,67 @@ async function enforceOnce(ctx: ProbeContext, plan: PlanName, fk: FreshKey, sequ
     } else if (t0 === null) {
       ctx.ledger.skip(dec, plan, `first response has no usable X-RateLimit-* (${HEADER_CHECKS})`);
     } else if (inUse) {
-      ctx.ledger.skip(dec, plan, `the window was already in use when the probe started, and again after it ended: ${FOREIGN}`);
+      ctx.ledger.skip(
+        dec,
+        plan,
+        `the window was already in use when the probe started, and again after it ended: ${FOREIGN}`,
+      );
     } else if (fresh || t0.limit === key.limits.perMinute) {
-      ctx.ledger.judge(dec, plan, t0.remaining === t0.limit - 1, () => `first request in a fresh window shows Remaining ${t0.remaining} with Limit ${t0.limit} (expected ${t0.limit - 1})`, run.first);
+      ctx.ledger.judge(
+        dec,
+        plan,
+        t0.remaining === t0.limit - 1,
+        () =>
+          `first request in a fresh window shows Remaining ${t0.remaining} with Limit ${t0.limit} (expected ${t0.limit - 1})`,
+        run.first,
+      );
     }
-    if (quota !== minuteQuota(key)) ctx.ledger.info('ratelimit.enforced', plan, 'limit', `counted against the Limit the target announces (${quota}), not the plan's figure (see ratelimit.limit-matches-plan)`);
+    if (quota !== minuteQuota(key))
+      ctx.ledger.info(
+        'ratelimit.enforced',
+        plan,
+        'limit',
+        `counted against the Limit the target announces (${quota}), not the plan's figure (see ratelimit.limit-matches-plan)`,
+      );
     const within = `within ${(run.spanMs / 1000).toFixed(1)} s of the first (target clock)`;
     if (r === null) {
-      ctx.ledger.fail('ratelimit.enforced', plan, `${run.accepted} requests accepted ${within}; the limit is ${expected} a minute: request ${expected + 1} was not refused`, run.first);
+      ctx.ledger.fail(
+        'ratelimit.enforced',
+        plan,
+        `${run.accepted} requests accepted ${within}; the limit is ${expected} a minute: request ${expected + 1} was not refused`,
+        run.first,
+      );
     } else if (run.accepted > expected) {
-      ctx.ledger.fail('ratelimit.enforced', plan, `${run.accepted} requests accepted ${within} before the first refusal (${refusedAs(r)}); the limit is ${expected} a minute`, r);
+      ctx.ledger.fail(
+        'ratelimit.enforced',
+        plan,
+        `${run.accepted} requests accepted ${within} before the first refusal (${refusedAs(r)}); the limit is ${expected} a minute`,
+        r,
+      );
     } else if (run.accepted < expected && expected - run.accepted <= others()) {
       // Refused early, by no more requests than other probes sent meanwhile (a probe whose one request must go out on
       // time): whether those count against this key is key-isolation's or no-quota-drain's to judge.
-      ctx.ledger.skip('ratelimit.enforced', plan, `refused after ${run.accepted} of ${expected} accepted requests, while other probes sent requests: ${FOREIGN}`);
+      ctx.ledger.skip(
+        'ratelimit.enforced',
+        plan,
+        `refused after ${run.accepted} of ${expected} accepted requests, while other probes sent requests: ${FOREIGN}`,
+      );
     } else if (run.accepted !== expected) {
-      ctx.ledger.fail('ratelimit.enforced', plan, `refused (${refusedAs(r)}) after ${run.accepted} accepted requests; the limit is ${expected}`, r);
-    } else if (ctx.ledger.judge('ratelimit.enforced', plan, r.status === 429, () => `request ${expected + 1} answered ${refusedAs(r)} instead of 429`, r)) {
+      ctx.ledger.fail(
+        'ratelimit.enforced',
+        plan,
+        `refused (${refusedAs(r)}) after ${run.accepted} accepted requests; the limit is ${expected}`,
+        r,
+      );
+    } else if (
+      ctx.ledger.judge(
+        'ratelimit.enforced',
+        plan,
+        r.status === 429,
+        () => `request ${expected + 1} answered ${refusedAs(r)} instead of 429`,
+        r,
+      )
+    ) {
       followUp = await refillFollowUp(ctx, plan, key, tag, run, expected);
     }
     return 'judged';
@@ -184,7 +266,14 @@ const FOLLOW_UP_MARGIN_MS = 2 * TOLERANCE_MS;
  * one that refills (a token bucket, GCRA) accepts it, and that is Limit+1 accepted within a minute.
  */
 /** Whether it sent the follow-up (the refusal it followed is then stale; a new one is left in its place). */
-async function refillFollowUp(ctx: ProbeContext, plan: PlanName, key: ApiKey, tag: string, run: Exhaustion, expected: number): Promise<boolean> {
+async function refillFollowUp(
+  ctx: ProbeContext,
+  plan: PlanName,
+  key: ApiKey,
+  tag: string,
+  run: Exhaustion,
+  expected: number,
+): Promise<boolean> {
   const r = run.refusal!;
   const wait = retryAfterMs(r);
   const minuteEnds = serverTimeOf(run.first) + WINDOW_MS - FOLLOW_UP_MARGIN_MS;
@@ -207,7 +296,11 @@ async function refillFollowUp(ctx: ProbeContext, plan: PlanName, key: ApiKey, ta
 }
 
 /** A 429 to work with: one left by an earlier probe, or a fresh key exhausted now. */
-async function refusalFor(ctx: ProbeContext, plan: PlanName, tag: string): Promise<{ key: ApiKey; ex: Exchange } | null> {
+async function refusalFor(
+  ctx: ProbeContext,
+  plan: PlanName,
+  tag: string,
+): Promise<{ key: ApiKey; ex: Exchange } | null> {
   const left = ctx.refusals.pop(plan);
   if (left) return left;
   const fk = await freshKey(ctx, plan);
@@ -223,7 +316,8 @@ function refusedWindowEnd(key: ApiKey, ex: Exchange): number {
   const t = tripleOf(ex);
   if (t && (t.limit === key.limits.perMinute || announcedMinuteLimit(ex, key, false) !== null)) {
     const reset = t.reset * 1000 + serverOffset(ex);
-    if (reset >= ex.localTime - TOLERANCE_MS && reset <= ex.localTime + WINDOW_MS + TOLERANCE_MS) end = Math.max(end, reset);
+    if (reset >= ex.localTime - TOLERANCE_MS && reset <= ex.localTime + WINDOW_MS + TOLERANCE_MS)
+      end = Math.max(end, reset);
   }
   return Math.min(end, ex.localTime + WINDOW_MS) + TOLERANCE_MS;
 }
@@ -279,12 +373,21 @@ export const retryAfterHonestProbe: Probe = {
       if (by !== 'later') {
         if (ex.status === 429) ctx.refusals.push(r.key, ex);
         if (by === 'other') return ctx.ledger.skip(id, plan, OTHER_WINDOW);
-        return ctx.ledger.fail(id, plan, `refused again (${refusedAs(ex)}) after waiting Retry-After (${wait / 1000} s) + 250 ms`, ex);
+        return ctx.ledger.fail(
+          id,
+          plan,
+          `refused again (${refusedAs(ex)}) after waiting Retry-After (${wait / 1000} s) + 250 ms`,
+          ex,
+        );
       }
       r = { key: r.key, ex };
     }
     ctx.refusals.push(r.key, r.ex);
-    ctx.ledger.skip(id, plan, `refused each time in a window that began after the wait: the key's next window was already spent (another client is using the key), or ${FOREIGN}`);
+    ctx.ledger.skip(
+      id,
+      plan,
+      `refused each time in a window that began after the wait: the key's next window was already spent (another client is using the key), or ${FOREIGN}`,
+    );
   },
 };
 
@@ -307,7 +410,13 @@ export const restoreProbe: Probe = {
       if (why !== null) return ctx.ledger.skip(id, plan, why);
       if (isAccepted(ex)) {
         const [tr, te] = [tripleOf(r.ex), tripleOf(ex)];
-        return void ctx.ledger.judge(id, plan, !(sameWindow(tr, te) && te!.remaining === 0), () => 'accepted again, but describes the refused window with Remaining 0', ex);
+        return void ctx.ledger.judge(
+          id,
+          plan,
+          !(sameWindow(tr, te) && te!.remaining === 0),
+          () => 'accepted again, but describes the refused window with Remaining 0',
+          ex,
+        );
       }
       const by = ex.status === 429 ? refusedBy(r.ex, ex) : 'same';
       if (by === 'later') {
@@ -321,10 +430,19 @@ export const restoreProbe: Probe = {
       // Refused after both Retry-After and Reset have passed: a ban is suspected; stop all traffic on the key.
       ctx.keyStates.get(r.key).suspectedBan = true;
       ctx.log(`key ${r.key.label} still refused after its window ended: suspected banned, no more traffic on it`);
-      return ctx.ledger.fail(id, plan, `still refused (${refusedAs(ex)}) after Retry-After and Reset had passed; key suspected banned`, ex);
+      return ctx.ledger.fail(
+        id,
+        plan,
+        `still refused (${refusedAs(ex)}) after Retry-After and Reset had passed; key suspected banned`,
+        ex,
+      );
     }
     if (r.ex.status === 429) ctx.refusals.push(r.key, r.ex);
-    ctx.ledger.skip(id, plan, `refused each time in a window that began after the wait: the key's next window was already spent (another client is using the key), or ${FOREIGN}`);
+    ctx.ledger.skip(
+      id,
+      plan,
+      `refused each time in a window that began after the wait: the key's next window was already spent (another client is using the key), or ${FOREIGN}`,
+    );
   },
 };
 
@@ -353,23 +471,39 @@ async function burstOnce(ctx: ProbeContext, key: ApiKey, limit: number, tag: str
  * shows a counter that missed the concurrent requests (a concurrency defect), two acceptances with nothing left show
  * no enforcement.
  */
-async function enforcesAfter(ctx: ProbeContext, b: Burst, tag: string): Promise<{ enforces: true; note: string } | { enforces: false; reason: string }> {
+async function enforcesAfter(
+  ctx: ProbeContext,
+  b: Burst,
+  tag: string,
+): Promise<{ enforces: true; note: string } | { enforces: false; reason: string }> {
   if (b.results.some(isRateLimitRefusal)) return { enforces: true, note: '' };
   const last = [...b.accepted].sort((x, y) => x.timing.done - y.timing.done).at(-1);
   const window = last === undefined ? null : tripleOf(last);
   for (let i = 0; i < 2; i++) {
     const ex = await ctx.send(cheapList(b.key, tag));
-    if (ex.error !== null) return { enforces: false, reason: `the request after the burst got no whole response (see contract.transport)` };
+    if (ex.error !== null)
+      return { enforces: false, reason: `the request after the burst got no whole response (see contract.transport)` };
     if (isRateLimitRefusal(ex)) return { enforces: true, note: '; a request sent afterwards was refused' };
     const t = tripleOf(ex);
     if (window !== null && t !== null && !sameWindow(window, t)) {
-      return { enforces: false, reason: 'the window ended before a request after the burst could show whether the target enforces its limit; not judged' };
+      return {
+        enforces: false,
+        reason:
+          'the window ended before a request after the burst could show whether the target enforces its limit; not judged',
+      };
     }
     if (isAccepted(ex) && t !== null && t.remaining > 0) {
-      return { enforces: true, note: `; a request sent afterwards was accepted with Remaining ${t.remaining}: the counter missed requests of the burst` };
+      return {
+        enforces: true,
+        note: `; a request sent afterwards was accepted with Remaining ${t.remaining}: the counter missed requests of the burst`,
+      };
     }
   }
-  return { enforces: false, reason: 'the target accepts sequential requests beyond its limit, so a burst cannot show over-admission (see ratelimit.enforced)' };
+  return {
+    enforces: false,
+    reason:
+      'the target accepts sequential requests beyond its limit, so a burst cannot show over-admission (see ratelimit.enforced)',
+  };
 }
 
 export const burstProbe: Probe = {
@@ -384,12 +518,25 @@ export const burstProbe: Probe = {
       if (b.accepted.length > b.limit) {
         // A target that announces another Limit for the minute (limit-matches-plan's defect) is judged by what it
         // announces: burst again, on another fresh key, with that Limit.
-        const announced = Math.max(0, ...b.accepted.map((e) => announcedMinuteLimit(e, fk.key, fk.how === 'unused') ?? 0));
+        const announced = Math.max(
+          0,
+          ...b.accepted.map((e) => announcedMinuteLimit(e, fk.key, fk.how === 'unused') ?? 0),
+        );
         const limit = Math.min(announced, fk.key.limits.perDay);
         if (limit > b.limit) {
           const again = await freshKey(ctx, plan);
-          if (!again) return ctx.ledger.skip(id, plan, `the target announces Limit ${announced} (see ratelimit.limit-matches-plan), and no fresh ${plan} key is left to burst with it`);
-          ctx.ledger.info(id, plan, 'limit', `judged against the Limit the target announces (${limit}), not the plan's figure (see ratelimit.limit-matches-plan)`);
+          if (!again)
+            return ctx.ledger.skip(
+              id,
+              plan,
+              `the target announces Limit ${announced} (see ratelimit.limit-matches-plan), and no fresh ${plan} key is left to burst with it`,
+            );
+          ctx.ledger.info(
+            id,
+            plan,
+            'limit',
+            `judged against the Limit the target announces (${limit}), not the plan's figure (see ratelimit.limit-matches-plan)`,
+          );
           b = await burstOnce(ctx, again.key, limit, tag);
         }
       }
@@ -400,7 +547,8 @@ export const burstProbe: Probe = {
       if (accepted.length > limit) {
         // Over the limit in total: judge each window the responses describe, since a burst may straddle two.
         const perWindow = new Map<string, number>();
-        for (const t of triples) if (t) perWindow.set(`${t.limit}/${t.reset}`, (perWindow.get(`${t.limit}/${t.reset}`) ?? 0) + 1);
+        for (const t of triples)
+          if (t) perWindow.set(`${t.limit}/${t.reset}`, (perWindow.get(`${t.limit}/${t.reset}`) ?? 0) + 1);
         const worst = Math.max(0, ...perWindow.values());
         const span = Math.max(...results.map((e) => e.timing.done)) - Math.min(...results.map((e) => e.timing.sent));
         const resets = triples.flatMap((t) => (t ? [t.reset] : []));
@@ -419,20 +567,37 @@ export const burstProbe: Probe = {
           return ctx.ledger.info(id, plan, 'note', 'the burst straddled two windows; each admitted at most the limit');
         }
         if (perWindow.size <= 1 && span >= WINDOW_MS - TOLERANCE_MS) {
-          const slower = ctx.clock.scale > 1 ? ` (the clock runs ${ctx.clock.scale} times faster than real time: a smaller --time-scale leaves more real time in each window)` : '';
+          const slower =
+            ctx.clock.scale > 1
+              ? ` (the clock runs ${ctx.clock.scale} times faster than real time: a smaller --time-scale leaves more real time in each window)`
+              : '';
           return ctx.ledger.skip(id, plan, `the burst lasted a whole window; not judged${slower}`);
         }
         const pre = await enforcesAfter(ctx, b, tag);
         if (!pre.enforces) return ctx.ledger.skip(id, plan, pre.reason);
-        return ctx.ledger.fail(id, plan, `${accepted.length} of ${n} simultaneous requests accepted; the limit is ${limit}${pre.note}`, evidence);
+        return ctx.ledger.fail(
+          id,
+          plan,
+          `${accepted.length} of ${n} simultaneous requests accepted; the limit is ${limit}${pre.note}`,
+          evidence,
+        );
       }
       ctx.ledger.pass(id, plan);
       // Repeated Remaining values among the accepted answers (within one window) are a fact, not a failure: a server
       // may read Remaining after several increments have landed.
       const seen = new Map<string, number>();
-      for (const t of triples) if (t) seen.set(`${t.limit}/${t.reset}/${t.remaining}`, (seen.get(`${t.limit}/${t.reset}/${t.remaining}`) ?? 0) + 1);
+      for (const t of triples)
+        if (t)
+          seen.set(`${t.limit}/${t.reset}/${t.remaining}`, (seen.get(`${t.limit}/${t.reset}/${t.remaining}`) ?? 0) + 1);
       const repeated = [...seen.values()].filter((c) => c > 1).reduce((a, c) => a + c, 0);
-      ctx.ledger.info(id, plan, 'repeatedRemaining', repeated === 0 ? 'every accepted answer showed its own Remaining' : `${repeated} accepted answers shared a Remaining value with another`);
+      ctx.ledger.info(
+        id,
+        plan,
+        'repeatedRemaining',
+        repeated === 0
+          ? 'every accepted answer showed its own Remaining'
+          : `${repeated} accepted answers shared a Remaining value with another`,
+      );
     });
   },
 };
@@ -444,7 +609,8 @@ export const keyIsolationProbe: Probe = {
   async run(ctx, plan) {
     if (plan === null) return;
     const id = 'ratelimit.key-isolation';
-    if (keysOf(ctx, plan).length < 2) return ctx.ledger.skip(id, plan, `needs two keys of one plan; the keys file has one usable ${plan} key`);
+    if (keysOf(ctx, plan).length < 2)
+      return ctx.ledger.skip(id, plan, `needs two keys of one plan; the keys file has one usable ${plan} key`);
     const a = await roomyKey(ctx, plan);
     if (!a) return ctx.ledger.skip(id, plan, `no usable ${plan} key`);
     const b = await roomyKey(ctx, plan, [a.key]);
@@ -458,7 +624,13 @@ export const keyIsolationProbe: Probe = {
     const after = await ctx.send(cheapList(b.key, tag));
     const why = notJudgeable(after);
     if (why !== null) return ctx.ledger.skip(id, plan, why);
-    if (!isAccepted(after)) return ctx.ledger.fail(id, plan, `after exhausting key ${a.key.label}, key ${b.key.label} is refused (${refusedAs(after)})`, after);
+    if (!isAccepted(after))
+      return ctx.ledger.fail(
+        id,
+        plan,
+        `after exhausting key ${a.key.label}, key ${b.key.label} is refused (${refusedAs(after)})`,
+        after,
+      );
     const [tb, ta] = [tripleOf(before), tripleOf(after)];
     // A new window for B in between: B was accepted, which is all that can be judged.
     if (!sameWindow(tb, ta)) return ctx.ledger.pass(id, plan);
@@ -467,7 +639,8 @@ export const keyIsolationProbe: Probe = {
       id,
       plan,
       ta!.remaining >= tb!.remaining - 1,
-      () => `key B's Remaining went ${tb!.remaining} → ${ta!.remaining} while key A was exhausted (expected at least ${tb!.remaining - 1})`,
+      () =>
+        `key B's Remaining went ${tb!.remaining} → ${ta!.remaining} while key A was exhausted (expected at least ${tb!.remaining - 1})`,
       after,
     );
   },
@@ -499,7 +672,8 @@ export const quotaDrainProbe: Probe = {
             auth: { kind: 'raw', header: `Bearer pl-invalid-${randomBytes(8).toString('hex')}`, label: 'unknown key' },
             tag,
           });
-          if (ex.status === 429) await waitUntil(ctx, ex.localTime + Math.min(retryAfterMs(ex) ?? WINDOW_MS, WINDOW_MS));
+          if (ex.status === 429)
+            await waitUntil(ctx, ex.localTime + Math.min(retryAfterMs(ex) ?? WINDOW_MS, WINDOW_MS));
           else sent++;
         }
         const last = await ctx.send(cheapList(fk.key, tag));
@@ -507,7 +681,12 @@ export const quotaDrainProbe: Probe = {
         if (why !== null) return ctx.ledger.skip(id, plan, why);
         const [t1, t2] = [tripleOf(first), tripleOf(last)];
         if (!isAccepted(last) && isAccepted(first)) {
-          return ctx.ledger.fail(id, plan, `after ${sent} requests with invalid keys, the valid key is refused (${refusedAs(last)})`, last);
+          return ctx.ledger.fail(
+            id,
+            plan,
+            `after ${sent} requests with invalid keys, the valid key is refused (${refusedAs(last)})`,
+            last,
+          );
         }
         if (!t1 || !t2) return ctx.ledger.skip(id, plan, `no usable X-RateLimit-* headers (${HEADER_CHECKS})`);
         if (!sameWindow(t1, t2)) {
@@ -528,7 +707,8 @@ export const quotaDrainProbe: Probe = {
           id,
           plan,
           fall <= 0,
-          () => `Remaining went ${t1.remaining} → ${t2.remaining} across ${sent} invalid-key requests (expected at least ${t1.remaining - 1})`,
+          () =>
+            `Remaining went ${t1.remaining} → ${t2.remaining} across ${sent} invalid-key requests (expected at least ${t1.remaining - 1})`,
           last,
         );
       }
@@ -561,7 +741,11 @@ async function countOnce(ctx: ProbeContext, key: ApiKey, tag: string): Promise<C
     prev = ex;
     if (p === null || label === '200') continue;
     if (String(ex.status) !== label) {
-      facts.push({ label, fact: `not measured: the probe got ${ex.status ?? 'no response'} instead`, ambiguous: false });
+      facts.push({
+        label,
+        fact: `not measured: the probe got ${ex.status ?? 'no response'} instead`,
+        ambiguous: false,
+      });
       continue;
     }
     const [tp, tc] = [tripleOf(p), tripleOf(ex)];
@@ -593,11 +777,17 @@ export const whatCountsProbe: Probe = {
         '429': 'not measured: it would need a request inside a Retry-After, which petload never sends',
       };
       for (const f of counted) {
-        facts[f.label] ??= f.ambiguous ? `not measured: other probes had requests out meanwhile, and ${FOREIGN}` : f.fact;
+        facts[f.label] ??= f.ambiguous
+          ? `not measured: other probes had requests out meanwhile, and ${FOREIGN}`
+          : f.fact;
       }
       for (const [k, v] of Object.entries(facts)) ctx.ledger.info(id, plan, k, v);
       ctx.ledger.pass(id, plan);
-      ctx.note(`${plan}: quota use by status: ${Object.entries(facts).map(([k, v]) => `${k} ${v.split(':')[0]}`).join(', ')}.`);
+      ctx.note(
+        `${plan}: quota use by status: ${Object.entries(facts)
+          .map(([k, v]) => `${k} ${v.split(':')[0]}`)
+          .join(', ')}.`,
+      );
     });
   },
 };

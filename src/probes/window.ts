@@ -45,7 +45,7 @@ export const minuteQuota = (key: ApiKey) => Math.min(key.limits.perMinute, key.l
 export function announcedMinuteLimit(ex: Exchange, key: ApiKey, fresh: boolean): number | null {
   const t = tripleOf(ex);
   if (t === null || t.limit === key.limits.perMinute) return null;
-  if (t.reset * 1000 - serverTimeOf(ex) > (MINUTE_S * 1000) + TOLERANCE_MS) return null;
+  if (t.reset * 1000 - serverTimeOf(ex) > MINUTE_S * 1000 + TOLERANCE_MS) return null;
   if (t.limit === key.limits.perDay && !fresh && t.remaining !== t.limit - 1) return null;
   return t.limit;
 }
@@ -62,7 +62,13 @@ export function minuteCapacity(first: Exchange, key: ApiKey, fresh: boolean): nu
  * window that restarts sooner (a Reset a few seconds on) is a limit over a shorter window: the count goes on.
  */
 export function restartedAfterAMinute(t0: Triple | null, t: Triple | null): boolean {
-  return t0 !== null && t !== null && t.limit === t0.limit && t.remaining >= t0.remaining && t.reset >= t0.reset + MINUTE_S - 1;
+  return (
+    t0 !== null &&
+    t !== null &&
+    t.limit === t0.limit &&
+    t.remaining >= t0.remaining &&
+    t.reset >= t0.reset + MINUTE_S - 1
+  );
 }
 
 export interface Exhaustion {
@@ -110,7 +116,13 @@ const OVERSHOOT = 8;
  * Whether the sequence stayed within one stretch of the limiter is told by what it admitted and by the clock, not
  * by Reset: a bucket's Reset (when it is full again) moves forward with every request, a window's stays put.
  */
-export async function exhaust(ctx: ProbeContext, key: ApiKey, tag: string, capOf: number | ((first: Exchange) => number), opts: ExhaustOptions = {}): Promise<Exhaustion> {
+export async function exhaust(
+  ctx: ProbeContext,
+  key: ApiKey,
+  tag: string,
+  capOf: number | ((first: Exchange) => number),
+  opts: ExhaustOptions = {},
+): Promise<Exhaustion> {
   const first = opts.first ?? (await ctx.send(cheapList(key, tag)));
   const cap = typeof capOf === 'number' ? capOf : capOf(first);
   const parallel = Math.max(1, opts.parallel ?? PARALLEL);
@@ -151,8 +163,18 @@ export async function exhaust(ctx: ProbeContext, key: ApiKey, tag: string, capOf
   const end = refusal ?? last;
   const spanMs = Math.max(0, serverTimeOf(end) - serverTimeOf(first));
   // The time the sequence took on the local clock too (a target without Date, or one that outlived its minute).
-  const outlived = (refusal ?? last).localTime - firstLocal > ROLLOVER_SPAN_MS || (refusal === null && ctx.clock.now() - firstLocal > ROLLOVER_SPAN_MS);
-  return { first, accepted, refusal, rolledOver: restarted || spanMs > ROLLOVER_SPAN_MS || outlived, spanMs, lost, concurrent };
+  const outlived =
+    (refusal ?? last).localTime - firstLocal > ROLLOVER_SPAN_MS ||
+    (refusal === null && ctx.clock.now() - firstLocal > ROLLOVER_SPAN_MS);
+  return {
+    first,
+    accepted,
+    refusal,
+    rolledOver: restarted || spanMs > ROLLOVER_SPAN_MS || outlived,
+    spanMs,
+    lost,
+    concurrent,
+  };
 }
 
 /** Refusals a probe left behind (a key with a 429 and nothing sent since), for the next probe that needs one. */
@@ -183,7 +205,8 @@ export function openedBefore(first: Exchange, t: Triple | null, key: ApiKey): bo
  */
 export function refusedInLaterWindow(waited: Exchange, again: Exchange, key: ApiKey): boolean {
   const [a, b] = [tripleOf(waited), tripleOf(again)];
-  if (again.status !== 429 || a === null || b === null || b.limit !== key.limits.perMinute || b.remaining !== 0) return false;
+  if (again.status !== 429 || a === null || b === null || b.limit !== key.limits.perMinute || b.remaining !== 0)
+    return false;
   const wait = retryAfterMs(again);
   return b.reset > a.reset && wait !== null && wait <= (MINUTE_S + 1) * 1000;
 }

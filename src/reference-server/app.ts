@@ -103,7 +103,10 @@ export class ReferenceApp {
       this.keyStates.set(k, { quota, ban: new BanGuard(config.ban) });
     }
     this.bypass = this.fault['auth-bypass']
-      ? { quota: new Quota(this.fault['wrong-plan-limit'] ? PLANS.business : PLANS.free), ban: new BanGuard(config.ban) }
+      ? {
+          quota: new Quota(this.fault['wrong-plan-limit'] ? PLANS.business : PLANS.free),
+          ban: new BanGuard(config.ban),
+        }
       : undefined;
     this.store = new PetStore(config.seed);
     this.random = createPrng(config.seed);
@@ -111,10 +114,12 @@ export class ReferenceApp {
       WWW_AUTHENTICATE,
       CHALLENGE_MISSING,
     ]);
-    this.invalidKey = this.error(401, 'invalid_key', 'the API key is not valid (send Authorization: Bearer <API_KEY>)', [
-      WWW_AUTHENTICATE,
-      CHALLENGE_INVALID,
-    ]);
+    this.invalidKey = this.error(
+      401,
+      'invalid_key',
+      'the API key is not valid (send Authorization: Bearer <API_KEY>)',
+      [WWW_AUTHENTICATE, CHALLENGE_INVALID],
+    );
   }
 
   /** The `request` listener. Never throws. */
@@ -216,7 +221,13 @@ export class ReferenceApp {
   }
 
   /** Requests without a valid key: limited per client address with the Free figures, never touching a key's quota. */
-  private unauthenticated(req: IncomingMessage, res: ServerResponse, cred: Credential, now: number, truncate: boolean): void {
+  private unauthenticated(
+    req: IncomingMessage,
+    res: ServerResponse,
+    cred: Credential,
+    now: number,
+    truncate: boolean,
+  ): void {
     const quota = this.addresses.quota(req.socket.remoteAddress ?? 'unknown', now);
     const until = this.fault['limit-not-enforced'] ? 0 : quota.refusedUntil();
     if (until !== 0) {
@@ -247,7 +258,12 @@ export class ReferenceApp {
       if (method === 'GET') return this.getPet(path.slice(PET_PREFIX.length));
       return this.error(405, 'method_not_allowed', `${method ?? ''} is not allowed on /pets/{petId}`, ['Allow', 'GET']);
     }
-    return this.error(404, 'not_found', 'no such endpoint (the interface has GET /v1/pets, POST /v1/pets, GET /v1/pets/{petId})', NONE);
+    return this.error(
+      404,
+      'not_found',
+      'no such endpoint (the interface has GET /v1/pets, POST /v1/pets, GET /v1/pets/{petId})',
+      NONE,
+    );
   }
 
   private listPets(qs: string): Answer {
@@ -329,7 +345,14 @@ export class ReferenceApp {
       let reset = Math.ceil(view.resetMs / 1000);
       if (this.fault['reset-in-ms']) reset = view.resetMs;
       else if (this.fault['reset-as-delta']) reset = Math.ceil((view.resetMs - now) / 1000);
-      headers.push('X-RateLimit-Limit', String(view.limit), 'X-RateLimit-Remaining', String(remaining), 'X-RateLimit-Reset', String(reset));
+      headers.push(
+        'X-RateLimit-Limit',
+        String(view.limit),
+        'X-RateLimit-Remaining',
+        String(remaining),
+        'X-RateLimit-Reset',
+        String(reset),
+      );
     }
     for (const h of answer.headers) headers.push(h);
     if (answer.close === true) headers.push('Connection', 'close');
@@ -350,7 +373,12 @@ export class ReferenceApp {
    */
   private internalError(res: ServerResponse, e: unknown): void {
     if (res.headersSent || res.destroyed) return;
-    const body = errorJson(500, 'internal_error', `reference server bug: ${e instanceof Error ? e.message : String(e)}`, true);
+    const body = errorJson(
+      500,
+      'internal_error',
+      `reference server bug: ${e instanceof Error ? e.message : String(e)}`,
+      true,
+    );
     res.sendDate = false;
     res.writeHead(500, ['Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body))]);
     res.end(body);
@@ -371,7 +399,8 @@ function writeAnswer(res: ServerResponse, status: number, headers: string[], bod
 /** The `accept-invalid` fault: make a valid NewPet out of whatever was sent, so only creation is wrong. */
 function coerceNewPet(text: string): NewPet {
   const json = parseJson(text);
-  const o = json.ok && typeof json.value === 'object' && json.value !== null ? (json.value as Record<string, unknown>) : {};
+  const o =
+    json.ok && typeof json.value === 'object' && json.value !== null ? (json.value as Record<string, unknown>) : {};
   const statuses: readonly unknown[] = PET_STATUSES;
   return {
     name: typeof o.name === 'string' ? o.name : String(o.name ?? 'unnamed'),

@@ -19,7 +19,9 @@ export function parseAuthorization(header: string | undefined): Credential {
  * and this runs on every request; older Node 20 releases get the Hash object.
  */
 const digest: (secret: string) => Buffer =
-  typeof crypto.hash === 'function' ? (secret) => crypto.hash('sha256', secret, 'buffer') : (secret) => crypto.createHash('sha256').update(secret).digest();
+  typeof crypto.hash === 'function'
+    ? (secret) => crypto.hash('sha256', secret, 'buffer')
+    : (secret) => crypto.createHash('sha256').update(secret).digest();
 
 /**
  * The valid keys. Lookup compares SHA-256 digests with `timingSafeEqual` against every key, without an

@@ -17,14 +17,21 @@ afterEach(async () => {
 });
 
 async function start(faults: FaultName[], options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
-  const s = await createReferenceServer({ keys: [free, freeB, pro, business], clock: manualClock(T0), faults, ...options });
+  const s = await createReferenceServer({
+    keys: [free, freeB, pro, business],
+    clock: manualClock(T0),
+    faults,
+    ...options,
+  });
   servers.push(s);
   return s;
 }
 
 /** Everything a client can see of a response except the connection management. */
 function seen(r: Reply): string {
-  const headers = [...r.headers].filter(([k]) => k !== 'connection' && k !== 'keep-alive').map(([k, v]) => `${k}: ${v}`);
+  const headers = [...r.headers]
+    .filter(([k]) => k !== 'connection' && k !== 'keep-alive')
+    .map(([k, v]) => `${k}: ${v}`);
   return `${r.status} ${headers.join(' | ')} ${r.text}`;
 }
 
@@ -49,7 +56,19 @@ async function fingerprint(s: ReferenceServer): Promise<Record<string, string>> 
   return out;
 }
 
-const ALL = ['listSold', 'get', 'getUnknown', 'create', 'noKey', 'unknownKey', 'listAfterUnknown', 'createInvalid', 'listAfterInvalid', 'overLimit', 'otherKey'];
+const ALL = [
+  'listSold',
+  'get',
+  'getUnknown',
+  'create',
+  'noKey',
+  'unknownKey',
+  'listAfterUnknown',
+  'createInvalid',
+  'listAfterInvalid',
+  'overLimit',
+  'otherKey',
+];
 const WITH_KEY = ALL.filter((e) => e !== 'noKey' && e !== 'unknownKey');
 const PET_BODIES = ['listSold', 'get', 'create', 'listAfterUnknown', 'listAfterInvalid', 'otherKey'];
 const LISTS = ['listSold', 'listAfterUnknown', 'listAfterInvalid', 'otherKey'];
@@ -83,10 +102,31 @@ const CHANGES: Record<Exclude<FaultName, 'flaky'>, string[]> = {
 
 describe('each fault switches on exactly its misbehaviour', () => {
   it('the fault table names exactly the faults of the catalogue (checks.md), and each is tested here', () => {
-    const catalogue = ['reset-in-ms', 'reset-as-delta', 'retry-after-missing', 'retry-after-ms', 'retry-after-short',
-      'remaining-off-by-one', 'no-headers-on-errors', 'no-headers-on-429', 'limit-not-enforced', 'wrong-plan-limit',
-      'over-limit-503', 'non-atomic-counter', 'shared-quota', 'invalid-keys-drain', 'schema-drift', 'list-envelope',
-      'ignore-limit', 'ignore-status-filter', 'accept-invalid', 'error-shape', 'auth-bypass', 'slow', 'flaky'];
+    const catalogue = [
+      'reset-in-ms',
+      'reset-as-delta',
+      'retry-after-missing',
+      'retry-after-ms',
+      'retry-after-short',
+      'remaining-off-by-one',
+      'no-headers-on-errors',
+      'no-headers-on-429',
+      'limit-not-enforced',
+      'wrong-plan-limit',
+      'over-limit-503',
+      'non-atomic-counter',
+      'shared-quota',
+      'invalid-keys-drain',
+      'schema-drift',
+      'list-envelope',
+      'ignore-limit',
+      'ignore-status-filter',
+      'accept-invalid',
+      'error-shape',
+      'auth-bypass',
+      'slow',
+      'flaky',
+    ];
     expect([...FAULT_NAMES].sort()).toEqual(catalogue.sort());
     expect([...Object.keys(CHANGES), 'flaky'].sort()).toEqual(catalogue.sort());
   });
@@ -153,7 +193,11 @@ describe('what each fault does', () => {
 
   it('no-headers-on-errors: no triple on 400, 401 and 404; still on 200 and 429', async () => {
     const s = await start(['no-headers-on-errors']);
-    for (const r of [await call(s.url, '/pets?limit=0', { auth: free }), await call(s.url, '/pets'), await call(s.url, '/pets/0', { auth: free })]) {
+    for (const r of [
+      await call(s.url, '/pets?limit=0', { auth: free }),
+      await call(s.url, '/pets'),
+      await call(s.url, '/pets/0', { auth: free }),
+    ]) {
       expect(r.headers.get('x-ratelimit-limit')).toBeNull();
     }
     expect(rate(await call(s.url, '/pets', { auth: free })).limit).toBe(60);
@@ -166,7 +210,11 @@ describe('what each fault does', () => {
     await exhaust(s);
     const r = await call(s.url, '/pets', { auth: free });
     expect(r.status).toBe(429);
-    expect([r.headers.get('x-ratelimit-limit'), r.headers.get('x-ratelimit-remaining'), r.headers.get('x-ratelimit-reset')]).toEqual([null, null, null]);
+    expect([
+      r.headers.get('x-ratelimit-limit'),
+      r.headers.get('x-ratelimit-remaining'),
+      r.headers.get('x-ratelimit-reset'),
+    ]).toEqual([null, null, null]);
     expect(rate(await call(s.url, '/pets')).limit).toBe(60);
   });
 
@@ -220,7 +268,8 @@ describe('what each fault does', () => {
   it('invalid-keys-drain: unknown keys are still refused but charged to the real keys', async () => {
     const s = await start(['invalid-keys-drain']);
     const before = rate(await call(s.url, '/pets', { auth: free })).remaining;
-    for (let i = 0; i < 5; i++) expect((await call(s.url, '/pets', { auth: { header: `Bearer unknown-${i}-xxxx` } })).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await call(s.url, '/pets', { auth: { header: `Bearer unknown-${i}-xxxx` } })).status).toBe(401);
     expect(rate(await call(s.url, '/pets', { auth: free })).remaining).toBe(before - 6);
   });
 
@@ -228,7 +277,9 @@ describe('what each fault does', () => {
     const s = await start(['schema-drift']);
     const list = (await call(s.url, '/pets', { auth: free })).json as { categoryId: unknown }[];
     expect(list.every((p) => typeof p.categoryId === 'string')).toBe(true);
-    expect(((await call(s.url, '/pets/1', { auth: free })).json as { categoryId: unknown }).categoryId).toBeTypeOf('string');
+    expect(((await call(s.url, '/pets/1', { auth: free })).json as { categoryId: unknown }).categoryId).toBeTypeOf(
+      'string',
+    );
     const created = await call(s.url, '/pets', { method: 'POST', auth: free, body: '{"name":"a","categoryId":3}' });
     expect((created.json as { categoryId: unknown }).categoryId).toBe('3');
   });

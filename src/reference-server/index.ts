@@ -23,7 +23,12 @@ const ReferenceServerOptions = z.strictObject({
   port: z.number().int().min(0).max(65_535).default(0),
   /** Default: one generated key per plan free, pro and business. */
   keys: z
-    .array(z.custom<ApiKey>((k) => typeof (k as ApiKey | null)?.secret === 'string' && (k as ApiKey).secret.length > 0, 'an ApiKey'))
+    .array(
+      z.custom<ApiKey>(
+        (k) => typeof (k as ApiKey | null)?.secret === 'string' && (k as ApiKey).secret.length > 0,
+        'an ApiKey',
+      ),
+    )
     .optional(),
   /** The server clock; default createClock(timeScale). */
   clock: z.custom<Clock>((c) => typeof (c as Clock | null)?.now === 'function', 'a Clock').optional(),

@@ -114,45 +114,50 @@ describe('rate limits (manual clock)', () => {
     expect(rate(refused)).toMatchObject({ limit: 1000, remaining: 940 });
   });
 
-  it.each([false, true])('with countErrors=%s, 4xx answers consume quota only when counted; 401 and 429 never do', async (countErrors) => {
-    const clock = manualClock(T0);
-    const s = await start({ keys: [ent, pro], clock, windowReport: 'minute', countErrors });
-    const remaining = async (path: string, init: Parameters<typeof call>[2] = {}) => {
-      const r = await call(s.url, path, { auth: pro, ...init });
-      return [r.status, rate(r).remaining];
-    };
-    const steps = [
-      await remaining('/pets'),
-      await remaining('/pets?limit=0'),
-      await remaining('/pets/999999'),
-      await remaining('/nowhere'),
-      await remaining('/pets', { method: 'DELETE' }),
-      await remaining('/pets', { method: 'POST', body: '{"name":1}' }),
-      await remaining('/pets', { method: 'POST', body: 'x'.repeat(70_000) }),
-      await remaining('/pets'),
-    ];
-    const n = countErrors ? 1 : 0;
-    expect(steps).toEqual([
-      [200, 299],
-      [400, 299 - n],
-      [404, 299 - 2 * n],
-      [404, 299 - 3 * n],
-      [405, 299 - 4 * n],
-      [400, 299 - 5 * n],
-      [413, 299 - 6 * n],
-      [200, 298 - 6 * n],
-    ]);
-    // 5 accepted, then 3 refusals and 3 near-miss keys: had those counted, the day's 8 would be spent.
-    for (let i = 0; i < 5; i++) await call(s.url, '/pets', { auth: ent });
-    for (let i = 0; i < 3; i++) expect((await call(s.url, '/pets', { auth: ent })).status).toBe(429);
-    for (let i = 0; i < 3; i++) expect((await call(s.url, '/pets', { auth: { header: 'Bearer enterprise-key-eeeX' } })).status).toBe(401);
-    clock.advance(60_000);
-    expect((await call(s.url, '/pets', { auth: ent })).status).toBe(200);
-  });
+  it.each([false, true])(
+    'with countErrors=%s, 4xx answers consume quota only when counted; 401 and 429 never do',
+    async (countErrors) => {
+      const clock = manualClock(T0);
+      const s = await start({ keys: [ent, pro], clock, windowReport: 'minute', countErrors });
+      const remaining = async (path: string, init: Parameters<typeof call>[2] = {}) => {
+        const r = await call(s.url, path, { auth: pro, ...init });
+        return [r.status, rate(r).remaining];
+      };
+      const steps = [
+        await remaining('/pets'),
+        await remaining('/pets?limit=0'),
+        await remaining('/pets/999999'),
+        await remaining('/nowhere'),
+        await remaining('/pets', { method: 'DELETE' }),
+        await remaining('/pets', { method: 'POST', body: '{"name":1}' }),
+        await remaining('/pets', { method: 'POST', body: 'x'.repeat(70_000) }),
+        await remaining('/pets'),
+      ];
+      const n = countErrors ? 1 : 0;
+      expect(steps).toEqual([
+        [200, 299],
+        [400, 299 - n],
+        [404, 299 - 2 * n],
+        [404, 299 - 3 * n],
+        [405, 299 - 4 * n],
+        [400, 299 - 5 * n],
+        [413, 299 - 6 * n],
+        [200, 298 - 6 * n],
+      ]);
+      // 5 accepted, then 3 refusals and 3 near-miss keys: had those counted, the day's 8 would be spent.
+      for (let i = 0; i < 5; i++) await call(s.url, '/pets', { auth: ent });
+      for (let i = 0; i < 3; i++) expect((await call(s.url, '/pets', { auth: ent })).status).toBe(429);
+      for (let i = 0; i < 3; i++)
+        expect((await call(s.url, '/pets', { auth: { header: 'Bearer enterprise-key-eeeX' } })).status).toBe(401);
+      clock.advance(60_000);
+      expect((await call(s.url, '/pets', { auth: ent })).status).toBe(200);
+    },
+  );
 
   it('limits requests without a valid key per address with the Free figures, apart from the keys', async () => {
     const s = await start({ keys: [pro], clock: manualClock(T0) });
-    for (let i = 0; i < 60; i++) expect((await call(s.url, '/pets', { auth: { header: `Bearer nope-${i}` } })).status).toBe(401);
+    for (let i = 0; i < 60; i++)
+      expect((await call(s.url, '/pets', { auth: { header: `Bearer nope-${i}` } })).status).toBe(401);
     const refused = await call(s.url, '/pets');
     expectRefusal(refused, 'rate_limited');
     expect(rate(refused)).toMatchObject({ limit: 60, remaining: 0 });
@@ -187,7 +192,7 @@ describe('ban', () => {
     const s = await start({ keys: [key], clock, banGraceMs: 0, banThreshold: 2, banSeconds: 120 });
     await call(s.url, '/pets', { auth: key });
     const codes = [];
-    for (let i = 0; i < 4; i++) codes.push((ErrorBody.parse((await call(s.url, '/pets', { auth: key })).json)).code);
+    for (let i = 0; i < 4; i++) codes.push(ErrorBody.parse((await call(s.url, '/pets', { auth: key })).json).code);
     expect(codes).toEqual(['rate_limited', 'rate_limited', 'rate_limited', 'key_banned']);
     clock.advance(120_000);
     expect((await call(s.url, '/pets', { auth: key })).status).toBe(200);
@@ -209,7 +214,9 @@ describe('ban', () => {
     const key = makeKey('ban-key-iiii', 'enterprise', { perMinute: 1, perDay: 1000 });
     const s = await start({ keys: [key], clock: manualClock(T0), banThreshold: 0, banGraceMs: 60_000 });
     await call(s.url, '/pets', { auth: key });
-    const codes = await Promise.all(Array.from({ length: 20 }, async () => ErrorBody.parse((await call(s.url, '/pets', { auth: key })).json).code));
+    const codes = await Promise.all(
+      Array.from({ length: 20 }, async () => ErrorBody.parse((await call(s.url, '/pets', { auth: key })).json).code),
+    );
     expect(new Set(codes)).toEqual(new Set(['rate_limited']));
   });
 });

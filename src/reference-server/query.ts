@@ -30,7 +30,8 @@ export function parseListQuery(qs: string): ListQueryOutcome {
     const eq = pair.indexOf('=');
     const name = decode(eq < 0 ? pair : pair.slice(0, eq));
     const value = decode(eq < 0 ? '' : pair.slice(eq + 1));
-    if (name === undefined || value === undefined) return { ok: false, message: 'malformed percent-encoding in the query' };
+    if (name === undefined || value === undefined)
+      return { ok: false, message: 'malformed percent-encoding in the query' };
     if (name === 'limit') {
       if (limit !== undefined) return { ok: false, message: 'limit is given more than once' };
       limit = value;

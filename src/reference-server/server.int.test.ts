@@ -32,7 +32,12 @@ beforeAll(async () => {
   const origin = Date.now();
   const t0 = performance.now();
   server = await createReferenceServer({
-    clock: { scale: 1, now: () => origin + offset + (performance.now() - t0), monotonic: () => performance.now() - t0, sleep: async () => {} },
+    clock: {
+      scale: 1,
+      now: () => origin + offset + (performance.now() - t0),
+      monotonic: () => performance.now() - t0,
+      sleep: async () => {},
+    },
   });
 });
 afterAll(() => server.close());
@@ -60,17 +65,28 @@ describe('GET /pets', () => {
     expect(pets.every((p) => p.status === status)).toBe(true);
   });
 
-  it.each(['limit=0', 'limit=101', 'limit=-1', 'limit=abc', 'limit=1.5', 'status=foo', 'status=AVAILABLE', 'limit=%G1', 'limit=1&limit=2'])(
-    'answers 400 invalid_query to %s',
-    async (qs) => {
-      expectError(await call(server.url, `/pets?${qs}`, { auth: business() }), 400, 'invalid_query');
-    },
-  );
+  it.each([
+    'limit=0',
+    'limit=101',
+    'limit=-1',
+    'limit=abc',
+    'limit=1.5',
+    'status=foo',
+    'status=AVAILABLE',
+    'limit=%G1',
+    'limit=1&limit=2',
+  ])('answers 400 invalid_query to %s', async (qs) => {
+    expectError(await call(server.url, `/pets?${qs}`, { auth: business() }), 400, 'invalid_query');
+  });
 });
 
 describe('POST /pets', () => {
   it('creates an animal with and without status, echoing the fields with a new id', async () => {
-    const a = await call(server.url, '/pets', { method: 'POST', auth: pro(), body: '{"name":"Rex","categoryId":7,"status":"pending"}' });
+    const a = await call(server.url, '/pets', {
+      method: 'POST',
+      auth: pro(),
+      body: '{"name":"Rex","categoryId":7,"status":"pending"}',
+    });
     expect(a.status).toBe(201);
     expectCommonHeaders(a);
     const pa = Pet.parse(a.json);
@@ -84,7 +100,11 @@ describe('POST /pets', () => {
   });
 
   it('keeps a categoryId beyond 2^53 exact', async () => {
-    const r = await call(server.url, '/pets', { method: 'POST', auth: pro(), body: '{"name":"Big","categoryId":9223372036854775807}' });
+    const r = await call(server.url, '/pets', {
+      method: 'POST',
+      auth: pro(),
+      body: '{"name":"Big","categoryId":9223372036854775807}',
+    });
     expect(r.status).toBe(201);
     expect(r.text).toContain('"categoryId":9223372036854775807');
   });
@@ -115,7 +135,9 @@ describe('POST /pets', () => {
 
 describe('GET /pets/{petId} (deprecated)', () => {
   it('returns the animal with Deprecation, Sunset and a Link to its successor', async () => {
-    const created = Pet.parse((await call(server.url, '/pets', { method: 'POST', auth: pro(), body: '{"name":"Get","categoryId":2}' })).json);
+    const created = Pet.parse(
+      (await call(server.url, '/pets', { method: 'POST', auth: pro(), body: '{"name":"Get","categoryId":2}' })).json,
+    );
     const r = await call(server.url, `/pets/${created.id}`, { auth: pro() });
     expect(r.status).toBe(200);
     expect(Pet.parse(r.json)).toEqual(created);
@@ -127,21 +149,38 @@ describe('GET /pets/{petId} (deprecated)', () => {
     expect(r.headers.get('link')).toBe('</v1/pets>; rel="successor-version"');
   });
 
-  it.each(['999999999', '9223372036854775807', 'abc', '1.5', '-1', '007', '%31'])('answers 404 to /pets/%s', async (id) => {
-    const r = await call(server.url, `/pets/${id}`, { auth: pro() });
-    expectError(r, 404, 'not_found');
-    expect(r.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
-  });
+  it.each(['999999999', '9223372036854775807', 'abc', '1.5', '-1', '007', '%31'])(
+    'answers 404 to /pets/%s',
+    async (id) => {
+      const r = await call(server.url, `/pets/${id}`, { auth: pro() });
+      expectError(r, 404, 'not_found');
+      expect(r.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
+    },
+  );
 });
 
 describe('authentication', () => {
   it.each([
     ['no Authorization', undefined, 'missing_key', 'Bearer realm="animal-store"'],
-    ['an unknown key', { header: 'Bearer not-a-real-key-000' }, 'invalid_key', 'Bearer realm="animal-store", error="invalid_token"'],
+    [
+      'an unknown key',
+      { header: 'Bearer not-a-real-key-000' },
+      'invalid_key',
+      'Bearer realm="animal-store", error="invalid_token"',
+    ],
     ['an empty Bearer', { header: 'Bearer ' }, 'invalid_key', 'Bearer realm="animal-store", error="invalid_token"'],
-    ['a Basic credential', { header: 'Basic dXNlcjpwYXNz' }, 'invalid_key', 'Bearer realm="animal-store", error="invalid_token"'],
+    [
+      'a Basic credential',
+      { header: 'Basic dXNlcjpwYXNz' },
+      'invalid_key',
+      'Bearer realm="animal-store", error="invalid_token"',
+    ],
   ])('answers 401 with a Bearer challenge to %s on every endpoint', async (_, auth, code, challenge) => {
-    for (const [method, path, body] of [['GET', '/pets'], ['POST', '/pets', '{"name":"x","categoryId":1}'], ['GET', '/pets/1']] as const) {
+    for (const [method, path, body] of [
+      ['GET', '/pets'],
+      ['POST', '/pets', '{"name":"x","categoryId":1}'],
+      ['GET', '/pets/1'],
+    ] as const) {
       const r = await call(server.url, path, { method, ...(auth ? { auth } : {}), ...(body ? { body } : {}) });
       expectError(r, 401, code);
       expect(r.headers.get('www-authenticate')).toBe(challenge);
@@ -208,21 +247,34 @@ describe('hostile input', () => {
   });
 
   it('survives a POST aborted mid-body and bad URLs, and keeps serving', async () => {
-    await raw(`POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${business().secret}\r\nContent-Length: 1000\r\n\r\n{"name":`, true);
-    const odd = await raw(`GET /v1/pets?%%%=%E0 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${business().secret}\r\nConnection: close\r\n\r\n`);
+    await raw(
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${business().secret}\r\nContent-Length: 1000\r\n\r\n{"name":`,
+      true,
+    );
+    const odd = await raw(
+      `GET /v1/pets?%%%=%E0 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${business().secret}\r\nConnection: close\r\n\r\n`,
+    );
     expect(odd).toMatch(/^HTTP\/1\.1 400 /);
-    const star = await raw(`OPTIONS * HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${business().secret}\r\nConnection: close\r\n\r\n`);
+    const star = await raw(
+      `OPTIONS * HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${business().secret}\r\nConnection: close\r\n\r\n`,
+    );
     expect(star).toMatch(/^HTTP\/1\.1 404 /);
     expect((await call(server.url, '/pets?limit=1', { auth: business() })).status).toBe(200);
   });
 
   it('reads Authorization whatever the case of its name, and the first of repeated ones', async () => {
     const key = business().secret;
-    const lower = await raw(`GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nauthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+    const lower = await raw(
+      `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nauthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`,
+    );
     expect(lower).toMatch(/^HTTP\/1\.1 200 /);
-    const first = await raw(`GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nAUTHORIZATION: Bearer ${key}\r\nAuthorization: Bearer nope-nope-nope\r\nConnection: close\r\n\r\n`);
+    const first = await raw(
+      `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nAUTHORIZATION: Bearer ${key}\r\nAuthorization: Bearer nope-nope-nope\r\nConnection: close\r\n\r\n`,
+    );
     expect(first).toMatch(/^HTTP\/1\.1 200 /);
-    const invalidFirst = await raw(`GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer nope-nope-nope\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+    const invalidFirst = await raw(
+      `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer nope-nope-nope\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`,
+    );
     expect(invalidFirst).toMatch(/^HTTP\/1\.1 401 /);
   });
 

@@ -48,12 +48,21 @@ describe('PetStore', () => {
 
 describe('petJson', () => {
   it('writes bigint categoryIds exactly and names as JSON strings', () => {
-    const text = petJson({ id: 3, name: 'a "quoted" \u2028 name', categoryId: 9223372036854775807n, status: 'pending' }, false);
-    expect(text).toBe('{"id":3,"name":"a \\"quoted\\" \u2028 name","categoryId":9223372036854775807,"status":"pending"}');
+    const text = petJson(
+      { id: 3, name: 'a "quoted" \u2028 name', categoryId: 9223372036854775807n, status: 'pending' },
+      false,
+    );
+    expect(text).toBe(
+      '{"id":3,"name":"a \\"quoted\\" \u2028 name","categoryId":9223372036854775807,"status":"pending"}',
+    );
     expect(Pet.safeParse(JSON.parse(petJson({ id: 1, name: 'x', categoryId: 2 }, false))).success).toBe(true);
   });
 
   it('writes categoryId as a string under schema-drift', () => {
-    expect(JSON.parse(petJson({ id: 1, name: 'x', categoryId: 2 }, true))).toEqual({ id: 1, name: 'x', categoryId: '2' });
+    expect(JSON.parse(petJson({ id: 1, name: 'x', categoryId: 2 }, true))).toEqual({
+      id: 1,
+      name: 'x',
+      categoryId: '2',
+    });
   });
 });

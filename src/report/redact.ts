@@ -14,7 +14,8 @@ export function redactStrings<T>(value: T, redact: Redact): T {
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return redact(v);
     if (Array.isArray(v)) return v.map(walk);
-    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [redact(k), walk(x)]));
+    if (v !== null && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [redact(k), walk(x)]));
     return v;
   };
   return walk(value) as T;
@@ -23,7 +24,8 @@ export function redactStrings<T>(value: T, redact: Redact): T {
 export function redactEvidence(e: Evidence, redact: Redact): Evidence {
   const out: Evidence = { ...e, message: redact(e.message) };
   if (e.request !== undefined) out.request = redact(e.request);
-  if (e.headers !== undefined) out.headers = Object.fromEntries(Object.entries(e.headers).map(([h, v]) => [h, redact(v)]));
+  if (e.headers !== undefined)
+    out.headers = Object.fromEntries(Object.entries(e.headers).map(([h, v]) => [h, redact(v)]));
   if (e.body !== undefined) out.body = redact(e.body);
   return out;
 }
@@ -32,7 +34,10 @@ export function redactEvidence(e: Evidence, redact: Redact): Evidence {
 export function redactReport(report: Report, redact: Redact): Report {
   const out: Report = {
     ...report,
-    scenario: { ...report.scenario, ...(report.scenario.description !== undefined ? { description: redact(report.scenario.description) } : {}) },
+    scenario: {
+      ...report.scenario,
+      ...(report.scenario.description !== undefined ? { description: redact(report.scenario.description) } : {}),
+    },
     checks: report.checks.map((c) => ({
       ...c,
       byPlan: c.byPlan.map((o) => ({

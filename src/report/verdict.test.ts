@@ -22,7 +22,9 @@ describe('verdictOf', () => {
   });
 
   it('sorts every check into exactly one list', () => {
-    const checks = SEVERITIES.flatMap((s) => (['pass', 'fail', 'skip'] as const).map((st) => check(`${s}-${st}`, s, st)));
+    const checks = SEVERITIES.flatMap((s) =>
+      (['pass', 'fail', 'skip'] as const).map((st) => check(`${s}-${st}`, s, st)),
+    );
     const v = verdictOf(checks);
     expect(v.passed.map((c) => c.id)).toEqual(SEVERITIES.map((s) => `${s}-pass`));
     expect(v.skipped.map((c) => c.id)).toEqual(SEVERITIES.map((s) => `${s}-skip`));

@@ -31,12 +31,22 @@ export function verdictOf(checks: readonly CheckResult[]): Verdict {
 /** A check's counts over its plans. */
 export function totalCounts(byPlan: CheckResult['byPlan']): CheckResult['counts'] {
   return byPlan.reduce(
-    (a, p) => ({ passed: a.passed + p.counts.passed, failed: a.failed + p.counts.failed, skipped: a.skipped + p.counts.skipped }),
+    (a, p) => ({
+      passed: a.passed + p.counts.passed,
+      failed: a.failed + p.counts.failed,
+      skipped: a.skipped + p.counts.skipped,
+    }),
     { passed: 0, failed: 0, skipped: 0 },
   );
 }
 
 /** A report's summary line: how many checks, and how many of them passed, failed, warned and were skipped. */
 export function summaryOf(checks: number, v: Verdict): Report['summary'] {
-  return { checks, passed: v.passed.length, failed: v.failed.length, warnings: v.warnings.length, skipped: v.skipped.length };
+  return {
+    checks,
+    passed: v.passed.length,
+    failed: v.failed.length,
+    warnings: v.warnings.length,
+    skipped: v.skipped.length,
+  };
 }

@@ -5,7 +5,15 @@
  * it (with evidence), and writes all four reports. A server that is merely old-fashioned passes.
  */
 import { describe, expect, it } from 'vitest';
-import { closeAfterEach, http10, hugeEvery, longHeadersEvery, notJsonEvery, repeatedHeaders, type HugeBodies } from '../testing/hostile/behaviours.js';
+import {
+  closeAfterEach,
+  http10,
+  hugeEvery,
+  longHeadersEvery,
+  notJsonEvery,
+  repeatedHeaders,
+  type HugeBodies,
+} from '../testing/hostile/behaviours.js';
 import { checkOf, runAgainstHostile } from '../testing/hostile/harness.js';
 import { REPORT_FILES, STACK_LINE } from '../testing/cli.js';
 

@@ -15,14 +15,26 @@ describe('a target where nothing listens', () => {
     const s = scratch('petload-dead-');
     const keys = s.keys([{ key: 'SECRET-free-0123456789abcdef', plan: 'free' }]);
     const dir = `${s.dir}/report`;
-    const r = await runCli(['run', 'smoke', '--target', `http://127.0.0.1:${port}/v1`, '--keys-file', keys, '--report-dir', dir, '--quiet']);
+    const r = await runCli([
+      'run',
+      'smoke',
+      '--target',
+      `http://127.0.0.1:${port}/v1`,
+      '--keys-file',
+      keys,
+      '--report-dir',
+      dir,
+      '--quiet',
+    ]);
     expect(r.code).toBe(3);
     // Within 5 s of the run starting (node's own start-up excluded: it is the machine's, not petload's verdict).
     expect(readReportJson(dir).durationMs).toBeLessThan(5000);
     expect(r.ms).toBeLessThan(20_000);
     expect(r.stderr).not.toMatch(STACK_LINE);
     const errorLines = r.stderr.split('\n').filter((l) => l.startsWith('petload:'));
-    expect(errorLines).toEqual([`petload: target http://127.0.0.1:${port}/v1 is unreachable: ECONNREFUSED (nothing listens on 127.0.0.1:${port})`]);
+    expect(errorLines).toEqual([
+      `petload: target http://127.0.0.1:${port}/v1 is unreachable: ECONNREFUSED (nothing listens on 127.0.0.1:${port})`,
+    ]);
     expect(r.stderr).toContain('hint: Check --target and that the service is up.');
     expect(reportFilesIn(dir)).toEqual([...REPORT_FILES]);
     const report = readReportJson(dir);
@@ -54,7 +66,9 @@ describe.concurrent('hostile targets: transport', () => {
     expect(run.files).toEqual([...REPORT_FILES]);
     const t = checkOf(run.report, 'contract.transport');
     expect(t.status).toBe('fail');
-    expect(t.evidence[0]!.message).toBe(`no whole HTTP response (timeout) [transport: timeout: no response within 250 ms]`);
+    expect(t.evidence[0]!.message).toBe(
+      `no whole HTTP response (timeout) [transport: timeout: no response within 250 ms]`,
+    );
     expect(run.report.totals.transportErrors).toBeGreaterThan(0);
   });
 

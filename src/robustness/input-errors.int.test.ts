@@ -11,20 +11,63 @@ import { runCli, scratch, STACK_LINE } from '../testing/cli.js';
 const s = scratch('petload-input-');
 const keys = s.keys([{ key: 'SECRET-free-0123456789abcdef', plan: 'free' }]);
 const badKeys = s.file('bad-keys.json', '{"keys":[{"key":"SECRET-free-0123456789abcdef","plna":"free"}]}');
-const badScenario = s.file('bad.yaml', 'name: bad\ndescription: a typo\nload:\n  phases:\n    - { executor: constant-rat, rate: 10/s, duration: 1m }\n');
+const badScenario = s.file(
+  'bad.yaml',
+  'name: bad\ndescription: a typo\nload:\n  phases:\n    - { executor: constant-rat, rate: 10/s, duration: 1m }\n',
+);
 const target = ['--target', 'http://127.0.0.1:9/v1', '--keys-file', keys];
 
 describe.concurrent('each input error is one clear line, a hint and exit 2', () => {
   it.each([
     ['an unknown command', ['rnu', 'smoke'], 'unknown command "rnu" (did you mean "run"?)', 'See `petload --help`.'],
-    ['an unknown option', ['run', 'smoke', '--treshold', 'x'], 'unknown option --treshold (did you mean "--threshold"?)', 'See `petload run --help`.'],
-    ['a bad --plan', ['run', 'smoke', '--plan', 'buisness'], '--plan: expected one of free, pro, business, enterprise, found "buisness" (did you mean "business"?)', 'See `petload run --help`.'],
-    ['--time-scale with --target', ['run', 'smoke', ...target, '--time-scale', '60'], '--time-scale applies to the embedded reference server only, not to --target', 'See `petload --help`.'],
-    ['--ban-threshold with --target', ['run', 'ban-probe', ...target, '--ban-threshold', '3'], '--ban-threshold applies to the embedded reference server only, not to --target', 'See `petload --help`.'],
-    ['a bad --ban-seconds', ['run', 'ban-probe', '--ban-seconds', '15m'], '--ban-seconds: expected a number of seconds above 0 and at most 86400, such as 900, found "15m"', 'See `petload --help`.'],
-    ['a bad --rate', ['run', 'at-limit', '--rate', '10/sec'], '--rate "10/sec": expected a rate such as 10/s', 'See `petload --help`.'],
-    ['a broken scenario file', ['run', badScenario], `bad.yaml:5:19 load.phases[0].executor: expected one of constant-rate, ramping-rate, concurrency, burst, saturate, found "constant-rat" (did you mean "constant-rate"?)`, 'Check the scenario file'],
-    ['a broken keys file', ['run', 'smoke', '--target', 'http://127.0.0.1:9/v1', '--keys-file', badKeys], 'keys[0].plna: expected one of the keys key, plan, label, perMinute, perDay, sacrificial, found unknown key "plna" (did you mean "plan"?)', 'See README.md ("Keys file").'],
+    [
+      'an unknown option',
+      ['run', 'smoke', '--treshold', 'x'],
+      'unknown option --treshold (did you mean "--threshold"?)',
+      'See `petload run --help`.',
+    ],
+    [
+      'a bad --plan',
+      ['run', 'smoke', '--plan', 'buisness'],
+      '--plan: expected one of free, pro, business, enterprise, found "buisness" (did you mean "business"?)',
+      'See `petload run --help`.',
+    ],
+    [
+      '--time-scale with --target',
+      ['run', 'smoke', ...target, '--time-scale', '60'],
+      '--time-scale applies to the embedded reference server only, not to --target',
+      'See `petload --help`.',
+    ],
+    [
+      '--ban-threshold with --target',
+      ['run', 'ban-probe', ...target, '--ban-threshold', '3'],
+      '--ban-threshold applies to the embedded reference server only, not to --target',
+      'See `petload --help`.',
+    ],
+    [
+      'a bad --ban-seconds',
+      ['run', 'ban-probe', '--ban-seconds', '15m'],
+      '--ban-seconds: expected a number of seconds above 0 and at most 86400, such as 900, found "15m"',
+      'See `petload --help`.',
+    ],
+    [
+      'a bad --rate',
+      ['run', 'at-limit', '--rate', '10/sec'],
+      '--rate "10/sec": expected a rate such as 10/s',
+      'See `petload --help`.',
+    ],
+    [
+      'a broken scenario file',
+      ['run', badScenario],
+      `bad.yaml:5:19 load.phases[0].executor: expected one of constant-rate, ramping-rate, concurrency, burst, saturate, found "constant-rat" (did you mean "constant-rate"?)`,
+      'Check the scenario file',
+    ],
+    [
+      'a broken keys file',
+      ['run', 'smoke', '--target', 'http://127.0.0.1:9/v1', '--keys-file', badKeys],
+      'keys[0].plna: expected one of the keys key, plan, label, perMinute, perDay, sacrificial, found unknown key "plna" (did you mean "plan"?)',
+      'See README.md ("Keys file").',
+    ],
   ])('%s', async (_what, args, expected, hint) => {
     const r = await runCli(args, { env: { PETLOAD_KEYS_FILE: '', PETLOAD_KEYS: '' } });
     expect(r.code).toBe(2);

@@ -6,7 +6,15 @@
 import { describe, expect, it, type TestContext } from 'vitest';
 import { parseKeys } from '../config/keys-file.js';
 import { createReferenceServer, type ReferenceServer } from '../reference-server/index.js';
-import { readReportJson, REPORT_FILES, reportFilesIn, scratch, STACK_LINE, startCli, type CliRun } from '../testing/cli.js';
+import {
+  readReportJson,
+  REPORT_FILES,
+  reportFilesIn,
+  scratch,
+  STACK_LINE,
+  startCli,
+  type CliRun,
+} from '../testing/cli.js';
 import { hangEvery } from '../testing/hostile/behaviours.js';
 import { HOSTILE_KEY } from '../testing/hostile/harness.js';
 import { startHostileServer, type HostileServer } from '../testing/hostile/server.js';
@@ -57,7 +65,9 @@ describe.concurrent('interrupting a run against the embedded server', () => {
 });
 
 describe.concurrent('interrupting a run whose requests never come back', () => {
-  async function stalledTarget(ctx: TestContext): Promise<{ hostile: HostileServer; keysFile: string; dir: string; file: (n: string, t: string) => string }> {
+  async function stalledTarget(
+    ctx: TestContext,
+  ): Promise<{ hostile: HostileServer; keysFile: string; dir: string; file: (n: string, t: string) => string }> {
     const keys = parseKeys({ keys: [{ key: HOSTILE_KEY, plan: 'free' }] }, 'test');
     const upstream: ReferenceServer = await createReferenceServer({ keys });
     // Every API request stalls (the reachability check to /v1/ is answered).
@@ -79,27 +89,58 @@ describe.concurrent('interrupting a run whose requests never come back', () => {
   it.for([
     ['in a probe', 'probes: [list]', 2],
     ['in a load phase', 'load:\n  phases:\n    - { executor: constant-rate, rate: 20/s, duration: 1m }', 5],
-  ] as const)('%s: in-flight requests get 2 s, then the reports are written and the run exits 130', async ([, body, requests], ctx) => {
-    const t = await stalledTarget(ctx);
-    const scenario = t.file('stall.yaml', `name: stall\ndescription: requests that never come back\nplans: [free]\n${body}\n`);
-    const run = startCli(['run', scenario, '--target', t.hostile.url, '--keys-file', t.keysFile, '--timeout', '60000', '--report-dir', t.dir]);
-    // Requests stuck in flight first.
-    await stuck(t.hostile, requests);
-    const at = performance.now();
-    run.child.kill('SIGINT');
-    const r = await run.done;
-    const ms = performance.now() - at;
-    expect(r.code).toBe(130);
-    // 2 s of grace, then the reports: far from the 60 s the stuck requests would otherwise take.
-    expect(ms).toBeGreaterThanOrEqual(1900);
-    expect(ms).toBeLessThan(8000);
-    expectAbortedReports(t.dir);
-  });
+  ] as const)(
+    '%s: in-flight requests get 2 s, then the reports are written and the run exits 130',
+    async ([, body, requests], ctx) => {
+      const t = await stalledTarget(ctx);
+      const scenario = t.file(
+        'stall.yaml',
+        `name: stall\ndescription: requests that never come back\nplans: [free]\n${body}\n`,
+      );
+      const run = startCli([
+        'run',
+        scenario,
+        '--target',
+        t.hostile.url,
+        '--keys-file',
+        t.keysFile,
+        '--timeout',
+        '60000',
+        '--report-dir',
+        t.dir,
+      ]);
+      // Requests stuck in flight first.
+      await stuck(t.hostile, requests);
+      const at = performance.now();
+      run.child.kill('SIGINT');
+      const r = await run.done;
+      const ms = performance.now() - at;
+      expect(r.code).toBe(130);
+      // 2 s of grace, then the reports: far from the 60 s the stuck requests would otherwise take.
+      expect(ms).toBeGreaterThanOrEqual(1900);
+      expect(ms).toBeLessThan(8000);
+      expectAbortedReports(t.dir);
+    },
+  );
 
   it('a second signal exits at once, without waiting for the grace period', async (ctx) => {
     const t = await stalledTarget(ctx);
-    const scenario = t.file('stall.yaml', 'name: stall\ndescription: requests that never come back\nplans: [free]\nprobes: [list]\n');
-    const run = startCli(['run', scenario, '--target', t.hostile.url, '--keys-file', t.keysFile, '--timeout', '60000', '--report-dir', t.dir]);
+    const scenario = t.file(
+      'stall.yaml',
+      'name: stall\ndescription: requests that never come back\nplans: [free]\nprobes: [list]\n',
+    );
+    const run = startCli([
+      'run',
+      scenario,
+      '--target',
+      t.hostile.url,
+      '--keys-file',
+      t.keysFile,
+      '--timeout',
+      '60000',
+      '--report-dir',
+      t.dir,
+    ]);
     await stuck(t.hostile, 2);
     run.child.kill('SIGINT');
     await run.waitForStderr(/SIGINT: stopping new requests/);

@@ -35,16 +35,35 @@ async function countedTarget(
     await upstream.close();
   });
   const s = scratch('petload-safety-');
-  return { keys, url: proxy.url, requests: () => proxy.requests(), byAuth, keysFile: s.keys(entries), dir: s.dir, file: s.file };
+  return {
+    keys,
+    url: proxy.url,
+    requests: () => proxy.requests(),
+    byAuth,
+    keysFile: s.keys(entries),
+    dir: s.dir,
+    file: s.file,
+  };
 }
 
 // Each case has its own target (and child process): they run side by side.
 describe.concurrent('the ban probe refuses keys not marked sacrificial', () => {
   it('stops before sending anything when no key is sacrificial', async (ctx) => {
     const t = await countedTarget(ctx, [{ key: 'SECRET-free-0123456789abcdef', plan: 'free' }]);
-    const r = await runCli(['run', 'ban-probe', '--target', t.url, '--keys-file', t.keysFile, '--report-dir', `${t.dir}/r`]);
+    const r = await runCli([
+      'run',
+      'ban-probe',
+      '--target',
+      t.url,
+      '--keys-file',
+      t.keysFile,
+      '--report-dir',
+      `${t.dir}/r`,
+    ]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('petload: scenario ban-probe needs a key marked "sacrificial": true; none of the keys is');
+    expect(r.stderr).toContain(
+      'petload: scenario ban-probe needs a key marked "sacrificial": true; none of the keys is',
+    );
     expect(r.stderr).toContain('hint: See README.md ("Safety and secrets").');
     expect(r.stderr).not.toMatch(STACK_LINE);
     expect(t.requests()).toBe(0);
@@ -57,27 +76,51 @@ describe.concurrent('the ban probe refuses keys not marked sacrificial', () => {
     ];
     const clock = createClock(120);
     const t = await countedTarget(ctx, entries, { clock });
-    const result = await runScenario({ scenario: loadScenario('ban-probe'), target: t.url, keys: t.keys, targetClock: clock, reportDir: `${t.dir}/r` });
+    const result = await runScenario({
+      scenario: loadScenario('ban-probe'),
+      target: t.url,
+      keys: t.keys,
+      targetClock: clock,
+      reportDir: `${t.dir}/r`,
+    });
     expect(t.byAuth.get(`Bearer ${entries[0]!.key}`)).toBeGreaterThan(60);
     expect(t.byAuth.has(`Bearer ${entries[1]!.key}`)).toBe(false);
     const ban = result.report.checks.find((c) => c.id === 'ban.probe')!;
-    expect(ban.byPlan.find((p) => p.plan === 'pro')!.reasons).toEqual(['opt-in: needs a pro key marked "sacrificial": true in the keys file']);
+    expect(ban.byPlan.find((p) => p.plan === 'pro')!.reasons).toEqual([
+      'opt-in: needs a pro key marked "sacrificial": true in the keys file',
+    ]);
     // The free plan's probe ran (on the sacrificial key), whatever it found.
     expect(ban.byPlan.find((p) => p.plan === 'free')!.reasons.join()).not.toMatch(/opt-in/);
   });
 });
 
 describe.concurrent('a run against a remote target', () => {
-  const scenario = (rate: string) => `name: remote\ndescription: a short load\nload:\n  phases:\n    - { executor: constant-rate, rate: ${rate}, duration: 600ms }\n`;
+  const scenario = (rate: string) =>
+    `name: remote\ndescription: a short load\nload:\n  phases:\n    - { executor: constant-rate, rate: ${rate}, duration: 600ms }\n`;
   /** An enterprise key with a small day, headers describing the day window: the quota read finds 49 left. */
   const smallDay = (ctx: TestContext) =>
-    countedTarget(ctx, [{ key: 'SECRET-ent-0123456789abcdef', plan: 'enterprise', perMinute: 1000, perDay: 50 }], { windowReport: 'day' });
+    countedTarget(ctx, [{ key: 'SECRET-ent-0123456789abcdef', plan: 'enterprise', perMinute: 1000, perDay: 50 }], {
+      windowReport: 'day',
+    });
 
   it('announces target, plans, the requests it will send and what each key has left, before anything else, even with --quiet', async (ctx) => {
     const t = await smallDay(ctx);
-    const r = await runCli(['run', t.file('remote.yaml', scenario('50/s')), '--target', t.url, '--keys-file', t.keysFile, '--report-dir', `${t.dir}/r`, '--quiet'], {
-      env: { PETLOAD_TREAT_AS_REMOTE: '1' },
-    });
+    const r = await runCli(
+      [
+        'run',
+        t.file('remote.yaml', scenario('50/s')),
+        '--target',
+        t.url,
+        '--keys-file',
+        t.keysFile,
+        '--report-dir',
+        `${t.dir}/r`,
+        '--quiet',
+      ],
+      {
+        env: { PETLOAD_TREAT_AS_REMOTE: '1' },
+      },
+    );
     expect(r.code).toBe(0);
     const label = 'enterprise#1 (…cdef)';
     expect(r.stderr.split('\n').slice(0, 8)).toEqual([
@@ -92,17 +135,35 @@ describe.concurrent('a run against a remote target', () => {
     ]);
     // Reachability, the quota read, the load.
     expect(t.requests()).toBe(32);
-    expect(readReportJson(`${t.dir}/r`).notes).toContain(`Daily quota before the run: ${label}: 49 of 50 requests left today.`);
+    expect(readReportJson(`${t.dir}/r`).notes).toContain(
+      `Daily quota before the run: ${label}: 49 of 50 requests left today.`,
+    );
   });
 
   it('stops before the run when the estimate exceeds what a key has left today (exit 2), having sent only the quota read', async (ctx) => {
     const t = await smallDay(ctx);
-    const r = await runCli(['run', t.file('remote.yaml', scenario('100/s')), '--target', t.url, '--keys-file', t.keysFile, '--report-dir', `${t.dir}/r`], {
-      env: { PETLOAD_TREAT_AS_REMOTE: '1' },
-    });
+    const r = await runCli(
+      [
+        'run',
+        t.file('remote.yaml', scenario('100/s')),
+        '--target',
+        t.url,
+        '--keys-file',
+        t.keysFile,
+        '--report-dir',
+        `${t.dir}/r`,
+      ],
+      {
+        env: { PETLOAD_TREAT_AS_REMOTE: '1' },
+      },
+    );
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("petload: the run would use up a key's daily quota: enterprise needs 61 requests, more than the 49 left today on its key; nothing more was sent");
-    expect(r.stderr).toContain('hint: Run fewer plans or a shorter scenario, wait for the day window to reset, or pass --allow-quota-exhaustion');
+    expect(r.stderr).toContain(
+      "petload: the run would use up a key's daily quota: enterprise needs 61 requests, more than the 49 left today on its key; nothing more was sent",
+    );
+    expect(r.stderr).toContain(
+      'hint: Run fewer plans or a shorter scenario, wait for the day window to reset, or pass --allow-quota-exhaustion',
+    );
     expect(r.stderr).not.toMatch(STACK_LINE);
     expect(t.requests()).toBe(2);
     expect(reportFilesIn(`${t.dir}/r`)).toEqual([]);
@@ -110,11 +171,26 @@ describe.concurrent('a run against a remote target', () => {
 
   it('goes ahead with --allow-quota-exhaustion, saying so', async (ctx) => {
     const t = await smallDay(ctx);
-    const r = await runCli(['run', t.file('remote.yaml', scenario('100/s')), '--target', t.url, '--keys-file', t.keysFile, '--report-dir', `${t.dir}/r`, '--allow-quota-exhaustion'], {
-      env: { PETLOAD_TREAT_AS_REMOTE: '1' },
-    });
+    const r = await runCli(
+      [
+        'run',
+        t.file('remote.yaml', scenario('100/s')),
+        '--target',
+        t.url,
+        '--keys-file',
+        t.keysFile,
+        '--report-dir',
+        `${t.dir}/r`,
+        '--allow-quota-exhaustion',
+      ],
+      {
+        env: { PETLOAD_TREAT_AS_REMOTE: '1' },
+      },
+    );
     expect([0, 1]).toContain(r.code);
-    expect(r.stderr).toContain("going ahead anyway (--allow-quota-exhaustion): the run would use up a key's daily quota");
+    expect(r.stderr).toContain(
+      "going ahead anyway (--allow-quota-exhaustion): the run would use up a key's daily quota",
+    );
     // Past the two requests a refused run sends (reachability, quota read): the load ran and a report was written.
     // How many of the 60 paced sends go out depends on the machine (late sends are dropped, Remaining=0 pauses).
     expect(t.requests()).toBeGreaterThan(12);
@@ -122,18 +198,35 @@ describe.concurrent('a run against a remote target', () => {
   });
 
   it('goes ahead when the headers do not tell the day, and says the day is unknown', async (ctx) => {
-    const t = await countedTarget(ctx, [{ key: 'SECRET-free-0123456789abcdef', plan: 'free' }], { windowReport: 'minute' });
+    const t = await countedTarget(ctx, [{ key: 'SECRET-free-0123456789abcdef', plan: 'free' }], {
+      windowReport: 'minute',
+    });
     const said: string[] = [];
-    const result = await runScenario({ scenario: parseScenarioText(scenario('10/s'), 'remote.yaml'), target: t.url, keys: t.keys, treatAsRemote: true, notice: (l) => said.push(l), reportDir: `${t.dir}/r` });
+    const result = await runScenario({
+      scenario: parseScenarioText(scenario('10/s'), 'remote.yaml'),
+      target: t.url,
+      keys: t.keys,
+      treatAsRemote: true,
+      notice: (l) => said.push(l),
+      reportDir: `${t.dir}/r`,
+    });
     expect(result.exitCode).toBe(0);
-    expect(said).toContain("  free#1 (…cdef): today's remaining quota is unknown (its rate-limit headers describe the minute window)");
+    expect(said).toContain(
+      "  free#1 (…cdef): today's remaining quota is unknown (its rate-limit headers describe the minute window)",
+    );
     expect(said).toContain('  free: whether the keys have the 7 more requests the run needs left today is unknown');
   });
 
   it('is not announced for a loopback target without the testing aid', async (ctx) => {
     const t = await countedTarget(ctx, [{ key: 'SECRET-free-0123456789abcdef', plan: 'free' }]);
     const said: string[] = [];
-    const result = await runScenario({ scenario: parseScenarioText(scenario('10/s'), 'remote.yaml'), target: t.url, keys: t.keys, notice: (l) => said.push(l), reportDir: `${t.dir}/r` });
+    const result = await runScenario({
+      scenario: parseScenarioText(scenario('10/s'), 'remote.yaml'),
+      target: t.url,
+      keys: t.keys,
+      notice: (l) => said.push(l),
+      reportDir: `${t.dir}/r`,
+    });
     expect(result.exitCode).toBe(0);
     expect(said).toEqual([]);
     // Reachability and the load: no quota read.

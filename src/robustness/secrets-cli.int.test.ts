@@ -13,7 +13,9 @@ import { filesUnder, findSecret, recognisableKey } from '../testing/secrets.js';
 
 /** `petload serve --port 0 --keys-file F`; resolves with its URL and what it printed. */
 async function serve(ctx: TestContext, keysFile: string): Promise<{ url: string; output: () => string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--keys-file', keysFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--keys-file', keysFile], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   ctx.onTestFinished(() => void child.kill('SIGKILL'));
   let output = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
@@ -36,7 +38,9 @@ describe.concurrent('the CLI never shows a key', () => {
     ]);
     const server = await serve(ctx, keysFile);
     const dir = `${s.dir}/report`;
-    const r = await runCli(['run', 'burst', '--target', server.url, '--keys-file', keysFile, '--report-dir', dir], { env: { PETLOAD_TREAT_AS_REMOTE: '1' } });
+    const r = await runCli(['run', 'burst', '--target', server.url, '--keys-file', keysFile, '--report-dir', dir], {
+      env: { PETLOAD_TREAT_AS_REMOTE: '1' },
+    });
     expect(r.code).not.toBe(4);
     expect(r.stderr).toContain('against the remote target');
     expect(reportFilesIn(dir)).toEqual([...REPORT_FILES]);

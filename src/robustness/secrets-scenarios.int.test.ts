@@ -47,7 +47,9 @@ describe('no key in anything a run prints or writes', () => {
         notice: (l) => printed.push(l),
         onProgress: (p) => printed.push(JSON.stringify(p)),
       });
-      printed.push(renderConsoleSummary(result.report, { color: false, ...(result.files ? { files: result.files } : {}) }));
+      printed.push(
+        renderConsoleSummary(result.report, { color: false, ...(result.files ? { files: result.files } : {}) }),
+      );
       expect(result.report.totals.requests).toBeGreaterThan(0);
     } finally {
       await server.close();
@@ -55,7 +57,12 @@ describe('no key in anything a run prints or writes', () => {
     const secrets = entries.map((e) => e.key);
     expect(findSecret(printed.join('\n'), secrets)).toBeNull();
     const files = filesUnder(dir);
-    expect(files.map((f) => f.path.slice(dir.length + 1)).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'summary.md']);
+    expect(files.map((f) => f.path.slice(dir.length + 1)).sort()).toEqual([
+      'junit.xml',
+      'report.html',
+      'report.json',
+      'summary.md',
+    ]);
     for (const f of files) expect(findSecret(f.text, secrets), f.path).toBeNull();
   });
 });

@@ -23,14 +23,29 @@ export function checkShardSet(inputs: readonly ShardSource[]): ShardInfo | null 
   const plain = inputs.find((i) => i.report.shard === undefined);
   const first = sharded[0]!;
   const run = first.report.shard!;
-  if (plain) throw refuse(`cannot merge a shard with an ordinary run: ${first.source} is shard ${run.index ?? '?'} of run ${run.runId}, ${plain.source} is not a shard`);
+  if (plain)
+    throw refuse(
+      `cannot merge a shard with an ordinary run: ${first.source} is shard ${run.index ?? '?'} of run ${run.runId}, ${plain.source} is not a shard`,
+    );
   for (const i of sharded) {
     const s = i.report.shard!;
-    if (s.index === undefined) throw refuse(`${i.source} is the merged report of run ${s.runId}, not a shard's report`, 'Merge the shards\' own report.json files.');
-    if (s.runId !== run.runId) throw refuse(`cannot merge shards of different runs: ${first.source} is of run ${run.runId}, ${i.source} is of run ${s.runId}`);
-    if (s.count !== run.count) throw refuse(`the shards disagree on their number: ${first.source} says ${run.count}, ${i.source} says ${s.count}`);
+    if (s.index === undefined)
+      throw refuse(
+        `${i.source} is the merged report of run ${s.runId}, not a shard's report`,
+        "Merge the shards' own report.json files.",
+      );
+    if (s.runId !== run.runId)
+      throw refuse(
+        `cannot merge shards of different runs: ${first.source} is of run ${run.runId}, ${i.source} is of run ${s.runId}`,
+      );
+    if (s.count !== run.count)
+      throw refuse(
+        `the shards disagree on their number: ${first.source} says ${run.count}, ${i.source} says ${s.count}`,
+      );
     if ((s.startAt ?? null) !== (run.startAt ?? null)) {
-      throw refuse(`the shards disagree on --start-at: ${first.source} says ${run.startAt ?? 'none'}, ${i.source} says ${s.startAt ?? 'none'}`);
+      throw refuse(
+        `the shards disagree on --start-at: ${first.source} says ${run.startAt ?? 'none'}, ${i.source} says ${s.startAt ?? 'none'}`,
+      );
     }
   }
   const byIndex = new Map<number, string>();
@@ -43,7 +58,9 @@ export function checkShardSet(inputs: readonly ShardSource[]): ShardInfo | null 
   const missing = Array.from({ length: run.count }, (_, n) => n).filter((n) => !byIndex.has(n));
   if (missing.length > 0) {
     const what = missing.length === 1 ? `shard ${missing[0]} is` : `shards ${missing.join(', ')} are`;
-    throw refuse(`run ${run.runId} has ${run.count} shards and ${what} missing (given: ${[...byIndex.keys()].sort((a, b) => a - b).join(', ')})`);
+    throw refuse(
+      `run ${run.runId} has ${run.count} shards and ${what} missing (given: ${[...byIndex.keys()].sort((a, b) => a - b).join(', ')})`,
+    );
   }
   // Without --start-at (and so, unless --run-id was given, with the run id derived from the scenario, the target
   // and N alone) two runs of one scenario look alike: the shards of one run ran at the same time, those of two

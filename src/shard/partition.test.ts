@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PLAN_NAMES } from '../api/plans.js';
+import type { PLAN_NAMES } from '../api/plans.js';
 import { parseKeys } from '../config/keys-file.js';
 import { parseScenarioText } from '../config/load-scenario.js';
 import { resolveBurstSize } from '../executors/burst.js';
@@ -50,7 +50,12 @@ describe('partition', () => {
     const parts = shards(3).map((s) => shardKeys(keys, ['free', 'pro'], s));
     const all = parts.flat().map((k) => k.label);
     expect(new Set(all).size).toBe(all.length);
-    expect(all.sort()).toEqual(keys.filter((k) => k.plan !== 'business').map((k) => k.label).sort());
+    expect(all.sort()).toEqual(
+      keys
+        .filter((k) => k.plan !== 'business')
+        .map((k) => k.label)
+        .sort(),
+    );
     for (const part of parts) expect(new Set(part.map((k) => k.plan))).toEqual(new Set(['free', 'pro']));
     expect(parts.map((p) => p.length)).toEqual([3, 3, 2]);
   });
@@ -67,44 +72,95 @@ describe('partition', () => {
   });
 
   it('divides the load: the shards together offer what one process would', () => {
-    const parts = shards(3).map((s) => ({ s, sc: shardScenario(scenario, s), keys: shardKeys(keys, ['free', 'pro'], s) }));
+    const parts = shards(3).map((s) => ({
+      s,
+      sc: shardScenario(scenario, s),
+      keys: shardKeys(keys, ['free', 'pro'], s),
+    }));
     for (const plan of ['free', 'pro'] as const) {
       const whole = keys.filter((k) => k.plan === plan);
       for (const at of [0, 1]) {
         const p = scenario.load!.phases[at]!;
         const sum = parts.reduce((n, { sc, keys: mine }) => {
           const q = sc.load!.phases[at]!;
-          return n + (q.executor === 'constant-rate' ? planRate(q.rate, mine.filter((k) => k.plan === plan)) : NaN);
+          return (
+            n +
+            (q.executor === 'constant-rate'
+              ? planRate(
+                  q.rate,
+                  mine.filter((k) => k.plan === plan),
+                )
+              : NaN)
+          );
         }, 0);
         expect(sum).toBeCloseTo(p.executor === 'constant-rate' ? planRate(p.rate, whole) : NaN, 9);
       }
     }
     const sumOf = (f: (sc: typeof scenario) => number) => parts.reduce((n, { sc }) => n + f(sc), 0);
     const phase = (sc: typeof scenario, i: number) => sc.load!.phases[i]!;
-    expect(sumOf((sc) => { const p = phase(sc, 2); return p.executor === 'ramping-rate' && p.stages[0]!.rate.kind === 'absolute' ? p.stages[0]!.rate.perSecond : NaN; })).toBeCloseTo(9, 9);
-    expect(sumOf((sc) => { const p = phase(sc, 3); return p.executor === 'concurrency' ? p.workers : NaN; })).toBe(7);
-    expect(sumOf((sc) => { const p = phase(sc, 4); return p.executor === 'burst' ? resolveBurstSize(p.requests, keys[0]!.limits) : NaN; })).toBe(11);
-    expect(sumOf((sc) => { const p = phase(sc, 5); return p.executor === 'burst' ? resolveBurstSize(p.requests, keys[5]!.limits) : NaN; })).toBe(310);
-    expect(sumOf((sc) => { const p = phase(sc, 6); return p.executor === 'saturate' ? p.connections : NaN; })).toBe(4);
+    expect(
+      sumOf((sc) => {
+        const p = phase(sc, 2);
+        return p.executor === 'ramping-rate' && p.stages[0]!.rate.kind === 'absolute'
+          ? p.stages[0]!.rate.perSecond
+          : NaN;
+      }),
+    ).toBeCloseTo(9, 9);
+    expect(
+      sumOf((sc) => {
+        const p = phase(sc, 3);
+        return p.executor === 'concurrency' ? p.workers : NaN;
+      }),
+    ).toBe(7);
+    expect(
+      sumOf((sc) => {
+        const p = phase(sc, 4);
+        return p.executor === 'burst' ? resolveBurstSize(p.requests, keys[0]!.limits) : NaN;
+      }),
+    ).toBe(11);
+    expect(
+      sumOf((sc) => {
+        const p = phase(sc, 5);
+        return p.executor === 'burst' ? resolveBurstSize(p.requests, keys[5]!.limits) : NaN;
+      }),
+    ).toBe(310);
+    expect(
+      sumOf((sc) => {
+        const p = phase(sc, 6);
+        return p.executor === 'saturate' ? p.connections : NaN;
+      }),
+    ).toBe(4);
     expect(sumOf((sc) => sc.load!.maxRequests!)).toBe(1001);
     // A share of the plan is per key: it stays as it is.
     expect(phase(parts[1]!.sc, 1)).toEqual(scenario.load!.phases[1]);
   });
 
   it('refuses a phase with fewer workers or connections than shards', () => {
-    expect(() => shardScenario(scenario, { index: 0, count: 5 })).toThrow(/load.phases\[6\] has 4 connections, fewer than the shards/);
+    expect(() => shardScenario(scenario, { index: 0, count: 5 })).toThrow(
+      /load.phases\[6\] has 4 connections, fewer than the shards/,
+    );
   });
 
   it('runs each probe of each plan on exactly one shard', () => {
     const plans = ['free', 'pro'] as const;
     const parts = shards(3).map((s) => shardProbes(scenario, plans, s));
     const all = parts[0]!.all;
-    expect(all).toEqual(['auth', 'list [free]', 'list [pro]', 'enforce [free]', 'enforce [pro]', 'key-isolation [free]', 'key-isolation [pro]']);
+    expect(all).toEqual([
+      'auth',
+      'list [free]',
+      'list [pro]',
+      'enforce [free]',
+      'enforce [pro]',
+      'key-isolation [free]',
+      'key-isolation [pro]',
+    ]);
     const mine = parts.flatMap((p) => [...p.mine]);
     expect(mine.sort()).toEqual([...all].sort());
     const prepared = shards(3).map((s) => prepareShard(scenario, keys, plans, s));
     for (const unit of all) {
-      const [name, plan] = unit.includes(' [') ? [unit.split(' [')[0]!, unit.slice(unit.indexOf('[') + 1, -1)] : [unit, null];
+      const [name, plan] = unit.includes(' [')
+        ? [unit.split(' [')[0]!, unit.slice(unit.indexOf('[') + 1, -1)]
+        : [unit, null];
       expect(prepared.filter((p) => p.runsProbe(name, plan as (typeof PLAN_NAMES)[number] | null))).toHaveLength(1);
     }
   });

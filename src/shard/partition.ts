@@ -34,7 +34,9 @@ export function shardKeys(keys: readonly ApiKey[], plans: readonly PlanName[], s
       throw new PetloadError(
         'E_USAGE',
         `--shards ${s.count}: plan ${plan} has ${ofPlan.length} key${ofPlan.length === 1 ? '' : 's'}, fewer than the shards; each shard needs keys of its own (two shards on one key would share its quota)`,
-        { hint: `Give at least ${s.count} keys of plan ${plan} in the keys file, judge fewer plans (--plan), or run fewer shards.` },
+        {
+          hint: `Give at least ${s.count} keys of plan ${plan} in the keys file, judge fewer plans (--plan), or run fewer shards.`,
+        },
       );
     }
     ofPlan.forEach((k, i) => {
@@ -51,9 +53,13 @@ function shareRate(rate: Rate, s: ShardSlot): Rate {
 function wholeShare(what: string, total: number, s: ShardSlot, at: number): number {
   // Refused on every shard alike (not only on those left with none), so that all of them refuse or none.
   if (total < s.count) {
-    throw new PetloadError('E_USAGE', `--shards ${s.count}: load.phases[${at}] has ${total} ${what}, fewer than the shards; each shard needs at least one`, {
-      hint: 'Run fewer shards, or raise the figure in the scenario.',
-    });
+    throw new PetloadError(
+      'E_USAGE',
+      `--shards ${s.count}: load.phases[${at}] has ${total} ${what}, fewer than the shards; each shard needs at least one`,
+      {
+        hint: 'Run fewer shards, or raise the figure in the scenario.',
+      },
+    );
   }
   return shareOf(total, s);
 }
@@ -82,21 +88,36 @@ export function shardScenario(scenario: Scenario, s: ShardSlot): Scenario {
   const load = scenario.load;
   const maxRequests = load.maxRequests === undefined ? undefined : shareOf(load.maxRequests, s);
   if (load.maxRequests !== undefined && load.maxRequests < s.count) {
-    throw new PetloadError('E_USAGE', `--shards ${s.count}: load.maxRequests is ${load.maxRequests}, fewer than the shards`, { hint: 'Run fewer shards, or raise maxRequests.' });
+    throw new PetloadError(
+      'E_USAGE',
+      `--shards ${s.count}: load.maxRequests is ${load.maxRequests}, fewer than the shards`,
+      { hint: 'Run fewer shards, or raise maxRequests.' },
+    );
   }
   const phases = load.phases.map((p, i) => sharePhase(p, s, i));
   return Object.freeze({
     ...scenario,
-    load: Object.freeze({ ...load, phases: Object.freeze(phases), ...(maxRequests !== undefined ? { maxRequests } : {}) }),
+    load: Object.freeze({
+      ...load,
+      phases: Object.freeze(phases),
+      ...(maxRequests !== undefined ? { maxRequests } : {}),
+    }),
   }) as Scenario;
 }
 
 /** `probe` or `probe [plan]`: one unit of probing, as the run's log names it. */
-export const probeUnit = (probe: string, plan: PlanName | null): string => (plan === null ? probe : `${probe} [${plan}]`);
+export const probeUnit = (probe: string, plan: PlanName | null): string =>
+  plan === null ? probe : `${probe} [${plan}]`;
 
 /** The probe units (a probe, for each plan when it runs per plan) in run order, and which of them shard `s` runs. */
-export function shardProbes(scenario: Scenario, plans: readonly PlanName[], s: ShardSlot): { all: string[]; mine: Set<string> } {
-  const all = probesInOrder(scenario.probes).flatMap((p) => (p.perPlan ? plans.map((plan) => probeUnit(p.name, plan)) : [probeUnit(p.name, null)]));
+export function shardProbes(
+  scenario: Scenario,
+  plans: readonly PlanName[],
+  s: ShardSlot,
+): { all: string[]; mine: Set<string> } {
+  const all = probesInOrder(scenario.probes).flatMap((p) =>
+    p.perPlan ? plans.map((plan) => probeUnit(p.name, plan)) : [probeUnit(p.name, null)],
+  );
   return { all, mine: new Set(all.filter((_, i) => i % s.count === s.index)) };
 }
 
@@ -112,12 +133,19 @@ export interface PreparedShard {
  * A shard's keys and probes, from the target's keys and the plans to judge; throws (one line) when the run cannot
  * be sharded so. `scenario` is the shard's (shardScenario), whose probes are the whole run's.
  */
-export function prepareShard(scenario: Scenario, keys: readonly ApiKey[], plans: readonly PlanName[], s: ShardSlot): PreparedShard {
+export function prepareShard(
+  scenario: Scenario,
+  keys: readonly ApiKey[],
+  plans: readonly PlanName[],
+  s: ShardSlot,
+): PreparedShard {
   const mine = shardKeys(keys, plans, s);
   const probes = shardProbes(scenario, plans, s);
   const notes = [
     `shard ${s.index} of ${s.count}: keys ${mine.map((k) => k.label).join(', ')}`,
-    ...(probes.all.length > 0 ? [`shard ${s.index} of ${s.count}: probes ${[...probes.mine].join(', ') || 'none (other shards run them)'}`] : []),
+    ...(probes.all.length > 0
+      ? [`shard ${s.index} of ${s.count}: probes ${[...probes.mine].join(', ') || 'none (other shards run them)'}`]
+      : []),
   ];
   return { keys: mine, runsProbe: (probe, plan) => probes.mine.has(probeUnit(probe, plan)), notes };
 }

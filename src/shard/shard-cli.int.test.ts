@@ -19,16 +19,42 @@ describe('petload run --shards refusals', () => {
   afterAll(() => rmSync(dir.dir, { recursive: true, force: true }));
 
   const cases: [string, string[], NodeJS.ProcessEnv, RegExp][] = [
-    ['a missing index', ['--shards', '2'], {}, /^petload: --shards 2: this shard's index is missing: give --shard-index I \(0 to 1\) or set JOB_COMPLETION_INDEX$/],
-    ['an index out of range', ['--shards', '2'], { JOB_COMPLETION_INDEX: '2' }, /^petload: JOB_COMPLETION_INDEX: shard index 2 is out of range for --shards 2 \(expected 0 to 1\)$/],
-    ['more shards than keys of a plan', ['--shards', '2', '--shard-index', '0', '--plan', 'pro', '--plan', 'free'], {}, /^petload: --shards 2: plan free has 1 key, fewer than the shards; each shard needs keys of its own/],
-    ['--shards without --target', ['--shards', '2', '--shard-index', '0', '--no-target'], {}, /^petload: --shards needs --target/],
+    [
+      'a missing index',
+      ['--shards', '2'],
+      {},
+      /^petload: --shards 2: this shard's index is missing: give --shard-index I \(0 to 1\) or set JOB_COMPLETION_INDEX$/,
+    ],
+    [
+      'an index out of range',
+      ['--shards', '2'],
+      { JOB_COMPLETION_INDEX: '2' },
+      /^petload: JOB_COMPLETION_INDEX: shard index 2 is out of range for --shards 2 \(expected 0 to 1\)$/,
+    ],
+    [
+      'more shards than keys of a plan',
+      ['--shards', '2', '--shard-index', '0', '--plan', 'pro', '--plan', 'free'],
+      {},
+      /^petload: --shards 2: plan free has 1 key, fewer than the shards; each shard needs keys of its own/,
+    ],
+    [
+      '--shards without --target',
+      ['--shards', '2', '--shard-index', '0', '--no-target'],
+      {},
+      /^petload: --shards needs --target/,
+    ],
   ];
 
   for (const [what, flags, env, message] of cases) {
     it(`refuses ${what}`, async () => {
       const noTarget = flags.includes('--no-target');
-      const args = ['run', 'smoke', '--quiet', ...(noTarget ? [] : ['--target', target, '--keys-file', keysFile]), ...flags.filter((f) => f !== '--no-target')];
+      const args = [
+        'run',
+        'smoke',
+        '--quiet',
+        ...(noTarget ? [] : ['--target', target, '--keys-file', keysFile]),
+        ...flags.filter((f) => f !== '--no-target'),
+      ];
       const r = await runCli(args, { env: { JOB_COMPLETION_INDEX: '', ...env } });
       expect(r.code).toBe(2);
       const first = r.stderr.split('\n')[0]!;

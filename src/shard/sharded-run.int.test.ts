@@ -40,7 +40,9 @@ thresholds:
 `;
 
 /** A relay on loopback in front of `upstream` that records, per client connection, the bearer keys it carried. */
-async function countingRelay(upstream: string): Promise<{ url: string; perConnection: Map<Socket, Set<string>>; requests: () => number; close(): Promise<void> }> {
+async function countingRelay(
+  upstream: string,
+): Promise<{ url: string; perConnection: Map<Socket, Set<string>>; requests: () => number; close(): Promise<void> }> {
   const target = new URL(upstream);
   const perConnection = new Map<Socket, Set<string>>();
   let requests = 0;
@@ -50,10 +52,13 @@ async function countingRelay(upstream: string): Promise<{ url: string; perConnec
     const seen = perConnection.get(req.socket) ?? new Set<string>();
     if (auth.startsWith('Bearer ')) seen.add(auth.slice(7));
     perConnection.set(req.socket, seen);
-    const out = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
+    const out = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
     out.on('error', () => res.destroy());
     req.pipe(out);
   });
@@ -74,7 +79,10 @@ async function countingRelay(upstream: string): Promise<{ url: string; perConnec
 describe('a sharded run, merged, against one process', () => {
   const dir = scratch('petload-shards-');
   const entries = (['pro', 'business'] as const).flatMap((plan) =>
-    Array.from({ length: KEYS_PER_PLAN }, (_, i) => ({ key: `sk_${plan}_${i}_${randomBytes(10).toString('hex')}`, plan })),
+    Array.from({ length: KEYS_PER_PLAN }, (_, i) => ({
+      key: `sk_${plan}_${i}_${randomBytes(10).toString('hex')}`,
+      plan,
+    })),
   );
   const keysFile = dir.keys(entries);
   const scenarioFile = dir.file('shard-proof.yaml', SCENARIO);
@@ -94,15 +102,38 @@ describe('a sharded run, merged, against one process', () => {
     startAt = new Date(Date.now() + 10_000).toISOString();
     const common = ['--keys-file', keysFile, '--quiet'];
     const runs = Array.from({ length: SHARDS }, (_, i) =>
-      runCli(['run', scenarioFile, '--target', relay.url, '--shards', String(SHARDS), '--start-at', startAt, '--report-dir', join(dir.dir, `shard-${i}`), ...common], {
-        env: { JOB_COMPLETION_INDEX: String(i) },
-        killAfterMs: 80_000,
-      }),
+      runCli(
+        [
+          'run',
+          scenarioFile,
+          '--target',
+          relay.url,
+          '--shards',
+          String(SHARDS),
+          '--start-at',
+          startAt,
+          '--report-dir',
+          join(dir.dir, `shard-${i}`),
+          ...common,
+        ],
+        {
+          env: { JOB_COMPLETION_INDEX: String(i) },
+          killAfterMs: 80_000,
+        },
+      ),
     );
-    const one = runCli(['run', scenarioFile, '--target', alone.url, '--report-dir', join(dir.dir, 'single'), ...common], { killAfterMs: 80_000 });
+    const one = runCli(
+      ['run', scenarioFile, '--target', alone.url, '--report-dir', join(dir.dir, 'single'), ...common],
+      { killAfterMs: 80_000 },
+    );
     const results = await Promise.all([...runs, one]);
     for (const r of results) expect(r.code, r.stderr).toBe(0);
-    const m = await runCli(['merge', ...Array.from({ length: SHARDS }, (_, i) => join(dir.dir, `shard-${i}`, 'report.json')), '--out', join(dir.dir, 'merged')]);
+    const m = await runCli([
+      'merge',
+      ...Array.from({ length: SHARDS }, (_, i) => join(dir.dir, `shard-${i}`, 'report.json')),
+      '--out',
+      join(dir.dir, 'merged'),
+    ]);
     expect(m.code, m.stderr).toBe(0);
     shards = Array.from({ length: SHARDS }, (_, i) => readReportJson(join(dir.dir, `shard-${i}`)));
     merged = readReportJson(join(dir.dir, 'merged'));
@@ -128,20 +159,26 @@ describe('a sharded run, merged, against one process', () => {
     expect(merged.verdict).toBe(single.verdict);
     const statuses = (r: Report) => Object.fromEntries(r.checks.map((c) => [c.id, c.status]));
     expect(statuses(merged)).toEqual(statuses(single));
-    expect(merged.thresholds.map((t) => [t.expression, t.ok])).toEqual(single.thresholds.map((t) => [t.expression, t.ok]));
+    expect(merged.thresholds.map((t) => [t.expression, t.ok])).toEqual(
+      single.thresholds.map((t) => [t.expression, t.ok]),
+    );
   });
 
   it('sends as many requests as one process, within 2 %, and the server saw every one of them', () => {
     // Nothing dropped and nothing held back: otherwise the counts would measure the test machine's load.
     expect([single.totals.dropped, merged.totals.dropped]).toEqual([0, 0]);
-    expect([single, ...shards].flatMap((r) => r.notes.filter((n) => /^load .* held back by backoff [1-9]/.test(n)))).toEqual([]);
-    expect(Math.abs(merged.totals.requests - single.totals.requests)).toBeLessThanOrEqual(0.02 * single.totals.requests);
+    expect(
+      [single, ...shards].flatMap((r) => r.notes.filter((n) => /^load .* held back by backoff [1-9]/.test(n))),
+    ).toEqual([]);
+    expect(Math.abs(merged.totals.requests - single.totals.requests)).toBeLessThanOrEqual(
+      0.02 * single.totals.requests,
+    );
     expect(merged.totals.requests).toBe(shards.reduce((n, r) => n + r.totals.requests, 0));
     // Besides the reported ones, each shard sends one unauthenticated reachability request before its run.
     expect(relay.requests()).toBe(merged.totals.requests + SHARDS);
   });
 
-  it('has the percentiles of the shards\' histograms added up, to the histogram\'s precision', () => {
+  it("has the percentiles of the shards' histograms added up, to the histogram's precision", () => {
     expect(merged.operations.map((o) => o.operation)).toEqual(single.operations.map((o) => o.operation));
     for (const op of merged.operations) {
       const sum = createHistogram();
@@ -152,11 +189,13 @@ describe('a sharded run, merged, against one process', () => {
       expect(op.latency).toEqual(summarize(sum));
       const h = decodeHistogram(op.histograms.all!);
       for (const p of [50, 90, 95, 99, 99.9, 100]) expect(percentile(h, p)).toBe(percentile(sum, p));
-      expect(op.count).toBe(shards.reduce((n, r) => n + (r.operations.find((o) => o.operation === op.operation)?.count ?? 0), 0));
+      expect(op.count).toBe(
+        shards.reduce((n, r) => n + (r.operations.find((o) => o.operation === op.operation)?.count ?? 0), 0),
+      );
     }
   });
 
-  it('never lets two shards use one key: disjoint key lists, and each connection to the server carried one shard\'s keys', () => {
+  it("never lets two shards use one key: disjoint key lists, and each connection to the server carried one shard's keys", () => {
     const lists = shards.map((r) => r.keys.map((k) => k.label));
     const all = lists.flat();
     expect(new Set(all).size).toBe(all.length);
@@ -177,8 +216,20 @@ describe('a sharded run, merged, against one process', () => {
   });
 
   it('runs each probe once over all shards, as one process does', () => {
-    const probeNotes = shards.map((r) => r.notes.find((n) => /^shard \d of 3: probes /.test(n))!.replace(/^shard \d of 3: probes /, ''));
+    const probeNotes = shards.map((r) =>
+      r.notes.find((n) => /^shard \d of 3: probes /.test(n))!.replace(/^shard \d of 3: probes /, ''),
+    );
     const units = probeNotes.flatMap((n) => (n.startsWith('none') ? [] : n.split(', ')));
-    expect(units.sort()).toEqual(['auth', 'create-get [business]', 'create-get [pro]', 'list [business]', 'list [pro]', 'unknown-id [business]', 'unknown-id [pro]'].sort());
+    expect(units.sort()).toEqual(
+      [
+        'auth',
+        'create-get [business]',
+        'create-get [pro]',
+        'list [business]',
+        'list [pro]',
+        'unknown-id [business]',
+        'unknown-id [pro]',
+      ].sort(),
+    );
   });
 });

@@ -13,7 +13,11 @@ export interface StartOutcome {
 }
 
 /** Waits (real time) until `startAt` (epoch ms) or until the signal aborts. */
-export async function waitUntil(startAt: number, signal: AbortSignal | undefined, now: () => number = Date.now): Promise<StartOutcome> {
+export async function waitUntil(
+  startAt: number,
+  signal: AbortSignal | undefined,
+  now: () => number = Date.now,
+): Promise<StartOutcome> {
   // setTimeout may fire a little early or late; the loop makes sure the wait has really passed the instant.
   for (let left = startAt - now(); left > 0 && !signal?.aborted; left = startAt - now()) {
     await new Promise<void>((resolve) => {

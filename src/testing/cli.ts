@@ -30,7 +30,10 @@ export interface CliRun {
 }
 
 /** Start `petload ...args`. `killAfterMs` bounds the child's life (SIGKILL), so that no test can hang on it. */
-export function startCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; killAfterMs?: number } = {}): CliRun {
+export function startCli(
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; killAfterMs?: number } = {},
+): CliRun {
   const started = performance.now();
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? process.cwd(),
@@ -54,7 +57,8 @@ export function startCli(args: readonly string[], options: { env?: NodeJS.Proces
   const done = new Promise<CliResult>((resolveDone) => {
     child.on('close', (code, signal) => {
       clearTimeout(killer);
-      for (const w of waiters.splice(0)) w.reject(new Error(`petload exited (${code ?? signal}) before stderr matched ${w.pattern}:\n${stderr}`));
+      for (const w of waiters.splice(0))
+        w.reject(new Error(`petload exited (${code ?? signal}) before stderr matched ${w.pattern}:\n${stderr}`));
       resolveDone({ code, signal, stdout, stderr, ms: performance.now() - started });
     });
   });
@@ -69,7 +73,10 @@ export function startCli(args: readonly string[], options: { env?: NodeJS.Proces
   };
 }
 
-export function runCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; killAfterMs?: number } = {}): Promise<CliResult> {
+export function runCli(
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; killAfterMs?: number } = {},
+): Promise<CliResult> {
   return startCli(args, options).done;
 }
 
@@ -93,7 +100,9 @@ export interface Scratch {
   /** Write a file into the scratch directory; returns its path. */
   file(name: string, text: string): string;
   /** A keys file of the given entries. */
-  keys(entries: readonly { key: string; plan: string; sacrificial?: boolean; perMinute?: number; perDay?: number }[]): string;
+  keys(
+    entries: readonly { key: string; plan: string; sacrificial?: boolean; perMinute?: number; perDay?: number }[],
+  ): string;
 }
 
 export function scratch(prefix = 'petload-test-'): Scratch {

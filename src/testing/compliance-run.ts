@@ -9,7 +9,9 @@ import type { FaultName } from '../reference-server/faults.js';
 import { loadScenario } from '../config/load-scenario.js';
 import { runScenario, type RunOptions, type RunResult } from '../engine/run.js';
 
-export async function complianceRun(options: Omit<Partial<RunOptions>, 'scenario' | 'reportDir'> & { plans?: PlanName[] } = {}): Promise<RunResult & { failed: string[] }> {
+export async function complianceRun(
+  options: Omit<Partial<RunOptions>, 'scenario' | 'reportDir'> & { plans?: PlanName[] } = {},
+): Promise<RunResult & { failed: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'petload-compliance-'));
   try {
     const result = await runScenario({ scenario: loadScenario('compliance'), reportDir: dir, ...options });
@@ -41,7 +43,12 @@ export function faultMatrixSuite(title: string, faults: readonly (FaultName | 'n
       it(`${fault}: the run fails exactly ${want.join(', ') || 'nothing'}`, { timeout: 120_000 }, async () => {
         const r = await complianceRun({ faults: fault === 'none' ? [] : [fault], plans: ['free', 'pro'] });
         // Compared as text so that a failure shows every extra check with its first evidence.
-        expect(r.failed.map((id) => (want.includes(id) ? id : withEvidence(r, id))).sort().join('\n')).toBe(want.join('\n'));
+        expect(
+          r.failed
+            .map((id) => (want.includes(id) ? id : withEvidence(r, id)))
+            .sort()
+            .join('\n'),
+        ).toBe(want.join('\n'));
         expect(r.report.verdict).toBe(want.length === 0 ? 'pass' : 'fail');
         expect(r.exitCode).toBe(want.length === 0 ? 0 : 1);
       });

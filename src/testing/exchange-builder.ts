@@ -28,7 +28,12 @@ export function httpDate(epochMs: number): string {
 
 /** JSON text of a value that may hold bigints (as a lossless parse would give them). */
 function losslessText(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `__big${v}__` : v))?.replace(/"__big(-?\d+)__"/g, '$1') ?? '';
+  return (
+    JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `__big${v}__` : v))?.replace(
+      /"__big(-?\d+)__"/g,
+      '$1',
+    ) ?? ''
+  );
 }
 
 /**
@@ -39,8 +44,16 @@ export function jsonBody(value: unknown): ParsedBody {
   return { kind: 'json', value: deepFreeze(value), excerpt: losslessText(value).slice(0, 1000) };
 }
 
-export function rateLimitHeaders(limit: number | string, remaining: number | string, reset: number | string): HeaderMap {
-  return { 'x-ratelimit-limit': String(limit), 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': String(reset) };
+export function rateLimitHeaders(
+  limit: number | string,
+  remaining: number | string,
+  reset: number | string,
+): HeaderMap {
+  return {
+    'x-ratelimit-limit': String(limit),
+    'x-ratelimit-remaining': String(remaining),
+    'x-ratelimit-reset': String(reset),
+  };
 }
 
 export const SAMPLE_PETS = [
@@ -97,7 +110,11 @@ export function outcomeOf(ledger: Ledger, id: AnyCheckId, plan: PlanName | null 
 }
 
 /** Counts of a check's outcome, zero when it recorded nothing: `{ passed, failed, skipped }`. */
-export function countsOf(ledger: Ledger, id: AnyCheckId, plan: PlanName | null = 'free'): { passed: number; failed: number; skipped: number } {
+export function countsOf(
+  ledger: Ledger,
+  id: AnyCheckId,
+  plan: PlanName | null = 'free',
+): { passed: number; failed: number; skipped: number } {
   const o = outcomeOf(ledger, id, plan);
   return { passed: o?.passed ?? 0, failed: o?.failed ?? 0, skipped: o?.skipped ?? 0 };
 }

@@ -82,9 +82,17 @@ export function sampleRun(opts: SampleOptions = {}): SampleRun {
     used.set(key, count);
     const limit = key.limits.perMinute;
     const refused = count > limit;
-    const status = refused ? 429 : operation === 'createPet' ? 201 : operation === 'getPet' && random() < 0.3 ? 404 : 200;
+    const status = refused
+      ? 429
+      : operation === 'createPet'
+        ? 201
+        : operation === 'getPet' && random() < 0.3
+          ? 404
+          : 200;
     // Whole microseconds, so that the test can rebuild the same histogram from these numbers.
-    const micros = refused ? 300 + Math.floor(random() * 700) : Math.floor(2000 * Math.exp(random() * 2.5) + random() * 1000);
+    const micros = refused
+      ? 300 + Math.floor(random() * 700)
+      : Math.floor(2000 * Math.exp(random() * 2.5) + random() * 1000);
     const latencyMs = micros / 1000;
     (latencies[operation] ??= []).push(micros);
     const resetS = Math.floor((epoch + WINDOW_MS) / 1000);
@@ -97,7 +105,10 @@ export function sampleRun(opts: SampleOptions = {}): SampleRun {
     };
     if (refused) headers['retry-after'] = String(Math.max(1, Math.ceil((WINDOW_MS - t) / 1000)));
     if (leak && i === 0) headers['www-authenticate'] = `Bearer realm="${leak}"`;
-    const body = status === 429 ? '{"code":"rate_limited","message":"Too many requests","status":429}' : '[{"id":1,"name":"Rex","categoryId":2}]';
+    const body =
+      status === 429
+        ? '{"code":"rate_limited","message":"Too many requests","status":429}'
+        : '[{"id":1,"name":"Rex","categoryId":2}]';
     nowMono = t + latencyMs;
     const ex: Exchange = {
       seq: i,
@@ -130,7 +141,11 @@ export function sampleRun(opts: SampleOptions = {}): SampleRun {
     }
   }
   ledger.fail('auth.challenge', null, '401 without a WWW-Authenticate header');
-  ledger.skip('ratelimit.key-isolation', 'free', `needs two keys of the free plan; the keys file has one${leak ? ` ${leak}` : ''}`);
+  ledger.skip(
+    'ratelimit.key-isolation',
+    'free',
+    `needs two keys of the free plan; the keys file has one${leak ? ` ${leak}` : ''}`,
+  );
   ledger.info('ratelimit.what-counts', 'pro', 'counted', ['200', '201']);
   ledger.info('ratelimit.what-counts', 'pro', 'notCounted', ['400', '404']);
   if (leak) ledger.info('ratelimit.what-counts', 'pro', leak, leak);
@@ -142,7 +157,14 @@ export function sampleRun(opts: SampleOptions = {}): SampleRun {
     const checkId = thresholdCheckId(parsed);
     const r = evaluateThreshold(parsed, snapshot);
     ledger.judge(checkId, null, r.ok, () => `${parsed.expression}: observed ${r.observed ?? 'no data'}${r.unit}`);
-    return { expression: parsed.expression, checkId, severity: 'major' as const, observed: r.observed, unit: r.unit, ok: r.ok };
+    return {
+      expression: parsed.expression,
+      checkId,
+      severity: 'major' as const,
+      observed: r.observed,
+      unit: r.unit,
+      ok: r.ok,
+    };
   });
 
   const report = buildReport({
@@ -170,7 +192,14 @@ export function sampleRun(opts: SampleOptions = {}): SampleRun {
 /** The counts line of the sample report: every catalogue check and the two thresholds, 6 passed, 2 failed, 1 warning. */
 export const SAMPLE_COUNTS = (() => {
   const checks = CHECK_IDS.length + 2;
-  return { checks, passed: 6, failed: 2, warnings: 1, skipped: checks - 9, line: `${checks} checks: 6 passed, 2 failed, 1 warning, ${checks - 9} skipped` };
+  return {
+    checks,
+    passed: 6,
+    failed: 2,
+    warnings: 1,
+    skipped: checks - 9,
+    line: `${checks} checks: 6 passed, 2 failed, 1 warning, ${checks - 9} skipped`,
+  };
 })();
 
 export function sampleReport(opts: SampleOptions = {}): Report {

@@ -15,7 +15,10 @@ export function recognisableKey(plan: string): string {
 }
 
 /** Where a piece of a secret of cutMinFor(its length) characters appears in `text`: `[secret index, offset]`, or null. */
-export function findSecret(text: string, secrets: readonly string[]): { secret: number; at: number; context: string } | null {
+export function findSecret(
+  text: string,
+  secrets: readonly string[],
+): { secret: number; at: number; context: string } | null {
   for (const [i, s] of secrets.entries()) {
     const window = Math.min(s.length, cutMinFor(s.length));
     for (let k = 0; k + window <= s.length; k++) {

@@ -32,31 +32,43 @@ const run = promisify(execFile);
 export function programPath(program: SystemProgram): string {
   const { path, pkg } = SYSTEM_PROGRAMS[program];
   if (!existsSync(path)) {
-    throw new Error(`${path} is missing: the test set-up (src/testing/global-setup.ts) installs Debian's ${pkg}; run the tests with \`npm test\` or \`npx vitest run\`, or \`apt-get install -y ${pkg}\``);
+    throw new Error(
+      `${path} is missing: the test set-up (src/testing/global-setup.ts) installs Debian's ${pkg}; run the tests with \`npm test\` or \`npx vitest run\`, or \`apt-get install -y ${pkg}\``,
+    );
   }
   return path;
 }
 
 /** The packages of the programs that are not installed, in the table's order. */
-export function missingPackages(programs: readonly SystemProgram[] = Object.keys(SYSTEM_PROGRAMS) as SystemProgram[]): string[] {
+export function missingPackages(
+  programs: readonly SystemProgram[] = Object.keys(SYSTEM_PROGRAMS) as SystemProgram[],
+): string[] {
   return programs.filter((p) => !existsSync(SYSTEM_PROGRAMS[p].path)).map((p) => SYSTEM_PROGRAMS[p].pkg);
 }
 
 /** The last meaningful line of a failed command's output, for a one-line error. */
 function lastLine(e: unknown): string {
   const err = e as { stderr?: string; stdout?: string; message?: string };
-  const lines = `${err.stderr ?? ''}\n${err.stdout ?? ''}`.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = `${err.stderr ?? ''}\n${err.stdout ?? ''}`
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines.filter((l) => /^(E:|W:)/.test(l)).at(-1) ?? lines.at(-1) ?? err.message ?? String(e);
 }
 
-const held = (e: unknown) => /Could not get lock|Unable to acquire the dpkg frontend lock|is another process using it/i.test(lastLine(e));
+const held = (e: unknown) =>
+  /Could not get lock|Unable to acquire the dpkg frontend lock|is another process using it/i.test(lastLine(e));
 
 /** One apt-get under the set-up's lock; waits out apt's own locks held by others (bounded). */
 async function aptGet(args: readonly string[], deadline: number): Promise<void> {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   for (;;) {
     try {
-      await run('flock', ['-w', String(APT_LOCK_WAIT_MS / 1000), LOCK_FILE, 'apt-get', '-o', 'DPkg::Lock::Timeout=120', ...args], { env, maxBuffer: 64 * 1024 * 1024 });
+      await run(
+        'flock',
+        ['-w', String(APT_LOCK_WAIT_MS / 1000), LOCK_FILE, 'apt-get', '-o', 'DPkg::Lock::Timeout=120', ...args],
+        { env, maxBuffer: 64 * 1024 * 1024 },
+      );
       return;
     } catch (e) {
       if (held(e) && Date.now() + APT_LOCK_RETRY_MS < deadline) {
@@ -75,7 +87,9 @@ async function aptGet(args: readonly string[], deadline: number): Promise<void> 
 export async function installSystemPackages(log: (line: string) => void = () => {}): Promise<void> {
   if (missingPackages().length === 0) return;
   if (process.getuid?.() !== 0) {
-    throw new Error(`the tests need Debian's ${missingPackages().join(', ')} and installing them needs root: run \`apt-get install -y ${missingPackages().join(' ')}\``);
+    throw new Error(
+      `the tests need Debian's ${missingPackages().join(', ')} and installing them needs root: run \`apt-get install -y ${missingPackages().join(' ')}\``,
+    );
   }
   const deadline = Date.now() + APT_LOCK_WAIT_MS;
   log(`petload tests: installing Debian's ${missingPackages().join(', ')} (once, before the tests)`);
@@ -86,5 +100,8 @@ export async function installSystemPackages(log: (line: string) => void = () => 
   // With recommends, as a person would install them (the browser's fonts come that way).
   await aptGet(['install', '-y', ...missing], deadline);
   const still = (Object.keys(SYSTEM_PROGRAMS) as SystemProgram[]).filter((p) => !existsSync(SYSTEM_PROGRAMS[p].path));
-  if (still.length > 0) throw new Error(`apt-get installed ${missing.join(', ')} but ${still.map((p) => SYSTEM_PROGRAMS[p].path).join(', ')} is still missing`);
+  if (still.length > 0)
+    throw new Error(
+      `apt-get installed ${missing.join(', ')} but ${still.map((p) => SYSTEM_PROGRAMS[p].path).join(', ')} is still missing`,
+    );
 }

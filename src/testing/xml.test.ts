@@ -3,7 +3,9 @@ import { findAll, parseXml, XmlError } from './xml.js';
 
 describe('parseXml (test helper)', () => {
   it('reads elements, attributes, text and references', () => {
-    const doc = parseXml('<?xml version="1.0" encoding="UTF-8"?>\n<a x="1 &amp; 2&#10;3"><b>t &lt;&#x41;&gt;</b><b/><![CDATA[<raw>]]></a>\n');
+    const doc = parseXml(
+      '<?xml version="1.0" encoding="UTF-8"?>\n<a x="1 &amp; 2&#10;3"><b>t &lt;&#x41;&gt;</b><b/><![CDATA[<raw>]]></a>\n',
+    );
     expect(doc.name).toBe('a');
     expect(doc.attrs.x).toBe('1 & 2\n3');
     expect(findAll(doc, 'b').map((b) => b.text)).toEqual(['t <A>', '']);

@@ -35,7 +35,10 @@ const COMMON: Record<Exclude<CheckId, 'ratelimit.enforced' | 'ratelimit.algorith
   'create.rejects-invalid': ['pass', 'shared pet module'],
   'get.returns-pet': ['pass', 'one process, one memory'],
   'get.unknown-404': ['pass', 'shared pet module'],
-  'deprecation.behaviour-unchanged': ['pass', 'the get carries the headers and counts like the list (on a bucket, a rise between is refill, not a refund)'],
+  'deprecation.behaviour-unchanged': [
+    'pass',
+    'the get carries the headers and counts like the list (on a bucket, a rise between is refill, not a refund)',
+  ],
   'deprecation.announced': ['pass', 'neither Deprecation nor Sunset is sent'],
   'auth.missing-key': ['pass', '401'],
   'auth.invalid-key': ['pass', '401'],
@@ -46,8 +49,14 @@ const COMMON: Record<Exclude<CheckId, 'ratelimit.enforced' | 'ratelimit.algorith
   'ratelimit.headers-syntax': ['pass', 'integers, 0 <= Remaining <= Limit'],
   'ratelimit.limit-matches-plan': ['pass', 'the per-minute figure'],
   'ratelimit.reset-is-timestamp': ['pass', 'Unix seconds at most a window ahead'],
-  'ratelimit.remaining-decrements': ['pass', 'a rise is the algorithm\'s (skipped naming ratelimit.algorithm); every other pair decrements by one'],
-  'ratelimit.window-consistency': ['pass', 'Reset moving forward is the algorithm\'s (skipped naming ratelimit.algorithm); every triple is in range'],
+  'ratelimit.remaining-decrements': [
+    'pass',
+    "a rise is the algorithm's (skipped naming ratelimit.algorithm); every other pair decrements by one",
+  ],
+  'ratelimit.window-consistency': [
+    'pass',
+    "Reset moving forward is the algorithm's (skipped naming ratelimit.algorithm); every triple is in range",
+  ],
   'ratelimit.quota-restored': ['skip', NOT_IN_SCENARIO('restore')],
   'ratelimit.no-over-admission': ['pass', 'one process: the limiter is updated synchronously'],
   'ratelimit.key-isolation': ['skip', NOT_IN_SCENARIO('key-isolation')],
@@ -60,7 +69,10 @@ const COMMON: Record<Exclude<CheckId, 'ratelimit.enforced' | 'ratelimit.algorith
   'retry-after.honest': ['skip', NOT_IN_SCENARIO('retry-after-honest')],
   'retry-after.error-body': ['pass', 'Error with status 429'],
   'backoff.respects-retry-after': ['pass', 'petload never sends inside a Retry-After'],
-  'backoff.no-ban': ['pass', 'the paced phase offers a tenth of the figure through the backoff: no ban, nothing refused'],
+  'backoff.no-ban': [
+    'pass',
+    'the paced phase offers a tenth of the figure through the backoff: no ban, nothing refused',
+  ],
   'ban.probe': ['skip', 'opt-in'],
   'load.capacity': ['skip', 'no saturate phase'],
 };
@@ -69,7 +81,10 @@ export const TOKEN_BUCKET_TABLE: VerdictTable = {
   exitCode: 1, // enforced is critical.
   checks: {
     ...COMMON,
-    'ratelimit.enforced': ['fail', 'TRUE: the burst and the refill are accepted within one minute from a full bucket: more than the figure'],
+    'ratelimit.enforced': [
+      'fail',
+      'TRUE: the burst and the refill are accepted within one minute from a full bucket: more than the figure',
+    ],
     'ratelimit.algorithm': ['pass', 'info: token bucket, burst = the figure, refill = the figure a minute'],
   },
 };
@@ -79,7 +94,10 @@ export const GCRA_TABLE: VerdictTable = {
   exitCode: 1, // enforced is critical.
   checks: {
     ...TOKEN_BUCKET_TABLE.checks,
-    'ratelimit.enforced': ['fail', 'TRUE: the burst and one request per emission interval are accepted within one minute from a full pool: more than the figure'],
+    'ratelimit.enforced': [
+      'fail',
+      'TRUE: the burst and one request per emission interval are accepted within one minute from a full pool: more than the figure',
+    ],
     'ratelimit.algorithm': ['pass', 'info: token bucket or GCRA (they admit alike), with the refill'],
   },
 };
@@ -100,14 +118,23 @@ describe('corpus (e): limiters that are not fixed windows, on real minutes', () 
     ['token-bucket', TOKEN_BUCKET_TABLE, /token bucket/],
     ['gcra', GCRA_TABLE, /GCRA/],
     ['sliding-window', SLIDING_WINDOW_TABLE, /sliding window/],
-  ] as const)('%s: judged by the plan\'s promise, its headers\' movement named by ratelimit.algorithm', { timeout: 120_000 }, async (algorithm, table, shape) => {
-    const keys = corpus.keysFiles(['free', 'pro', 'business'], 12);
-    const redis = algorithm === 'gcra' ? await corpus.started(startRedis()) : null;
-    const env = { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '60', STORE_ALGORITHM: algorithm, ...(redis ? { STORE_REDIS_URL: redis.url } : {}) };
-    const s = await corpus.started(startStore('algorithm.ts', env));
-    const run = await runPetload(s.url, keys.petload, NO_WAIT_PACED);
-    expectVerdict(run, table, expect);
-    const named = run.report.checks.find((c) => c.id === 'ratelimit.algorithm')!;
-    for (const p of named.byPlan) expect(p.info.shape, p.plan ?? '').toMatch(shape);
-  });
+  ] as const)(
+    "%s: judged by the plan's promise, its headers' movement named by ratelimit.algorithm",
+    { timeout: 120_000 },
+    async (algorithm, table, shape) => {
+      const keys = corpus.keysFiles(['free', 'pro', 'business'], 12);
+      const redis = algorithm === 'gcra' ? await corpus.started(startRedis()) : null;
+      const env = {
+        STORE_KEYS_FILE: keys.store,
+        STORE_WINDOW_S: '60',
+        STORE_ALGORITHM: algorithm,
+        ...(redis ? { STORE_REDIS_URL: redis.url } : {}),
+      };
+      const s = await corpus.started(startStore('algorithm.ts', env));
+      const run = await runPetload(s.url, keys.petload, NO_WAIT_PACED);
+      expectVerdict(run, table, expect);
+      const named = run.report.checks.find((c) => c.id === 'ratelimit.algorithm')!;
+      for (const p of named.byPlan) expect(p.info.shape, p.plan ?? '').toMatch(shape);
+    },
+  );
 });

@@ -27,30 +27,45 @@ export const EXPRESS_IETF_TABLE: VerdictTable = {
     'create.rejects-invalid': ['pass', 'shared pet module (the body is read as text, parsed losslessly)'],
     'get.returns-pet': ['pass', 'one process, one memory'],
     'get.unknown-404': ['pass', 'shared pet module'],
-    'deprecation.behaviour-unchanged': ['pass', '200 with a Pet; it lacks X-RateLimit-* exactly as the list does, which is no change of behaviour (headers-present names it), and its quota use is not judged'],
+    'deprecation.behaviour-unchanged': [
+      'pass',
+      '200 with a Pet; it lacks X-RateLimit-* exactly as the list does, which is no change of behaviour (headers-present names it), and its quota use is not judged',
+    ],
     'deprecation.announced': ['pass', 'Deprecation and Sunset well formed'],
     'auth.missing-key': ['pass', '401'],
     'auth.invalid-key': ['pass', '401'],
     'auth.challenge': ['pass', 'WWW-Authenticate: Bearer'],
     'auth.no-quota-drain': ['skip', 'needs Remaining to compare: ' + NO_HEADERS],
-    'ratelimit.headers-present': ['fail', 'TRUE: 2xx and 429 carry RateLimit / RateLimit-Policy, not X-RateLimit-Limit/-Remaining/-Reset'],
-    'ratelimit.headers-on-errors': ['fail', 'TRUE: 400/401/404 lack X-RateLimit-* as well (the limiter runs before the routes, so they carry only the draft fields)'],
+    'ratelimit.headers-present': [
+      'fail',
+      'TRUE: 2xx and 429 carry RateLimit / RateLimit-Policy, not X-RateLimit-Limit/-Remaining/-Reset',
+    ],
+    'ratelimit.headers-on-errors': [
+      'fail',
+      'TRUE: 400/401/404 lack X-RateLimit-* as well (the limiter runs before the routes, so they carry only the draft fields)',
+    ],
     'ratelimit.headers-syntax': ['skip', 'no response has an X-RateLimit-* value to judge'],
     'ratelimit.limit-matches-plan': ['skip', NO_HEADERS],
     'ratelimit.reset-is-timestamp': ['skip', NO_HEADERS],
     'ratelimit.remaining-decrements': ['skip', NO_HEADERS],
     'ratelimit.window-consistency': ['skip', NO_HEADERS + ' (so the 3 s window goes unseen)'],
-    'ratelimit.enforced': ['fail', 'TRUE for this setting: a 3 s window admits the plan\'s figure every 3 s, more than the figure within a minute of the first request (counted against the time, whatever Reset says)'],
+    'ratelimit.enforced': [
+      'fail',
+      "TRUE for this setting: a 3 s window admits the plan's figure every 3 s, more than the figure within a minute of the first request (counted against the time, whatever Reset says)",
+    ],
     'ratelimit.quota-restored': ['pass', 'accepted once the window has ended (Retry-After tells when)'],
     'ratelimit.no-over-admission': ['pass', 'one process: the memory store increments synchronously'],
     'ratelimit.key-isolation': ['pass', 'keyGenerator = the API key'],
     'ratelimit.what-counts': ['pass', 'info, measured from status codes and refusals'],
-    'ratelimit-fields.syntax': ['pass', 'draft-8 RateLimit / RateLimit-Policy: named lists with q, w, r, t, read as the draft-11 form'],
+    'ratelimit-fields.syntax': [
+      'pass',
+      'draft-8 RateLimit / RateLimit-Policy: named lists with q, w, r, t, read as the draft-11 form',
+    ],
     'ratelimit-fields.consistent': ['skip', 'no X-RateLimit-* to compare the draft fields with'],
     'ratelimit.algorithm': ['pass', 'info: read from the draft fields, all the store sends (r, and t from Date)'],
     'retry-after.present': ['pass', 'express-rate-limit sets Retry-After on 429'],
     'retry-after.syntax': ['pass', 'delay-seconds'],
-    'retry-after.plausible': ['pass', 'seconds to the window\'s end, within the window length'],
+    'retry-after.plausible': ['pass', "seconds to the window's end, within the window length"],
     'retry-after.honest': ['pass', 'the window has ended by then'],
     'retry-after.error-body': ['pass', 'Error with status 429'],
     'backoff.respects-retry-after': ['pass', 'petload never sends inside a Retry-After'],
@@ -86,7 +101,7 @@ export const EXPRESS_LEGACY_TABLE: VerdictTable = {
     'ratelimit.what-counts': ['pass', 'info: 400 and 404 are given back (skipFailedRequests)'],
     'ratelimit-fields.syntax': ['skip', 'no draft fields (legacyHeaders only)'],
     'ratelimit-fields.consistent': ['skip', 'no draft fields (legacyHeaders only)'],
-    'ratelimit.algorithm': ['pass', 'info: a fixed window (express-rate-limit\'s memory store)'],
+    'ratelimit.algorithm': ['pass', "info: a fixed window (express-rate-limit's memory store)"],
   },
 };
 
@@ -98,7 +113,10 @@ export const EXPRESS_BOTH_TABLE: VerdictTable = {
     'ratelimit.remaining-decrements': ['pass', 'one per counted request (errors count too: no skipFailedRequests)'],
     'ratelimit.what-counts': ['pass', 'info: 400 and 404 count'],
     'ratelimit-fields.syntax': ['pass', 'draft-8 named lists, read as the draft-11 form'],
-    'ratelimit-fields.consistent': ['pass', 'r is Remaining, t is Reset - Date, q is Limit, and q per w=60 is the plan\'s figure'],
+    'ratelimit-fields.consistent': [
+      'pass',
+      "r is Remaining, t is Reset - Date, q is Limit, and q per w=60 is the plan's figure",
+    ],
   },
 };
 
@@ -111,14 +129,19 @@ export const EXPRESS_SPLIT_TABLE: VerdictTable = {
   exitCode: 0,
   checks: {
     ...EXPRESS_BOTH_TABLE.checks,
-    'ratelimit-fields.consistent': ['fail', 'TRUE (advisory): the draft fields describe the outer limit (q=120 per minute for Free), not the one X-RateLimit-* describe, and not the plan\'s figure'],
+    'ratelimit-fields.consistent': [
+      'fail',
+      "TRUE (advisory): the draft fields describe the outer limit (q=120 per minute for Free), not the one X-RateLimit-* describe, and not the plan's figure",
+    ],
   },
 };
 
 describe('corpus (d): express-rate-limit with IETF draft-8 RateLimit fields', () => {
   const corpus = corpusFixtures('ietf');
 
-  it('petload names the missing X-RateLimit-* by its two presence checks, the 3 s window by enforced, and nothing else', { timeout: 120_000 }, async () => {
+  it('petload names the missing X-RateLimit-* by its two presence checks, the 3 s window by enforced, and nothing else', {
+    timeout: 120_000,
+  }, async () => {
     const keys = corpus.keysFiles(['free', 'pro'], 8);
     const s = await corpus.started(startStore('express-ietf.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '3' }));
     const run = await runPetload(s.url, keys.petload);
@@ -130,10 +153,17 @@ describe('corpus (d): express-rate-limit with IETF draft-8 RateLimit fields', ()
     expect(res.headers.get('x-ratelimit-limit')).toBeNull();
   });
 
-  it('X-RateLimit-* and skipFailedRequests on one-minute windows: compliant, exit 0', { timeout: 120_000 }, async () => {
+  it('X-RateLimit-* and skipFailedRequests on one-minute windows: compliant, exit 0', {
+    timeout: 120_000,
+  }, async () => {
     const keys = corpus.keysFiles(['free', 'pro'], 12);
     const s = await corpus.started(
-      startStore('express-ietf.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '60', STORE_HEADERS: 'legacy', STORE_SKIP_FAILED: '1' }),
+      startStore('express-ietf.ts', {
+        STORE_KEYS_FILE: keys.store,
+        STORE_WINDOW_S: '60',
+        STORE_HEADERS: 'legacy',
+        STORE_SKIP_FAILED: '1',
+      }),
     );
     const run = await runPetload(s.url, keys.petload, NO_WAIT);
     expectVerdict(run, EXPRESS_LEGACY_TABLE, expect);
@@ -141,14 +171,22 @@ describe('corpus (d): express-rate-limit with IETF draft-8 RateLimit fields', ()
 
   it.each([
     ['both', 'the draft fields agree with X-RateLimit-*: compliant, exit 0', EXPRESS_BOTH_TABLE],
-    ['split', 'the draft fields describe another limiter: a warning from ratelimit-fields.consistent, exit 0', EXPRESS_SPLIT_TABLE],
+    [
+      'split',
+      'the draft fields describe another limiter: a warning from ratelimit-fields.consistent, exit 0',
+      EXPRESS_SPLIT_TABLE,
+    ],
   ] as const)('X-RateLimit-* and draft-8 fields (%s): %s', { timeout: 120_000 }, async (headers, _what, table) => {
     const keys = corpus.keysFiles(['free', 'pro'], 12);
-    const s = await corpus.started(startStore('express-ietf.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '60', STORE_HEADERS: headers }));
+    const s = await corpus.started(
+      startStore('express-ietf.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '60', STORE_HEADERS: headers }),
+    );
     const run = await runPetload(s.url, keys.petload, NO_WAIT);
     expectVerdict(run, table, expect);
     const res = await fetch(`${s.url}/pets`, { headers: { Authorization: `Bearer ${keys.spare('free')}` } });
-    expect(res.headers.get('ratelimit-policy')).toMatch(headers === 'both' ? /^"free"; q=60; w=60;/ : /^"free"; q=120; w=60;/);
+    expect(res.headers.get('ratelimit-policy')).toMatch(
+      headers === 'both' ? /^"free"; q=60; w=60;/ : /^"free"; q=120; w=60;/,
+    );
     expect(res.headers.get('x-ratelimit-limit')).toBe('60');
   });
 });

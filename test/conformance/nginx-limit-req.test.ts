@@ -12,7 +12,8 @@ import { nginxHttpBlock } from './support/nginx-conf.js';
 import { startNginx, startStore } from './support/processes.js';
 import { expectVerdict, NO_WAIT, runPetload, type VerdictTable } from './support/verdict.js';
 
-const NO_429 = 'skip naming ratelimit.enforced: no request is ever answered 429, so there is no Retry-After to wait out';
+const NO_429 =
+  'skip naming ratelimit.enforced: no request is ever answered 429, so there is no Retry-After to wait out';
 
 export const NGINX_LIMIT_REQ_TABLE: VerdictTable = {
   exitCode: 1, // no-server-errors and enforced are critical.
@@ -20,7 +21,7 @@ export const NGINX_LIMIT_REQ_TABLE: VerdictTable = {
     'contract.transport': ['pass', 'nginx and the store answer every request whole'],
     'contract.no-server-errors': ['fail', 'TRUE: nginx refuses with 503'],
     'contract.documented-status': ['pass', 'the 503 is judged as a server error by no-server-errors, not twice'],
-    'contract.json-content-type': ['pass', 'error_page turns nginx\'s refusal into application/json'],
+    'contract.json-content-type': ['pass', "error_page turns nginx's refusal into application/json"],
     'contract.error-shape': ['pass', 'the refusal body is an Error with status 503'],
     'list.schema': ['pass', 'shared pet module behind the proxy'],
     'list.limit-respected': ['pass', 'shared pet module'],
@@ -36,17 +37,23 @@ export const NGINX_LIMIT_REQ_TABLE: VerdictTable = {
     'auth.missing-key': ['pass', 'no plan key: nginx does not limit it, the store answers 401'],
     'auth.invalid-key': ['pass', '401 from the store'],
     'auth.challenge': ['pass', 'WWW-Authenticate passes through'],
-    'auth.no-quota-drain': ['pass', 'unknown keys are limited per address (X-Real-IP) by the store, never against a key'],
-    'ratelimit.headers-present': ['pass', 'every 2xx comes from the store with its headers; there is no 429 (a 503 is outside this check)'],
+    'auth.no-quota-drain': [
+      'pass',
+      'unknown keys are limited per address (X-Real-IP) by the store, never against a key',
+    ],
+    'ratelimit.headers-present': [
+      'pass',
+      'every 2xx comes from the store with its headers; there is no 429 (a 503 is outside this check)',
+    ],
     'ratelimit.headers-on-errors': ['pass', '400/401/404 come from the store with headers'],
-    'ratelimit.headers-syntax': ['pass', 'the store\'s integers'],
+    'ratelimit.headers-syntax': ['pass', "the store's integers"],
     'ratelimit.limit-matches-plan': ['pass', '60'],
     'ratelimit.reset-is-timestamp': ['pass', 'Unix seconds, one-minute window'],
     'ratelimit.remaining-decrements': ['pass', 'the store counts every request nginx lets through, one by one'],
     'ratelimit.window-consistency': ['pass', 'one-minute windows, and no key is used across two of them'],
     'ratelimit.enforced': ['fail', 'TRUE: request 61 is answered 503 by nginx instead of 429'],
     'ratelimit.quota-restored': ['skip', NO_429],
-    'ratelimit.no-over-admission': ['pass', 'nginx\'s bucket and the store each admit at most 60 of the burst'],
+    'ratelimit.no-over-admission': ['pass', "nginx's bucket and the store each admit at most 60 of the burst"],
     'ratelimit.key-isolation': ['skip', 'key A is never refused with 429 (see ratelimit.enforced)'],
     'ratelimit.what-counts': ['pass', 'info'],
     'ratelimit-fields.syntax': ['skip', 'the store sends no IETF fields'],
@@ -73,8 +80,11 @@ export const NGINX_STOCK_PAGE_TABLE: VerdictTable = {
     'ratelimit.key-isolation': ['skip', 'the key-isolation probe is not in the no-wait scenario'],
     'ratelimit.quota-restored': ['skip', 'the restore probe is not in the no-wait scenario'],
     'retry-after.honest': ['skip', 'the retry-after-honest probe is not in the no-wait scenario'],
-    'contract.json-content-type': ['fail', 'TRUE: nginx\'s own 503 page is text/html'],
-    'contract.error-shape': ['pass', 'the HTML page is not judged as an Error (it is json-content-type\'s failure); every JSON error is an Error'],
+    'contract.json-content-type': ['fail', "TRUE: nginx's own 503 page is text/html"],
+    'contract.error-shape': [
+      'pass',
+      "the HTML page is not judged as an Error (it is json-content-type's failure); every JSON error is an Error",
+    ],
   },
 };
 
@@ -84,19 +94,27 @@ describe('corpus (c): nginx limit_req in front of a compliant store', () => {
   async function gateway(jsonRefusal: boolean) {
     // Twelve keys: every rate-limit probe gets a key whose one-minute window is fresh, so nothing waits.
     const keys = corpus.keysFiles(['free'], 12);
-    const store = await corpus.started(startStore('memory-flexible.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '60' }));
-    const nginx = await corpus.started(startNginx((port) => nginxHttpBlock(port, Number(new URL(store.url).port), { jsonRefusal })));
+    const store = await corpus.started(
+      startStore('memory-flexible.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '60' }),
+    );
+    const nginx = await corpus.started(
+      startNginx((port) => nginxHttpBlock(port, Number(new URL(store.url).port), { jsonRefusal })),
+    );
     return { keys: keys.petload, url: nginx.url, spare: keys.spare('free') };
   }
 
   /** nginx's own refusal, seen directly: 61 requests at once on an unused key, the refused one. */
   async function refusal(url: string, key: string): Promise<Response | undefined> {
-    const all = await Promise.all(Array.from({ length: 61 }, () => fetch(`${url}/pets?limit=1`, { headers: { Authorization: `Bearer ${key}` } })));
+    const all = await Promise.all(
+      Array.from({ length: 61 }, () => fetch(`${url}/pets?limit=1`, { headers: { Authorization: `Bearer ${key}` } })),
+    );
     await Promise.all(all.map((r) => r.clone().arrayBuffer()));
     return all.find((r) => r.status !== 200);
   }
 
-  it('a JSON Error page: petload names the 503 by no-server-errors and enforced, and skips what needs a 429', { timeout: 120_000 }, async () => {
+  it('a JSON Error page: petload names the 503 by no-server-errors and enforced, and skips what needs a 429', {
+    timeout: 120_000,
+  }, async () => {
     const { keys, url, spare } = await gateway(true);
     const run = await runPetload(url, keys);
     expectVerdict(run, NGINX_LIMIT_REQ_TABLE, expect);
@@ -106,7 +124,7 @@ describe('corpus (c): nginx limit_req in front of a compliant store', () => {
     expect(refused?.headers.get('retry-after')).toBeNull();
   });
 
-  it('nginx\'s stock 503 page: the HTML body is named by json-content-type as well', { timeout: 120_000 }, async () => {
+  it("nginx's stock 503 page: the HTML body is named by json-content-type as well", { timeout: 120_000 }, async () => {
     const { keys, url, spare } = await gateway(false);
     const run = await runPetload(url, keys, NO_WAIT);
     expectVerdict(run, NGINX_STOCK_PAGE_TABLE, expect);
@@ -114,5 +132,4 @@ describe('corpus (c): nginx limit_req in front of a compliant store', () => {
     expect(refused?.status).toBe(503);
     expect(refused?.headers.get('content-type')).toMatch(/^text\/html/);
   });
-
 });

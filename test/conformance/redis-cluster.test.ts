@@ -8,7 +8,14 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusFixtures } from './support/fixtures.js';
 import { startRedis, startStore, type KeysFiles, type Started } from './support/processes.js';
-import { explainDifferences, NO_WAIT, runPetload, statusesOf, statusesOfTable, type VerdictTable } from './support/verdict.js';
+import {
+  explainDifferences,
+  NO_WAIT,
+  runPetload,
+  statusesOf,
+  statusesOfTable,
+  type VerdictTable,
+} from './support/verdict.js';
 
 /** The verdict on 3 s windows (the `compliance` scenario, every probe). */
 export const REDIS_CLUSTER_TABLE: VerdictTable = {
@@ -28,22 +35,37 @@ export const REDIS_CLUSTER_TABLE: VerdictTable = {
     'create.rejects-invalid': ['pass', 'every invalid body 400, nothing stored'],
     'get.returns-pet': ['pass', 'the animals live in Redis: whichever worker created one, the other finds it'],
     'get.unknown-404': ['pass', '404 for an id never created and for int64 max'],
-    'deprecation.behaviour-unchanged': ['pass', 'GET /pets/{id} answers as documented, with headers, on the same limiter'],
+    'deprecation.behaviour-unchanged': [
+      'pass',
+      'GET /pets/{id} answers as documented, with headers, on the same limiter',
+    ],
     'deprecation.announced': ['pass', 'Deprecation @<seconds> and Sunset 5 Dec 2030'],
     'auth.missing-key': ['pass', '401 without Authorization'],
     'auth.invalid-key': ['pass', '401 for an unknown key, an empty Bearer and Basic'],
     'auth.challenge': ['pass', 'WWW-Authenticate: Bearer on every 401'],
     'auth.no-quota-drain': ['pass', 'requests without a valid key are limited per address, never against a key'],
-    'ratelimit.headers-present': ['pass', 'the three X-RateLimit-* on every 2xx and on 429 (the refusal carries the limiter state)'],
+    'ratelimit.headers-present': [
+      'pass',
+      'the three X-RateLimit-* on every 2xx and on 429 (the refusal carries the limiter state)',
+    ],
     'ratelimit.headers-on-errors': ['pass', '400/404 carry the key limiter, 401 the per-address one'],
     'ratelimit.headers-syntax': ['pass', 'plain integers, 0 <= Remaining <= Limit (remainingPoints is floored at 0)'],
     'ratelimit.limit-matches-plan': ['pass', 'points = the plan figure (60, 300)'],
     'ratelimit.reset-is-timestamp': ['pass', 'Reset = ceil((now + msBeforeNext) / 1000), Unix seconds'],
     'ratelimit.remaining-decrements': ['pass', 'Redis counts atomically: one per request, Limit-1 first'],
-    'ratelimit.window-consistency': ['pass', 'each triple describes its window; the Resets 3 s apart are the short window, skipped naming ratelimit.enforced (one defect)'],
-    'ratelimit.enforced': ['fail', 'TRUE for this setting: a 3 s window admits the plan\'s figure every 3 s, more than the figure within a minute of the first request (counted against the time, whatever Reset says)'],
+    'ratelimit.window-consistency': [
+      'pass',
+      'each triple describes its window; the Resets 3 s apart are the short window, skipped naming ratelimit.enforced (one defect)',
+    ],
+    'ratelimit.enforced': [
+      'fail',
+      "TRUE for this setting: a 3 s window admits the plan's figure every 3 s, more than the figure within a minute of the first request (counted against the time, whatever Reset says)",
+    ],
     'ratelimit.quota-restored': ['pass', 'the Redis key expires with the window: accepted again'],
-    'ratelimit.no-over-admission': ['pass', 'the increment is one atomic Redis command, so two processes cannot both admit the last slot'],
+    'ratelimit.no-over-admission': [
+      'pass',
+      'the increment is one atomic Redis command, so two processes cannot both admit the last slot',
+    ],
     'ratelimit.key-isolation': ['pass', 'one Redis key per API key'],
     'ratelimit.what-counts': ['pass', 'info: every authenticated request counts, 400/404 included'],
     'ratelimit-fields.syntax': ['skip', 'the store sends no IETF fields'],
@@ -66,8 +88,14 @@ export const REDIS_CLUSTER_MINUTE_TABLE: VerdictTable = {
   exitCode: 0,
   checks: {
     ...REDIS_CLUSTER_TABLE.checks,
-    'ratelimit.window-consistency': ['pass', 'a real minute window: Resets are a minute apart (and no key outlives one here)'],
-    'ratelimit.enforced': ['pass', 'exactly the plan figure accepted, then 429, across both workers; the 429 asks for the rest of the minute'],
+    'ratelimit.window-consistency': [
+      'pass',
+      'a real minute window: Resets are a minute apart (and no key outlives one here)',
+    ],
+    'ratelimit.enforced': [
+      'pass',
+      'exactly the plan figure accepted, then 429, across both workers; the 429 asks for the rest of the minute',
+    ],
     'ratelimit.quota-restored': ['skip', 'the restore probe is not in this scenario (it would wait a minute)'],
     'retry-after.honest': ['skip', 'the retry-after-honest probe is not in this scenario (it would wait a minute)'],
     'ratelimit.key-isolation': ['skip', 'the key-isolation probe is not in this scenario'],
@@ -92,14 +120,24 @@ describe('corpus (a): rate-limiter-flexible on Redis, two cluster workers', () =
 
   async function store(window: number, keys: KeysFiles) {
     await client.flushall();
-    return corpus.started(startStore('redis-cluster.ts', { STORE_KEYS_FILE: keys.store, REDIS_URL: redis.url, STORE_WINDOW_S: String(window) }));
+    return corpus.started(
+      startStore('redis-cluster.ts', {
+        STORE_KEYS_FILE: keys.store,
+        REDIS_URL: redis.url,
+        STORE_WINDOW_S: String(window),
+      }),
+    );
   }
 
-  it('3 s windows, every probe: only the window length is wrong (named by enforced), and both workers took traffic', { timeout: 120_000 }, async () => {
+  it('3 s windows, every probe: only the window length is wrong (named by enforced), and both workers took traffic', {
+    timeout: 120_000,
+  }, async () => {
     const keys = corpus.keysFiles(['free', 'pro'], 8);
     const s = await store(3, keys);
     const run = await runPetload(s.url, keys.petload);
-    expect(statusesOf(run.report), explainDifferences(run.report, REDIS_CLUSTER_TABLE)).toEqual(statusesOfTable(REDIS_CLUSTER_TABLE));
+    expect(statusesOf(run.report), explainDifferences(run.report, REDIS_CLUSTER_TABLE)).toEqual(
+      statusesOfTable(REDIS_CLUSTER_TABLE),
+    );
     expect(run.code).toBe(REDIS_CLUSTER_TABLE.exitCode);
     const served = (await client.mget('served:1', 'served:2')).map(Number);
     // Round-robin over petload's connections: each process served a real share of the run.
@@ -110,7 +148,9 @@ describe('corpus (a): rate-limiter-flexible on Redis, two cluster workers', () =
     const keys = corpus.keysFiles(['free', 'pro'], 12);
     const s = await store(60, keys);
     const run = await runPetload(s.url, keys.petload, NO_WAIT);
-    expect(statusesOf(run.report), explainDifferences(run.report, REDIS_CLUSTER_MINUTE_TABLE)).toEqual(statusesOfTable(REDIS_CLUSTER_MINUTE_TABLE));
+    expect(statusesOf(run.report), explainDifferences(run.report, REDIS_CLUSTER_MINUTE_TABLE)).toEqual(
+      statusesOfTable(REDIS_CLUSTER_MINUTE_TABLE),
+    );
     expect(run.code).toBe(0);
   });
 });

@@ -11,26 +11,49 @@ const FREE = PLANS.free;
 function read(steps: readonly (readonly [number, number, number, boolean?])[], limit = 60) {
   const reader = createAlgorithmReader();
   steps.forEach(([at, remaining, reset, accepted = true], i) => {
-    const s: AlgorithmSample = { limit, remaining, reset, serverMs: T0 + at * 1000, sent: i * 10, done: i * 10 + 5, accepted, overlapped: false };
+    const s: AlgorithmSample = {
+      limit,
+      remaining,
+      reset,
+      serverMs: T0 + at * 1000,
+      sent: i * 10,
+      done: i * 10 + 5,
+      accepted,
+      overlapped: false,
+    };
     reader.see('free', 'free#1', FREE, s);
   });
   const ledger = new Ledger();
   reader.record(ledger);
-  return { shape: reader.shapeOf('free'), info: (outcomeOf(ledger, 'ratelimit.algorithm')?.info ?? {}) as Record<string, string> };
+  return {
+    shape: reader.shapeOf('free'),
+    info: (outcomeOf(ledger, 'ratelimit.algorithm')?.info ?? {}) as Record<string, string>,
+  };
 }
 
 const R = T0 / 1000;
 
 describe('ratelimit.algorithm', () => {
-  it('names a fixed window from the key\'s first request: Reset holds, then a new one a window later', () => {
-    const { shape, info } = read([[0, 59, R + 60], [1, 58, R + 60], [2, 57, R + 60], [61, 59, R + 121], [62, 58, R + 121]]);
+  it("names a fixed window from the key's first request: Reset holds, then a new one a window later", () => {
+    const { shape, info } = read([
+      [0, 59, R + 60],
+      [1, 58, R + 60],
+      [2, 57, R + 60],
+      [61, 59, R + 121],
+      [62, 58, R + 121],
+    ]);
     expect(shape).toBe('fixed-window');
-    expect(info.shape).toBe('fixed window from a key\'s first request');
+    expect(info.shape).toBe("fixed window from a key's first request");
   });
 
   it('names a fixed window aligned to the clock when every window ends on a whole minute', () => {
     const end = R + 60; // T0 is on a whole minute
-    const { info } = read([[0, 59, end], [1, 58, end], [61, 59, end + 60], [62, 58, end + 60]]);
+    const { info } = read([
+      [0, 59, end],
+      [1, 58, end],
+      [61, 59, end + 60],
+      [62, 58, end + 60],
+    ]);
     expect(info.shape).toBe('fixed window aligned to the clock');
   });
 
@@ -54,23 +77,53 @@ describe('ratelimit.algorithm', () => {
   });
 
   it('names a sliding window: Reset a window after each answer, Remaining never rising within a minute', () => {
-    const { shape } = read([[0, 59, R + 60], [3, 58, R + 63], [6, 57, R + 66], [9, 56, R + 69]]);
+    const { shape } = read([
+      [0, 59, R + 60],
+      [3, 58, R + 63],
+      [6, 57, R + 66],
+      [9, 56, R + 69],
+    ]);
     expect(shape).toBe('sliding-window');
   });
 
-  it('does not take a rise under a fixed Reset for a refill: that is a window\'s defect', () => {
-    const { shape } = read([[0, 59, R + 60], [1, 58, R + 60], [2, 59, R + 60]]);
+  it("does not take a rise under a fixed Reset for a refill: that is a window's defect", () => {
+    const { shape } = read([
+      [0, 59, R + 60],
+      [1, 58, R + 60],
+      [2, 59, R + 60],
+    ]);
     expect(shape).not.toBe('token-bucket');
   });
 
-  it('says unknown when one key\'s answers held one Reset for a moment only: a fixed window and a sliding one look alike then', () => {
-    expect(read([[0, 59, R + 60], [0.5, 58, R + 60], [1, 57, R + 60]]).shape).toBe('unknown');
-    expect(read([[0, 59, R + 60], [5, 58, R + 60], [11, 57, R + 60]]).shape).toBe('fixed-window');
+  it("says unknown when one key's answers held one Reset for a moment only: a fixed window and a sliding one look alike then", () => {
+    expect(
+      read([
+        [0, 59, R + 60],
+        [0.5, 58, R + 60],
+        [1, 57, R + 60],
+      ]).shape,
+    ).toBe('unknown');
+    expect(
+      read([
+        [0, 59, R + 60],
+        [5, 58, R + 60],
+        [11, 57, R + 60],
+      ]).shape,
+    ).toBe('fixed-window');
   });
 
   it('says unknown with no two sequential answers, and skips', () => {
     const reader = createAlgorithmReader();
-    reader.see('free', 'free#1', FREE, { limit: 60, remaining: 59, reset: R + 60, serverMs: T0, sent: 0, done: 5, accepted: true, overlapped: false });
+    reader.see('free', 'free#1', FREE, {
+      limit: 60,
+      remaining: 59,
+      reset: R + 60,
+      serverMs: T0,
+      sent: 0,
+      done: 5,
+      accepted: true,
+      overlapped: false,
+    });
     const ledger = new Ledger();
     reader.record(ledger);
     expect(reader.shapeOf('free')).toBe('unknown');

@@ -106,7 +106,21 @@ export function createAlgorithmReader(): AlgorithmReader {
   const factsOf = (plan: PlanName): PlanFacts => {
     let f = plans.get(plan);
     if (f === undefined) {
-      f = { pairs: 0, holds: 0, moves: 0, movesAWindowAhead: 0, earlyRises: 0, lateRises: 0, resets: new Set(), aligned: 0, turnovers: 0, longestHoldMs: 0, rates: [], limit: null, firstRise: null };
+      f = {
+        pairs: 0,
+        holds: 0,
+        moves: 0,
+        movesAWindowAhead: 0,
+        earlyRises: 0,
+        lateRises: 0,
+        resets: new Set(),
+        aligned: 0,
+        turnovers: 0,
+        longestHoldMs: 0,
+        rates: [],
+        limit: null,
+        firstRise: null,
+      };
       plans.set(plan, f);
     }
     return f;
@@ -122,10 +136,12 @@ export function createAlgorithmReader(): AlgorithmReader {
     if (s.accepted && s.remaining === s.limit - 1) k.start = s.serverMs;
     const toReset = s.reset * 1000 - s.serverMs;
     // What is missing over the time to full: constant on a bucket; on a window it grows as the window's end nears.
-    if (toReset >= RATE_MIN_MS && s.remaining < s.limit && f.rates.length < MAX_RATES) f.rates.push((s.limit - s.remaining) / (toReset / 1000));
+    if (toReset >= RATE_MIN_MS && s.remaining < s.limit && f.rates.length < MAX_RATES)
+      f.rates.push((s.limit - s.remaining) / (toReset / 1000));
     const anchorPassed = k.anchor === null || s.serverMs >= k.anchor * 1000 - TOLERANCE_MS;
     const drifted = !anchorPassed && Math.abs(s.reset - k.anchor!) > 1;
-    if (k.anchor !== null && anchorPassed && s.reset - k.anchor >= MINUTE_S - 1 && s.remaining === s.limit - 1) f.turnovers++;
+    if (k.anchor !== null && anchorPassed && s.reset - k.anchor >= MINUTE_S - 1 && s.remaining === s.limit - 1)
+      f.turnovers++;
     if (anchorPassed || drifted) {
       k.anchor = s.reset;
       k.anchoredAt = s.serverMs;
@@ -164,7 +180,8 @@ export function createAlgorithmReader(): AlgorithmReader {
     if (f.moves >= 2 && f.movesAWindowAhead * 2 >= f.moves) return 'sliding-window';
     if (f.moves >= 2 && steadyRefill(f.rates)) return 'token-bucket';
     // A Reset that held for a while, or a window seen to turn over: a few answers in one second say nothing.
-    if (f.moves === 0 && f.holds > 0 && (f.turnovers > 0 || f.longestHoldMs >= FIXED_EVIDENCE_MS)) return 'fixed-window';
+    if (f.moves === 0 && f.holds > 0 && (f.turnovers > 0 || f.longestHoldMs >= FIXED_EVIDENCE_MS))
+      return 'fixed-window';
     return 'unknown';
   };
 
@@ -173,11 +190,18 @@ export function createAlgorithmReader(): AlgorithmReader {
     switch (shape) {
       case 'fixed-window': {
         const aligned = f.resets.size >= 2 && f.aligned === f.resets.size;
-        return { shape: aligned ? 'fixed window aligned to the clock' : 'fixed window from a key\'s first request', limit: String(f.limit), evidence };
+        return {
+          shape: aligned ? 'fixed window aligned to the clock' : "fixed window from a key's first request",
+          limit: String(f.limit),
+          evidence,
+        };
       }
       case 'token-bucket': {
         const rate = median(f.rates);
-        const figures: Record<string, string> = { shape: 'token bucket (or GCRA / leaky bucket: they admit alike)', burst: String(f.limit) };
+        const figures: Record<string, string> = {
+          shape: 'token bucket (or GCRA / leaky bucket: they admit alike)',
+          burst: String(f.limit),
+        };
         if (Number.isFinite(rate)) {
           figures.refillPerSecond = rate.toFixed(2);
           figures.spacing = `${(1 / rate).toFixed(2)} s`;
@@ -199,7 +223,11 @@ export function createAlgorithmReader(): AlgorithmReader {
   const record = (ledger: Ledger): void => {
     for (const [plan, f] of plans) {
       if (f.pairs === 0) {
-        ledger.skip('ratelimit.algorithm', plan, 'no two sequential answers of one key with usable X-RateLimit-* to read');
+        ledger.skip(
+          'ratelimit.algorithm',
+          plan,
+          'no two sequential answers of one key with usable X-RateLimit-* to read',
+        );
         continue;
       }
       const shape = shapeOf(plan);

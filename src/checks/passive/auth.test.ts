@@ -15,7 +15,11 @@ const badKey = { auth: 'invalid', keyLabel: 'unknown key', plan: null } as const
 
 describe('auth.missing-key', () => {
   it('passes a 401', () => {
-    expect(countsOf(run(judgeMissingKey, { ...noKey, status: 401 }), 'auth.missing-key', null)).toEqual({ passed: 1, failed: 0, skipped: 0 });
+    expect(countsOf(run(judgeMissingKey, { ...noKey, status: 401 }), 'auth.missing-key', null)).toEqual({
+      passed: 1,
+      failed: 0,
+      skipped: 0,
+    });
   });
 
   it('fails a 2xx as served without a credential, and any other status', () => {
@@ -43,7 +47,9 @@ describe('auth.invalid-key', () => {
 
   it('fails a 2xx and a 5xx, describing the credential by its label', () => {
     const ok = run(judgeInvalidKey, { ...badKey, status: 201, operation: 'createPet', method: 'POST' });
-    expect(outcomeOf(ok, 'auth.invalid-key', null)?.evidence[0]?.message).toBe('201 to a request with unknown key: served without a valid credential; expected 401');
+    expect(outcomeOf(ok, 'auth.invalid-key', null)?.evidence[0]?.message).toBe(
+      '201 to a request with unknown key: served without a valid credential; expected 401',
+    );
     expect(countsOf(run(judgeInvalidKey, { ...badKey, status: 500 }), 'auth.invalid-key', null).failed).toBe(1);
   });
 
@@ -63,12 +69,27 @@ describe('auth.invalid-key', () => {
 });
 
 describe('auth.challenge', () => {
-  it.each(['Bearer', 'Bearer realm="animal-store"', 'bearer error="invalid_token"', 'Basic realm="x", Bearer realm="y"'])('passes %j', (h) => {
-    expect(countsOf(run(judgeChallenge, { ...noKey, status: 401, headers: { 'www-authenticate': h } }), 'auth.challenge', null).passed).toBe(1);
+  it.each([
+    'Bearer',
+    'Bearer realm="animal-store"',
+    'bearer error="invalid_token"',
+    'Basic realm="x", Bearer realm="y"',
+  ])('passes %j', (h) => {
+    expect(
+      countsOf(
+        run(judgeChallenge, { ...noKey, status: 401, headers: { 'www-authenticate': h } }),
+        'auth.challenge',
+        null,
+      ).passed,
+    ).toBe(1);
   });
 
   it('passes a Bearer challenge given in a second header line', () => {
-    const l = run(judgeChallenge, { ...noKey, status: 401, headers: { 'www-authenticate': ['Basic realm="x"', 'Bearer'] } });
+    const l = run(judgeChallenge, {
+      ...noKey,
+      status: 401,
+      headers: { 'www-authenticate': ['Basic realm="x"', 'Bearer'] },
+    });
     expect(countsOf(l, 'auth.challenge', null).passed).toBe(1);
   });
 
@@ -76,7 +97,9 @@ describe('auth.challenge', () => {
     const none = run(judgeChallenge, { ...noKey, status: 401 });
     expect(outcomeOf(none, 'auth.challenge', null)?.evidence[0]?.message).toBe('a 401 without WWW-Authenticate');
     const basic = run(judgeChallenge, { ...noKey, status: 401, headers: { 'www-authenticate': 'Basic realm="x"' } });
-    expect(outcomeOf(basic, 'auth.challenge', null)?.evidence[0]?.message).toBe('WWW-Authenticate offers no Bearer challenge: Basic realm="x"');
+    expect(outcomeOf(basic, 'auth.challenge', null)?.evidence[0]?.message).toBe(
+      'WWW-Authenticate offers no Bearer challenge: Basic realm="x"',
+    );
     const prefix = run(judgeChallenge, { ...noKey, status: 401, headers: { 'www-authenticate': 'BearerToken' } });
     expect(countsOf(prefix, 'auth.challenge', null).failed).toBe(1);
   });

@@ -19,7 +19,12 @@ function judgeRefused(id: 'auth.missing-key' | 'auth.invalid-key', what: string,
   if (status === 401) return r.pass(id, ex);
   if (status === 429) return r.skip(id, ex, 'answered 429: rate-limited before authentication was judged');
   // A 5xx with Retry-After or Remaining 0 is an over-limit answer: a refusal by the rate limit, in the wrong status.
-  if (isOverLimit5xx(ex)) return r.skip(id, ex, 'an over-limit 5xx: rate-limited before authentication was judged (see contract.no-server-errors)');
+  if (isOverLimit5xx(ex))
+    return r.skip(
+      id,
+      ex,
+      'an over-limit 5xx: rate-limited before authentication was judged (see contract.no-server-errors)',
+    );
   const served = is2xx(status) ? ': served without a valid credential' : '';
   r.fail(id, ex, `${status} to a request ${what}${served}; expected 401`);
 }
@@ -31,7 +36,8 @@ export function judgeMissingKey(v: View, r: Recorder): void {
 
 /** auth.invalid-key: unknown key, empty Bearer, Basic credential → 401, never 2xx or 5xx. */
 export function judgeInvalidKey(v: View, r: Recorder): void {
-  if (v.ex.auth === 'invalid') judgeRefused('auth.invalid-key', `with ${v.ex.keyLabel ?? 'an invalid credential'}`, v, r);
+  if (v.ex.auth === 'invalid')
+    judgeRefused('auth.invalid-key', `with ${v.ex.keyLabel ?? 'an invalid credential'}`, v, r);
 }
 
 /**

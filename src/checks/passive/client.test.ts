@@ -38,7 +38,10 @@ const refusal = (retryAfter: string, extra: ExchangeParts = {}): ExchangeParts =
   ...extra,
   headers: { ...rateLimitHeaders(60, 0, MINUTE_RESET), 'retry-after': retryAfter, ...extra.headers },
 });
-const sentAt = (sent: number, extra: ExchangeParts = {}): ExchangeParts => ({ timing: { sent, done: sent + 10 }, ...extra });
+const sentAt = (sent: number, extra: ExchangeParts = {}): ExchangeParts => ({
+  timing: { sent, done: sent + 10 },
+  ...extra,
+});
 
 describe('backoff.respects-retry-after', () => {
   it('passes a request sent once the wait is over', () => {

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../ledger.js';
 import { buildExchange, countsOf, outcomeOf, TEST_PLANS, type ExchangeParts } from '../../testing/exchange-builder.js';
-import { judgeDocumentedStatus, judgeErrorShape, judgeJsonContentType, judgeNoServerErrors, judgeTransport } from './contract.js';
+import {
+  judgeDocumentedStatus,
+  judgeErrorShape,
+  judgeJsonContentType,
+  judgeNoServerErrors,
+  judgeTransport,
+} from './contract.js';
 import { scopeOf } from './request.js';
 import { createRecorder, createViewer, REASONS, type Recorder, type View } from './view.js';
 
@@ -20,13 +26,20 @@ describe('contract.transport', () => {
   });
 
   it('fails a reset, naming the kind', () => {
-    const l = run(judgeTransport, { status: null, headers: {}, body: { kind: 'none' }, error: { kind: 'reset', message: 'ECONNRESET' } });
+    const l = run(judgeTransport, {
+      status: null,
+      headers: {},
+      body: { kind: 'none' },
+      error: { kind: 'reset', message: 'ECONNRESET' },
+    });
     expect(countsOf(l, 'contract.transport').failed).toBe(1);
     expect(firstMessage(l, 'contract.transport')).toMatch(/no whole HTTP response \(reset\).*ECONNRESET/);
   });
 
   it('fails a body declared JSON that does not parse', () => {
-    const l = run(judgeTransport, { body: { kind: 'unparseable', error: 'Unexpected end of JSON input', excerpt: '[{"id":1' } });
+    const l = run(judgeTransport, {
+      body: { kind: 'unparseable', error: 'Unexpected end of JSON input', excerpt: '[{"id":1' },
+    });
     expect(firstMessage(l, 'contract.transport')).toMatch(/does not parse: Unexpected end/);
   });
 
@@ -48,8 +61,12 @@ describe('contract.no-server-errors', () => {
 
   it('fails a 5xx, and names an over-limit 503', () => {
     const l = run(judgeNoServerErrors, { status: 503, headers: { 'retry-after': '10' } });
-    expect(firstMessage(l, 'contract.no-server-errors')).toBe('server error 503 with rate-limit signs (Retry-After or Remaining 0): an over-limit answer must be 429');
-    expect(firstMessage(run(judgeNoServerErrors, { status: 500 }), 'contract.no-server-errors')).toBe('server error 500');
+    expect(firstMessage(l, 'contract.no-server-errors')).toBe(
+      'server error 503 with rate-limit signs (Retry-After or Remaining 0): an over-limit answer must be 429',
+    );
+    expect(firstMessage(run(judgeNoServerErrors, { status: 500 }), 'contract.no-server-errors')).toBe(
+      'server error 500',
+    );
   });
 
   it('does not judge an exchange without a response', () => {
@@ -79,23 +96,37 @@ describe('contract.documented-status', () => {
   );
 
   it('passes 400 to a malformed petId', () => {
-    expect(countsOf(run(judge, { operation: 'getPet', path: '/pets/abc', status: 400 }), 'contract.documented-status').passed).toBe(1);
+    expect(
+      countsOf(run(judge, { operation: 'getPet', path: '/pets/abc', status: 400 }), 'contract.documented-status')
+        .passed,
+    ).toBe(1);
   });
 
   it('fails 400 to a request within the constraints, listing what is documented', () => {
     const l = run(judge, { path: '/pets?limit=5', status: 400 });
-    expect(firstMessage(l, 'contract.documented-status')).toBe('400 is not documented for listPets (documented: 200, 401, 429)');
+    expect(firstMessage(l, 'contract.documented-status')).toBe(
+      '400 is not documented for listPets (documented: 200, 401, 429)',
+    );
   });
 
   it('fails 200 to createPet and 403 anywhere', () => {
-    expect(countsOf(run(judge, { operation: 'createPet', method: 'POST', status: 200 }), 'contract.documented-status').failed).toBe(1);
+    expect(
+      countsOf(run(judge, { operation: 'createPet', method: 'POST', status: 200 }), 'contract.documented-status')
+        .failed,
+    ).toBe(1);
     const l = run(judge, { path: '/pets?limit=0', status: 403 });
-    expect(firstMessage(l, 'contract.documented-status')).toMatch(/403 is not documented .*400 or 404 for a request outside/);
+    expect(firstMessage(l, 'contract.documented-status')).toMatch(
+      /403 is not documented .*400 or 404 for a request outside/,
+    );
   });
 
   it('skips a 5xx (contract.no-server-errors judges it) and a deliberate knock, whatever its tag', () => {
-    expect(outcomeOf(run(judge, { status: 502 }), 'contract.documented-status')?.skipReasons).toEqual(['a 5xx is judged by contract.no-server-errors']);
-    expect(countsOf(run(judge, { status: 403, tag: 'probe:ban', intent: 'knock' }), 'contract.documented-status').skipped).toBe(1);
+    expect(outcomeOf(run(judge, { status: 502 }), 'contract.documented-status')?.skipReasons).toEqual([
+      'a 5xx is judged by contract.no-server-errors',
+    ]);
+    expect(
+      countsOf(run(judge, { status: 403, tag: 'probe:ban', intent: 'knock' }), 'contract.documented-status').skipped,
+    ).toBe(1);
     expect(countsOf(run(judge, { status: 403, tag: 'ban' }), 'contract.documented-status').failed).toBe(1);
   });
 
@@ -106,20 +137,40 @@ describe('contract.documented-status', () => {
 
 describe('contract.json-content-type', () => {
   it('passes application/json with parameters, in any case', () => {
-    expect(countsOf(run(judgeJsonContentType, { headers: { 'content-type': 'Application/JSON ; charset=UTF-8' } }), 'contract.json-content-type').passed).toBe(1);
+    expect(
+      countsOf(
+        run(judgeJsonContentType, { headers: { 'content-type': 'Application/JSON ; charset=UTF-8' } }),
+        'contract.json-content-type',
+      ).passed,
+    ).toBe(1);
   });
 
   it('fails another type, a missing or a repeated header', () => {
-    const html = run(judgeJsonContentType, { status: 429, headers: { 'content-type': 'text/html' }, body: { kind: 'text', excerpt: 'Too many' } });
-    expect(firstMessage(html, 'contract.json-content-type')).toBe('a body with Content-Type text/html; expected application/json');
-    expect(firstMessage(run(judgeJsonContentType, { headers: { 'content-type': undefined } }), 'contract.json-content-type')).toMatch(/no Content-Type/);
+    const html = run(judgeJsonContentType, {
+      status: 429,
+      headers: { 'content-type': 'text/html' },
+      body: { kind: 'text', excerpt: 'Too many' },
+    });
+    expect(firstMessage(html, 'contract.json-content-type')).toBe(
+      'a body with Content-Type text/html; expected application/json',
+    );
+    expect(
+      firstMessage(run(judgeJsonContentType, { headers: { 'content-type': undefined } }), 'contract.json-content-type'),
+    ).toMatch(/no Content-Type/);
     const twice = run(judgeJsonContentType, { headers: { 'content-type': ['application/json', 'application/json'] } });
     expect(firstMessage(twice, 'contract.json-content-type')).toMatch(/Content-Type repeated/);
-    expect(countsOf(run(judgeJsonContentType, { headers: { 'content-type': 'application/problem+json' } }), 'contract.json-content-type').failed).toBe(1);
+    expect(
+      countsOf(
+        run(judgeJsonContentType, { headers: { 'content-type': 'application/problem+json' } }),
+        'contract.json-content-type',
+      ).failed,
+    ).toBe(1);
   });
 
   it('does not judge a response without a body', () => {
-    expect(run(judgeJsonContentType, { status: 204, headers: { 'content-type': undefined }, body: { kind: 'none' } }).all()).toEqual([]);
+    expect(
+      run(judgeJsonContentType, { status: 204, headers: { 'content-type': undefined }, body: { kind: 'none' } }).all(),
+    ).toEqual([]);
   });
 });
 
@@ -133,19 +184,29 @@ describe('contract.error-shape', () => {
 
   it('fails an Error without status, saying what is missing', () => {
     const l = run(judgeErrorShape, { status: 401, json: { code: 'unauthorized', message: 'no key' } });
-    expect(firstMessage(l, 'contract.error-shape')).toMatch(/^not an Error body: status: expected a number, found nothing/);
+    expect(firstMessage(l, 'contract.error-shape')).toMatch(
+      /^not an Error body: status: expected a number, found nothing/,
+    );
   });
 
   it('fails an empty code and a status that differs from the HTTP status', () => {
-    expect(firstMessage(run(judgeErrorShape, { status: 404, json: { ...error(404), code: '' } }), 'contract.error-shape')).toMatch(/code: /);
+    expect(
+      firstMessage(run(judgeErrorShape, { status: 404, json: { ...error(404), code: '' } }), 'contract.error-shape'),
+    ).toMatch(/code: /);
     expect(firstMessage(run(judgeErrorShape, { status: 404, json: error(400) }), 'contract.error-shape')).toBe(
       'Error body says status 400, the HTTP status is 404',
     );
   });
 
   it('skips 429 bodies, bodies that are not JSON and broken bodies, naming the owning check', () => {
-    expect(outcomeOf(run(judgeErrorShape, { status: 429, json: {} }), 'contract.error-shape')?.skipReasons).toEqual(['a 429 body is judged by retry-after.error-body']);
-    const text = run(judgeErrorShape, { status: 401, headers: { 'content-type': 'text/plain' }, body: { kind: 'text', excerpt: 'Unauthorized' } });
+    expect(outcomeOf(run(judgeErrorShape, { status: 429, json: {} }), 'contract.error-shape')?.skipReasons).toEqual([
+      'a 429 body is judged by retry-after.error-body',
+    ]);
+    const text = run(judgeErrorShape, {
+      status: 401,
+      headers: { 'content-type': 'text/plain' },
+      body: { kind: 'text', excerpt: 'Unauthorized' },
+    });
     expect(outcomeOf(text, 'contract.error-shape')?.skipReasons).toEqual([REASONS.notJsonBody]);
     const cut = run(judgeErrorShape, { status: 400, body: { kind: 'unparseable', error: 'eof', excerpt: '{' } });
     expect(outcomeOf(cut, 'contract.error-shape')?.skipReasons).toEqual([REASONS.unparseableBody]);

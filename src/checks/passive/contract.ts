@@ -38,7 +38,10 @@ export function judgeTransport(v: View, r: Recorder): void {
 /** A 5xx that carries the signs of a rate-limit refusal (Retry-After, or Remaining 0): an over-limit answer. */
 export function isOverLimit5xx(ex: Pick<Exchange, 'status' | 'headers'>): boolean {
   if (ex.status === null || ex.status < 500) return false;
-  return headerValues(ex.headers, 'retry-after').length > 0 || headerValues(ex.headers, 'x-ratelimit-remaining').some((x) => x.trim() === '0');
+  return (
+    headerValues(ex.headers, 'retry-after').length > 0 ||
+    headerValues(ex.headers, 'x-ratelimit-remaining').some((x) => x.trim() === '0')
+  );
 }
 
 /**
@@ -55,7 +58,11 @@ export function judgeNoServerErrors(v: View, r: Recorder): void {
   if (status === null) return;
   if (status < 500) return r.pass('contract.no-server-errors', ex);
   const overLimit = isOverLimit5xx(ex);
-  r.fail('contract.no-server-errors', ex, `server error ${status}${overLimit ? ' with rate-limit signs (Retry-After or Remaining 0): an over-limit answer must be 429' : ''}`);
+  r.fail(
+    'contract.no-server-errors',
+    ex,
+    `server error ${status}${overLimit ? ' with rate-limit signs (Retry-After or Remaining 0): an over-limit answer must be 429' : ''}`,
+  );
 }
 
 /**
@@ -72,9 +79,18 @@ export function judgeDocumentedStatus(v: View, scope: RequestScope, r: Recorder)
   if (documented.includes(status) || (scope.outside && (status === 400 || status === 404))) {
     return r.pass('contract.documented-status', ex);
   }
-  if (ex.intent === 'knock') return r.skip('contract.documented-status', ex, 'a deliberate knock (intent knock, the opt-in ban probe): a ban\'s status is not documented');
+  if (ex.intent === 'knock')
+    return r.skip(
+      'contract.documented-status',
+      ex,
+      "a deliberate knock (intent knock, the opt-in ban probe): a ban's status is not documented",
+    );
   const extra = scope.outside ? '; 400 or 404 for a request outside the constraints' : '';
-  r.fail('contract.documented-status', ex, `${status} is not documented for ${ex.operation} (documented: ${documented.join(', ')}${extra})`);
+  r.fail(
+    'contract.documented-status',
+    ex,
+    `${status} is not documented for ${ex.operation} (documented: ${documented.join(', ')}${extra})`,
+  );
 }
 
 /**
@@ -87,7 +103,12 @@ export function judgeJsonContentType(v: View, r: Recorder): void {
   if (ex.status === null || ex.body.kind === 'none') return;
   if (v.mediaType === JSON_MEDIA_TYPE) return r.pass('contract.json-content-type', ex);
   const found = headerValues(ex.headers, 'content-type');
-  const what = found.length === 0 ? 'no Content-Type' : found.length > 1 ? `Content-Type repeated (${found.join(' | ')})` : `Content-Type ${found[0]}`;
+  const what =
+    found.length === 0
+      ? 'no Content-Type'
+      : found.length > 1
+        ? `Content-Type repeated (${found.join(' | ')})`
+        : `Content-Type ${found[0]}`;
   r.fail('contract.json-content-type', ex, `a body with ${what}; expected ${JSON_MEDIA_TYPE}`);
 }
 
@@ -129,7 +150,11 @@ export function errorBodyDefect(value: unknown, status: number): ErrorBodyDefect
     const fields = [...new Set(res.error.issues.map((i) => i.path.join('.') || '(the body)'))].sort();
     return { kind: `fields ${fields.join(', ')}`, message: `not an Error body: ${issueSummary(res.error, value)}` };
   }
-  if (res.data.status !== status) return { kind: 'status other than the HTTP status', message: `Error body says status ${res.data.status}, the HTTP status is ${status}` };
+  if (res.data.status !== status)
+    return {
+      kind: 'status other than the HTTP status',
+      message: `Error body says status ${res.data.status}, the HTTP status is ${status}`,
+    };
   return null;
 }
 

@@ -15,7 +15,8 @@ import { errorBodyDefect, type ErrorBodyDefect } from './contract.js';
 import type { Recorder, View } from './view.js';
 
 const ID = 'retry-after.error-body';
-export const SAME_DEFECT_REASON = 'the 429 body has the defect contract.error-shape found on the other error bodies (contract.error-shape)';
+export const SAME_DEFECT_REASON =
+  'the 429 body has the defect contract.error-shape found on the other error bodies (contract.error-shape)';
 /** Kinds of defect held per plan; beyond them a defect is failed at once. */
 const MAX_KINDS = 16;
 
@@ -40,7 +41,8 @@ export function createErrorBodyJudge(): ErrorBodyJudge {
   const held = new Map<PlanName | null, Map<string, Held>>();
   return {
     sawErrorShape(defect) {
-      if (defect !== null && !shapeDefects.has(defect.kind) && shapeDefects.size < MAX_KINDS) shapeDefects.add(defect.kind);
+      if (defect !== null && !shapeDefects.has(defect.kind) && shapeDefects.size < MAX_KINDS)
+        shapeDefects.add(defect.kind);
     },
     judge(v, r) {
       const { ex, body } = v;

@@ -25,7 +25,9 @@ const NOT_PETS = 'the 200 body is not an array of valid Pet (list.schema)';
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (typeof value !== 'object') return typeof value;
-  const keys = Object.keys(value).slice(0, 5).map((k) => JSON.stringify(k));
+  const keys = Object.keys(value)
+    .slice(0, 5)
+    .map((k) => JSON.stringify(k));
   return keys.length === 0 ? 'an empty object' : `an object with keys ${keys.join(', ')}`;
 }
 
@@ -53,7 +55,13 @@ function plainlyPets(value: readonly unknown[], known: KnownPets | null): boolea
   for (const p of value) {
     if (typeof p !== 'object' || p === null || Array.isArray(p)) return false;
     const o = p as Record<string, unknown>;
-    if (!isInt64(o.id) || typeof o.name !== 'string' || !isInt64(o.categoryId) || (o.status !== undefined && !STATUSES.has(o.status))) return false;
+    if (
+      !isInt64(o.id) ||
+      typeof o.name !== 'string' ||
+      !isInt64(o.categoryId) ||
+      (o.status !== undefined && !STATUSES.has(o.status))
+    )
+      return false;
   }
   known?.add(value);
   return true;
@@ -126,8 +134,14 @@ function judgeOutOfConstraint(
     r.info(id, ex, param, 'rejected (400)');
     return r.pass(id, ex);
   }
-  if (status === 401 || status === 429) return r.skip(id, ex, `answered ${status}: refused before the query was judged`);
-  if (isOverLimit5xx(ex)) return r.skip(id, ex, 'an over-limit 5xx: refused by the rate limit before the query was judged (see contract.no-server-errors)');
+  if (status === 401 || status === 429)
+    return r.skip(id, ex, `answered ${status}: refused before the query was judged`);
+  if (isOverLimit5xx(ex))
+    return r.skip(
+      id,
+      ex,
+      'an over-limit 5xx: refused by the rate limit before the query was judged (see contract.no-server-errors)',
+    );
   if (status !== 200) return r.fail(id, ex, `${param} answered ${status}; expected 400 Error or a 200`);
   const res = judge200();
   if ('skip' in res) return r.skip(id, ex, res.skip);
@@ -139,19 +153,35 @@ function judgeOutOfConstraint(
 /** list.limit-out-of-range: a `limit` outside 1..100 gets 400 or is clamped (200 with at most 100 animals). */
 export function judgeLimitOutOfRange(v: View, q: ListQuery, list: ListBody | null, r: Recorder): void {
   if (v.ex.operation !== 'listPets' || q.limit.kind !== 'invalid') return;
-  judgeOutOfConstraint('list.limit-out-of-range', v, `limit=${q.limit.raw}`, () => {
-    if (list === null || list.array === null) return { skip: list?.reason ?? NOT_AN_ARRAY };
-    const n = list.array.length;
-    return n <= PAGE_SIZE.max ? { ok: true, info: 'clamped (200)' } : { ok: false, message: `200 with ${n} animals, more than ${PAGE_SIZE.max}` };
-  }, r);
+  judgeOutOfConstraint(
+    'list.limit-out-of-range',
+    v,
+    `limit=${q.limit.raw}`,
+    () => {
+      if (list === null || list.array === null) return { skip: list?.reason ?? NOT_AN_ARRAY };
+      const n = list.array.length;
+      return n <= PAGE_SIZE.max
+        ? { ok: true, info: 'clamped (200)' }
+        : { ok: false, message: `200 with ${n} animals, more than ${PAGE_SIZE.max}` };
+    },
+    r,
+  );
 }
 
 /** list.invalid-status: a `status` outside the enum gets 400, or a 200 whose animals all have a valid status. */
 export function judgeInvalidStatus(v: View, q: ListQuery, list: ListBody | null, r: Recorder): void {
   if (v.ex.operation !== 'listPets' || q.status.kind !== 'invalid') return;
   // A valid Pets array has only valid statuses; an invalid one is list.schema's failure, not a second one here.
-  judgeOutOfConstraint('list.invalid-status', v, `status=${q.status.raw}`, () =>
-    list === null || list.pets === null ? { skip: list?.reason ?? NOT_PETS } : { ok: true, info: 'accepted (200, valid statuses only)' }, r);
+  judgeOutOfConstraint(
+    'list.invalid-status',
+    v,
+    `status=${q.status.raw}`,
+    () =>
+      list === null || list.pets === null
+        ? { skip: list?.reason ?? NOT_PETS }
+        : { ok: true, info: 'accepted (200, valid statuses only)' },
+    r,
+  );
 }
 
 /** list.status-filter: a 200 to a valid `status` has only animals of that status. */

@@ -7,7 +7,13 @@
  *   quota per window is a figure of the key's plan (per minute: w 60; per day: w 86 400).
  */
 import { DAY_S, MINUTE_S } from '../../api/plans.js';
-import { FORM_NAMES, readRateLimitFields, type FieldLimit, type FieldPolicy, type FieldsRead } from '../../http/ratelimit-fields.js';
+import {
+  FORM_NAMES,
+  readRateLimitFields,
+  type FieldLimit,
+  type FieldPolicy,
+  type FieldsRead,
+} from '../../http/ratelimit-fields.js';
 import type { RateLimitRead } from './ratelimit.js';
 import type { Recorder, View } from './view.js';
 
@@ -31,7 +37,11 @@ export function judgeRateLimitFields(v: View, rl: RateLimitRead | null, r: Recor
   }
   r.pass(SYNTAX, v.ex);
   if (rl === null || !rl.usable || !rl.limit.ok || !rl.remaining.ok || !rl.reset.ok) {
-    r.skip(CONSISTENT, v.ex, `no usable X-RateLimit-* to compare the ${FORM_NAMES[fields.form]} fields with (${rl?.reason ?? 'no response'})`);
+    r.skip(
+      CONSISTENT,
+      v.ex,
+      `no usable X-RateLimit-* to compare the ${FORM_NAMES[fields.form]} fields with (${rl?.reason ?? 'no response'})`,
+    );
     return fields;
   }
   const [limit, remaining, reset] = [rl.limit.value, rl.remaining.value, rl.reset.value];
@@ -41,20 +51,32 @@ export function judgeRateLimitFields(v: View, rl: RateLimitRead | null, r: Recor
   const problems: string[] = [];
   const matches = (l: FieldLimit) => {
     const q = quotaOf(l, fields.policies);
-    return l.remaining === remaining && (l.resetS === null || Math.abs(l.resetS - toReset) <= slack) && (q === null || q === limit);
+    return (
+      l.remaining === remaining &&
+      (l.resetS === null || Math.abs(l.resetS - toReset) <= slack) &&
+      (q === null || q === limit)
+    );
   };
   if (fields.limits.length > 0 && !fields.limits.some(matches)) {
-    const listed = fields.limits.map((l) => `${l.policy === null ? '' : `"${l.policy}" `}remaining ${l.remaining}${l.resetS === null ? '' : `, reset in ${l.resetS} s`}${quotaOf(l, fields.policies) === null ? '' : ` of ${quotaOf(l, fields.policies)}`}`);
-    problems.push(`no limit listed is the one X-RateLimit-* describe (Limit ${limit}, Remaining ${remaining}, Reset in ${Math.round(toReset)} s): ${listed.join('; ')}`);
+    const listed = fields.limits.map(
+      (l) =>
+        `${l.policy === null ? '' : `"${l.policy}" `}remaining ${l.remaining}${l.resetS === null ? '' : `, reset in ${l.resetS} s`}${quotaOf(l, fields.policies) === null ? '' : ` of ${quotaOf(l, fields.policies)}`}`,
+    );
+    problems.push(
+      `no limit listed is the one X-RateLimit-* describe (Limit ${limit}, Remaining ${remaining}, Reset in ${Math.round(toReset)} s): ${listed.join('; ')}`,
+    );
   }
   const plan = v.planLimits;
   if (plan !== undefined) {
     for (const p of fields.policies) {
       if (p.windowS === null) continue;
       const name = p.name === null ? `${p.quota};w=${p.windowS}` : `"${p.name}"`;
-      if (p.windowS === MINUTE_S && p.quota !== plan.perMinute) problems.push(`policy ${name} allows ${p.quota} a minute; the plan's figure is ${plan.perMinute}`);
-      else if (p.windowS === DAY_S && p.quota !== plan.perDay) problems.push(`policy ${name} allows ${p.quota} a day; the plan's figure is ${plan.perDay}`);
-      else if (p.windowS !== MINUTE_S && p.windowS !== DAY_S) problems.push(`policy ${name} has a window of ${p.windowS} s, neither the plan's minute nor its day`);
+      if (p.windowS === MINUTE_S && p.quota !== plan.perMinute)
+        problems.push(`policy ${name} allows ${p.quota} a minute; the plan's figure is ${plan.perMinute}`);
+      else if (p.windowS === DAY_S && p.quota !== plan.perDay)
+        problems.push(`policy ${name} allows ${p.quota} a day; the plan's figure is ${plan.perDay}`);
+      else if (p.windowS !== MINUTE_S && p.windowS !== DAY_S)
+        problems.push(`policy ${name} has a window of ${p.windowS} s, neither the plan's minute nor its day`);
     }
   }
   if (problems.length === 0) r.pass(CONSISTENT, v.ex);

@@ -28,8 +28,18 @@ const none = { 'x-ratelimit-limit': undefined, 'x-ratelimit-remaining': undefine
 describe('readRateLimit', () => {
   it('returns a usable triple when every check accepts it', () => {
     const { read, ledger } = run({});
-    expect(read).toMatchObject({ limit: { ok: true, value: 60 }, remaining: { ok: true, value: 59 }, reset: { ok: true, value: MINUTE_RESET }, usable: true });
-    for (const id of ['ratelimit.headers-present', 'ratelimit.headers-syntax', 'ratelimit.limit-matches-plan', 'ratelimit.reset-is-timestamp'] as const) {
+    expect(read).toMatchObject({
+      limit: { ok: true, value: 60 },
+      remaining: { ok: true, value: 59 },
+      reset: { ok: true, value: MINUTE_RESET },
+      usable: true,
+    });
+    for (const id of [
+      'ratelimit.headers-present',
+      'ratelimit.headers-syntax',
+      'ratelimit.limit-matches-plan',
+      'ratelimit.reset-is-timestamp',
+    ] as const) {
       expect(countsOf(ledger, id)).toEqual({ passed: 1, failed: 0, skipped: 0 });
     }
   });
@@ -52,7 +62,11 @@ describe('ratelimit.headers-present', () => {
   });
 
   it('does not judge 400/401/404, nor statuses no check covers', () => {
-    expect(countsOf(run({ status: 401, headers: none }).ledger, 'ratelimit.headers-present')).toEqual({ passed: 0, failed: 0, skipped: 0 });
+    expect(countsOf(run({ status: 401, headers: none }).ledger, 'ratelimit.headers-present')).toEqual({
+      passed: 0,
+      failed: 0,
+      skipped: 0,
+    });
     expect(run({ status: 503, headers: none }).ledger.all()).toEqual([]);
   });
 });
@@ -63,7 +77,9 @@ describe('ratelimit.headers-on-errors', () => {
   });
 
   it('fails a 404 without them', () => {
-    expect(message(run({ status: 404, headers: none }).ledger, 'ratelimit.headers-on-errors')).toMatch(/^404 response: X-RateLimit-Limit missing/);
+    expect(message(run({ status: 404, headers: none }).ledger, 'ratelimit.headers-on-errors')).toMatch(
+      /^404 response: X-RateLimit-Limit missing/,
+    );
   });
 });
 
@@ -84,7 +100,9 @@ describe('ratelimit.headers-syntax', () => {
 
   it('fails a repeated header on a status no presence check covers', () => {
     const { ledger } = run({ status: 403, headers: { 'x-ratelimit-limit': ['60', '60'] } });
-    expect(message(ledger, 'ratelimit.headers-syntax')).toBe('X-RateLimit-Limit "60, 60" is not a plain non-negative integer');
+    expect(message(ledger, 'ratelimit.headers-syntax')).toBe(
+      'X-RateLimit-Limit "60, 60" is not a plain non-negative integer',
+    );
   });
 
   it('judges the headers present, alone', () => {
@@ -100,20 +118,32 @@ describe('ratelimit.limit-matches-plan', () => {
     expect(countsOf(day.ledger, 'ratelimit.limit-matches-plan').passed).toBe(1);
   });
 
-  it('fails another plan\'s figure', () => {
+  it("fails another plan's figure", () => {
     const { ledger } = run({ headers: rateLimitHeaders(1000, 999, MINUTE_RESET), plan: 'pro' });
-    expect(message(ledger, 'ratelimit.limit-matches-plan', 'pro')).toBe("Limit 1000 is neither the pro plan's per-minute (300) nor per-day (10000) figure");
+    expect(message(ledger, 'ratelimit.limit-matches-plan', 'pro')).toBe(
+      "Limit 1000 is neither the pro plan's per-minute (300) nor per-day (10000) figure",
+    );
   });
 
   it('skips an unusable Limit naming the check that judged it, and plans without figures', () => {
     const { ledger } = run({ headers: { 'x-ratelimit-limit': 'many' } });
-    expect(outcomeOf(ledger, 'ratelimit.limit-matches-plan')?.skipReasons).toEqual(['an X-RateLimit-* value is not usable (ratelimit.headers-syntax)']);
+    expect(outcomeOf(ledger, 'ratelimit.limit-matches-plan')?.skipReasons).toEqual([
+      'an X-RateLimit-* value is not usable (ratelimit.headers-syntax)',
+    ]);
     const ent = run({ plan: 'enterprise' });
-    expect(outcomeOf(ent.ledger, 'ratelimit.limit-matches-plan', 'enterprise')?.skipReasons).toEqual(['no figures known for plan enterprise']);
+    expect(outcomeOf(ent.ledger, 'ratelimit.limit-matches-plan', 'enterprise')?.skipReasons).toEqual([
+      'no figures known for plan enterprise',
+    ]);
   });
 
   it('judges only valid keys', () => {
-    expect(countsOf(run({ auth: 'none', plan: null, keyLabel: null, status: 401 }).ledger, 'ratelimit.limit-matches-plan', null).passed).toBe(0);
+    expect(
+      countsOf(
+        run({ auth: 'none', plan: null, keyLabel: null, status: 401 }).ledger,
+        'ratelimit.limit-matches-plan',
+        null,
+      ).passed,
+    ).toBe(0);
   });
 });
 
@@ -151,11 +181,15 @@ describe('ratelimit.reset-is-timestamp', () => {
   });
 
   it('names seconds until reset', () => {
-    expect(message(reset(30).ledger, 'ratelimit.reset-is-timestamp')).toBe(`Reset 30 looks like seconds until reset, not a Unix timestamp (Date ${FIXED_NOW_S})`);
+    expect(message(reset(30).ledger, 'ratelimit.reset-is-timestamp')).toBe(
+      `Reset 30 looks like seconds until reset, not a Unix timestamp (Date ${FIXED_NOW_S})`,
+    );
   });
 
   it('fails a Reset in the past and a minute Limit with a Reset hours away', () => {
-    expect(message(reset(FIXED_NOW_S - 10).ledger, 'ratelimit.reset-is-timestamp')).toBe(`Reset ${FIXED_NOW_S - 10} is 10 s before Date ${FIXED_NOW_S}`);
+    expect(message(reset(FIXED_NOW_S - 10).ledger, 'ratelimit.reset-is-timestamp')).toBe(
+      `Reset ${FIXED_NOW_S - 10} is 10 s before Date ${FIXED_NOW_S}`,
+    );
     expect(message(reset(FIXED_NOW_S + 3600).ledger, 'ratelimit.reset-is-timestamp')).toBe(
       `Reset ${FIXED_NOW_S + 3600} is 3600 s after Date ${FIXED_NOW_S}, beyond the 60 s window of Limit 60`,
     );
@@ -164,25 +198,42 @@ describe('ratelimit.reset-is-timestamp', () => {
   it('uses the local clock when Date is absent or malformed', () => {
     const local = reset(FIXED_NOW_S + 3630, { headers: { date: undefined }, localTime: FIXED_NOW + 3600_000 });
     expect(countsOf(local.ledger, 'ratelimit.reset-is-timestamp').passed).toBe(1);
-    const bad = reset(FIXED_NOW_S + 3630, { headers: { date: '2030-01-15T13:00:30Z' }, localTime: FIXED_NOW + 3600_000 });
+    const bad = reset(FIXED_NOW_S + 3630, {
+      headers: { date: '2030-01-15T13:00:30Z' },
+      localTime: FIXED_NOW + 3600_000,
+    });
     expect(countsOf(bad.ledger, 'ratelimit.reset-is-timestamp').passed).toBe(1);
     const far = reset(FIXED_NOW_S + 30, { headers: { date: undefined }, localTime: FIXED_NOW + 3600_000 });
     expect(message(far.ledger, 'ratelimit.reset-is-timestamp')).toMatch(/before local clock/);
   });
 
   it('takes the day as the window when the Limit cannot be tied to the plan', () => {
-    const { ledger } = run({ auth: 'none', plan: null, keyLabel: null, status: 401, headers: { 'x-ratelimit-reset': String(FIXED_NOW_S + 3600) } });
+    const { ledger } = run({
+      auth: 'none',
+      plan: null,
+      keyLabel: null,
+      status: 401,
+      headers: { 'x-ratelimit-reset': String(FIXED_NOW_S + 3600) },
+    });
     expect(countsOf(ledger, 'ratelimit.reset-is-timestamp', null).passed).toBe(1);
   });
 
   it('skips a missing Reset where presence is required, and says nothing where it is not', () => {
     const { ledger } = run({ headers: { 'x-ratelimit-reset': undefined } });
-    expect(outcomeOf(ledger, 'ratelimit.reset-is-timestamp')?.skipReasons).toEqual(['X-RateLimit-* missing or repeated (ratelimit.headers-present)']);
-    expect(countsOf(run({ status: 500, headers: none }).ledger, 'ratelimit.reset-is-timestamp')).toEqual({ passed: 0, failed: 0, skipped: 0 });
+    expect(outcomeOf(ledger, 'ratelimit.reset-is-timestamp')?.skipReasons).toEqual([
+      'X-RateLimit-* missing or repeated (ratelimit.headers-present)',
+    ]);
+    expect(countsOf(run({ status: 500, headers: none }).ledger, 'ratelimit.reset-is-timestamp')).toEqual({
+      passed: 0,
+      failed: 0,
+      skipped: 0,
+    });
   });
 
   it('reads the Date of a later response', () => {
-    const later = run({ headers: { date: httpDate(FIXED_NOW + 120_000), 'x-ratelimit-reset': String(FIXED_NOW_S + 150) } });
+    const later = run({
+      headers: { date: httpDate(FIXED_NOW + 120_000), 'x-ratelimit-reset': String(FIXED_NOW_S + 150) },
+    });
     expect(countsOf(later.ledger, 'ratelimit.reset-is-timestamp').passed).toBe(1);
   });
 });

@@ -59,7 +59,11 @@ function judgePresence(v: View, raw: RateLimitHeaders, r: Recorder): void {
   if (problems.length === 0) return r.pass(id, v.ex);
   // Where the target sends the IETF fields instead, the evidence says so: they do not stand in for X-RateLimit-*.
   const instead = ietfFieldNames(v.ex.headers);
-  r.fail(id, v.ex, `${v.status} response: ${problems.join('; ')}${instead.length > 0 ? `; it sends ${instead.join(', ')} instead (the IETF fields; the interface requires X-RateLimit-*)` : ''}`);
+  r.fail(
+    id,
+    v.ex,
+    `${v.status} response: ${problems.join('; ')}${instead.length > 0 ? `; it sends ${instead.join(', ')} instead (the IETF fields; the interface requires X-RateLimit-*)` : ''}`,
+  );
 }
 
 /** Why a field is missing, naming the presence check that judged it (fixed strings: no per-exchange building). */
@@ -75,7 +79,8 @@ const isMissing = (h: IntHeader): boolean => !h.ok && h.problem === 'missing';
 function syntaxField(h: IntHeader, name: string, presence: PresenceCheck | null, problems: string[]): Field {
   if (h.ok) return h;
   // A repeated header is a list, so a syntax failure, unless a presence check already failed it.
-  if (h.problem === 'missing' || (h.problem === 'repeated' && presence !== null)) return { ok: false, reason: presence === null ? null : ABSENT_REASON[presence] };
+  if (h.problem === 'missing' || (h.problem === 'repeated' && presence !== null))
+    return { ok: false, reason: presence === null ? null : ABSENT_REASON[presence] };
   problems.push(`${name} ${JSON.stringify(h.raw ?? '')} is not a plain non-negative integer`);
   return { ok: false, reason: SYNTAX_REASON };
 }
@@ -185,5 +190,12 @@ export function readRateLimit(v: View, r: Recorder): RateLimitRead {
   const resetIsTimestamp = judgeResetIsTimestamp(v, limit, reset, r);
   const unusable = unusableReason(v.status, fields);
   if (unusable !== null) return { limit, remaining, reset, resetIsTimestamp, usable: false, reason: unusable };
-  return { limit, remaining, reset, resetIsTimestamp, usable: resetIsTimestamp, reason: resetIsTimestamp ? '' : 'Reset is not a usable timestamp (ratelimit.reset-is-timestamp)' };
+  return {
+    limit,
+    remaining,
+    reset,
+    resetIsTimestamp,
+    usable: resetIsTimestamp,
+    reason: resetIsTimestamp ? '' : 'Reset is not a usable timestamp (ratelimit.reset-is-timestamp)',
+  };
 }

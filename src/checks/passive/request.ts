@@ -53,7 +53,8 @@ function statusParam(query: URLSearchParams | null): StatusParam {
   const all = query?.getAll('status') ?? [];
   if (all.length === 0) return { kind: 'absent' };
   const raw = all.join(',');
-  if (all.length === 1 && (PET_STATUSES as readonly string[]).includes(raw)) return { kind: 'valid', value: raw as PetStatus };
+  if (all.length === 1 && (PET_STATUSES as readonly string[]).includes(raw))
+    return { kind: 'valid', value: raw as PetStatus };
   return { kind: 'invalid', raw: clip(raw) };
 }
 

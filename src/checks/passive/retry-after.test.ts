@@ -40,8 +40,12 @@ describe('retry-after.present', () => {
   it('fails none and two, and the dependent checks skip naming it', () => {
     const missing = run(refused(undefined)).ledger;
     expect(message(missing, 'retry-after.present')).toBe('a 429 without Retry-After');
-    expect(outcomeOf(missing, 'retry-after.syntax')?.skipReasons).toEqual(['no single Retry-After (retry-after.present)']);
-    expect(outcomeOf(missing, 'retry-after.plausible')?.skipReasons).toEqual(['no single Retry-After (retry-after.present)']);
+    expect(outcomeOf(missing, 'retry-after.syntax')?.skipReasons).toEqual([
+      'no single Retry-After (retry-after.present)',
+    ]);
+    expect(outcomeOf(missing, 'retry-after.plausible')?.skipReasons).toEqual([
+      'no single Retry-After (retry-after.present)',
+    ]);
     expect(message(run(refused(['30', '30'])).ledger, 'retry-after.present')).toBe('Retry-After repeated: 30 | 30');
   });
 
@@ -62,14 +66,19 @@ describe('retry-after.syntax', () => {
     ['30s', 'Retry-After "30s" is neither delay-seconds nor an HTTP-date'],
     ['-1', 'Retry-After "-1" is neither delay-seconds nor an HTTP-date'],
     ['2030-01-15T12:00:50Z', 'Retry-After "2030-01-15T12:00:50Z" is neither delay-seconds nor an HTTP-date'],
-    ['Tuesday, 15-Jan-30 12:00:50 GMT', 'Retry-After "Tuesday, 15-Jan-30 12:00:50 GMT" is an obsolete HTTP-date form; a sender must use IMF-fixdate'],
+    [
+      'Tuesday, 15-Jan-30 12:00:50 GMT',
+      'Retry-After "Tuesday, 15-Jan-30 12:00:50 GMT" is an obsolete HTTP-date form; a sender must use IMF-fixdate',
+    ],
   ])('fails %j', (raw, expected) => {
     expect(message(run(refused(raw)).ledger, 'retry-after.syntax')).toBe(expected);
   });
 
   it('leaves an unreadable value out of retry-after.plausible, naming retry-after.syntax', () => {
     const { ledger, wait } = run(refused('soon'));
-    expect(outcomeOf(ledger, 'retry-after.plausible')?.skipReasons).toEqual(['Retry-After is not readable (retry-after.syntax)']);
+    expect(outcomeOf(ledger, 'retry-after.plausible')?.skipReasons).toEqual([
+      'Retry-After is not readable (retry-after.syntax)',
+    ]);
     expect(wait).toBeNull();
   });
 });
@@ -78,7 +87,13 @@ describe('retry-after.plausible', () => {
   it('passes a wait up to Reset - Date + 1 s, in both forms', () => {
     expect(countsOf(run(refused('31')).ledger, 'retry-after.plausible').passed).toBe(1);
     expect(countsOf(run(refused(httpDate(FIXED_NOW + 31_000))).ledger, 'retry-after.plausible').passed).toBe(1);
-    expect(run(refused('30')).wait).toEqual({ raw: '30', waitS: 30, untilEpochMs: null, boundS: 31, resetEpochMs: MINUTE_RESET * 1000 });
+    expect(run(refused('30')).wait).toEqual({
+      raw: '30',
+      waitS: 30,
+      untilEpochMs: null,
+      boundS: 31,
+      resetEpochMs: MINUTE_RESET * 1000,
+    });
   });
 
   it('judges an obsolete date form too (syntax fails it once)', () => {
@@ -87,7 +102,9 @@ describe('retry-after.plausible', () => {
   });
 
   it('fails a wait longer than the time to Reset', () => {
-    expect(message(run(refused('45')).ledger, 'retry-after.plausible')).toBe('Retry-After "45" asks for 45 s, more than the 31 s until Reset (1 s tolerance)');
+    expect(message(run(refused('45')).ledger, 'retry-after.plausible')).toBe(
+      'Retry-After "45" asks for 45 s, more than the 31 s until Reset (1 s tolerance)',
+    );
   });
 
   it('names milliseconds', () => {
@@ -99,8 +116,12 @@ describe('retry-after.plausible', () => {
   });
 
   it('names an epoch timestamp, in seconds and in milliseconds', () => {
-    expect(message(run(refused(String(MINUTE_RESET))).ledger, 'retry-after.plausible')).toMatch(/looks like an epoch timestamp, not delay-seconds$/);
-    expect(message(run(refused(String(MINUTE_RESET * 1000))).ledger, 'retry-after.plausible')).toMatch(/epoch timestamp in milliseconds/);
+    expect(message(run(refused(String(MINUTE_RESET))).ledger, 'retry-after.plausible')).toMatch(
+      /looks like an epoch timestamp, not delay-seconds$/,
+    );
+    expect(message(run(refused(String(MINUTE_RESET * 1000))).ledger, 'retry-after.plausible')).toMatch(
+      /epoch timestamp in milliseconds/,
+    );
   });
 
   it('bounds by the window length when Reset is unusable', () => {

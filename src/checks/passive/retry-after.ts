@@ -30,16 +30,27 @@ export interface RetryAfterWait {
  * not the one the triple describes (the server reports another of its windows), so its Reset does not bound
  * the wait; the longest window does.
  */
-export function plausibleBound(v: View, rl: RateLimitRead): { boundS: number; basis: string; resetEpochMs: number | null } {
+export function plausibleBound(
+  v: View,
+  rl: RateLimitRead,
+): { boundS: number; basis: string; resetEpochMs: number | null } {
   if (!rl.reset.ok || !rl.resetIsTimestamp) {
     const w = windowSeconds(rl.limit.ok ? rl.limit.value : null, v.planLimits);
     return { boundS: w + 1, basis: `the ${w} s window length (Reset is not usable)`, resetEpochMs: null };
   }
   if (rl.remaining.ok && rl.remaining.value > 0) {
-    return { boundS: DAY_S + 1, basis: `the ${DAY_S} s day window (Remaining ${rl.remaining.value}: another window refused)`, resetEpochMs: null };
+    return {
+      boundS: DAY_S + 1,
+      basis: `the ${DAY_S} s day window (Remaining ${rl.remaining.value}: another window refused)`,
+      resetEpochMs: null,
+    };
   }
   const boundS = rl.reset.value - v.nowMs / 1000 + 1;
-  return { boundS, basis: `the ${Math.round(boundS)} s until Reset (1 s tolerance)`, resetEpochMs: rl.reset.value * 1000 };
+  return {
+    boundS,
+    basis: `the ${Math.round(boundS)} s until Reset (1 s tolerance)`,
+    resetEpochMs: rl.reset.value * 1000,
+  };
 }
 
 const EPOCH_S = 1e9;
@@ -47,10 +58,12 @@ const EPOCH_MS = 1e11;
 
 function implausibility(raw: string, kind: 'seconds' | 'date', waitS: number, boundS: number, basis: string): string {
   const base = `Retry-After ${raw} asks for ${Math.round(waitS)} s, more than ${basis}`;
-  if (kind === 'seconds' && waitS >= EPOCH_MS) return `${base}: it looks like an epoch timestamp in milliseconds, not delay-seconds`;
+  if (kind === 'seconds' && waitS >= EPOCH_MS)
+    return `${base}: it looks like an epoch timestamp in milliseconds, not delay-seconds`;
   if (kind === 'seconds' && waitS >= EPOCH_S) return `${base}: it looks like an epoch timestamp, not delay-seconds`;
   // Read as milliseconds it fits, and it is far too large as seconds: a thousand times too large, give or take rounding.
-  if (kind === 'seconds' && waitS / 1000 <= boundS && waitS >= 100 * boundS) return `${base}: it looks like milliseconds`;
+  if (kind === 'seconds' && waitS / 1000 <= boundS && waitS >= 100 * boundS)
+    return `${base}: it looks like milliseconds`;
   return base;
 }
 
@@ -62,7 +75,11 @@ export function judgeRetryAfter(v: View, rl: RateLimitRead, r: Recorder): RetryA
 
   // retry-after.present
   if (values.length !== 1) {
-    r.fail('retry-after.present', ex, values.length === 0 ? 'a 429 without Retry-After' : `Retry-After repeated: ${values.join(' | ')}`);
+    r.fail(
+      'retry-after.present',
+      ex,
+      values.length === 0 ? 'a 429 without Retry-After' : `Retry-After repeated: ${values.join(' | ')}`,
+    );
     const reason = 'no single Retry-After (retry-after.present)';
     r.skip('retry-after.syntax', ex, reason);
     r.skip('retry-after.plausible', ex, reason);
@@ -74,7 +91,12 @@ export function judgeRetryAfter(v: View, rl: RateLimitRead, r: Recorder): RetryA
 
   // retry-after.syntax: delay-seconds or IMF-fixdate (the obsolete date forms are readable, not sendable).
   if (parsed.kind === 'seconds' || isImfFixdate(raw)) r.pass('retry-after.syntax', ex);
-  else if (parsed.kind === 'date') r.fail('retry-after.syntax', ex, `Retry-After ${JSON.stringify(raw)} is an obsolete HTTP-date form; a sender must use IMF-fixdate`);
+  else if (parsed.kind === 'date')
+    r.fail(
+      'retry-after.syntax',
+      ex,
+      `Retry-After ${JSON.stringify(raw)} is an obsolete HTTP-date form; a sender must use IMF-fixdate`,
+    );
   else r.fail('retry-after.syntax', ex, `Retry-After ${JSON.stringify(raw)} is neither delay-seconds nor an HTTP-date`);
 
   // retry-after.plausible: judged on any readable value, even an obsolete date form (one defect, one failure).
@@ -108,6 +130,13 @@ export function retryAfterForProbe(ex: Exchange, planLimits: PlanLimits | undefi
   const wait = judgeRetryAfter(v, readRateLimit(v, DISCARD), r);
   if (failed.has('retry-after.present')) return { ok: false, reason: 'no single Retry-After (retry-after.present)' };
   if (wait === null) return { ok: false, reason: 'Retry-After is not readable (retry-after.syntax)' };
-  if (failed.has('retry-after.plausible')) return { ok: false, reason: 'Retry-After asks for a longer wait than its window can justify (retry-after.plausible)' };
-  return { ok: true, waitMs: Math.max(0, wait.untilEpochMs === null ? wait.waitS * 1000 : wait.untilEpochMs - v.nowMs) };
+  if (failed.has('retry-after.plausible'))
+    return {
+      ok: false,
+      reason: 'Retry-After asks for a longer wait than its window can justify (retry-after.plausible)',
+    };
+  return {
+    ok: true,
+    waitMs: Math.max(0, wait.untilEpochMs === null ? wait.waitS * 1000 : wait.untilEpochMs - v.nowMs),
+  };
 }

@@ -68,7 +68,8 @@ function session() {
     },
   };
 }
-const messages = (l: Ledger, id: Parameters<typeof outcomeOf>[1]) => outcomeOf(l, id)?.evidence.map((e) => e.message) ?? [];
+const messages = (l: Ledger, id: Parameters<typeof outcomeOf>[1]) =>
+  outcomeOf(l, id)?.evidence.map((e) => e.message) ?? [];
 
 describe('ratelimit.remaining-decrements', () => {
   it('passes a run of 2xx going down by one', () => {
@@ -80,7 +81,9 @@ describe('ratelimit.remaining-decrements', () => {
   it('fails a 2xx that leaves Remaining at Limit (the request was not counted)', () => {
     const s = session();
     s.see({ remaining: 60 });
-    expect(messages(s.settled(), DEC)).toEqual(['a 200 shows Remaining 60 of Limit 60: the request it answers was not counted (at most 59 can remain)']);
+    expect(messages(s.settled(), DEC)).toEqual([
+      'a 200 shows Remaining 60 of Limit 60: the request it answers was not counted (at most 59 can remain)',
+    ]);
   });
 
   it('fails a 2xx that does not go down by exactly one', () => {
@@ -95,7 +98,12 @@ describe('ratelimit.remaining-decrements', () => {
 
   it('lets a non-2xx count or not, but no more than one', () => {
     const s = session();
-    s.see({ remaining: 59 }, { status: 400, remaining: 59 }, { status: 404, remaining: 58 }, { status: 401, remaining: 56 });
+    s.see(
+      { remaining: 59 },
+      { status: 400, remaining: 59 },
+      { status: 404, remaining: 58 },
+      { status: 401, remaining: 56 },
+    );
     expect(countsOf(s.settled(), DEC)).toEqual({ passed: 3, failed: 1, skipped: 0 });
     expect(messages(s.settled(), DEC)[0]).toMatch(/^Remaining 56 on a 401 .* expected 58 or 57$/);
   });
@@ -110,17 +118,31 @@ describe('ratelimit.remaining-decrements', () => {
     const s = session();
     s.see({ remaining: 1 }, { remaining: 0 }, { remaining: 0 }, { status: 429, remaining: 0 }, { remaining: 0 });
     expect(countsOf(s.settled(), DEC)).toEqual({ passed: 3, failed: 0, skipped: 2 });
-    expect(outcomeOf(s.settled(), DEC)?.skipReasons).toEqual(['a 2xx after the window showed Remaining 0: an admission past the limit (ratelimit.enforced)']);
+    expect(outcomeOf(s.settled(), DEC)?.skipReasons).toEqual([
+      'a 2xx after the window showed Remaining 0: an admission past the limit (ratelimit.enforced)',
+    ]);
   });
 
   it('skips a shortfall that requests of other keys completed in between can explain, naming ratelimit.key-isolation', () => {
     const s = session();
     s.see({ remaining: 59 });
-    s.feed({ keyLabel: 'pro#1 (…abcd)', plan: 'pro', headers: rateLimitHeaders(300, 299, MINUTE_RESET), timing: { sent: 150, done: 160 } });
-    s.feed({ keyLabel: 'pro#1 (…abcd)', plan: 'pro', headers: rateLimitHeaders(300, 298, MINUTE_RESET), timing: { sent: 170, done: 180 } });
+    s.feed({
+      keyLabel: 'pro#1 (…abcd)',
+      plan: 'pro',
+      headers: rateLimitHeaders(300, 299, MINUTE_RESET),
+      timing: { sent: 150, done: 160 },
+    });
+    s.feed({
+      keyLabel: 'pro#1 (…abcd)',
+      plan: 'pro',
+      headers: rateLimitHeaders(300, 298, MINUTE_RESET),
+      timing: { sent: 170, done: 180 },
+    });
     s.see({ remaining: 56 });
     expect(countsOf(s.settled(), DEC)).toEqual({ passed: 1, failed: 0, skipped: 1 });
-    expect(outcomeOf(s.settled(), DEC)?.skipReasons).toEqual([expect.stringMatching(/while other keys sent: .* ratelimit\.key-isolation$/)]);
+    expect(outcomeOf(s.settled(), DEC)?.skipReasons).toEqual([
+      expect.stringMatching(/while other keys sent: .* ratelimit\.key-isolation$/),
+    ]);
     // A shortfall larger than the requests in between is this key's own: it fails.
     s.see({ remaining: 50 });
     expect(messages(s.settled(), DEC)).toEqual([expect.stringMatching(/^Remaining 50 on a 200 .* expected 55$/)]);
@@ -129,10 +151,19 @@ describe('ratelimit.remaining-decrements', () => {
   it('skips a shortfall that requests without a valid key can explain, naming auth.no-quota-drain', () => {
     const s = session();
     s.see({ remaining: 59 });
-    for (let i = 0; i < 5; i++) s.feed({ auth: 'invalid', keyLabel: 'unknown key', plan: null, status: 401, timing: { sent: 150 + i, done: 151 + i } });
+    for (let i = 0; i < 5; i++)
+      s.feed({
+        auth: 'invalid',
+        keyLabel: 'unknown key',
+        plan: null,
+        status: 401,
+        timing: { sent: 150 + i, done: 151 + i },
+      });
     s.see({ remaining: 53 });
     expect(countsOf(s.settled(), DEC)).toEqual({ passed: 1, failed: 0, skipped: 1 });
-    expect(outcomeOf(s.settled(), DEC)?.skipReasons).toEqual([expect.stringMatching(/without a valid key were sent: .* auth\.no-quota-drain$/)]);
+    expect(outcomeOf(s.settled(), DEC)?.skipReasons).toEqual([
+      expect.stringMatching(/without a valid key were sent: .* auth\.no-quota-drain$/),
+    ]);
     // Remaining that is too high is never explained by other requests.
     s.feed({ auth: 'invalid', keyLabel: 'unknown key', plan: null, status: 401, timing: { sent: 400, done: 401 } });
     s.see({ remaining: 53 });
@@ -141,14 +172,21 @@ describe('ratelimit.remaining-decrements', () => {
 
   it('compares only within one window (same Limit, Reset within 1 s)', () => {
     const s = session();
-    s.see({ remaining: 50 }, { remaining: 49, reset: MINUTE_RESET + 1 }, { remaining: 59, reset: MINUTE_RESET + 60, at: 31 }, { remaining: 998, limit: 1000, reset: MINUTE_RESET + 3600 });
+    s.see(
+      { remaining: 50 },
+      { remaining: 49, reset: MINUTE_RESET + 1 },
+      { remaining: 59, reset: MINUTE_RESET + 60, at: 31 },
+      { remaining: 998, limit: 1000, reset: MINUTE_RESET + 3600 },
+    );
     expect(countsOf(s.settled(), DEC)).toEqual({ passed: 4, failed: 0, skipped: 0 });
   });
 
   it('skips a pair when either overlapped another request on the key', () => {
     const s = session();
     s.see({ remaining: 59 }, { status: 429, remaining: 40, overlapped: true });
-    expect(outcomeOf(s.settled(), DEC)?.skipReasons).toEqual(['overlapped another request on the same key: their order at the server is unknown']);
+    expect(outcomeOf(s.settled(), DEC)?.skipReasons).toEqual([
+      'overlapped another request on the same key: their order at the server is unknown',
+    ]);
     expect(countsOf(s.settled(), DEC).failed).toBe(0);
   });
 
@@ -157,7 +195,13 @@ describe('ratelimit.remaining-decrements', () => {
     s.see({ remaining: 59 });
     s.feed({ headers: { 'x-ratelimit-remaining': 'many' }, timing: { sent: 1000, done: 1050 } });
     s.see({ remaining: 56 });
-    s.feed({ status: null, headers: {}, body: { kind: 'none' }, error: { kind: 'reset', message: 'socket hang up' }, timing: { sent: 2000, done: 2001 } });
+    s.feed({
+      status: null,
+      headers: {},
+      body: { kind: 'none' },
+      error: { kind: 'reset', message: 'socket hang up' },
+      timing: { sent: 2000, done: 2001 },
+    });
     s.see({ remaining: 50 });
     expect(countsOf(s.settled(), DEC)).toEqual({ passed: 3, failed: 0, skipped: 2 });
     expect(outcomeOf(s.settled(), DEC)?.skipReasons).toEqual([
@@ -170,13 +214,21 @@ describe('ratelimit.remaining-decrements', () => {
     const s = session();
     s.see({ remaining: 59, reset: 30 }, { remaining: 59, reset: 30 });
     expect(countsOf(s.settled(), DEC)).toEqual({ passed: 0, failed: 0, skipped: 2 });
-    expect(outcomeOf(s.settled(), DEC)?.skipReasons).toEqual(['Reset is not a usable timestamp (ratelimit.reset-is-timestamp)']);
+    expect(outcomeOf(s.settled(), DEC)?.skipReasons).toEqual([
+      'Reset is not a usable timestamp (ratelimit.reset-is-timestamp)',
+    ]);
   });
 
   it('judges only valid keys', () => {
     const s = session();
     s.feed({ auth: 'none', keyLabel: null, plan: null, status: 401 });
-    s.feed({ auth: 'invalid', keyLabel: 'unknown key', plan: null, status: 200, headers: rateLimitHeaders(60, 60, MINUTE_RESET) });
+    s.feed({
+      auth: 'invalid',
+      keyLabel: 'unknown key',
+      plan: null,
+      status: 200,
+      headers: rateLimitHeaders(60, 60, MINUTE_RESET),
+    });
     expect(countsOf(s.settled(), DEC, null)).toEqual({ passed: 0, failed: 0, skipped: 0 });
     expect(countsOf(s.settled(), WIN, null)).toEqual({ passed: 0, failed: 0, skipped: 0 });
   });
@@ -185,7 +237,12 @@ describe('ratelimit.remaining-decrements', () => {
 describe('ratelimit.window-consistency', () => {
   it('passes a window that only goes down, then a fresh one after Reset', () => {
     const s = session();
-    s.see({ remaining: 59 }, { remaining: 58 }, { status: 429, remaining: 0 }, { remaining: 59, reset: MINUTE_RESET + 60, at: 30 });
+    s.see(
+      { remaining: 59 },
+      { remaining: 58 },
+      { status: 429, remaining: 0 },
+      { remaining: 59, reset: MINUTE_RESET + 60, at: 30 },
+    );
     expect(countsOf(s.settled(), WIN)).toEqual({ passed: 3, failed: 0, skipped: 0 });
   });
 
@@ -249,7 +306,14 @@ describe('ratelimit.window-consistency', () => {
     const others = (...limits: number[]) => limits.map((limit) => ({ limit, remaining: 5 }));
     // Limit 60 updated again (in place, several times) after 61..63: 61 is the one forgotten when 64 comes.
     const kept = session();
-    kept.see({ remaining: 59 }, ...others(61, 62, 63), { remaining: 58 }, { remaining: 57 }, { remaining: 56 }, ...others(64));
+    kept.see(
+      { remaining: 59 },
+      ...others(61, 62, 63),
+      { remaining: 58 },
+      { remaining: 57 },
+      { remaining: 56 },
+      ...others(64),
+    );
     kept.see({ remaining: 59, reset: MINUTE_RESET + 30, at: 10 });
     expect(messages(kept.settled(), WIN)).toEqual([moved]);
     // Limit 60 repeated only before the others: the least recently updated, it is forgotten.
@@ -272,7 +336,9 @@ describe('ratelimit.window-consistency', () => {
     const s = session();
     s.see({ limit: 1000, remaining: 900 }, { limit: 1000, remaining: 999, reset: MINUTE_RESET + 60, at: 30 });
     expect(countsOf(s.settled(), WIN)).toEqual({ passed: 0, failed: 0, skipped: 1 });
-    expect(outcomeOf(s.settled(), WIN)?.skipReasons).toEqual(["the Limit is the plan's per-day figure on windows of a minute (ratelimit.limit-matches-plan)"]);
+    expect(outcomeOf(s.settled(), WIN)?.skipReasons).toEqual([
+      "the Limit is the plan's per-day figure on windows of a minute (ratelimit.limit-matches-plan)",
+    ]);
     expect(messages(s.settled(), 'ratelimit.limit-matches-plan')).toEqual([
       `Limit 1000 is the free plan's per-day figure, but it is announced on windows of a minute (consecutive Resets ${MINUTE_RESET} → ${MINUTE_RESET + 60}); the per-minute figure is 60`,
     ]);
@@ -337,7 +403,10 @@ describe('a correct server never fails the stream checks', () => {
           const overlapped = timed.some((o) => o !== q && o.sent <= q.done && q.sent <= o.done);
           s.feed({
             status: a.status,
-            headers: { ...rateLimitHeaders(60, a.remaining, a.reset), date: httpDate(Math.floor((origin + q.at) / 1000) * 1000) },
+            headers: {
+              ...rateLimitHeaders(60, a.remaining, a.reset),
+              date: httpDate(Math.floor((origin + q.at) / 1000) * 1000),
+            },
             localTime: origin + q.done,
             overlapped,
             timing: { sent: q.sent, done: q.done },
@@ -360,12 +429,16 @@ describe('ratelimit.algorithm from the stream', () => {
     for (let i = 0; i <= 12; i++) {
       const now = FIXED_NOW + i * 1000;
       s.feed({
-        headers: { ...NO_X, date: httpDate(now), 'ratelimit-policy': '"m";q=60;w=60', ratelimit: `"m";r=${59 - i};t=${30 - i}` },
+        headers: {
+          ...NO_X,
+          date: httpDate(now),
+          'ratelimit-policy': '"m";q=60;w=60',
+          ratelimit: `"m";r=${59 - i};t=${30 - i}`,
+        },
         localTime: now,
         timing: { sent: i * 1000, done: i * 1000 + 5 },
       });
     }
-    expect(outcomeOf(s.settled(), 'ratelimit.algorithm')?.info.shape).toBe('fixed window from a key\'s first request');
+    expect(outcomeOf(s.settled(), 'ratelimit.algorithm')?.info.shape).toBe("fixed window from a key's first request");
   });
 });
-

@@ -78,7 +78,8 @@ const MAX_LIMITS = 4;
 const OVERLAP_REASON = 'overlapped another request on the same key: their order at the server is unknown';
 export const CONCURRENT_RISE_REASON =
   'Remaining rose where requests on the key were in flight together, and the counter loses concurrent requests (ratelimit.no-over-admission)';
-export const MINUTE_LIMIT_REASON = 'the Limit is the plan\'s per-day figure on windows of a minute (ratelimit.limit-matches-plan)';
+export const MINUTE_LIMIT_REASON =
+  "the Limit is the plan's per-day figure on windows of a minute (ratelimit.limit-matches-plan)";
 
 function sameWindow(a: { limit: number; reset: number }, b: { limit: number; reset: number }): boolean {
   return a.limit === b.limit && Math.abs(a.reset - b.reset) <= 1;
@@ -88,11 +89,14 @@ function describe(s: Seen): string {
   return `Limit ${s.limit}, Remaining ${s.remaining}, Reset ${s.reset}, status ${s.status}`;
 }
 
-export const EXHAUSTED_REASON = 'a 2xx after the window showed Remaining 0: an admission past the limit (ratelimit.enforced)';
+export const EXHAUSTED_REASON =
+  'a 2xx after the window showed Remaining 0: an admission past the limit (ratelimit.enforced)';
 export const FOREIGN_REASONS = {
-  otherKeys: 'Remaining fell further than this key\'s requests explain, while other keys sent: whether they share its counter is judged by ratelimit.key-isolation',
-  noKey: 'Remaining fell further than this key\'s requests explain, while requests without a valid key were sent: whether they count is judged by auth.no-quota-drain',
-  both: 'Remaining fell further than this key\'s requests explain, while other keys and requests without a valid key were sent (see ratelimit.key-isolation, auth.no-quota-drain)',
+  otherKeys:
+    "Remaining fell further than this key's requests explain, while other keys sent: whether they share its counter is judged by ratelimit.key-isolation",
+  noKey:
+    "Remaining fell further than this key's requests explain, while requests without a valid key were sent: whether they count is judged by auth.no-quota-drain",
+  both: "Remaining fell further than this key's requests explain, while other keys and requests without a valid key were sent (see ratelimit.key-isolation, auth.no-quota-drain)",
 } as const;
 
 type PairVerdict = { ok: true } | { ok: false; message: string } | { skip: string };
@@ -111,11 +115,16 @@ function judgePair(prev: Seen, cur: Seen): PairVerdict {
     const otherKeys = cur.otherKeys - prev.otherKeys;
     const noKey = cur.noKey - prev.noKey;
     if (lowest - cur.remaining <= otherKeys + noKey) {
-      return { skip: noKey === 0 ? FOREIGN_REASONS.otherKeys : otherKeys === 0 ? FOREIGN_REASONS.noKey : FOREIGN_REASONS.both };
+      return {
+        skip: noKey === 0 ? FOREIGN_REASONS.otherKeys : otherKeys === 0 ? FOREIGN_REASONS.noKey : FOREIGN_REASONS.both,
+      };
     }
   }
   const allowed = onlyDecrement ? [prev.remaining - 1] : [prev.remaining, prev.remaining - 1].filter((x) => x >= 0);
-  return { ok: false, message: `Remaining ${cur.remaining} on a ${cur.status} after (${describe(prev)}) in the same window; expected ${allowed.join(' or ')}` };
+  return {
+    ok: false,
+    message: `Remaining ${cur.remaining} on a ${cur.status} after (${describe(prev)}) in the same window; expected ${allowed.join(' or ')}`,
+  };
 }
 
 export interface StreamJudge {
@@ -134,7 +143,8 @@ export interface StreamJudge {
  * Rises of Remaining and moves of Reset within what a fixed window calls one window: on a token bucket or a sliding
  * window that is their truthful movement, not a defect (the over-admission a refill causes is ratelimit.enforced's).
  */
-export const MOVING_REASON = 'Remaining rising and Reset moving forward are how this limiter refills or slides (see ratelimit.algorithm), not a defect of the headers';
+export const MOVING_REASON =
+  'Remaining rising and Reset moving forward are how this limiter refills or slides (see ratelimit.algorithm), not a defect of the headers';
 
 /** Rises under concurrency held per plan: their count and the first few for evidence. */
 interface HeldRises {
@@ -187,7 +197,11 @@ export function createStreamJudge(): StreamJudge {
 
   const stateOf = (label: string): KeyState => {
     let st = keys.get(label);
-    if (st === undefined) keys.set(label, (st = { last: null, recent: [], settled: null, latestByLimit: new Map(), newestLimit: null, own: 0 }));
+    if (st === undefined)
+      keys.set(
+        label,
+        (st = { last: null, recent: [], settled: null, latestByLimit: new Map(), newestLimit: null, own: 0 }),
+      );
     return st;
   };
 
@@ -228,7 +242,9 @@ export function createStreamJudge(): StreamJudge {
     if (is2xx(cur.status)) {
       judged = true;
       if (cur.remaining > cur.limit - 1) {
-        (problems ??= []).push(`a ${cur.status} shows Remaining ${cur.remaining} of Limit ${cur.limit}: the request it answers was not counted (at most ${cur.limit - 1} can remain)`);
+        (problems ??= []).push(
+          `a ${cur.status} shows Remaining ${cur.remaining} of Limit ${cur.limit}: the request it answers was not counted (at most ${cur.limit - 1} can remain)`,
+        );
       }
     }
     const prev = st.last;
@@ -248,7 +264,8 @@ export function createStreamJudge(): StreamJudge {
     }
     if (problems !== null) r.fail('ratelimit.remaining-decrements', v.ex, problems.join('; '));
     // An overlapped 2xx was still judged on its own (Remaining below Limit); a pair another check owns was not.
-    else if (skipped !== null && (!judged || skipped !== OVERLAP_REASON)) r.skip('ratelimit.remaining-decrements', v.ex, skipped);
+    else if (skipped !== null && (!judged || skipped !== OVERLAP_REASON))
+      r.skip('ratelimit.remaining-decrements', v.ex, skipped);
     else if (judged) r.pass('ratelimit.remaining-decrements', v.ex);
   };
 
@@ -299,7 +316,12 @@ export function createStreamJudge(): StreamJudge {
         const apart = cur.reset - p.reset;
         // The new window began between the old one's end and this response: it lasts between Reset-now and
         // `apart` seconds. A minute fits when Reset is at most a minute away and the Resets a minute or more apart.
-        if (window === 'day' && cur.reset - nowS <= MINUTE_S + 1 && apart >= MINUTE_S - 1 && v.planLimits !== undefined) {
+        if (
+          window === 'day' &&
+          cur.reset - nowS <= MINUTE_S + 1 &&
+          apart >= MINUTE_S - 1 &&
+          v.planLimits !== undefined
+        ) {
           // Windows of a minute: the Limit is the minute window's, with the day's figure.
           minuteLimitWrong = `Limit ${cur.limit} is the ${v.ex.plan ?? ''} plan's per-day figure, but it is announced on windows of a minute (consecutive Resets ${p.reset} → ${cur.reset}); the per-minute figure is ${v.planLimits.perMinute}`;
         } else {
@@ -339,7 +361,14 @@ export function createStreamJudge(): StreamJudge {
       if (rl !== null && v.status !== null && ex.plan !== null && !rl.limit.ok && !rl.remaining.ok && !rl.reset.ok) {
         const t = ietfTriple(ex.headers, v.nowMs);
         if (t !== null) {
-          const sample = { ...t, serverMs: v.nowMs, sent: ex.timing.sent, done: ex.timing.done, accepted: is2xx(v.status), overlapped: ex.overlapped };
+          const sample = {
+            ...t,
+            serverMs: v.nowMs,
+            sent: ex.timing.sent,
+            done: ex.timing.done,
+            accepted: is2xx(v.status),
+            overlapped: ex.overlapped,
+          };
           algorithm.see(ex.plan, ex.keyLabel, v.planLimits, sample);
         }
       }
@@ -379,13 +408,21 @@ export function createStreamJudge(): StreamJudge {
   const finish = (ledger: Ledger): void => {
     const overAdmits = ledger.all().some((o) => o.id === 'ratelimit.no-over-admission' && o.failed > 0);
     for (const [plan, h] of held) {
-      const reason = overAdmits ? CONCURRENT_RISE_REASON : MOVING_SHAPES.has(algorithm.shapeOf(plan)) ? MOVING_REASON : null;
+      const reason = overAdmits
+        ? CONCURRENT_RISE_REASON
+        : MOVING_SHAPES.has(algorithm.shapeOf(plan))
+          ? MOVING_REASON
+          : null;
       record(ledger, 'ratelimit.window-consistency', plan, h, reason);
     }
     held.clear();
     for (const [id, byPlan] of moving) {
       for (const [plan, h] of byPlan) {
-        const reason = MOVING_SHAPES.has(algorithm.shapeOf(plan)) ? MOVING_REASON : overAdmitted(ledger, plan) ? SHORT_WINDOW_REASON : null;
+        const reason = MOVING_SHAPES.has(algorithm.shapeOf(plan))
+          ? MOVING_REASON
+          : overAdmitted(ledger, plan)
+            ? SHORT_WINDOW_REASON
+            : null;
         record(ledger, id, plan, h, reason);
       }
     }

@@ -74,10 +74,15 @@ export function bodyReadOf(ex: Exchange): BodyRead {
 }
 
 /** Builds views. `keyLimits`: keys whose own figures differ from their plan's, by label. */
-export function createViewer(plans: ReadonlyMap<PlanName, PlanLimits>, keyLimits?: ReadonlyMap<string, PlanLimits>): (ex: Exchange) => View {
+export function createViewer(
+  plans: ReadonlyMap<PlanName, PlanLimits>,
+  keyLimits?: ReadonlyMap<string, PlanLimits>,
+): (ex: Exchange) => View {
   const limitsOf = (ex: Exchange): PlanLimits | undefined => {
     if (ex.auth !== 'valid' || ex.plan === null) return undefined;
-    return (keyLimits !== undefined && ex.keyLabel !== null ? keyLimits.get(ex.keyLabel) : undefined) ?? plans.get(ex.plan);
+    return (
+      (keyLimits !== undefined && ex.keyLabel !== null ? keyLimits.get(ex.keyLabel) : undefined) ?? plans.get(ex.plan)
+    );
   };
   return (ex) => {
     // Parsed once, on the exchange (the key states read it too); the responses of one second share the text.

@@ -84,7 +84,9 @@ export const hugeEvery = (n: number, bodies: HugeBodies): Behaviour =>
 export const repeatedHeaders: Behaviour = async (r) => {
   const a = await r.honest();
   if (!isApi(r)) return writeAnswer(r.socket, a);
-  const extra = a.headers.filter(([k]) => k.toLowerCase().startsWith('x-ratelimit-')).map(([k, v]): [string, string] => [k, `${v}0`]);
+  const extra = a.headers
+    .filter(([k]) => k.toLowerCase().startsWith('x-ratelimit-'))
+    .map(([k, v]): [string, string] => [k, `${v}0`]);
   writeAnswer(r.socket, { ...a, headers: [...a.headers, ...extra] });
 };
 
@@ -100,7 +102,9 @@ export const longHeadersEvery = (n: number): Behaviour => {
     const huge = ++api % n === 0;
     const headers: [string, string][] = huge
       ? [...a.headers, ['X-Padding', 'p'.repeat(1024 * 1024)]]
-      : a.headers.map(([k, v]): [string, string] => (k.toLowerCase() === 'x-ratelimit-reset' ? [k, '9'.repeat(8192)] : [k, v]));
+      : a.headers.map(([k, v]): [string, string] =>
+          k.toLowerCase() === 'x-ratelimit-reset' ? [k, '9'.repeat(8192)] : [k, v],
+        );
     writeAnswer(r.socket, { ...a, headers });
   };
 };

@@ -39,8 +39,25 @@ export async function runAgainstHostile(behaviour: Behaviour, extraArgs: readonl
     const keysFile = s.keys([{ key: HOSTILE_KEY, plan: 'free' }]);
     const scenario = s.file('hostile.yaml', HOSTILE_SCENARIO);
     const reportDir = `${s.dir}/report`;
-    const cli = await runCli(['run', scenario, '--target', hostile.url, '--keys-file', keysFile, '--report-dir', reportDir, '--quiet', ...extraArgs]);
-    return { cli, report: readReportJson(reportDir), files: reportFilesIn(reportDir), dir: reportDir, requests: hostile.requests() };
+    const cli = await runCli([
+      'run',
+      scenario,
+      '--target',
+      hostile.url,
+      '--keys-file',
+      keysFile,
+      '--report-dir',
+      reportDir,
+      '--quiet',
+      ...extraArgs,
+    ]);
+    return {
+      cli,
+      report: readReportJson(reportDir),
+      files: reportFilesIn(reportDir),
+      dir: reportDir,
+      requests: hostile.requests(),
+    };
   } finally {
     await hostile.close();
     await upstream.close();

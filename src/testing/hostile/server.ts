@@ -42,7 +42,14 @@ export interface HostileServer {
   close(): Promise<void>;
 }
 
-const REASONS: Record<number, string> = { 200: 'OK', 201: 'Created', 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 429: 'Too Many Requests' };
+const REASONS: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  404: 'Not Found',
+  429: 'Too Many Requests',
+};
 
 export interface HeadOptions {
   version?: '1.0' | '1.1';

@@ -19,7 +19,15 @@ import { createServer } from 'node:http';
 import { TokenBucket } from 'limiter';
 import { InMemoryRateLimiter } from 'rolling-rate-limiter';
 import { announce, ANONYMOUS_LIMIT, readBody, sendReply, windowSeconds } from '../support/http-glue.js';
-import { apiPath, authenticate, errorReply, loadStoreKeys, PetApi, tooManyRequests, unauthorized } from '../support/pet-api.js';
+import {
+  apiPath,
+  authenticate,
+  errorReply,
+  loadStoreKeys,
+  PetApi,
+  tooManyRequests,
+  unauthorized,
+} from '../support/pet-api.js';
 
 /** What one request did to a subject's limiter, as the headers tell it. */
 interface Take {
@@ -40,14 +48,22 @@ function tokenBucket(): Limiter {
   return async (subject, figure) => {
     let b = buckets.get(subject);
     if (b === undefined) {
-      buckets.set(subject, (b = new TokenBucket({ bucketSize: figure, tokensPerInterval: figure, interval: windowMs })));
+      buckets.set(
+        subject,
+        (b = new TokenBucket({ bucketSize: figure, tokensPerInterval: figure, interval: windowMs })),
+      );
       // The library's bucket starts empty; a key's bucket starts full (its burst), as gateways start theirs.
       b.content = figure;
     }
     const accepted = b.tryRemoveTokens(1);
     const perMs = figure / windowMs;
     const now = Date.now();
-    return { accepted, remaining: Math.floor(b.content), fullAtMs: now + (figure - b.content) / perMs, waitMs: accepted ? 0 : (1 - b.content) / perMs };
+    return {
+      accepted,
+      remaining: Math.floor(b.content),
+      fullAtMs: now + (figure - b.content) / perMs,
+      waitMs: accepted ? 0 : (1 - b.content) / perMs,
+    };
   };
 }
 
@@ -60,11 +76,22 @@ function slidingWindow(): Limiter {
     const now = Date.now();
     // Asked first, so that a refused request is not logged (the library logs every attempt it is given).
     const would = await l.wouldLimitWithInfo(subject);
-    if (would.blocked) return { accepted: false, remaining: 0, fullAtMs: (newest.get(subject) ?? now) + windowMs, waitMs: would.millisecondsUntilAllowed };
+    if (would.blocked)
+      return {
+        accepted: false,
+        remaining: 0,
+        fullAtMs: (newest.get(subject) ?? now) + windowMs,
+        waitMs: would.millisecondsUntilAllowed,
+      };
     const info = await l.limitWithInfo(subject);
     newest.set(subject, now);
     // Whole seconds, not rounded up: the log drains a window after its newest request, and no later.
-    return { accepted: true, remaining: info.actionsRemaining, fullAtMs: Math.floor((now + windowMs) / 1000) * 1000, waitMs: 0 };
+    return {
+      accepted: true,
+      remaining: info.actionsRemaining,
+      fullAtMs: Math.floor((now + windowMs) / 1000) * 1000,
+      waitMs: 0,
+    };
   };
 }
 
@@ -79,7 +106,11 @@ async function gcra(): Promise<Limiter> {
   };
 }
 
-const ALGORITHMS: Record<string, () => Limiter | Promise<Limiter>> = { 'token-bucket': tokenBucket, 'sliding-window': slidingWindow, gcra };
+const ALGORITHMS: Record<string, () => Limiter | Promise<Limiter>> = {
+  'token-bucket': tokenBucket,
+  'sliding-window': slidingWindow,
+  gcra,
+};
 const make = ALGORITHMS[process.env.STORE_ALGORITHM ?? ''];
 if (make === undefined) throw new Error(`STORE_ALGORITHM must be one of ${Object.keys(ALGORITHMS).join(', ')}`);
 const limiter = await make();

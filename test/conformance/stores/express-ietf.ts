@@ -15,7 +15,15 @@
 import express from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { ANONYMOUS_LIMIT, announce, windowSeconds } from '../support/http-glue.js';
-import { apiPath, authenticate, errorReply, loadStoreKeys, PetApi, unauthorized, type ApiReply } from '../support/pet-api.js';
+import {
+  apiPath,
+  authenticate,
+  errorReply,
+  loadStoreKeys,
+  PetApi,
+  unauthorized,
+  type ApiReply,
+} from '../support/pet-api.js';
 
 const keys = loadStoreKeys();
 const api = new PetApi();

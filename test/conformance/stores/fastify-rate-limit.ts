@@ -31,12 +31,26 @@ await app.register(rateLimit, {
 const answer = (path: (req: FastifyRequest) => string) => async (req: FastifyRequest, reply: FastifyReply) => {
   if (!keyOf(req)) return send(reply, unauthorized());
   const url = new URL(req.url, 'http://store');
-  return send(reply, await api.handle(req.method, path(req), url.searchParams, typeof req.body === 'string' ? req.body : ''));
+  return send(
+    reply,
+    await api.handle(req.method, path(req), url.searchParams, typeof req.body === 'string' ? req.body : ''),
+  );
 };
-app.get('/v1/pets', answer(() => '/pets'));
-app.post('/v1/pets', answer(() => '/pets'));
-app.get('/v1/pets/:id', answer((req) => `/pets/${encodeURIComponent((req.params as { id: string }).id)}`));
-app.setNotFoundHandler({ preHandler: app.rateLimit() }, (_req, reply) => send(reply, errorReply(404, 'not_found', 'no such route')));
+app.get(
+  '/v1/pets',
+  answer(() => '/pets'),
+);
+app.post(
+  '/v1/pets',
+  answer(() => '/pets'),
+);
+app.get(
+  '/v1/pets/:id',
+  answer((req) => `/pets/${encodeURIComponent((req.params as { id: string }).id)}`),
+);
+app.setNotFoundHandler({ preHandler: app.rateLimit() }, (_req, reply) =>
+  send(reply, errorReply(404, 'not_found', 'no such route')),
+);
 
 await app.listen({ port: 0, host: '127.0.0.1' });
 announce(app.server);

@@ -12,7 +12,19 @@
  * field carries a suffix, Retry-After included).
  */
 import 'reflect-metadata';
-import { Catch, Controller, Get, HttpException, Module, Post, Req, Res, type ArgumentsHost, type ExceptionFilter, type ExecutionContext } from '@nestjs/common';
+import {
+  Catch,
+  Controller,
+  Get,
+  HttpException,
+  Module,
+  Post,
+  Req,
+  Res,
+  type ArgumentsHost,
+  type ExceptionFilter,
+  type ExecutionContext,
+} from '@nestjs/common';
 import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import express from 'express';
@@ -70,8 +82,16 @@ Module({
   imports: [
     ThrottlerModule.forRoot({
       throttlers: [
-        { ...(process.env.STORE_THROTTLERS === 'named' ? { name: 'minute' } : {}), ttl: windowSeconds() * 1000, limit: (ctx: ExecutionContext) => keyOf(requestOf(ctx))?.perMinute ?? ANONYMOUS_LIMIT },
-        { name: 'day', ttl: 86_400_000, limit: (ctx: ExecutionContext) => keyOf(requestOf(ctx))?.perDay ?? 100 * ANONYMOUS_LIMIT },
+        {
+          ...(process.env.STORE_THROTTLERS === 'named' ? { name: 'minute' } : {}),
+          ttl: windowSeconds() * 1000,
+          limit: (ctx: ExecutionContext) => keyOf(requestOf(ctx))?.perMinute ?? ANONYMOUS_LIMIT,
+        },
+        {
+          name: 'day',
+          ttl: 86_400_000,
+          limit: (ctx: ExecutionContext) => keyOf(requestOf(ctx))?.perDay ?? 100 * ANONYMOUS_LIMIT,
+        },
       ],
       getTracker: (req: Record<string, any>) => keyOf(req as Request)?.key ?? String((req as Request).ip),
     }),

@@ -26,20 +26,25 @@ if (cluster.isPrimary) {
     process.stderr.write(`worker ${w.id} exited (${code ?? signal})\n`);
     process.exit(1);
   });
-  for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => {
-    cluster.removeAllListeners('exit');
-    for (const w of Object.values(cluster.workers ?? {})) w?.kill();
-    process.exit(0);
-  });
+  for (const sig of ['SIGTERM', 'SIGINT'] as const)
+    process.on(sig, () => {
+      cluster.removeAllListeners('exit');
+      for (const w of Object.values(cluster.workers ?? {})) w?.kill();
+      process.exit(0);
+    });
 } else {
-  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', {
+    enableOfflineQueue: true,
+    maxRetriesPerRequest: 1,
+  });
   const keys = loadStoreKeys();
   const duration = windowSeconds();
   const limiters = new Map<string, RateLimiterRedis>();
   const limiterFor = (plan: string, points: number) => {
     const id = `${plan}:${points}`;
     let l = limiters.get(id);
-    if (!l) limiters.set(id, (l = new RateLimiterRedis({ storeClient: redis, points, duration, keyPrefix: `rl:${id}` })));
+    if (!l)
+      limiters.set(id, (l = new RateLimiterRedis({ storeClient: redis, points, duration, keyPrefix: `rl:${id}` })));
     return l;
   };
 

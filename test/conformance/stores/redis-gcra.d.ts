@@ -9,5 +9,12 @@ declare module 'redis-gcra' {
   interface Limiter {
     limit(o: { key: string; burst?: number; rate?: number; period?: number; cost?: number }): Promise<LimitResult>;
   }
-  export default function RedisGCRA(o: { redis: unknown; keyPrefix?: string; burst?: number; rate?: number; period?: number; cost?: number }): Limiter;
+  export default function RedisGCRA(o: {
+    redis: unknown;
+    keyPrefix?: string;
+    burst?: number;
+    rate?: number;
+    period?: number;
+    cost?: number;
+  }): Limiter;
 }

@@ -7,7 +7,15 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { ANONYMOUS_LIMIT, readBody, sendReply } from './http-glue.js';
-import { apiPath, authenticate, errorReply, tooManyRequests, unauthorized, type PetApi, type StoreKey } from './pet-api.js';
+import {
+  apiPath,
+  authenticate,
+  errorReply,
+  tooManyRequests,
+  unauthorized,
+  type PetApi,
+  type StoreKey,
+} from './pet-api.js';
 
 export interface FlexibleStore {
   readonly keys: ReadonlyMap<string, StoreKey>;

@@ -14,7 +14,9 @@ export function nginxHttpBlock(port: number, upstreamPort: number, options: { js
     `  map $http_authorization $${plan}_key { "~^Bearer ${plan}-" $http_authorization; default ""; }`,
     `  limit_req_zone $${plan}_key zone=${plan}:1m rate=${perMinute}r/m;`,
   ]);
-  const limits = Object.entries(PLAN_RATES).map(([plan, perMinute]) => `      limit_req zone=${plan} burst=${perMinute - 1} nodelay;`);
+  const limits = Object.entries(PLAN_RATES).map(
+    ([plan, perMinute]) => `      limit_req zone=${plan} burst=${perMinute - 1} nodelay;`,
+  );
   return [
     ...zones,
     `  upstream store { server 127.0.0.1:${upstreamPort}; keepalive 16; }`,

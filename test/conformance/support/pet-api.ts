@@ -23,11 +23,18 @@ const PLANS: Record<string, { perMinute: number; perDay: number }> = {
 /** The keys of a keys file (`{"keys":[{"key","plan",perMinute?,perDay?}]}`), named by env STORE_KEYS_FILE. */
 export function loadStoreKeys(path = process.env.STORE_KEYS_FILE): Map<string, StoreKey> {
   if (!path) throw new Error('STORE_KEYS_FILE is not set');
-  const doc = JSON.parse(readFileSync(path, 'utf8')) as { keys: { key: string; plan: string; perMinute?: number; perDay?: number }[] };
+  const doc = JSON.parse(readFileSync(path, 'utf8')) as {
+    keys: { key: string; plan: string; perMinute?: number; perDay?: number }[];
+  };
   const keys = new Map<string, StoreKey>();
   for (const k of doc.keys) {
     const plan = PLANS[k.plan];
-    keys.set(k.key, { key: k.key, plan: k.plan, perMinute: k.perMinute ?? plan?.perMinute ?? 0, perDay: k.perDay ?? plan?.perDay ?? 0 });
+    keys.set(k.key, {
+      key: k.key,
+      plan: k.plan,
+      perMinute: k.perMinute ?? plan?.perMinute ?? 0,
+      perDay: k.perDay ?? plan?.perDay ?? 0,
+    });
   }
   return keys;
 }
@@ -47,7 +54,12 @@ export interface ApiReply {
 
 const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
 
-export function errorReply(status: number, code: string, message: string, headers: Record<string, string> = {}): ApiReply {
+export function errorReply(
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {},
+): ApiReply {
   return { status, headers: { ...JSON_TYPE, ...headers }, body: JSON.stringify({ code, message, status }) };
 }
 
@@ -55,12 +67,18 @@ export const unauthorized = (): ApiReply =>
   errorReply(401, 'unauthorized', 'missing or invalid API key', { 'WWW-Authenticate': 'Bearer realm="animal-store"' });
 
 export const tooManyRequests = (retryAfterS: number): ApiReply =>
-  errorReply(429, 'rate_limited', `rate limit exceeded; retry in ${retryAfterS} s`, { 'Retry-After': String(retryAfterS) });
+  errorReply(429, 'rate_limited', `rate limit exceeded; retry in ${retryAfterS} s`, {
+    'Retry-After': String(retryAfterS),
+  });
 
 const INT64_MAX = 9223372036854775807n;
 const STATUSES = ['available', 'pending', 'sold'];
 /** 2024-01-01T00:00:00Z, RFC 9745 structured date. */
-const DEPRECATED = { Deprecation: '@1704067200', Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT', Link: '</v1/pets?status=available>; rel="successor-version"' };
+const DEPRECATED = {
+  Deprecation: '@1704067200',
+  Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
+  Link: '</v1/pets?status=available>; rel="successor-version"',
+};
 
 export interface Pet {
   id: bigint;
@@ -94,7 +112,8 @@ export class MemoryPets implements PetStorage {
 }
 
 /** A pet as one JSON string (ids as decimal strings), for a shared database. */
-export const encodePet = (p: Pet): string => JSON.stringify({ ...p, id: p.id.toString(), categoryId: p.categoryId.toString() });
+export const encodePet = (p: Pet): string =>
+  JSON.stringify({ ...p, id: p.id.toString(), categoryId: p.categoryId.toString() });
 export function decodePet(text: string): Pet {
   const o = JSON.parse(text) as { id: string; name: string; categoryId: string; status?: string };
   return { ...o, id: BigInt(o.id), categoryId: BigInt(o.categoryId) };
@@ -137,11 +156,13 @@ export class PetApi {
     const limitText = query.get('limit');
     let limit = 20;
     if (limitText !== null) {
-      if (!/^\d+$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100) return errorReply(400, 'invalid_limit', 'limit must be an integer from 1 to 100');
+      if (!/^\d+$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100)
+        return errorReply(400, 'invalid_limit', 'limit must be an integer from 1 to 100');
       limit = Number(limitText);
     }
     const status = query.get('status');
-    if (status !== null && !STATUSES.includes(status)) return errorReply(400, 'invalid_status', `status must be one of ${STATUSES.join(', ')}`);
+    if (status !== null && !STATUSES.includes(status))
+      return errorReply(400, 'invalid_status', `status must be one of ${STATUSES.join(', ')}`);
     const found: unknown[] = [];
     const pets = await this.pets.all();
     for (let i = pets.length - 1; i >= 0 && found.length < limit; i--) {
@@ -158,18 +179,22 @@ export class PetApi {
     } catch {
       return errorReply(400, 'invalid_json', 'the body is not JSON');
     }
-    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return errorReply(400, 'invalid_body', 'the body must be a NewPet object');
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+      return errorReply(400, 'invalid_body', 'the body must be a NewPet object');
     const { name, categoryId, status } = doc as Record<string, unknown>;
-    if (typeof name !== 'string' || name.length === 0) return errorReply(400, 'invalid_name', 'name is a required non-empty string');
+    if (typeof name !== 'string' || name.length === 0)
+      return errorReply(400, 'invalid_name', 'name is a required non-empty string');
     const category = int64Of(categoryId);
     if (category === null) return errorReply(400, 'invalid_category', 'categoryId is a required int64');
-    if (status !== undefined && (typeof status !== 'string' || !STATUSES.includes(status))) return errorReply(400, 'invalid_status', `status must be one of ${STATUSES.join(', ')}`);
+    if (status !== undefined && (typeof status !== 'string' || !STATUSES.includes(status)))
+      return errorReply(400, 'invalid_status', `status must be one of ${STATUSES.join(', ')}`);
     const pet = await this.pets.add({ name, categoryId: category, ...(status === undefined ? {} : { status }) });
     return ok(201, petJson(pet));
   }
 
   private async get(idText: string): Promise<ApiReply> {
-    if (!/^\d+$/.test(idText) || BigInt(idText) > INT64_MAX) return errorReply(400, 'invalid_id', 'petId must be an int64', DEPRECATED);
+    if (!/^\d+$/.test(idText) || BigInt(idText) > INT64_MAX)
+      return errorReply(400, 'invalid_id', 'petId must be an int64', DEPRECATED);
     const id = BigInt(idText);
     const pet = await this.pets.byId(id);
     if (!pet) return errorReply(404, 'not_found', `no animal ${idText}`, DEPRECATED);

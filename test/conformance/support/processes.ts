@@ -21,7 +21,12 @@ export interface Started {
 const START_TIMEOUT_MS = 20_000;
 
 /** Spawn and wait until a line of output matches `ready` (bounded); returns the match. */
-export async function startProcess(command: string, args: readonly string[], ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<Started & { match: RegExpExecArray }> {
+export async function startProcess(
+  command: string,
+  args: readonly string[],
+  ready: RegExp,
+  env: NodeJS.ProcessEnv = {},
+): Promise<Started & { match: RegExpExecArray }> {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const stop = async () => {
@@ -33,7 +38,10 @@ export async function startProcess(command: string, args: readonly string[], rea
     clearTimeout(timer);
   };
   const match = await new Promise<RegExpExecArray>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`${command} did not start within ${START_TIMEOUT_MS} ms:\n${out}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => rej(new Error(`${command} did not start within ${START_TIMEOUT_MS} ms:\n${out}`)),
+      START_TIMEOUT_MS,
+    );
     const onData = (d: Buffer) => {
       out += d.toString('utf8');
       const m = ready.exec(out);
@@ -59,7 +67,12 @@ const STORES_DIR = resolve(fileURLToPath(new URL('../stores/', import.meta.url))
 
 /** A store script of test/conformance/stores under tsx; resolves with its base URL (…/v1). */
 export async function startStore(script: string, env: NodeJS.ProcessEnv): Promise<Started & { url: string }> {
-  const p = await startProcess(process.execPath, ['--import', 'tsx', join(STORES_DIR, script)], /store listening (http:\/\/\S+)/, env);
+  const p = await startProcess(
+    process.execPath,
+    ['--import', 'tsx', join(STORES_DIR, script)],
+    /store listening (http:\/\/\S+)/,
+    env,
+  );
   return { ...p, url: p.match[1]! };
 }
 
@@ -79,7 +92,11 @@ export function freePort(): Promise<number> {
 export async function startRedis(): Promise<Started & { url: string }> {
   const bin = programPath('redis-server');
   const port = await freePort();
-  const p = await startProcess(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], /Ready to accept connections/);
+  const p = await startProcess(
+    bin,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    /Ready to accept connections/,
+  );
   return { ...p, url: `redis://127.0.0.1:${port}` };
 }
 
@@ -102,7 +119,14 @@ export async function startNginx(httpBlock: (port: number, dir: string) => strin
   );
   // With the error log on stderr at `notice`, nginx says when its worker has started.
   const p = await startProcess(bin, ['-p', dir, '-c', conf, '-e', 'stderr'], /start worker process \d+/);
-  return { ...p, url: `http://127.0.0.1:${port}/v1`, stop: async () => { await p.stop(); rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    ...p,
+    url: `http://127.0.0.1:${port}/v1`,
+    stop: async () => {
+      await p.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 export interface KeysFiles {

@@ -29,10 +29,18 @@ export interface PetloadRun extends CliResult {
  * `petload run <scenario> --target URL --keys-file F --report-dir D`, bounded in time. The reports go into a
  * new folder beside the keys file (the test's scratch folder, removed with it).
  */
-export async function runPetload(url: string, keysFile: string, scenario = 'compliance', killAfterMs = 90_000): Promise<PetloadRun> {
+export async function runPetload(
+  url: string,
+  keysFile: string,
+  scenario = 'compliance',
+  killAfterMs = 90_000,
+): Promise<PetloadRun> {
   const dir = mkdtempSync(join(dirname(keysFile), 'report-'));
-  const r = await runCli(['run', scenario, '--target', url, '--keys-file', keysFile, '--report-dir', dir], { killAfterMs });
-  if (STACK_LINE.test(r.stderr) || STACK_LINE.test(r.stdout)) throw new Error(`petload printed a stack trace:\n${r.stderr}`);
+  const r = await runCli(['run', scenario, '--target', url, '--keys-file', keysFile, '--report-dir', dir], {
+    killAfterMs,
+  });
+  if (STACK_LINE.test(r.stderr) || STACK_LINE.test(r.stdout))
+    throw new Error(`petload printed a stack trace:\n${r.stderr}`);
   let report: Report;
   try {
     report = readReportJson(dir);
@@ -55,14 +63,20 @@ export function explainDifferences(report: Report, table: VerdictTable): string 
   for (const c of report.checks) {
     const want = table.checks[c.id as CheckId];
     if (!want || want[0] === c.status) continue;
-    const detail = c.byPlan.flatMap((p) => [...p.evidence.map((e) => JSON.stringify(e).slice(0, 400)), ...p.reasons]).slice(0, 3);
+    const detail = c.byPlan
+      .flatMap((p) => [...p.evidence.map((e) => JSON.stringify(e).slice(0, 400)), ...p.reasons])
+      .slice(0, 3);
     lines.push(`${c.id}: petload says ${c.status}, the table ${want[0]} (${want[1]})\n    ${detail.join('\n    ')}`);
   }
   return lines.join('\n');
 }
 
 /** The run held against the table: check by check (with the evidence of each difference), then the exit code. */
-export function expectVerdict(run: PetloadRun, table: VerdictTable, expect: (actual: unknown, message?: string) => { toEqual(v: unknown): void; toBe(v: unknown): void }): void {
+export function expectVerdict(
+  run: PetloadRun,
+  table: VerdictTable,
+  expect: (actual: unknown, message?: string) => { toEqual(v: unknown): void; toBe(v: unknown): void },
+): void {
   expect(statusesOf(run.report), explainDifferences(run.report, table)).toEqual(statusesOfTable(table));
   expect(run.code, run.stderr).toBe(table.exitCode);
 }
