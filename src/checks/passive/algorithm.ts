@@ -99,30 +99,122 @@ function steadyRefill(rates: readonly number[]): boolean {
   return Math.max(...rates) <= RATE_SPREAD * Math.min(...rates);
 }
 
+function newFacts(): PlanFacts {
+  return {
+    pairs: 0,
+    holds: 0,
+    moves: 0,
+    movesAWindowAhead: 0,
+    earlyRises: 0,
+    lateRises: 0,
+    resets: new Set(),
+    aligned: 0,
+    turnovers: 0,
+    longestHoldMs: 0,
+    rates: [],
+    limit: null,
+    firstRise: null,
+  };
+}
+
+/**
+ * Follow the key's anchor (the Reset its current stretch began with) to answer `s`: count a window turning over, or
+ * how long the anchor held. Whether Reset moved before the anchor had passed (it drifted) is returned.
+ */
+function followAnchor(f: PlanFacts, k: KeyTrack, s: AlgorithmSample): boolean {
+  const anchorPassed = k.anchor === null || s.serverMs >= k.anchor * 1000 - TOLERANCE_MS;
+  const drifted = !anchorPassed && Math.abs(s.reset - k.anchor!) > 1;
+  if (k.anchor !== null && anchorPassed && s.reset - k.anchor >= MINUTE_S - 1 && s.remaining === s.limit - 1)
+    f.turnovers++;
+  if (anchorPassed || drifted) {
+    k.anchor = s.reset;
+    k.anchoredAt = s.serverMs;
+  } else f.longestHoldMs = Math.max(f.longestHoldMs, s.serverMs - k.anchoredAt);
+  return drifted;
+}
+
+/** Read the pair of a key's sequential answers `p` then `s`: a rise, a move (Reset drifted) or a hold. */
+function readPair(f: PlanFacts, k: KeyTrack, p: AlgorithmSample, s: AlgorithmSample, drifted: boolean): void {
+  f.pairs++;
+  const beforeReset = s.serverMs < p.reset * 1000 - TOLERANCE_MS;
+  if (s.remaining > p.remaining && beforeReset) {
+    const afterMs = k.start === null ? Infinity : s.serverMs - k.start;
+    if (afterMs < MINUTE_MS - TOLERANCE_MS) f.earlyRises++;
+    else f.lateRises++;
+    f.firstRise ??= { from: p.remaining, to: s.remaining, afterMs };
+    return;
+  }
+  if (drifted) {
+    f.moves++;
+    if (s.reset * 1000 - s.serverMs >= MINUTE_MS - 2 * TOLERANCE_MS) f.movesAWindowAhead++;
+    return;
+  }
+  if (s.remaining === p.remaining - 1 || s.remaining === p.remaining) {
+    f.holds++;
+    if (!f.resets.has(p.reset)) {
+      f.resets.add(p.reset);
+      if (p.reset % MINUTE_S === 0) f.aligned++;
+    }
+  }
+}
+
+function shapeOfFacts(f: PlanFacts | undefined): Shape {
+  if (f === undefined || f.pairs === 0) return 'unknown';
+  // A rise under a Reset that never drifts is a window's defect (window-consistency's), not a refill.
+  if (f.earlyRises > 0 && f.moves > 0) return 'token-bucket';
+  if (f.moves >= 2 && f.movesAWindowAhead * 2 >= f.moves) return 'sliding-window';
+  if (f.moves >= 2 && steadyRefill(f.rates)) return 'token-bucket';
+  // A Reset that held for a while, or a window seen to turn over: a few answers in one second say nothing.
+  if (f.moves === 0 && f.holds > 0 && (f.turnovers > 0 || f.longestHoldMs >= FIXED_EVIDENCE_MS)) return 'fixed-window';
+  return 'unknown';
+}
+
+/** A token bucket's figures: burst, refill and spacing, and the evidence (the first rise, or a steady refill). */
+function describeBucket(f: PlanFacts, evidence: string): Record<string, string> {
+  const rate = median(f.rates);
+  const figures: Record<string, string> = {
+    shape: 'token bucket (or GCRA / leaky bucket: they admit alike)',
+    burst: String(f.limit),
+  };
+  if (Number.isFinite(rate)) {
+    figures.refillPerSecond = rate.toFixed(2);
+    figures.spacing = `${(1 / rate).toFixed(2)} s`;
+  }
+  const r = f.firstRise;
+  figures.evidence =
+    r === null
+      ? `${evidence}; Reset tells when the bucket is full again (what is missing over the time to Reset is steady)`
+      : `${evidence}; first rise ${r.from} → ${r.to}${Number.isFinite(r.afterMs) ? ` ${(r.afterMs / 1000).toFixed(1)} s after a fresh start` : ''}`;
+  return figures;
+}
+
+function describe(f: PlanFacts, shape: Shape): Record<string, string> {
+  const evidence = `${f.pairs} pairs of sequential answers: ${f.holds} with the same Reset (held up to ${(f.longestHoldMs / 1000).toFixed(0)} s; ${f.turnovers} windows turned over), ${f.moves} with Reset moved before the earlier one had passed, ${f.earlyRises} with Remaining rising within a minute of a fresh start, ${f.lateRises} later`;
+  switch (shape) {
+    case 'fixed-window': {
+      const aligned = f.resets.size >= 2 && f.aligned === f.resets.size;
+      return {
+        shape: aligned ? 'fixed window aligned to the clock' : "fixed window from a key's first request",
+        limit: String(f.limit),
+        evidence,
+      };
+    }
+    case 'token-bucket':
+      return describeBucket(f, evidence);
+    case 'sliding-window':
+      return { shape: 'sliding window (a log of the trailing minute)', limit: String(f.limit), evidence };
+    default:
+      return { shape: 'unknown', evidence };
+  }
+}
+
 export function createAlgorithmReader(): AlgorithmReader {
   const plans = new Map<PlanName, PlanFacts>();
   const keys = new Map<string, KeyTrack>();
 
   const factsOf = (plan: PlanName): PlanFacts => {
     let f = plans.get(plan);
-    if (f === undefined) {
-      f = {
-        pairs: 0,
-        holds: 0,
-        moves: 0,
-        movesAWindowAhead: 0,
-        earlyRises: 0,
-        lateRises: 0,
-        resets: new Set(),
-        aligned: 0,
-        turnovers: 0,
-        longestHoldMs: 0,
-        rates: [],
-        limit: null,
-        firstRise: null,
-      };
-      plans.set(plan, f);
-    }
+    if (f === undefined) plans.set(plan, (f = newFacts()));
     return f;
   };
 
@@ -138,87 +230,14 @@ export function createAlgorithmReader(): AlgorithmReader {
     // What is missing over the time to full: constant on a bucket; on a window it grows as the window's end nears.
     if (toReset >= RATE_MIN_MS && s.remaining < s.limit && f.rates.length < MAX_RATES)
       f.rates.push((s.limit - s.remaining) / (toReset / 1000));
-    const anchorPassed = k.anchor === null || s.serverMs >= k.anchor * 1000 - TOLERANCE_MS;
-    const drifted = !anchorPassed && Math.abs(s.reset - k.anchor!) > 1;
-    if (k.anchor !== null && anchorPassed && s.reset - k.anchor >= MINUTE_S - 1 && s.remaining === s.limit - 1)
-      f.turnovers++;
-    if (anchorPassed || drifted) {
-      k.anchor = s.reset;
-      k.anchoredAt = s.serverMs;
-    } else f.longestHoldMs = Math.max(f.longestHoldMs, s.serverMs - k.anchoredAt);
+    const drifted = followAnchor(f, k, s);
     const p = k.last;
     k.last = s;
     if (p === null || p.limit !== s.limit || s.sent <= p.done || p.overlapped || s.overlapped) return;
-    f.pairs++;
-    const beforeReset = s.serverMs < p.reset * 1000 - TOLERANCE_MS;
-    if (s.remaining > p.remaining && beforeReset) {
-      const afterMs = k.start === null ? Infinity : s.serverMs - k.start;
-      if (afterMs < MINUTE_MS - TOLERANCE_MS) f.earlyRises++;
-      else f.lateRises++;
-      f.firstRise ??= { from: p.remaining, to: s.remaining, afterMs };
-      return;
-    }
-    if (drifted) {
-      f.moves++;
-      if (toReset >= MINUTE_MS - 2 * TOLERANCE_MS) f.movesAWindowAhead++;
-      return;
-    }
-    if (s.remaining === p.remaining - 1 || s.remaining === p.remaining) {
-      f.holds++;
-      if (!f.resets.has(p.reset)) {
-        f.resets.add(p.reset);
-        if (p.reset % MINUTE_S === 0) f.aligned++;
-      }
-    }
+    readPair(f, k, p, s, drifted);
   };
 
-  const shapeOf = (plan: PlanName | null): Shape => {
-    const f = plan === null ? undefined : plans.get(plan);
-    if (f === undefined || f.pairs === 0) return 'unknown';
-    // A rise under a Reset that never drifts is a window's defect (window-consistency's), not a refill.
-    if (f.earlyRises > 0 && f.moves > 0) return 'token-bucket';
-    if (f.moves >= 2 && f.movesAWindowAhead * 2 >= f.moves) return 'sliding-window';
-    if (f.moves >= 2 && steadyRefill(f.rates)) return 'token-bucket';
-    // A Reset that held for a while, or a window seen to turn over: a few answers in one second say nothing.
-    if (f.moves === 0 && f.holds > 0 && (f.turnovers > 0 || f.longestHoldMs >= FIXED_EVIDENCE_MS))
-      return 'fixed-window';
-    return 'unknown';
-  };
-
-  const describe = (f: PlanFacts, shape: Shape): Record<string, string> => {
-    const evidence = `${f.pairs} pairs of sequential answers: ${f.holds} with the same Reset (held up to ${(f.longestHoldMs / 1000).toFixed(0)} s; ${f.turnovers} windows turned over), ${f.moves} with Reset moved before the earlier one had passed, ${f.earlyRises} with Remaining rising within a minute of a fresh start, ${f.lateRises} later`;
-    switch (shape) {
-      case 'fixed-window': {
-        const aligned = f.resets.size >= 2 && f.aligned === f.resets.size;
-        return {
-          shape: aligned ? 'fixed window aligned to the clock' : "fixed window from a key's first request",
-          limit: String(f.limit),
-          evidence,
-        };
-      }
-      case 'token-bucket': {
-        const rate = median(f.rates);
-        const figures: Record<string, string> = {
-          shape: 'token bucket (or GCRA / leaky bucket: they admit alike)',
-          burst: String(f.limit),
-        };
-        if (Number.isFinite(rate)) {
-          figures.refillPerSecond = rate.toFixed(2);
-          figures.spacing = `${(1 / rate).toFixed(2)} s`;
-        }
-        const r = f.firstRise;
-        figures.evidence =
-          r === null
-            ? `${evidence}; Reset tells when the bucket is full again (what is missing over the time to Reset is steady)`
-            : `${evidence}; first rise ${r.from} → ${r.to}${Number.isFinite(r.afterMs) ? ` ${(r.afterMs / 1000).toFixed(1)} s after a fresh start` : ''}`;
-        return figures;
-      }
-      case 'sliding-window':
-        return { shape: 'sliding window (a log of the trailing minute)', limit: String(f.limit), evidence };
-      default:
-        return { shape: 'unknown', evidence };
-    }
-  };
+  const shapeOf = (plan: PlanName | null): Shape => shapeOfFacts(plan === null ? undefined : plans.get(plan));
 
   const record = (ledger: Ledger): void => {
     for (const [plan, f] of plans) {

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../ledger.js';
-import {
-  buildExchange,
-  countsOf,
-  MINUTE_RESET,
-  outcomeOf,
-  TEST_PLANS,
-  type ExchangeParts,
-} from '../../testing/exchange-builder.js';
+import { buildExchange, countsOf, outcomeOf, TEST_PLANS, type ExchangeParts } from '../../testing/exchange-builder.js';
 import { readRateLimit } from './ratelimit.js';
 import { judgeRateLimitFields } from './ratelimit-fields.js';
 import { createRecorder, createViewer } from './view.js';
