@@ -182,165 +182,247 @@ export const SHORT_WINDOW_REASON =
 const overAdmitted = (ledger: Ledger, plan: PlanName | null): boolean =>
   ledger.all().some((o) => o.id === 'ratelimit.enforced' && o.plan === plan && o.failed > 0);
 
+/** Judgements held to the end of the run, when the limiter's shape and the other checks' outcomes are known. */
+interface Held {
+  /** Rises of Remaining under concurrency, per plan. */
+  readonly rises: Map<PlanName | null, HeldRises>;
+  /** The headers' movement, per check and plan, until the limiter's shape is known (the end of the run). */
+  readonly moving: Map<HeldCheck, Map<PlanName | null, HeldRises>>;
+}
+
+function holdMoving(held: Held, id: HeldCheck, ex: Exchange, message: string): void {
+  let byPlan = held.moving.get(id);
+  if (byPlan === undefined) held.moving.set(id, (byPlan = new Map()));
+  holdIn(byPlan, ex, message);
+}
+
+function stateOf(keys: Map<string, KeyState>, label: string): KeyState {
+  let st = keys.get(label);
+  if (st === undefined)
+    keys.set(
+      label,
+      (st = { last: null, recent: [], settled: null, latestByLimit: new Map(), newestLimit: null, own: 0 }),
+    );
+  return st;
+}
+
+/** Keep `cur` as the key's last exchange, among its recent ones, and as its Limit's latest window if it is. */
+function remember(st: KeyState, cur: Seen): void {
+  st.last = cur;
+  st.recent.push(cur);
+  if (st.recent.length > RECENT) {
+    const old = st.recent.shift()!;
+    // Updated in place: this runs for nearly every exchange of a load run.
+    if (st.settled !== null && sameWindow(st.settled, old)) {
+      st.settled.min = Math.min(st.settled.min, old.remaining);
+      st.settled.overlapped ||= old.overlapped;
+    } else st.settled = { limit: old.limit, reset: old.reset, min: old.remaining, overlapped: old.overlapped };
+  }
+  const latest = st.latestByLimit.get(cur.limit);
+  if (latest === undefined || cur.reset >= latest.reset) {
+    if (cur.limit === st.newestLimit) {
+      // Already the most recent entry: replaced in place. Deleting and adding again on every exchange would
+      // make V8 rebuild the map's table every few exchanges, and a discarded table keeps a pointer to its
+      // successor: once one of them is in the old generation, every later table (with what it holds) survives
+      // the young-generation collections that follow (measured: scavenges 5x longer, throughput -15%).
+      st.latestByLimit.set(cur.limit, cur);
+    } else {
+      // Moved to the end, so that the least recently updated Limit is the one dropped.
+      st.latestByLimit.delete(cur.limit);
+      st.latestByLimit.set(cur.limit, cur);
+      st.newestLimit = cur.limit;
+      if (st.latestByLimit.size > MAX_LIMITS) st.latestByLimit.delete(st.latestByLimit.keys().next().value!);
+    }
+  }
+}
+
+function judgeDecrements(st: KeyState, cur: Seen, v: View, r: Recorder, held: Held): void {
+  // Made on the first problem: the passing path, nearly every exchange of a load, allocates nothing.
+  let problems: string[] | null = null;
+  let judged = false;
+  let skipped: string | null = null;
+  if (is2xx(cur.status)) {
+    judged = true;
+    if (cur.remaining > cur.limit - 1) {
+      (problems ??= []).push(
+        `a ${cur.status} shows Remaining ${cur.remaining} of Limit ${cur.limit}: the request it answers was not counted (at most ${cur.limit - 1} can remain)`,
+      );
+    }
+  }
+  const prev = st.last;
+  if (prev !== null && sameWindow(prev, cur)) {
+    if (prev.overlapped || cur.overlapped || cur.sent <= prev.done) skipped = OVERLAP_REASON;
+    else {
+      const p = judgePair(prev, cur);
+      if ('skip' in p) skipped = p.skip;
+      else if (!p.ok && cur.remaining > prev.remaining - 1 && problems === null) {
+        // Higher than this key's request leaves: requests given back (a refill), or a defect of a fixed window.
+        return holdMoving(held, 'ratelimit.remaining-decrements', v.ex, p.message);
+      } else {
+        judged = true;
+        if (!p.ok) (problems ??= []).push(p.message);
+      }
+    }
+  }
+  if (problems !== null) r.fail('ratelimit.remaining-decrements', v.ex, problems.join('; '));
+  // An overlapped 2xx was still judged on its own (Remaining below Limit); a pair another check owns was not.
+  else if (skipped !== null && (!judged || skipped !== OVERLAP_REASON))
+    r.skip('ratelimit.remaining-decrements', v.ex, skipped);
+  else if (judged) r.pass('ratelimit.remaining-decrements', v.ex);
+}
+
+/** Whether the exchange `e` completed before `cur` was sent, in the same window: an order the server saw. */
+const before = (e: Seen, cur: Seen): boolean => e.done < cur.sent && sameWindow(e, cur);
+
+/** Whether the exchanges dropped from `recent` (st.settled) completed before `cur` was sent, in its window. */
+function settledBefore(st: KeyState, cur: Seen): boolean {
+  const oldest = st.recent[0];
+  // Exchanges dropped from `recent` completed before its oldest one: usable when that one is, too.
+  return st.settled !== null && oldest !== undefined && cur.sent > oldest.done && sameWindow(st.settled, cur);
+}
+
+/** The lowest Remaining of the key's remembered exchanges of the window that completed before `cur` was sent. */
+function lowestBefore(st: KeyState, cur: Seen): number {
+  let low = Infinity;
+  for (const e of st.recent) if (before(e, cur)) low = Math.min(low, e.remaining);
+  if (settledBefore(st, cur)) low = Math.min(low, st.settled!.min);
+  return low;
+}
+
+/** Whether requests on the key were in flight together where Remaining rose: this one, or a lower one before it. */
+function roseInFlightTogether(st: KeyState, cur: Seen): boolean {
+  if (cur.overlapped) return true;
+  for (const e of st.recent) if (before(e, cur) && e.overlapped && e.remaining < cur.remaining) return true;
+  return settledBefore(st, cur) && st.settled!.overlapped && st.settled!.min < cur.remaining;
+}
+
+/**
+ * A new Reset for the same Limit: not judged (none), or judged with what moved too soon (null when nothing did) and
+ * a day's figure announced on windows of a minute (null unless so).
+ */
+type NewReset = { judged: false } | { judged: true; moved: string | null; minuteLimitWrong: string | null };
+const NO_NEW_RESET: NewReset = { judged: false };
+
+/** A new Reset for the same Limit must follow the end of the previous window, at least a window later. */
+function judgeNewReset(st: KeyState, cur: Seen, v: View): NewReset {
+  const p = st.latestByLimit.get(cur.limit);
+  if (p === undefined || cur.sent <= p.done || Math.abs(cur.reset - p.reset) <= 1) return NO_NEW_RESET;
+  const nowS = v.nowMs / 1000;
+  const window = v.planLimits === undefined ? null : windowOfLimit(cur.limit, v.planLimits);
+  if (nowS < p.reset - 1) {
+    const moved = `Reset moved from ${p.reset} to ${cur.reset} (Limit ${cur.limit}) at ${v.nowSource} ${Math.floor(nowS)}, before the earlier window was due to end`;
+    return { judged: true, moved, minuteLimitWrong: null };
+  }
+  if (window !== null && cur.reset - p.reset < WINDOW_SECONDS[window] - 1) {
+    // A Limit that matches no figure of the plan is limit-matches-plan's failure; its window is unknown.
+    const apart = cur.reset - p.reset;
+    // The new window began between the old one's end and this response: it lasts between Reset-now and
+    // `apart` seconds. A minute fits when Reset is at most a minute away and the Resets a minute or more apart.
+    if (window === 'day' && cur.reset - nowS <= MINUTE_S + 1 && apart >= MINUTE_S - 1 && v.planLimits !== undefined) {
+      // Windows of a minute: the Limit is the minute window's, with the day's figure.
+      const minuteLimitWrong = `Limit ${cur.limit} is the ${v.ex.plan ?? ''} plan's per-day figure, but it is announced on windows of a minute (consecutive Resets ${p.reset} → ${cur.reset}); the per-minute figure is ${v.planLimits.perMinute}`;
+      return { judged: true, moved: null, minuteLimitWrong };
+    }
+    // A window that ended too soon, or a Reset that follows the requests (a bucket full again, a log drained):
+    // which one is known once the limiter's shape is (ratelimit.algorithm).
+    const moved = `Limit ${cur.limit} names a ${WINDOW_SECONDS[window]} s window, but consecutive Resets are ${apart} s apart (${p.reset} → ${cur.reset})`;
+    return { judged: true, moved, minuteLimitWrong: null };
+  }
+  return { judged: true, moved: null, minuteLimitWrong: null };
+}
+
+function judgeConsistency(st: KeyState, cur: Seen, v: View, r: Recorder, held: Held): void {
+  let judged = false;
+
+  // Never rises: against every remembered exchange of the window that completed before this one was sent.
+  // A rise where requests on the key were in flight together (this one, or a lower one) may be a late write of a
+  // counter that loses concurrent updates: held to the end of the run, then skipped naming
+  // ratelimit.no-over-admission if that check found such a counter, else failed.
+  const low = lowestBefore(st, cur);
+  let rise: string | null = null;
+  let moved: string | null = null;
+  if (low !== Infinity) {
+    if (cur.remaining <= low) judged = true;
+    else {
+      const message = `Remaining rose from ${low} to ${cur.remaining} within one window (Limit ${cur.limit}, Reset ${cur.reset}), on a request sent after the other completed`;
+      if (roseInFlightTogether(st, cur)) rise = message;
+      else moved = message;
+    }
+  }
+
+  const reset = judgeNewReset(st, cur, v);
+  let minuteLimitWrong: string | null = null;
+  if (reset.judged) {
+    judged = true;
+    if (reset.moved !== null) moved = moved === null ? reset.moved : `${moved}; ${reset.moved}`;
+    minuteLimitWrong = reset.minuteLimitWrong;
+  }
+
+  if (minuteLimitWrong !== null) {
+    r.fail('ratelimit.limit-matches-plan', v.ex, minuteLimitWrong);
+    if (moved === null) return r.skip('ratelimit.window-consistency', v.ex, MINUTE_LIMIT_REASON);
+  }
+  if (moved !== null) holdMoving(held, 'ratelimit.window-consistency', v.ex, moved);
+  else if (rise !== null) holdIn(held.rises, v.ex, rise);
+  else if (judged) r.pass('ratelimit.window-consistency', v.ex);
+}
+
+/**
+ * An answer without a usable X-RateLimit-* triple: the stream checks skip it and the key's chain breaks. A target
+ * that sends only the IETF fields: its limiter's shape is read from them (the stream checks judge X-RateLimit-*
+ * alone).
+ */
+function skipUnusable(v: View, rl: RateLimitRead | null, r: Recorder, st: KeyState, algorithm: AlgorithmReader): void {
+  const { ex } = v;
+  if (rl !== null && v.status !== null && ex.plan !== null && !rl.limit.ok && !rl.remaining.ok && !rl.reset.ok) {
+    const t = ietfTriple(ex.headers, v.nowMs);
+    if (t !== null) {
+      const sample = {
+        ...t,
+        serverMs: v.nowMs,
+        sent: ex.timing.sent,
+        done: ex.timing.done,
+        accepted: is2xx(v.status),
+        overlapped: ex.overlapped,
+      };
+      algorithm.see(ex.plan, ex.keyLabel!, v.planLimits, sample);
+    }
+  }
+  const reason = rl === null ? 'no response (contract.transport)' : rl.reason;
+  r.skip('ratelimit.remaining-decrements', ex, reason);
+  r.skip('ratelimit.window-consistency', ex, reason);
+  st.last = null;
+}
+
+/** Record what was held, now that the limiter's shape and the run's over-admissions are known. */
+function recordHeld(ledger: Ledger, held: Held, algorithm: AlgorithmReader): void {
+  const overAdmits = ledger.all().some((o) => o.id === 'ratelimit.no-over-admission' && o.failed > 0);
+  for (const [plan, h] of held.rises) {
+    const reason = overAdmits
+      ? CONCURRENT_RISE_REASON
+      : MOVING_SHAPES.has(algorithm.shapeOf(plan))
+        ? MOVING_REASON
+        : null;
+    record(ledger, 'ratelimit.window-consistency', plan, h, reason);
+  }
+  held.rises.clear();
+  for (const [id, byPlan] of held.moving) {
+    for (const [plan, h] of byPlan) {
+      const reason = MOVING_SHAPES.has(algorithm.shapeOf(plan))
+        ? MOVING_REASON
+        : overAdmitted(ledger, plan)
+          ? SHORT_WINDOW_REASON
+          : null;
+      record(ledger, id, plan, h, reason);
+    }
+  }
+  held.moving.clear();
+}
+
 export function createStreamJudge(): StreamJudge {
   const keys = new Map<string, KeyState>();
   const algorithm = createAlgorithmReader();
-  const held = new Map<PlanName | null, HeldRises>();
-  const hold = (ex: Exchange, message: string): void => holdIn(held, ex, message);
-  // The headers' movement, per check and plan, until the limiter's shape is known (the end of the run).
-  const moving = new Map<HeldCheck, Map<PlanName | null, HeldRises>>();
-  const holdMoving = (id: HeldCheck, ex: Exchange, message: string): void => {
-    let byPlan = moving.get(id);
-    if (byPlan === undefined) moving.set(id, (byPlan = new Map()));
-    holdIn(byPlan, ex, message);
-  };
-
-  const stateOf = (label: string): KeyState => {
-    let st = keys.get(label);
-    if (st === undefined)
-      keys.set(
-        label,
-        (st = { last: null, recent: [], settled: null, latestByLimit: new Map(), newestLimit: null, own: 0 }),
-      );
-    return st;
-  };
-
-  const remember = (st: KeyState, cur: Seen): void => {
-    st.last = cur;
-    st.recent.push(cur);
-    if (st.recent.length > RECENT) {
-      const old = st.recent.shift()!;
-      // Updated in place: this runs for nearly every exchange of a load run.
-      if (st.settled !== null && sameWindow(st.settled, old)) {
-        st.settled.min = Math.min(st.settled.min, old.remaining);
-        st.settled.overlapped ||= old.overlapped;
-      } else st.settled = { limit: old.limit, reset: old.reset, min: old.remaining, overlapped: old.overlapped };
-    }
-    const latest = st.latestByLimit.get(cur.limit);
-    if (latest === undefined || cur.reset >= latest.reset) {
-      if (cur.limit === st.newestLimit) {
-        // Already the most recent entry: replaced in place. Deleting and adding again on every exchange would
-        // make V8 rebuild the map's table every few exchanges, and a discarded table keeps a pointer to its
-        // successor: once one of them is in the old generation, every later table (with what it holds) survives
-        // the young-generation collections that follow (measured: scavenges 5x longer, throughput -15%).
-        st.latestByLimit.set(cur.limit, cur);
-      } else {
-        // Moved to the end, so that the least recently updated Limit is the one dropped.
-        st.latestByLimit.delete(cur.limit);
-        st.latestByLimit.set(cur.limit, cur);
-        st.newestLimit = cur.limit;
-        if (st.latestByLimit.size > MAX_LIMITS) st.latestByLimit.delete(st.latestByLimit.keys().next().value!);
-      }
-    }
-  };
-
-  const judgeDecrements = (st: KeyState, cur: Seen, v: View, r: Recorder): void => {
-    // Made on the first problem: the passing path, nearly every exchange of a load, allocates nothing.
-    let problems: string[] | null = null;
-    let judged = false;
-    let skipped: string | null = null;
-    if (is2xx(cur.status)) {
-      judged = true;
-      if (cur.remaining > cur.limit - 1) {
-        (problems ??= []).push(
-          `a ${cur.status} shows Remaining ${cur.remaining} of Limit ${cur.limit}: the request it answers was not counted (at most ${cur.limit - 1} can remain)`,
-        );
-      }
-    }
-    const prev = st.last;
-    if (prev !== null && sameWindow(prev, cur)) {
-      if (prev.overlapped || cur.overlapped || cur.sent <= prev.done) skipped = OVERLAP_REASON;
-      else {
-        const p = judgePair(prev, cur);
-        if ('skip' in p) skipped = p.skip;
-        else if (!p.ok && cur.remaining > prev.remaining - 1 && problems === null) {
-          // Higher than this key's request leaves: requests given back (a refill), or a defect of a fixed window.
-          return holdMoving('ratelimit.remaining-decrements', v.ex, p.message);
-        } else {
-          judged = true;
-          if (!p.ok) (problems ??= []).push(p.message);
-        }
-      }
-    }
-    if (problems !== null) r.fail('ratelimit.remaining-decrements', v.ex, problems.join('; '));
-    // An overlapped 2xx was still judged on its own (Remaining below Limit); a pair another check owns was not.
-    else if (skipped !== null && (!judged || skipped !== OVERLAP_REASON))
-      r.skip('ratelimit.remaining-decrements', v.ex, skipped);
-    else if (judged) r.pass('ratelimit.remaining-decrements', v.ex);
-  };
-
-  const judgeConsistency = (st: KeyState, cur: Seen, v: View, r: Recorder): void => {
-    let judged = false;
-    let minuteLimitWrong: string | null = null;
-
-    // Never rises: against every remembered exchange of the window that completed before this one was sent.
-    // A rise where requests on the key were in flight together (this one, or a lower one) may be a late write of a
-    // counter that loses concurrent updates: held to the end of the run, then skipped naming
-    // ratelimit.no-over-admission if that check found such a counter, else failed.
-    let low = Infinity;
-    let concurrent = cur.overlapped;
-    for (const e of st.recent) {
-      if (e.done < cur.sent && sameWindow(e, cur)) {
-        low = Math.min(low, e.remaining);
-        if (e.overlapped && e.remaining < cur.remaining) concurrent = true;
-      }
-    }
-    const oldest = st.recent[0];
-    // Exchanges dropped from `recent` completed before its oldest one: usable when that one is, too.
-    if (st.settled !== null && oldest !== undefined && cur.sent > oldest.done && sameWindow(st.settled, cur)) {
-      low = Math.min(low, st.settled.min);
-      if (st.settled.overlapped && st.settled.min < cur.remaining) concurrent = true;
-    }
-    let rise: string | null = null;
-    let moved: string | null = null;
-    if (low !== Infinity) {
-      if (cur.remaining <= low) judged = true;
-      else {
-        const message = `Remaining rose from ${low} to ${cur.remaining} within one window (Limit ${cur.limit}, Reset ${cur.reset}), on a request sent after the other completed`;
-        if (concurrent) rise = message;
-        else moved = message;
-      }
-    }
-
-    // A new Reset for the same Limit must follow the end of the previous window, at least a window later.
-    const p = st.latestByLimit.get(cur.limit);
-    if (p !== undefined && cur.sent > p.done && Math.abs(cur.reset - p.reset) > 1) {
-      judged = true;
-      const nowS = v.nowMs / 1000;
-      const window = v.planLimits === undefined ? null : windowOfLimit(cur.limit, v.planLimits);
-      if (nowS < p.reset - 1) {
-        const message = `Reset moved from ${p.reset} to ${cur.reset} (Limit ${cur.limit}) at ${v.nowSource} ${Math.floor(nowS)}, before the earlier window was due to end`;
-        moved = moved === null ? message : `${moved}; ${message}`;
-      } else if (window !== null && cur.reset - p.reset < WINDOW_SECONDS[window] - 1) {
-        // A Limit that matches no figure of the plan is limit-matches-plan's failure; its window is unknown.
-        const apart = cur.reset - p.reset;
-        // The new window began between the old one's end and this response: it lasts between Reset-now and
-        // `apart` seconds. A minute fits when Reset is at most a minute away and the Resets a minute or more apart.
-        if (
-          window === 'day' &&
-          cur.reset - nowS <= MINUTE_S + 1 &&
-          apart >= MINUTE_S - 1 &&
-          v.planLimits !== undefined
-        ) {
-          // Windows of a minute: the Limit is the minute window's, with the day's figure.
-          minuteLimitWrong = `Limit ${cur.limit} is the ${v.ex.plan ?? ''} plan's per-day figure, but it is announced on windows of a minute (consecutive Resets ${p.reset} → ${cur.reset}); the per-minute figure is ${v.planLimits.perMinute}`;
-        } else {
-          // A window that ended too soon, or a Reset that follows the requests (a bucket full again, a log drained):
-          // which one is known once the limiter's shape is (ratelimit.algorithm).
-          const message = `Limit ${cur.limit} names a ${WINDOW_SECONDS[window]} s window, but consecutive Resets are ${apart} s apart (${p.reset} → ${cur.reset})`;
-          moved = moved === null ? message : `${moved}; ${message}`;
-        }
-      }
-    }
-
-    if (minuteLimitWrong !== null) {
-      r.fail('ratelimit.limit-matches-plan', v.ex, minuteLimitWrong);
-      if (moved === null) return r.skip('ratelimit.window-consistency', v.ex, MINUTE_LIMIT_REASON);
-    }
-    if (moved !== null) holdMoving('ratelimit.window-consistency', v.ex, moved);
-    else if (rise !== null) hold(v.ex, rise);
-    else if (judged) r.pass('ratelimit.window-consistency', v.ex);
-  };
+  const held: Held = { rises: new Map(), moving: new Map() };
 
   // Completed exchanges of the run, by credential: with a valid key (per key, and in all), without one.
   let validKey = 0;
@@ -353,29 +435,10 @@ export function createStreamJudge(): StreamJudge {
       return;
     }
     validKey++;
-    const st = stateOf(ex.keyLabel);
+    const st = stateOf(keys, ex.keyLabel);
     st.own++;
     if (rl === null || !rl.usable || v.status === null || !rl.limit.ok || !rl.remaining.ok || !rl.reset.ok) {
-      // A target that sends only the IETF fields: its limiter's shape is read from them (the stream checks judge
-      // X-RateLimit-* alone).
-      if (rl !== null && v.status !== null && ex.plan !== null && !rl.limit.ok && !rl.remaining.ok && !rl.reset.ok) {
-        const t = ietfTriple(ex.headers, v.nowMs);
-        if (t !== null) {
-          const sample = {
-            ...t,
-            serverMs: v.nowMs,
-            sent: ex.timing.sent,
-            done: ex.timing.done,
-            accepted: is2xx(v.status),
-            overlapped: ex.overlapped,
-          };
-          algorithm.see(ex.plan, ex.keyLabel, v.planLimits, sample);
-        }
-      }
-      const reason = rl === null ? 'no response (contract.transport)' : rl.reason;
-      r.skip('ratelimit.remaining-decrements', ex, reason);
-      r.skip('ratelimit.window-consistency', ex, reason);
-      st.last = null;
+      skipUnusable(v, rl, r, st, algorithm);
       return;
     }
     const cur: Seen = {
@@ -401,32 +464,12 @@ export function createStreamJudge(): StreamJudge {
         overlapped: cur.overlapped,
       });
     }
-    judgeDecrements(st, cur, v, r);
-    judgeConsistency(st, cur, v, r);
+    judgeDecrements(st, cur, v, r, held);
+    judgeConsistency(st, cur, v, r, held);
     remember(st, cur);
   };
   const finish = (ledger: Ledger): void => {
-    const overAdmits = ledger.all().some((o) => o.id === 'ratelimit.no-over-admission' && o.failed > 0);
-    for (const [plan, h] of held) {
-      const reason = overAdmits
-        ? CONCURRENT_RISE_REASON
-        : MOVING_SHAPES.has(algorithm.shapeOf(plan))
-          ? MOVING_REASON
-          : null;
-      record(ledger, 'ratelimit.window-consistency', plan, h, reason);
-    }
-    held.clear();
-    for (const [id, byPlan] of moving) {
-      for (const [plan, h] of byPlan) {
-        const reason = MOVING_SHAPES.has(algorithm.shapeOf(plan))
-          ? MOVING_REASON
-          : overAdmitted(ledger, plan)
-            ? SHORT_WINDOW_REASON
-            : null;
-        record(ledger, id, plan, h, reason);
-      }
-    }
-    moving.clear();
+    recordHeld(ledger, held, algorithm);
     algorithm.record(ledger);
   };
   return Object.assign(judge, { finish, algorithm });
