@@ -3,8 +3,8 @@
  * kubernetes-models (offline), and read for what the issue asks of them.
  */
 import { execFileSync } from 'node:child_process';
-import { ConfigMap, PersistentVolumeClaim } from 'kubernetes-models/v1';
-import { Job } from 'kubernetes-models/batch/v1';
+import { ConfigMap, type IConfigMap, type IPersistentVolumeClaim, PersistentVolumeClaim } from 'kubernetes-models/v1';
+import { type IJob, Job } from 'kubernetes-models/batch/v1';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { runCli, scratch } from '../testing/cli.js';
@@ -22,7 +22,8 @@ function validate(m: Manifest): void {
   new Model(m as never).validate();
 }
 
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** A printed document, read through the types of the Kubernetes objects it is validated as. */
+type Doc = IPersistentVolumeClaim | IConfigMap | IJob;
 
 const FLAGS = [
   '--target',
@@ -33,11 +34,11 @@ const FLAGS = [
   'petload-keys',
 ];
 
-async function printed(args: string[]): Promise<Obj[]> {
+async function printed(args: string[]): Promise<Doc[]> {
   const r = await runCli(['k8s', ...args]);
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
-  return parseAllDocuments(r.stdout).map((d) => d.toJS() as Obj);
+  return parseAllDocuments(r.stdout).map((d) => d.toJS() as Doc);
 }
 
 function shellSyntaxOk(script: string): void {
@@ -59,20 +60,20 @@ describe('petload k8s', () => {
     expect(docs.map((d) => d.kind)).toEqual(['PersistentVolumeClaim', 'Job', 'Job']);
     for (const d of docs) validate(d as Manifest);
 
-    const [pvc, shards, merge] = docs as [Obj, Obj, Obj];
-    expect(pvc.spec.accessModes).toEqual(['ReadWriteMany']);
+    const [pvc, shards, merge] = docs as [IPersistentVolumeClaim, IJob, IJob];
+    expect(pvc.spec!.accessModes).toEqual(['ReadWriteMany']);
     expect(shards.spec).toMatchObject({ completionMode: 'Indexed', completions: 3, parallelism: 3, backoffLimit: 0 });
-    const pod = shards.spec.template.spec;
+    const pod = shards.spec!.template.spec!;
     expect(pod.restartPolicy).toBe('Never');
-    const [c] = pod.containers;
+    const c = pod.containers[0]!;
     // The keys: a file from the Secret; the environment only names the file.
-    const keysVolume = pod.volumes.find((v: Obj) => v.secret);
-    expect(keysVolume.secret.secretName).toBe('petload-keys');
-    const keysMount = c.volumeMounts.find((m: Obj) => m.name === keysVolume.name);
+    const keysVolume = pod.volumes!.find((v) => v.secret)!;
+    expect(keysVolume.secret!.secretName).toBe('petload-keys');
+    const keysMount = c.volumeMounts!.find((m) => m.name === keysVolume.name)!;
     expect(keysMount.readOnly).toBe(true);
     expect(c.env).toEqual([{ name: 'PETLOAD_KEYS_FILE', value: `${keysMount.mountPath}/keys.json` }]);
     expect(JSON.stringify(docs)).not.toMatch(/secretKeyRef|envFrom|PETLOAD_KEYS"/);
-    const script = c.command[2] as string;
+    const script = c.command![2]!;
     shellSyntaxOk(script);
     expect(script).toContain(
       'petload run smoke --target https://staging.example.com/v1 --shards 3 --start-at 2030-01-01T12:00:00.000Z --run-id ',
@@ -80,21 +81,21 @@ describe('petload k8s', () => {
     expect(script).toContain("--threshold 'p(95) < 250ms'");
     expect(script).toMatch(/--report-dir \/reports\/smoke-[0-9a-f]{12}\/shard-"\$JOB_COMPLETION_INDEX"/);
     // Reports on the shared volume, for the merge step.
-    expect(pod.volumes.find((v: Obj) => v.persistentVolumeClaim).persistentVolumeClaim.claimName).toBe(
-      pvc.metadata.name,
+    expect(pod.volumes!.find((v) => v.persistentVolumeClaim)!.persistentVolumeClaim!.claimName).toBe(
+      pvc.metadata!.name,
     );
 
-    expect(merge.spec.backoffLimit).toBe(0);
-    const mpod = merge.spec.template.spec;
+    expect(merge.spec!.backoffLimit).toBe(0);
+    const mpod = merge.spec!.template.spec!;
     expect(mpod.restartPolicy).toBe('Never');
-    expect(mpod.volumes.find((v: Obj) => v.persistentVolumeClaim).persistentVolumeClaim.claimName).toBe(
-      pvc.metadata.name,
+    expect(mpod.volumes!.find((v) => v.persistentVolumeClaim)!.persistentVolumeClaim!.claimName).toBe(
+      pvc.metadata!.name,
     );
     expect(JSON.stringify(mpod)).not.toContain('petload-keys');
-    shellSyntaxOk(mpod.initContainers[0].command[2]);
-    const mergeScript = mpod.containers[0].command[2] as string;
+    shellSyntaxOk(mpod.initContainers![0]!.command![2]!);
+    const mergeScript = mpod.containers[0]!.command![2]!;
     shellSyntaxOk(mergeScript);
-    const run = shards.metadata.labels['petload.dev/run-id'];
+    const run = shards.metadata!.labels!['petload.dev/run-id'];
     expect(mergeScript).toContain(
       `petload merge /reports/${run}/shard-0/report.json /reports/${run}/shard-1/report.json /reports/${run}/shard-2/report.json --out /reports/${run}/merged`,
     );
@@ -121,14 +122,15 @@ describe('petload k8s', () => {
     expect(docs.map((d) => d.kind)).toEqual(['PersistentVolumeClaim', 'ConfigMap', 'Job', 'Job']);
     for (const d of docs) {
       validate(d as Manifest);
-      expect(d.metadata.namespace).toBe('load');
+      expect(d.metadata!.namespace).toBe('load');
     }
-    expect(docs[1]!.data['nightly.yaml']).toContain('name: nightly');
-    expect(docs[0]!.spec.storageClassName).toBe('nfs');
-    const pod = docs[2]!.spec.template.spec;
-    expect(pod.volumes.find((v: Obj) => v.configMap).configMap.name).toBe(docs[1]!.metadata.name);
-    expect(pod.containers[0].command[2]).toContain('petload run /etc/petload/scenario/nightly.yaml ');
-    expect(docs[2]!.metadata.name).toBe('petload-nightly-1');
+    const [pvc, configMap, shards] = docs as [IPersistentVolumeClaim, IConfigMap, IJob, IJob];
+    expect(configMap.data!['nightly.yaml']).toContain('name: nightly');
+    expect(pvc.spec!.storageClassName).toBe('nfs');
+    const pod = shards.spec!.template.spec!;
+    expect(pod.volumes!.find((v) => v.configMap)!.configMap!.name).toBe(configMap.metadata!.name);
+    expect(pod.containers[0]!.command![2]).toContain('petload run /etc/petload/scenario/nightly.yaml ');
+    expect(shards.metadata!.name).toBe('petload-nightly-1');
   });
 
   it('the schemas do catch a broken manifest (the validation is not a formality)', () => {
@@ -143,13 +145,15 @@ describe('petload k8s', () => {
       startAt: '2030-01-01T00:00:00.000Z',
       storage: '1Gi',
       mergeWaitSeconds: 60,
-    }) as [Manifest, Obj];
+    }) as [Manifest, IJob];
     expect(() => validate(job as Manifest)).not.toThrow();
     const broken = structuredClone(job);
-    broken.spec.backoffLimit = '0';
+    // A string where the schema wants an integer: not a type the IJob interface admits.
+    Object.assign(broken.spec!, { backoffLimit: '0' });
     expect(() => validate(broken as Manifest)).toThrow(/backoffLimit/);
     const noContainers = structuredClone(job);
-    delete noContainers.spec.template.spec.containers;
+    // A required property removed: `delete` would not type-check.
+    Reflect.deleteProperty(noContainers.spec!.template.spec!, 'containers');
     expect(() => validate(noContainers as Manifest)).toThrow(/containers/);
   });
 

@@ -61,24 +61,47 @@ export function jobName(runId: string): string {
   return `petload-${runId}`.slice(0, 52).replace(/-+$/, '');
 }
 
-export function buildManifests(o: ManifestOptions): Manifest[] {
+/** What the objects of one run share: names, labels, the run's folder, and the pods' security, volumes, resources. */
+function runParts(o: ManifestOptions) {
   const name = jobName(o.runId);
   const labels = {
     'app.kubernetes.io/name': 'petload',
     'app.kubernetes.io/instance': name,
     'petload.dev/run-id': o.runId,
   };
-  const meta = (n: string, component: string) => ({
-    name: n,
-    ...(o.namespace ? { namespace: o.namespace } : {}),
-    labels: { ...labels, 'app.kubernetes.io/component': component },
-  });
   const claim = `${name}-reports`;
-  const runDir = `${PATHS.reports}/${o.runId}`;
-  const configMap = o.scenario.file ? `${name}-scenario` : null;
-  const scenarioArg = o.scenario.file ? `${PATHS.scenarioDir}/${o.scenario.file.basename}` : o.scenario.name;
+  return {
+    name,
+    labels,
+    meta: (n: string, component: string) => ({
+      name: n,
+      ...(o.namespace ? { namespace: o.namespace } : {}),
+      labels: { ...labels, 'app.kubernetes.io/component': component },
+    }),
+    claim,
+    runDir: `${PATHS.reports}/${o.runId}`,
+    configMap: o.scenario.file ? `${name}-scenario` : null,
+    podSecurity: { runAsNonRoot: true, runAsUser: USER_ID, runAsGroup: USER_ID, fsGroup: USER_ID },
+    containerSecurity: {
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    },
+    reportsVolume: { name: 'reports', persistentVolumeClaim: { claimName: claim } },
+    reportsMount: { name: 'reports', mountPath: PATHS.reports },
+    // tsx (the TypeScript loader) keeps a cache under the temporary directory: a small writable one.
+    tmpVolume: { name: 'tmp', emptyDir: { sizeLimit: '256Mi' } },
+    tmpMount: { name: 'tmp', mountPath: '/tmp' },
+    resources: { requests: { cpu: '1', memory: '512Mi' }, limits: { memory: '1Gi' } },
+  };
+}
 
-  const runArgs = [
+type RunParts = ReturnType<typeof runParts>;
+
+/** The arguments of each shard's `petload run`: the scenario, the run's shared flags, the flags passed through. */
+function runArgs(o: ManifestOptions): string[] {
+  const scenarioArg = o.scenario.file ? `${PATHS.scenarioDir}/${o.scenario.file.basename}` : o.scenario.name;
+  return [
     'run',
     scenarioArg,
     '--target',
@@ -97,18 +120,23 @@ export function buildManifests(o: ManifestOptions): Manifest[] {
     ...(o.allowQuotaExhaustion ? ['--allow-quota-exhaustion'] : []),
     '--quiet',
   ];
+}
+
+function shardScript(o: ManifestOptions, runDir: string): string {
   // The index comes from JOB_COMPLETION_INDEX (petload reads it); the shell only names the report folder after it.
-  const shardScript = [
-    `petload ${runArgs.map(shellQuote).join(' ')} --report-dir ${shellQuote(`${runDir}/shard-`)}"$JOB_COMPLETION_INDEX"`,
+  return [
+    `petload ${runArgs(o).map(shellQuote).join(' ')} --report-dir ${shellQuote(`${runDir}/shard-`)}"$JOB_COMPLETION_INDEX"`,
     'rc=$?',
     '# 0 pass, 1 fail: the report is written and the merged verdict decides; anything else fails the Job',
     'if [ "$rc" -le 1 ]; then exit 0; fi',
     'exit "$rc"',
   ].join('\n');
+}
 
-  const reportFiles = Array.from({ length: o.shards }, (_, i) => `${runDir}/shard-${i}/report.json`);
+/** The merge step's init container: wait (bounded) until every shard's report.json is on the volume. */
+function waitScript(o: ManifestOptions, runDir: string): string {
   const tries = Math.max(1, Math.ceil(o.mergeWaitSeconds / 10));
-  const waitScript = [
+  return [
     `n=0`,
     `until [ "$(ls ${runDir}/shard-*/report.json 2>/dev/null | wc -l)" -ge ${o.shards} ]; do`,
     `  n=$((n+1))`,
@@ -116,54 +144,40 @@ export function buildManifests(o: ManifestOptions): Manifest[] {
     `  sleep 10`,
     `done`,
   ].join('\n');
-  const mergeScript = [
+}
+
+function mergeScript(o: ManifestOptions, runDir: string): string {
+  const reportFiles = Array.from({ length: o.shards }, (_, i) => `${runDir}/shard-${i}/report.json`);
+  return [
     `petload merge ${reportFiles.map(shellQuote).join(' ')} --out ${shellQuote(`${runDir}/merged`)}`,
     'rc=$?',
     `cat ${shellQuote(`${runDir}/merged/summary.md`)} 2>/dev/null`,
     'exit "$rc"',
   ].join('\n');
+}
 
-  const podSecurity = { runAsNonRoot: true, runAsUser: USER_ID, runAsGroup: USER_ID, fsGroup: USER_ID };
-  const containerSecurity = {
-    allowPrivilegeEscalation: false,
-    readOnlyRootFilesystem: true,
-    capabilities: { drop: ['ALL'] },
-  };
-  const reportsVolume = { name: 'reports', persistentVolumeClaim: { claimName: claim } };
-  const reportsMount = { name: 'reports', mountPath: PATHS.reports };
-  // tsx (the TypeScript loader) keeps a cache under the temporary directory: a small writable one.
-  const tmpVolume = { name: 'tmp', emptyDir: { sizeLimit: '256Mi' } };
-  const tmpMount = { name: 'tmp', mountPath: '/tmp' };
-  const resources = { requests: { cpu: '1', memory: '512Mi' }, limits: { memory: '1Gi' } };
-
-  const manifests: Manifest[] = [
-    {
-      apiVersion: 'v1',
-      kind: 'PersistentVolumeClaim',
-      metadata: meta(claim, 'reports'),
-      spec: {
-        // Every shard pod writes and the merge pod reads, maybe on different nodes.
-        accessModes: ['ReadWriteMany'],
-        ...(o.storageClass ? { storageClassName: o.storageClass } : {}),
-        resources: { requests: { storage: o.storage } },
-      },
+function reportsClaim(o: ManifestOptions, run: RunParts): Manifest {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: run.meta(run.claim, 'reports'),
+    spec: {
+      // Every shard pod writes and the merge pod reads, maybe on different nodes.
+      accessModes: ['ReadWriteMany'],
+      ...(o.storageClass ? { storageClassName: o.storageClass } : {}),
+      resources: { requests: { storage: o.storage } },
     },
-  ];
-  if (configMap && o.scenario.file) {
-    manifests.push({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: meta(configMap, 'scenario'),
-      data: { [o.scenario.file.basename]: o.scenario.file.text },
-    });
-  }
+  };
+}
+
+function shardJob(o: ManifestOptions, run: RunParts): Manifest {
+  const { configMap } = run;
   const scenarioVolume = configMap ? [{ name: 'scenario', configMap: { name: configMap } }] : [];
   const scenarioMount = configMap ? [{ name: 'scenario', mountPath: PATHS.scenarioDir, readOnly: true }] : [];
-
-  manifests.push({
+  return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: meta(name, 'shard'),
+    metadata: run.meta(run.name, 'shard'),
     spec: {
       completionMode: 'Indexed',
       completions: o.shards,
@@ -172,26 +186,26 @@ export function buildManifests(o: ManifestOptions): Manifest[] {
       backoffLimit: 0,
       ttlSecondsAfterFinished: 7 * 24 * 3600,
       template: {
-        metadata: { labels: { ...labels, 'app.kubernetes.io/component': 'shard' } },
+        metadata: { labels: { ...run.labels, 'app.kubernetes.io/component': 'shard' } },
         spec: {
           restartPolicy: 'Never',
           automountServiceAccountToken: false,
-          securityContext: podSecurity,
+          securityContext: run.podSecurity,
           containers: [
             {
               name: 'shard',
               image: o.image,
-              command: ['/bin/sh', '-c', shardScript],
+              command: ['/bin/sh', '-c', shardScript(o, run.runDir)],
               // A path, not a key: the keys are only in the file mounted from the Secret.
               env: [{ name: 'PETLOAD_KEYS_FILE', value: `${PATHS.keysDir}/${o.keysSecretKey}` }],
               volumeMounts: [
                 { name: 'keys', mountPath: PATHS.keysDir, readOnly: true },
-                reportsMount,
-                tmpMount,
+                run.reportsMount,
+                run.tmpMount,
                 ...scenarioMount,
               ],
-              securityContext: containerSecurity,
-              resources,
+              securityContext: run.containerSecurity,
+              resources: run.resources,
             },
           ],
           volumes: [
@@ -204,18 +218,21 @@ export function buildManifests(o: ManifestOptions): Manifest[] {
                 items: [{ key: o.keysSecretKey, path: o.keysSecretKey }],
               },
             },
-            reportsVolume,
-            tmpVolume,
+            run.reportsVolume,
+            run.tmpVolume,
             ...scenarioVolume,
           ],
         },
       },
     },
-  });
-  manifests.push({
+  };
+}
+
+function mergeJob(o: ManifestOptions, run: RunParts): Manifest {
+  return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: meta(`${name}-merge`, 'merge'),
+    metadata: run.meta(`${run.name}-merge`, 'merge'),
     spec: {
       completions: 1,
       parallelism: 1,
@@ -223,18 +240,18 @@ export function buildManifests(o: ManifestOptions): Manifest[] {
       activeDeadlineSeconds: o.mergeWaitSeconds + 600,
       ttlSecondsAfterFinished: 7 * 24 * 3600,
       template: {
-        metadata: { labels: { ...labels, 'app.kubernetes.io/component': 'merge' } },
+        metadata: { labels: { ...run.labels, 'app.kubernetes.io/component': 'merge' } },
         spec: {
           restartPolicy: 'Never',
           automountServiceAccountToken: false,
-          securityContext: podSecurity,
+          securityContext: run.podSecurity,
           initContainers: [
             {
               name: 'wait-for-shards',
               image: o.image,
-              command: ['/bin/sh', '-c', waitScript],
-              volumeMounts: [reportsMount],
-              securityContext: containerSecurity,
+              command: ['/bin/sh', '-c', waitScript(o, run.runDir)],
+              volumeMounts: [run.reportsMount],
+              securityContext: run.containerSecurity,
               resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } },
             },
           ],
@@ -242,16 +259,30 @@ export function buildManifests(o: ManifestOptions): Manifest[] {
             {
               name: 'merge',
               image: o.image,
-              command: ['/bin/sh', '-c', mergeScript],
-              volumeMounts: [reportsMount, tmpMount],
-              securityContext: containerSecurity,
-              resources,
+              command: ['/bin/sh', '-c', mergeScript(o, run.runDir)],
+              volumeMounts: [run.reportsMount, run.tmpMount],
+              securityContext: run.containerSecurity,
+              resources: run.resources,
             },
           ],
-          volumes: [reportsVolume, tmpVolume],
+          volumes: [run.reportsVolume, run.tmpVolume],
         },
       },
     },
-  });
+  };
+}
+
+export function buildManifests(o: ManifestOptions): Manifest[] {
+  const run = runParts(o);
+  const manifests: Manifest[] = [reportsClaim(o, run)];
+  if (run.configMap && o.scenario.file) {
+    manifests.push({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: run.meta(run.configMap, 'scenario'),
+      data: { [o.scenario.file.basename]: o.scenario.file.text },
+    });
+  }
+  manifests.push(shardJob(o, run), mergeJob(o, run));
   return manifests;
 }
