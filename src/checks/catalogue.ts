@@ -7,10 +7,22 @@ import type { Severity } from '../report/severity.js';
 
 export { FAILING_SEVERITIES, SEVERITIES, type Severity } from '../report/severity.js';
 
+/**
+ * Who judges a check. `observer`: the passive checks, on every exchange (src/checks/observer.ts); `probe`: the
+ * probes that name it in their `checks` (src/probes/), which send for it and record it themselves or leave it to
+ * the observer, and skip it when they cannot run; `backoff`: the record of a load through the backoff
+ * (src/backoff/no-ban.ts); `saturate`: the saturate executor (src/executors/saturate.ts).
+ * `src/engine/check-registry.test.ts` holds every probe's and judge's checks to this.
+ */
+export type Judge = 'observer' | 'probe' | 'backoff' | 'saturate';
+
 export interface CheckMeta {
   readonly title: string;
   readonly severity: Severity;
   readonly family: 'contract' | 'auth' | 'ratelimit' | 'retry-after' | 'client';
+  readonly judgedBy: readonly Judge[];
+  /** Why a run may give it no outcome: what it needs that the run did not send (the words of its skip reason). */
+  readonly unexercised: string;
 }
 
 export const CATALOGUE = {
@@ -19,205 +31,313 @@ export const CATALOGUE = {
     family: 'contract',
     severity: 'critical',
     title: 'Every request gets a whole HTTP response within the timeout',
+    judgedBy: ['observer'],
+    unexercised: 'no request was sent',
   },
   'contract.no-server-errors': {
     family: 'contract',
     severity: 'critical',
     title: 'No 5xx response, ever; over-limit is never 5xx',
+    judgedBy: ['observer'],
+    unexercised: 'no response was received',
   },
   'contract.documented-status': {
     family: 'contract',
     severity: 'major',
     title: 'Status codes are documented for their operation',
+    judgedBy: ['observer'],
+    unexercised: 'no response to a documented operation',
   },
   'contract.json-content-type': {
     family: 'contract',
     severity: 'major',
     title: 'Every response with a body is application/json',
+    judgedBy: ['observer'],
+    unexercised: 'no response had a body',
   },
   'contract.error-shape': {
     family: 'contract',
     severity: 'critical',
     title: 'Error bodies have code, message and status equal to the HTTP status',
+    judgedBy: ['observer'],
+    unexercised: 'no non-2xx response had a body',
   },
-  'list.schema': { family: 'contract', severity: 'critical', title: 'GET /pets answers a bare JSON array of Pet' },
+  'list.schema': {
+    family: 'contract',
+    severity: 'critical',
+    title: 'GET /pets answers a bare JSON array of Pet',
+    judgedBy: ['observer', 'probe'],
+    unexercised: 'no 200 answer to GET /pets',
+  },
   'list.limit-respected': {
     family: 'contract',
     severity: 'critical',
     title: 'GET /pets returns at most `limit` animals (20 by default)',
+    judgedBy: ['observer', 'probe'],
+    unexercised: 'no 200 answer to GET /pets with a limit in 1..100 or none',
   },
   'list.limit-out-of-range': {
     family: 'contract',
     severity: 'major',
     title: 'An out-of-range `limit` gets 400 or is clamped, never 5xx',
+    judgedBy: ['observer', 'probe'],
+    unexercised: 'no GET /pets with a limit outside 1..100',
   },
   'list.status-filter': {
     family: 'contract',
     severity: 'critical',
     title: 'GET /pets?status=X returns only animals with status X',
+    judgedBy: ['observer', 'probe'],
+    unexercised: 'no 200 answer to GET /pets with a valid status',
   },
   'list.invalid-status': {
     family: 'contract',
     severity: 'major',
     title: 'An invalid `status` gets 400 or valid animals only, never 5xx',
+    judgedBy: ['observer', 'probe'],
+    unexercised: 'no GET /pets with a status outside the enum',
   },
   'create.returns-pet': {
     family: 'contract',
     severity: 'critical',
     title: 'POST /pets answers 201 with the created Pet and a new id',
+    judgedBy: ['probe'],
+    unexercised: 'judged by the create-get probe, which this run did not run',
   },
   'create.rejects-invalid': {
     family: 'contract',
     severity: 'critical',
     title: 'POST /pets rejects invalid bodies with 400 and creates nothing',
+    judgedBy: ['probe'],
+    unexercised: 'judged by the input probe, which this run did not run',
   },
-  'get.returns-pet': { family: 'contract', severity: 'major', title: 'GET /pets/{id} returns the animal just created' },
-  'get.unknown-404': { family: 'contract', severity: 'critical', title: 'GET /pets/{id} of an unknown id answers 404' },
+  'get.returns-pet': {
+    family: 'contract',
+    severity: 'major',
+    title: 'GET /pets/{id} returns the animal just created',
+    judgedBy: ['probe'],
+    unexercised: 'judged by the create-get probe, which this run did not run',
+  },
+  'get.unknown-404': {
+    family: 'contract',
+    severity: 'critical',
+    title: 'GET /pets/{id} of an unknown id answers 404',
+    judgedBy: ['probe'],
+    unexercised: 'judged by the unknown-id probe, which this run did not run',
+  },
   'deprecation.behaviour-unchanged': {
     family: 'contract',
     severity: 'major',
     title: 'The deprecated GET /pets/{id} still answers as documented and counts against quota',
+    judgedBy: ['probe'],
+    unexercised: 'judged by the deprecated probe, which this run did not run',
   },
   'deprecation.announced': {
     family: 'contract',
     severity: 'advisory',
     title: 'Deprecation and Sunset headers, if sent, are well formed',
+    judgedBy: ['probe'],
+    unexercised: 'judged by the deprecated probe, which this run did not run',
   },
   // Authentication
-  'auth.missing-key': { family: 'auth', severity: 'critical', title: 'No Authorization header gets 401' },
+  'auth.missing-key': {
+    family: 'auth',
+    severity: 'critical',
+    title: 'No Authorization header gets 401',
+    judgedBy: ['observer', 'probe'],
+    unexercised: 'no request without Authorization',
+  },
   'auth.invalid-key': {
     family: 'auth',
     severity: 'critical',
     title: 'Unknown, empty or non-Bearer credentials get 401',
+    judgedBy: ['observer', 'probe'],
+    unexercised: 'no request with an invalid credential',
   },
-  'auth.challenge': { family: 'auth', severity: 'minor', title: '401 responses carry WWW-Authenticate: Bearer' },
+  'auth.challenge': {
+    family: 'auth',
+    severity: 'minor',
+    title: '401 responses carry WWW-Authenticate: Bearer',
+    judgedBy: ['observer', 'probe'],
+    unexercised: 'no 401 response',
+  },
   'auth.no-quota-drain': {
     family: 'auth',
     severity: 'critical',
     title: "Requests with invalid keys do not drain a valid key's quota",
+    judgedBy: ['probe'],
+    unexercised: 'judged by the quota-drain probe, which this run did not run',
   },
   // Rate-limit headers
   'ratelimit.headers-present': {
     family: 'ratelimit',
     severity: 'critical',
     title: 'X-RateLimit-* headers on every 2xx and 429',
+    judgedBy: ['observer'],
+    unexercised: 'no 2xx or 429 response',
   },
   'ratelimit.headers-on-errors': {
     family: 'ratelimit',
     severity: 'major',
     title: 'X-RateLimit-* headers on 400, 401 and 404 too',
+    judgedBy: ['observer'],
+    unexercised: 'no 400, 401 or 404 response',
   },
   'ratelimit.headers-syntax': {
     family: 'ratelimit',
     severity: 'critical',
     title: 'X-RateLimit-* values are plain non-negative integers, 0 <= Remaining <= Limit',
+    judgedBy: ['observer'],
+    unexercised: 'no response carried X-RateLimit-* headers',
   },
   'ratelimit.limit-matches-plan': {
     family: 'ratelimit',
     severity: 'critical',
     title: "X-RateLimit-Limit equals the plan's per-minute or per-day figure",
+    judgedBy: ['observer'],
+    unexercised: 'no response to a valid key carried X-RateLimit-Limit',
   },
   'ratelimit.reset-is-timestamp': {
     family: 'ratelimit',
     severity: 'critical',
     title: 'X-RateLimit-Reset is Unix seconds within the window',
+    judgedBy: ['observer'],
+    unexercised: 'no response carried X-RateLimit-Reset',
   },
   'ratelimit.remaining-decrements': {
     family: 'ratelimit',
     severity: 'critical',
     title: 'Remaining goes down by one per counted request within a window',
+    judgedBy: ['observer', 'probe'],
+    unexercised: 'no sequential requests on one key within one window',
   },
   'ratelimit.window-consistency': {
     family: 'ratelimit',
     severity: 'major',
     title: 'Each Limit/Remaining/Reset triple describes one window; Remaining never rises within it',
+    judgedBy: ['observer'],
+    unexercised: 'no sequence of requests on one key to compare',
   },
   'ratelimit.enforced': {
     family: 'ratelimit',
     severity: 'critical',
     title: 'No more than the limit is accepted within a minute from a fresh start, then 429',
+    judgedBy: ['probe'],
+    unexercised: 'judged by the enforce probe, which this run did not run',
   },
   'ratelimit.quota-restored': {
     family: 'ratelimit',
     severity: 'critical',
     title: 'Requests are accepted again once the refused window has ended',
+    judgedBy: ['probe'],
+    unexercised: 'judged by the restore probe, which this run did not run',
   },
   'ratelimit.no-over-admission': {
     family: 'ratelimit',
     severity: 'critical',
     title: 'A simultaneous burst of Limit+K admits at most Limit',
+    judgedBy: ['probe'],
+    unexercised: 'judged by the burst probe, which this run did not run',
   },
   'ratelimit.key-isolation': {
     family: 'ratelimit',
     severity: 'critical',
     title: 'Exhausting one key leaves another key of the same plan unaffected',
+    judgedBy: ['probe'],
+    unexercised: 'judged by the key-isolation probe, which this run did not run',
   },
   'ratelimit.what-counts': {
     family: 'ratelimit',
     severity: 'info',
     title: 'Which responses lower Remaining (measured)',
+    judgedBy: ['probe'],
+    unexercised: 'measured by the what-counts probe, which this run did not run',
   },
   'ratelimit-fields.syntax': {
     family: 'ratelimit',
     severity: 'advisory',
     title: 'The IETF RateLimit / RateLimit-Policy fields, if sent, are well formed',
+    judgedBy: ['observer'],
+    unexercised: 'no response carried the IETF RateLimit or RateLimit-Policy fields',
   },
   'ratelimit-fields.consistent': {
     family: 'ratelimit',
     severity: 'advisory',
     title: "The IETF fields, if sent, agree with X-RateLimit-* and the plan's figures",
+    judgedBy: ['observer'],
+    unexercised: 'no response carried the IETF fields beside usable X-RateLimit-*',
   },
   'ratelimit.algorithm': {
     family: 'ratelimit',
     severity: 'info',
     title: "The limiter's shape, named with its figures (read from the answers)",
+    judgedBy: ['observer'],
+    unexercised: 'no sequence of rate-limit headers on one key to read the limiter from',
   },
   // 429 and Retry-After
   'retry-after.present': {
     family: 'retry-after',
     severity: 'critical',
     title: 'Every 429 carries exactly one Retry-After',
+    judgedBy: ['observer'],
+    unexercised: 'no 429 response',
   },
   'retry-after.syntax': {
     family: 'retry-after',
     severity: 'major',
     title: 'Retry-After is delay-seconds or an IMF-fixdate',
+    judgedBy: ['observer'],
+    unexercised: 'no 429 response',
   },
   'retry-after.plausible': {
     family: 'retry-after',
     severity: 'major',
     title: 'Retry-After is no longer than the time to Reset',
+    judgedBy: ['observer'],
+    unexercised: 'no 429 response',
   },
   'retry-after.honest': {
     family: 'retry-after',
     severity: 'major',
     title: 'A request after Retry-After (+250 ms) is accepted',
+    judgedBy: ['probe'],
+    unexercised: 'judged by the retry-after-honest probe, which this run did not run',
   },
   'retry-after.error-body': {
     family: 'retry-after',
     severity: 'advisory',
     title: 'A 429 body, if any, is an Error with status 429',
+    judgedBy: ['observer'],
+    unexercised: 'no 429 response with a body',
   },
   // Client behaviour and bans
   'backoff.respects-retry-after': {
     family: 'client',
     severity: 'critical',
     title: 'petload never sends on a key while its Retry-After runs',
+    judgedBy: ['observer'],
+    unexercised: 'no request with a valid key',
   },
   'backoff.no-ban': {
     family: 'client',
     severity: 'critical',
     title: "petload's backoff never gets a key banned at 150% of the plan",
+    judgedBy: ['backoff'],
+    unexercised: 'judged only by scenarios whose load runs through the backoff policy (e.g. overload-backoff)',
   },
   'ban.probe': {
     family: 'client',
     severity: 'info',
     title: 'Ban threshold, status, duration and recovery (opt-in, sacrificial key)',
+    judgedBy: ['probe'],
+    unexercised: 'opt-in: run the ban-probe scenario with a key marked "sacrificial": true',
   },
   'load.capacity': {
     family: 'client',
     severity: 'info',
     title: 'Maximum throughput through autocannon: requests/s, latency, non-2xx, errors (measured)',
+    judgedBy: ['saturate'],
+    unexercised: 'measured only by scenarios with a saturate phase (e.g. capacity)',
   },
 } as const satisfies Record<string, CheckMeta>;
 
@@ -230,5 +350,18 @@ export type AnyCheckId = CheckId | ThresholdCheckId;
 
 export function metaOf(id: AnyCheckId): CheckMeta {
   if (id in CATALOGUE) return CATALOGUE[id as CheckId];
-  return { title: `Threshold ${id.slice('threshold.'.length)}`, severity: 'major', family: 'client' };
+  return {
+    title: `Threshold ${id.slice('threshold.'.length)}`,
+    severity: 'major',
+    family: 'client',
+    judgedBy: [],
+    unexercised: 'no data',
+  };
 }
+
+/** The skip reason of a check that no judge recorded anything for. */
+export const notExercised = (id: CheckId): string => `not exercised: ${CATALOGUE[id].unexercised}`;
+
+/** The checks a judge judges. */
+export const checksJudgedBy = (judge: Judge): CheckId[] =>
+  CHECK_IDS.filter((id) => (CATALOGUE[id].judgedBy as readonly Judge[]).includes(judge));

@@ -5,7 +5,7 @@
  */
 import type { PlanLimits, PlanName } from '../api/plans.js';
 import type { Exchange } from '../http/exchange.js';
-import type { CheckId } from './catalogue.js';
+import { checksJudgedBy, notExercised } from './catalogue.js';
 import type { Ledger } from './ledger.js';
 import { judgeChallenge, judgeInvalidKey, judgeMissingKey } from './passive/auth.js';
 import { createBackoffJudge } from './passive/client.js';
@@ -32,39 +32,9 @@ import { judgeRetryAfter } from './passive/retry-after.js';
 import { createStreamJudge } from './passive/stream.js';
 import { createRecorder, createViewer } from './passive/view.js';
 
-/** Every check the observer judges, with the reason it gives when a run never called for it. */
-const NOT_EXERCISED = {
-  'contract.transport': 'no request was sent',
-  'contract.no-server-errors': 'no response was received',
-  'contract.documented-status': 'no response to a documented operation',
-  'contract.json-content-type': 'no response had a body',
-  'contract.error-shape': 'no non-2xx response had a body',
-  'list.schema': 'no 200 answer to GET /pets',
-  'list.limit-respected': 'no 200 answer to GET /pets with a limit in 1..100 or none',
-  'list.limit-out-of-range': 'no GET /pets with a limit outside 1..100',
-  'list.status-filter': 'no 200 answer to GET /pets with a valid status',
-  'list.invalid-status': 'no GET /pets with a status outside the enum',
-  'auth.missing-key': 'no request without Authorization',
-  'auth.invalid-key': 'no request with an invalid credential',
-  'auth.challenge': 'no 401 response',
-  'ratelimit.headers-present': 'no 2xx or 429 response',
-  'ratelimit.headers-on-errors': 'no 400, 401 or 404 response',
-  'ratelimit.headers-syntax': 'no response carried X-RateLimit-* headers',
-  'ratelimit.limit-matches-plan': 'no response to a valid key carried X-RateLimit-Limit',
-  'ratelimit.reset-is-timestamp': 'no response carried X-RateLimit-Reset',
-  'ratelimit.remaining-decrements': 'no sequential requests on one key within one window',
-  'ratelimit.window-consistency': 'no sequence of requests on one key to compare',
-  'retry-after.present': 'no 429 response',
-  'retry-after.syntax': 'no 429 response',
-  'retry-after.plausible': 'no 429 response',
-  'retry-after.error-body': 'no 429 response with a body',
-  'backoff.respects-retry-after': 'no request with a valid key',
-  'ratelimit-fields.syntax': 'no response carried the IETF RateLimit or RateLimit-Policy fields',
-  'ratelimit-fields.consistent': 'no response carried the IETF fields beside usable X-RateLimit-*',
-} as const satisfies Partial<Record<CheckId, string>>;
-
-export type PassiveCheckId = keyof typeof NOT_EXERCISED;
-export const PASSIVE_CHECK_IDS = Object.keys(NOT_EXERCISED) as PassiveCheckId[];
+/** Every check the observer judges (the catalogue's `judgedBy`). */
+export const PASSIVE_CHECK_IDS = checksJudgedBy('observer');
+export type PassiveCheckId = (typeof PASSIVE_CHECK_IDS)[number];
 
 export interface ObserverOptions {
   ledger: Ledger;
@@ -129,7 +99,7 @@ export function createObserver(opts: ObserverOptions): Observer {
       stream.finish(opts.ledger);
       const recorded = new Set(opts.ledger.all().map((o) => o.id));
       for (const id of PASSIVE_CHECK_IDS)
-        if (!recorded.has(id)) opts.ledger.skip(id, null, `not exercised: ${NOT_EXERCISED[id]}`);
+        if (!recorded.has(id)) opts.ledger.skip(id, null, notExercised(id));
     },
   };
 }

@@ -1,26 +1,12 @@
 /** Assembles report.json from what a run collected: ledger outcomes, metrics, thresholds, notes. */
 import type { PlanName } from '../api/plans.js';
-import { CATALOGUE, CHECK_IDS, metaOf, type AnyCheckId, type CheckId, type Severity } from '../checks/catalogue.js';
+import { CATALOGUE, CHECK_IDS, metaOf, notExercised, type AnyCheckId, type Severity } from '../checks/catalogue.js';
 import { statusOf, type Outcome } from '../checks/ledger.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { MetricsSnapshot } from '../metrics/recorder.js';
 import { REPORT_SCHEMA_VERSION, type CheckResult, type Report } from '../report/schema.js';
 import { summaryOf, totalCounts, verdictOf } from '../report/verdict.js';
 import { VERSION } from './version.js';
-
-/** Why a check has no outcome at all in a run, by check, when the reason is more specific than "not exercised". */
-const UNEXERCISED: Partial<Record<CheckId, string>> = {
-  'backoff.no-ban': 'judged only by scenarios whose load runs through the backoff policy (e.g. overload-backoff)',
-  'ban.probe': 'opt-in: run the ban-probe scenario with a key marked "sacrificial": true',
-  'load.capacity': 'measured only by scenarios with a saturate phase (e.g. capacity)',
-  'backoff.respects-retry-after': 'no 429 was received, so there was no Retry-After to respect',
-  'retry-after.present': 'no 429 was received',
-  'retry-after.syntax': 'no 429 with a Retry-After was received',
-  'retry-after.plausible': 'no 429 with a usable Retry-After was received',
-  'retry-after.error-body': 'no 429 with a body was received',
-  'auth.challenge': 'no 401 was received',
-  'ratelimit.headers-on-errors': 'no 400, 401 or 404 response was received',
-};
 
 export interface ReportInput {
   scenario: { name: string; description?: string; file?: string };
@@ -92,7 +78,7 @@ export function buildReport(input: ReportInput): Report {
       id,
       outcomes,
       CATALOGUE[id].severity,
-      UNEXERCISED[id] ?? `not exercised by scenario ${input.scenario.name}: no response it applies to`,
+      notExercised(id),
     ),
   );
   for (const t of input.thresholds) {
