@@ -43,13 +43,15 @@ function table(head: string[], rows: string[][]): string[] {
   return [`| ${names.join(' | ')} |`, `|${rule}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
 }
 
+type Check = Report['checks'][number];
+
 /** Every plan's judgements, which add up to the check's overall counts. */
-function byPlanCell(c: Report['checks'][number]): string {
+function byPlanCell(c: Check): string {
   return mdText(planBreakdown(c)) || '-';
 }
 
-export function renderMarkdown(report: Report): string {
-  const v = verdictOf(report.checks);
+/** The title, the verdict with counts and totals, the abort reason, and the run's target, plans, keys and times. */
+function headerLines(report: Report): string[] {
   const word = verdictWord(report.verdict);
   const out: string[] = [];
   out.push(`## petload ${mdText(report.scenario.name)}: ${word}`, '');
@@ -65,85 +67,103 @@ export function renderMarkdown(report: Report): string {
     `- Keys: ${mdText(keysLine(report, KEYS_SHOWN_CHARS), Number.POSITIVE_INFINITY)}`,
     `- Run: ${mdText(report.startedAt)} to ${mdText(report.endedAt)}, ${mdText(report.tool.name)} ${mdText(report.tool.version)}`,
   );
+  return out;
+}
 
-  const firstOf = (c: Report['checks'][number]) => {
-    const fe = firstEvidence(c);
-    return fe ? mdText(evidenceLine(fe.evidence)) : '-';
-  };
-  if (v.failed.length > 0) {
-    out.push('', '### Failed', '');
-    out.push(
-      ...table(
-        ['check', 'severity', 'failed#', 'by plan', 'first evidence'],
-        v.failed.map((c) => [
-          mdCode(c.id),
-          c.severity,
-          `${c.counts.failed}/${c.counts.failed + c.counts.passed}`,
-          byPlanCell(c),
-          firstOf(c),
-        ]),
-      ),
-    );
-  }
-  if (v.warnings.length > 0) {
-    out.push('', '### Warnings', '');
-    out.push(
-      ...table(
-        ['check', 'severity', 'failed#', 'by plan', 'first evidence'],
-        v.warnings.map((c) => [
-          mdCode(c.id),
-          c.severity,
-          `${c.counts.failed}/${c.counts.failed + c.counts.passed}`,
-          byPlanCell(c),
-          firstOf(c),
-        ]),
-      ),
-    );
-  }
-  if (v.skipped.length > 0) {
-    out.push('', '### Skipped', '');
-    out.push(
-      ...table(
-        ['reason', 'checks'],
-        skipsByReason(v.skipped).map((g) => [mdText(g.reason), g.ids.map(mdCode).join(', ')]),
-      ),
-    );
-  }
-  if (report.operations.length > 0) {
-    out.push('', '### Latency (ms, from the intended send time)', '');
-    out.push(
-      ...table(
-        ['operation', 'requests#', 'p50#', 'p90#', 'p95#', 'p99#', 'max#', '2xx#', '4xx#', '429#', '5xx#'],
-        report.operations.map((op) => {
-          const l = op.latency;
-          const sc = statusClasses(op.statusCounts);
-          return [
-            mdText(op.operation),
-            String(op.count),
-            ...[l.p50, l.p90, l.p95, l.p99, l.max].map(formatMs),
-            String(sc['2xx']),
-            String(sc['4xx']),
-            String(sc['429']),
-            String(sc['5xx']),
-          ];
-        }),
-      ),
-    );
-    const t = report.totals;
-    out.push('', `Dropped sends: ${t.dropped}. Transport errors: ${t.transportErrors}.`);
-  }
-  if (report.thresholds.length > 0) {
-    out.push('', '### Thresholds', '');
-    out.push(
-      ...table(
-        ['threshold', 'observed#', 'result'],
-        report.thresholds.map((t) => [mdCode(t.expression), mdText(formatObserved(t)), thresholdWord(t)]),
-      ),
-    );
-  }
-  if (report.notes.length > 0) {
-    out.push('', '### Notes', '', ...report.notes.map((n) => `- ${mdText(n, 1000)}`));
-  }
-  out.push('');
-  return out.join('\n');
+function firstEvidenceCell(c: Check): string {
+  const fe = firstEvidence(c);
+  return fe ? mdText(evidenceLine(fe.evidence)) : '-';
+}
+
+/** A section of checks that failed (Failed, or Warnings): each with its counts, per plan, and first evidence. */
+function failuresSection(title: string, checks: readonly Check[]): string[] {
+  if (checks.length === 0) return [];
+  return [
+    '',
+    `### ${title}`,
+    '',
+    ...table(
+      ['check', 'severity', 'failed#', 'by plan', 'first evidence'],
+      checks.map((c) => [
+        mdCode(c.id),
+        c.severity,
+        `${c.counts.failed}/${c.counts.failed + c.counts.passed}`,
+        byPlanCell(c),
+        firstEvidenceCell(c),
+      ]),
+    ),
+  ];
+}
+
+function skippedSection(skipped: readonly Check[]): string[] {
+  if (skipped.length === 0) return [];
+  return [
+    '',
+    '### Skipped',
+    '',
+    ...table(
+      ['reason', 'checks'],
+      skipsByReason(skipped).map((g) => [mdText(g.reason), g.ids.map(mdCode).join(', ')]),
+    ),
+  ];
+}
+
+function latencySection(report: Report): string[] {
+  if (report.operations.length === 0) return [];
+  const t = report.totals;
+  return [
+    '',
+    '### Latency (ms, from the intended send time)',
+    '',
+    ...table(
+      ['operation', 'requests#', 'p50#', 'p90#', 'p95#', 'p99#', 'max#', '2xx#', '4xx#', '429#', '5xx#'],
+      report.operations.map((op) => {
+        const l = op.latency;
+        const sc = statusClasses(op.statusCounts);
+        return [
+          mdText(op.operation),
+          String(op.count),
+          ...[l.p50, l.p90, l.p95, l.p99, l.max].map(formatMs),
+          String(sc['2xx']),
+          String(sc['4xx']),
+          String(sc['429']),
+          String(sc['5xx']),
+        ];
+      }),
+    ),
+    '',
+    `Dropped sends: ${t.dropped}. Transport errors: ${t.transportErrors}.`,
+  ];
+}
+
+function thresholdsSection(report: Report): string[] {
+  if (report.thresholds.length === 0) return [];
+  return [
+    '',
+    '### Thresholds',
+    '',
+    ...table(
+      ['threshold', 'observed#', 'result'],
+      report.thresholds.map((t) => [mdCode(t.expression), mdText(formatObserved(t)), thresholdWord(t)]),
+    ),
+  ];
+}
+
+function notesSection(report: Report): string[] {
+  if (report.notes.length === 0) return [];
+  return ['', '### Notes', '', ...report.notes.map((n) => `- ${mdText(n, 1000)}`)];
+}
+
+export function renderMarkdown(report: Report): string {
+  const v = verdictOf(report.checks);
+  return [
+    ...headerLines(report),
+    ...failuresSection('Failed', v.failed),
+    ...failuresSection('Warnings', v.warnings),
+    ...skippedSection(v.skipped),
+    ...latencySection(report),
+    ...thresholdsSection(report),
+    ...notesSection(report),
+    '',
+  ].join('\n');
 }
