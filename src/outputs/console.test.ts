@@ -102,7 +102,8 @@ describe('renderConsoleSummary counts and keys', () => {
     const m = /; keys (.*) and (\d+) more$/.exec(line)!;
     const shown = m[1]!.split(/, (?=staging)/);
     expect(shown.length + Number(m[2])).toBe(40);
-    shown.forEach((entry, i) => expect(entry).toBe(`${keys[i]!.label} (free${i === 0 ? ', sacrificial' : ''})`));
+    for (const [i, entry] of shown.entries())
+      expect(entry).toBe(`${keys[i]!.label} (free${i === 0 ? ', sacrificial' : ''})`);
     // A short list is shown whole.
     expect(renderConsoleSummary(report, { color: false }).split('\n')[1]).toMatch(
       /; keys free#1 \(…abcd\) \(free\), pro#1 \(…wxyz\) \(pro\)$/,

@@ -64,7 +64,7 @@ describe('renderMarkdown', () => {
     const m = /^- Keys: (.*) and (\d+) more$/.exec(line)!;
     const shown = m[1]!.split(', ');
     expect(shown.length + Number(m[2])).toBe(60);
-    shown.forEach((entry, i) => expect(entry).toBe(`${mdText(keys[i]!.label)} (pro)`));
+    for (const [i, entry] of shown.entries()) expect(entry).toBe(`${mdText(keys[i]!.label)} (pro)`);
   });
 
   it('says why a run was aborted', () => {

@@ -8,7 +8,7 @@
 import { PLAN_NAMES } from '../api/plans.js';
 import type { AnyCheckId } from '../checks/catalogue.js';
 import { Ledger, type Outcome } from '../checks/ledger.js';
-import { evaluateThreshold, parseThreshold, thresholdMessage } from '../checks/thresholds.js';
+import { evaluateThreshold, parseThreshold, type Threshold, thresholdMessage } from '../checks/thresholds.js';
 import type { CheckResult, Report } from '../report/schema.js';
 import { summaryOf, totalCounts, verdictOf } from '../report/verdict.js';
 import { EXIT, PetloadError } from '../core/errors.js';
@@ -87,6 +87,18 @@ function combineChecks(inputs: readonly SourcedReport[]): CheckResult[] {
   });
 }
 
+/** A threshold of a shard's report, parsed again: one that does not parse is a usage error naming the report. */
+function parseAgain(expression: string, source: string): Threshold {
+  try {
+    return parseThreshold(expression);
+  } catch (e) {
+    throw new PetloadError(
+      'E_USAGE',
+      `${source}: threshold ${JSON.stringify(expression)} cannot be judged again: ${(e as Error).message}`,
+    );
+  }
+}
+
 /** Thresholds judged again on the merged metrics; their checks follow the new judgement. */
 function reevaluateThresholds(
   inputs: readonly SourcedReport[],
@@ -97,16 +109,7 @@ function reevaluateThresholds(
   for (const { report, source } of inputs)
     for (const t of report.thresholds) if (!seen.has(t.checkId)) seen.set(t.checkId, { t, source });
   return [...seen.values()].map(({ t, source }) => {
-    let parsed;
-    try {
-      parsed = parseThreshold(t.expression);
-    } catch (e) {
-      throw new PetloadError(
-        'E_USAGE',
-        `${source}: threshold ${JSON.stringify(t.expression)} cannot be judged again: ${(e as Error).message}`,
-      );
-    }
-    const r = evaluateThreshold(parsed, metrics);
+    const r = evaluateThreshold(parseAgain(t.expression, source), metrics);
     const index = checks.findIndex((c) => c.id === t.checkId);
     const message = thresholdMessage(t.expression, r);
     const counts = { passed: r.ok ? 1 : 0, failed: r.ok ? 0 : 1, skipped: 0 };
