@@ -116,7 +116,9 @@ describe('parseThreshold: invalid expressions', () => {
     ['count(5xx) < 1%', 'column 15: expected a plain integer for a count, found unit "%"'],
     ['count(5xx) == 0.5', 'column 15: expected an integer for a count, found 0.5'],
   ])('%j', (text, message) => {
-    expect(() => parseThreshold(text)).toThrow(new Error(`invalid threshold "${text}": ${message}`));
+    expect(() => parseThreshold(text)).toThrow(
+      expect.objectContaining({ code: 'E_USAGE', message: `invalid threshold "${text}": ${message}` }),
+    );
   });
 });
 

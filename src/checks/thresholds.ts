@@ -2,6 +2,7 @@
  * Thresholds: pass/fail rules on a run's metrics, from a scenario or `--threshold`. Each becomes the check
  * `threshold.<expression>`, the expression normalised so that two spellings of one rule share one id.
  */
+import { PetloadError } from '../core/errors.js';
 import type { ThresholdCheckId } from './catalogue.js';
 import { addInto, decodeHistogram, type Histogram, percentile, summarize, totalCount } from '../metrics/histogram.js';
 import {
@@ -22,24 +23,27 @@ export type StatusSelector =
   | { kind: 'errors' }
   | { kind: 'dropped' };
 
-export type ThresholdMetric =
-  | { kind: 'percentile'; percentile: number }
-  | { kind: 'avg' | 'min' | 'med' | 'max' }
-  | { kind: 'rate' | 'count'; status: StatusSelector };
+export type LatencyMetric = { kind: 'percentile'; percentile: number } | { kind: 'avg' | 'min' | 'med' | 'max' };
+export type RateMetric = { kind: 'rate'; status: StatusSelector };
+export type CountMetric = { kind: 'count'; status: StatusSelector };
+export type ThresholdMetric = LatencyMetric | RateMetric | CountMetric;
 
-export interface Threshold {
+/** A metric with the unit its value is in: a time unit for latency, `%` or `` (a fraction) for a rate, none for a count. */
+export type Measure =
+  | { metric: LatencyMetric; unit: TimeUnit }
+  | { metric: RateMetric; unit: '%' | '' }
+  | { metric: CountMetric; unit: '' };
+
+export type Threshold = Measure & {
   /** The expression as written (trimmed). */
   source: string;
   /** The normalised expression, e.g. `p(95)[listPets] < 250ms` for `p95(listPets)<250ms`. */
   expression: string;
-  metric: ThresholdMetric;
   /** The operation the rule is scoped to; null: all requests. */
   operation: OperationName | null;
   comparison: Comparison;
   value: number;
-  /** A time unit for latency, `%` or `` (a fraction) for rate, `` for count. */
-  unit: TimeUnit | '%' | '';
-}
+};
 
 /*
  * Grammar (whitespace is allowed between tokens):
@@ -119,10 +123,10 @@ function isOperation(word: string): word is OperationName {
   return (OPERATION_NAMES as readonly string[]).includes(word);
 }
 
-/** Parses one threshold expression; throws an Error naming the column and what was expected. */
+/** Parses one threshold expression; throws a PetloadError (E_USAGE) naming the column and what was expected. */
 export function parseThreshold(text: string): Threshold {
   const fail = (pos: number, message: string): never => {
-    throw new Error(`invalid threshold "${text}": column ${pos + 1}: ${message}`);
+    throw new PetloadError('E_USAGE', `invalid threshold "${text}": column ${pos + 1}: ${message}`);
   };
   const tokens = tokenize(text, fail);
   let i = 0;
@@ -219,21 +223,39 @@ export function parseThreshold(text: string): Threshold {
   const end = peek();
   if (end.kind !== 'end') expected(end, 'end of input');
 
-  if (metric.kind === 'rate') {
-    if (unit !== '' && unit !== '%') fail(unitPos, `expected % or nothing after a rate, found "${unit}"`);
-    if (unit === '%' && value > 100) fail(v.pos, `a percentage must be from 0 to 100, found ${value}`);
-    if (unit === '' && value > 1)
-      fail(v.pos, `a rate without % is a fraction from 0 to 1, found ${value} (write ${value}% for a percentage)`);
-  } else if (metric.kind === 'count') {
-    if (unit !== '') fail(unitPos, `expected a plain integer for a count, found unit "${unit}"`);
-    if (!Number.isInteger(value)) fail(v.pos, `expected an integer for a count, found ${v.text}`);
-  } else if (unit !== 'us' && unit !== 'ms' && unit !== 's') {
-    // Any word or % after the number was taken as its unit, so a missing unit means the input ended there.
-    fail(unitPos, `expected ${TIME_UNIT_EXPECTED}, found ${unit === '' ? 'end of input' : `"${unit}"`}`);
-  }
-
-  const threshold = { source: text.trim(), metric, operation, comparison, value, unit: unit as Threshold['unit'] };
+  const measure = measureOf(metric, unit, value, { value: v, unitPos }, fail);
+  const threshold = { source: text.trim(), ...measure, operation, comparison, value };
   return { ...threshold, expression: formatExpression(threshold) };
+}
+
+/** The metric with its unit, or a failure naming what the metric takes. */
+function measureOf(
+  metric: ThresholdMetric,
+  unit: string,
+  value: number,
+  at: { value: Token; unitPos: number },
+  fail: (pos: number, message: string) => never,
+): Measure {
+  if (metric.kind === 'rate') {
+    if (unit !== '' && unit !== '%') fail(at.unitPos, `expected % or nothing after a rate, found "${unit}"`);
+    if (unit === '%' && value > 100) fail(at.value.pos, `a percentage must be from 0 to 100, found ${value}`);
+    if (unit === '' && value > 1)
+      fail(
+        at.value.pos,
+        `a rate without % is a fraction from 0 to 1, found ${value} (write ${value}% for a percentage)`,
+      );
+    return { metric, unit: unit as '%' | '' };
+  }
+  if (metric.kind === 'count') {
+    if (unit !== '') fail(at.unitPos, `expected a plain integer for a count, found unit "${unit}"`);
+    if (!Number.isInteger(value)) fail(at.value.pos, `expected an integer for a count, found ${at.value.text}`);
+    return { metric, unit: '' };
+  }
+  if (unit !== 'us' && unit !== 'ms' && unit !== 's') {
+    // Any word or % after the number was taken as its unit, so a missing unit means the input ended there.
+    return fail(at.unitPos, `expected ${TIME_UNIT_EXPECTED}, found ${unit === '' ? 'end of input' : `"${unit}"`}`);
+  }
+  return { metric, unit };
 }
 
 function formatMetric(metric: ThresholdMetric): string {

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { layerFigures, limitsFor, PUBLISHED_FIGURES, type PlanFigures, type PlanName } from '../api/plans.js';
 import { keyLabel, type ApiKey } from '../core/api-key.js';
-import { PetloadError } from '../core/errors.js';
+import { parseTargetUrl } from '../http/target-url.js';
 import type { FaultName } from '../reference-server/faults.js';
 import { createReferenceServer } from '../reference-server/index.js';
 import type { WindowReport } from '../reference-server/limiter.js';
@@ -90,48 +90,10 @@ export async function startEmbeddedTarget(o: EmbeddedOptions): Promise<Target> {
   };
 }
 
-/**
- * A --target value as a base URL: http or https, no credentials (keys go in the keys file), no query or fragment.
- * Messages never echo a value that may carry credentials.
- */
-export function parseTargetUrl(raw: string): URL {
-  const shown = raw.includes('@')
-    ? 'a value with an @ in it (not shown: it may carry credentials)'
-    : JSON.stringify(raw);
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    const fix = /^(localhost|[\w-]+(\.[\w-]+)+)(:\d+)?(\/|$)/.test(raw) ? ` (did you mean "http://${raw}"?)` : '';
-    throw new PetloadError(
-      'E_USAGE',
-      `--target: expected a base URL such as https://staging.example.com/v1, found ${shown}${fix}`,
-    );
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw new PetloadError(
-      'E_KEYS_ON_ARGV',
-      '--target: expected a URL without credentials, found one with a user or password in it; keys go in the keys file',
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    const fix = /^(localhost|[\w-]+(\.[\w-]+)+):\d+/.test(raw) ? ` (did you mean "http://${raw}"?)` : '';
-    throw new PetloadError('E_USAGE', `--target: expected an http: or https: URL, found ${shown}${fix}`);
-  }
-  if (url.search !== '' || url.hash !== '') {
-    throw new PetloadError('E_USAGE', `--target: expected a base URL without a query or fragment, found ${shown}`);
-  }
-  return url;
-}
-
 /** An external target at `url`, judged on `clock` (the real clock, unless it is a reference server on a scaled one). */
 export function externalTarget(url: string, keys: readonly ApiKey[], clock: Clock = realClock): Target {
   const parsed = parseTargetUrl(url);
   return { url: parsed.href.replace(/\/$/, ''), embedded: false, clock, keys, faults: [], close: async () => {} };
 }
 
-/** True for loopback addresses (127.0.0.0/8, ::1, localhost). */
-export function isLoopback(url: string): boolean {
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
+export { isLoopback, parseTargetUrl } from '../http/target-url.js';

@@ -8,7 +8,6 @@
  */
 import { errors, Pool, util, type Dispatcher } from 'undici';
 import type { Clock } from '../core/clock.js';
-import { PetloadError } from '../core/errors.js';
 import { decodeBody, excerpt } from './body.js';
 import type {
   AuthKind,
@@ -20,6 +19,7 @@ import type {
   TransportError,
   TransportErrorKind,
 } from './exchange.js';
+import { parseTargetUrl } from './target-url.js';
 import { DateCache, ResponseMemo } from './parsed.js';
 
 export interface HttpClientOptions {
@@ -422,31 +422,12 @@ function joinOverlap(groups: Map<string, OverlapGroup>, label: string): OverlapG
   return group;
 }
 
-function parseBaseUrl(baseUrl: string): URL {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new PetloadError('E_USAGE', `target ${JSON.stringify(baseUrl)} is not a URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new PetloadError('E_USAGE', `target ${url.origin}${url.pathname} is not http: or https:`);
-  }
-  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
-    throw new PetloadError(
-      'E_USAGE',
-      `target ${url.origin}${url.pathname} must not carry credentials, a query or a fragment`,
-    );
-  }
-  return url;
-}
-
 function destroyPool(pool: Pool): void {
   pool.destroy().catch(() => undefined);
 }
 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
-  const url = parseBaseUrl(options.baseUrl);
+  const url = parseTargetUrl(options.baseUrl);
   const pool = new Pool(url.origin, {
     connections: options.connections ?? DEFAULT_CONNECTIONS,
     pipelining: 1,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PetloadError } from '../core/errors.js';
-import { isLoopback, parseTargetUrl } from './target.js';
+import { isLoopback, parseTargetUrl } from './target-url.js';
 
 describe('parseTargetUrl', () => {
   it('takes an http or https base URL', () => {
