@@ -16,6 +16,7 @@ import autocannon from 'autocannon';
 import { z } from 'zod';
 import type { OperationId } from '../api/operations.js';
 import type { PlanName } from '../api/plans.js';
+import type { ApiKey } from '../core/api-key.js';
 import { MINUTE_MS } from '../backoff/response.js';
 import { TOLERANCE_MS } from '../backoff/key-state.js';
 import { Count, DurationField } from '../core/fields.js';
@@ -27,7 +28,11 @@ import {
   lowerCaseHeaders,
   type Answered,
 } from './autocannon-exchange.js';
+import type { Budget } from './budget.js';
+import type { LoadContext } from './context.js';
+import type { PlanLane } from './lane.js';
 import type { Executor } from './phase.js';
+import type { Traffic } from './traffic.js';
 
 export interface SaturateResult {
   plan: PlanName;
@@ -98,6 +103,97 @@ function sampleRequest(
   return shape.body === undefined ? req : { ...req, body: shape.body };
 }
 
+/**
+ * The requests autocannon cycles through on `key`, and its listeners: every answer and failure reaches the run's
+ * metrics (ctx.measure), like any executor's.
+ */
+function measuredRequests(
+  ctx: LoadContext,
+  traffic: Traffic,
+  basePath: string,
+  key: ApiKey,
+): { requests: autocannon.Request[]; listeners: Listeners } {
+  // autocannon calls a request's onResponse, then emits 'response' with its time, in one go: the answer
+  // noted by the first is the one the second times.
+  let answered: Answered | null = null;
+  const names = new HeaderNames();
+  const requests = Array.from({ length: SAMPLE }, () =>
+    sampleRequest(traffic.shape(), basePath, names, (a) => {
+      answered = a;
+    }),
+  );
+  const listeners: Listeners = {
+    response(realMs) {
+      const a: Answered | null = answered;
+      answered = null;
+      if (a === null) return;
+      ctx.measure(answeredExchange({ clock: ctx.clock, key, realMs }, a));
+    },
+    error(err) {
+      const timedOut = err instanceof Error && /timed out/.test(err.message);
+      const message = err instanceof Error ? err.message : String(err);
+      ctx.measure(
+        failedExchange(
+          { clock: ctx.clock, key, realMs: timedOut ? TIMEOUT_S * 1000 : 0 },
+          { kind: timedOut ? 'timeout' : 'other', message: `autocannon: ${message}` },
+        ),
+      );
+    },
+  };
+  return { requests, listeners };
+}
+
+/** autocannon's answers per status code. */
+function statusCountsOf(r: autocannon.Result): Record<string, number> {
+  const statusCounts: Record<string, number> = {};
+  for (const [code, stat] of Object.entries(r.statusCodeStats ?? {})) statusCounts[code] = stat.count ?? 0;
+  return statusCounts;
+}
+
+/** What autocannon sent, spent from the budget, and how it was answered, in the lane's counts. */
+function countInto(lane: PlanLane, budget: Budget, r: autocannon.Result, statusCounts: Record<string, number>): void {
+  // `sent` counts requests whether or not they were answered; `total` the answered ones.
+  const sent = Math.max(r.requests.total, r.requests.sent);
+  budget.spend(sent);
+  lane.counts.planned += sent;
+  lane.counts.sent += sent;
+  const refused = statusCounts['429'] ?? 0;
+  lane.counts.accepted += r['2xx'];
+  lane.counts.refused += refused;
+  lane.counts.answered += r.non2xx - refused;
+  lane.counts.failed += r.errors;
+}
+
+function resultOf(
+  plan: PlanName,
+  key: ApiKey,
+  connections: number,
+  r: autocannon.Result,
+  statusCounts: Record<string, number>,
+): SaturateResult {
+  const total = r.requests.total;
+  return {
+    plan,
+    key: key.label,
+    connections,
+    durationS: r.duration,
+    requests: total,
+    requestsPerSecond: r.duration > 0 ? total / r.duration : 0,
+    latencyMs: {
+      mean: r.latency.mean,
+      p50: r.latency.p50,
+      p90: r.latency.p90,
+      p99: r.latency.p99,
+      p999: r.latency.p99_9,
+      max: r.latency.max,
+    },
+    statusCounts,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+  };
+}
+
 export const SaturatePhase = z.strictObject({
   executor: z.literal('saturate'),
   connections: Count(1000),
@@ -125,36 +221,7 @@ export const saturate: Executor<'saturate'> = {
         continue;
       }
       const connections = Math.min(phase.connections, budget.remaining);
-      // autocannon calls a request's onResponse, then emits 'response' with its time, in one go: the answer
-      // noted by the first is the one the second times.
-      let answered: Answered | null = null;
-      const names = new HeaderNames();
-      const requests = Array.from({ length: SAMPLE }, () =>
-        sampleRequest(traffic.shape(), basePath, names, (a) => {
-          answered = a;
-        }),
-      );
-      const measured = { answers: 0, failures: 0 };
-      const listeners: Listeners = {
-        response(realMs) {
-          const a: Answered | null = answered;
-          answered = null;
-          if (a === null) return;
-          measured.answers++;
-          ctx.measure(answeredExchange({ clock: ctx.clock, key, realMs }, a));
-        },
-        error(err) {
-          measured.failures++;
-          const timedOut = err instanceof Error && /timed out/.test(err.message);
-          const message = err instanceof Error ? err.message : String(err);
-          ctx.measure(
-            failedExchange(
-              { clock: ctx.clock, key, realMs: timedOut ? TIMEOUT_S * 1000 : 0 },
-              { kind: timedOut ? 'timeout' : 'other', message: `autocannon: ${message}` },
-            ),
-          );
-        },
-      };
+      const { requests, listeners } = measuredRequests(ctx, traffic, basePath, key);
       const options: autocannon.Options = {
         url: `${base.origin}${basePath}`,
         connections,
@@ -170,39 +237,9 @@ export const saturate: Executor<'saturate'> = {
         ...(Number.isFinite(budget.remaining) ? { maxOverallRequests: budget.remaining } : {}),
       };
       const r = await run(options, env.signal, listeners);
-      // `sent` counts requests whether or not they were answered; `total` the answered ones.
-      const total = r.requests.total;
-      const sent = Math.max(total, r.requests.sent);
-      budget.spend(sent);
-      lane.counts.planned += sent;
-      lane.counts.sent += sent;
-      const statusCounts: Record<string, number> = {};
-      for (const [code, stat] of Object.entries(r.statusCodeStats ?? {})) statusCounts[code] = stat.count ?? 0;
-      const refused = statusCounts['429'] ?? 0;
-      lane.counts.accepted += r['2xx'];
-      lane.counts.refused += refused;
-      lane.counts.answered += r.non2xx - refused;
-      lane.counts.failed += r.errors;
-      const result: SaturateResult = {
-        plan: lane.plan,
-        key: key.label,
-        connections,
-        durationS: r.duration,
-        requests: total,
-        requestsPerSecond: r.duration > 0 ? total / r.duration : 0,
-        latencyMs: {
-          mean: r.latency.mean,
-          p50: r.latency.p50,
-          p90: r.latency.p90,
-          p99: r.latency.p99,
-          p999: r.latency.p99_9,
-          max: r.latency.max,
-        },
-        statusCounts,
-        non2xx: r.non2xx,
-        errors: r.errors,
-        timeouts: r.timeouts,
-      };
+      const statusCounts = statusCountsOf(r);
+      countInto(lane, budget, r, statusCounts);
+      const result = resultOf(lane.plan, key, connections, r, statusCounts);
       ctx.ledger.info(CHECK_ID, lane.plan, env.label, result);
       ctx.ledger.pass(CHECK_ID, lane.plan);
       ctx.log(
