@@ -83,7 +83,7 @@ export const burst: Executor<'burst'> = {
       }
       if (specs.length === 0) continue;
       const exchanges = await ctx.sendSimultaneous(specs);
-      exchanges.forEach((ex, i) => lane.learn(keys[i]!, sentAt[i]!, ex));
+      for (const [i, ex] of exchanges.entries()) lane.learn(keys[i]!, sentAt[i]!, ex);
     }
     return {};
   },

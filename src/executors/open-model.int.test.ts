@@ -43,7 +43,7 @@ describe('constant-rate', () => {
         .sort((a, b) => a - b);
       expect(intended).toHaveLength(expected[plan]);
       const gap = 60_000 / (0.8 * PLANS[plan].perMinute);
-      intended.forEach((at, i) => expect(at - intended[0]!).toBeCloseTo(i * gap, 6));
+      for (const [i, at] of intended.entries()) expect(at - intended[0]!).toBeCloseTo(i * gap, 6);
     }
     expect(t.exchanges.every((ex) => ex.tag === 'constant-rate')).toBe(true);
     // An open model never runs ahead of its schedule: no request leaves before its intended time, and the
