@@ -133,9 +133,11 @@ function drainDeadline(signal: AbortSignal): { signal: AbortSignal; start(): voi
   };
 }
 
-/** Wait until nothing is in flight, or the deadline. */
+/** Wait until nothing is in flight, or the deadline (which abandons what is still in flight: it then settles). */
 async function drain(client: HttpClient, deadline: AbortSignal): Promise<void> {
-  while (client.inFlight() > 0 && !deadline.aborted) await new Promise((r) => setTimeout(r, 20));
+  if (deadline.aborted) return;
+  const aborted = new Promise<void>((resolve) => deadline.addEventListener('abort', () => resolve(), { once: true }));
+  await Promise.race([client.idle(), aborted]);
 }
 
 /** One note per load phase and plan: what was offered and what became of it. */

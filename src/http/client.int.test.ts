@@ -560,7 +560,14 @@ describe('HTTP client: transport failures are values', () => {
     const queued = c.send(spec({ path: '/second' }));
     await waitFor(() => seen.length === 1);
     expect(c.inFlight()).toBe(2);
+    let idle = false;
+    const idled = c.idle().then(() => {
+      idle = true;
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(idle).toBe(false);
     c.abortAll();
+    await idled;
     const [a, b] = await Promise.all([onWire, queued]);
     expect(a.error).toMatchObject({ kind: 'aborted' });
     expect(a.error?.unsent).toBeUndefined();

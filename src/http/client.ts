@@ -100,6 +100,8 @@ class LiveRequests {
   private head: ExchangeHandler | null = null;
   private tail: ExchangeHandler | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** Who waits for nothing to be in flight (idle()). */
+  private idleWaiters: (() => void)[] = [];
   size = 0;
 
   constructor(private readonly timeoutMs: number) {}
@@ -123,10 +125,16 @@ class LiveRequests {
     else this.tail = h.prevLive;
     h.prevLive = null;
     h.nextLive = null;
-    if (--this.size === 0 && this.timer !== null) {
-      clearTimeout(this.timer);
+    if (--this.size === 0) {
+      if (this.timer !== null) clearTimeout(this.timer);
       this.timer = null;
+      if (this.idleWaiters.length > 0) for (const w of this.idleWaiters.splice(0)) w();
     }
+  }
+
+  /** Resolves once no request is in flight (at once when none is). */
+  idle(): Promise<void> {
+    return this.size === 0 ? Promise.resolve() : new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   /** The timer fired: time out every request that is due, then wait for the next one. */
@@ -463,6 +471,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       return done;
     },
     inFlight: () => state.live.size,
+    idle: () => state.live.idle(),
     abortAll(): void {
       for (const handler of state.live.all()) handler.handleEvent();
     },

@@ -105,6 +105,8 @@ export interface HttpClient {
   send(spec: RequestSpec): Promise<Exchange>;
   /** Number of requests in flight now. */
   inFlight(): number;
+  /** Resolves once no request is in flight. */
+  idle(): Promise<void>;
   /** Abandon every request in flight or queued, as if each one's signal had aborted. */
   abortAll(): void;
   close(): Promise<void>;
