@@ -14,7 +14,7 @@ import { buildReport } from '../engine/build-report.js';
 import type { Clock } from '../core/clock.js';
 import type { Report } from '../report/schema.js';
 import type { Exchange, HeaderMap } from '../http/exchange.js';
-import { createMetrics } from '../metrics/recorder.js';
+import { createMetrics, type MetricsSnapshot } from '../metrics/recorder.js';
 
 export const SAMPLE_KEYS: readonly ApiKey[] = parseKeys(
   {
@@ -58,88 +58,103 @@ function rng(seed: number): () => number {
 
 const WINDOW_MS = 60_000;
 
-export function sampleRun(opts: SampleOptions = {}): SampleRun {
-  const random = rng(opts.seed ?? 1);
-  const n = opts.requests ?? 240;
-  const scenario = opts.scenario ?? 'compliance';
-  const startedAt = new Date(opts.startedAt ?? '2030-01-01T00:00:00.000Z');
-  const epoch = startedAt.getTime();
-  const leak = opts.leak ?? '';
-  const keys = opts.keys ?? SAMPLE_KEYS;
-  let nowMono = 0;
-  const clock: Clock = { scale: 1, now: () => epoch + nowMono, monotonic: () => nowMono, sleep: async () => undefined };
-  const metrics = createMetrics({ clock, startMono: 0 });
-  const ledger = new Ledger();
-  const latencies: Record<string, number[]> = {};
-  const used = new Map<ApiKey, number>();
+/** What every exchange of the sample draws on: the seeded generator, and each key's requests so far. */
+interface SampleState {
+  readonly random: () => number;
+  readonly n: number;
+  readonly epoch: number;
+  readonly leak: string;
+  readonly keys: readonly ApiKey[];
+  readonly used: Map<ApiKey, number>;
+}
 
-  for (let i = 0; i < n; i++) {
-    const key = keys[i % 2]!;
-    const t = Math.floor((i * WINDOW_MS) / n);
-    const r = random();
-    const operation: OperationId = r < 0.6 ? 'listPets' : r < 0.85 ? 'createPet' : 'getPet';
-    const count = (used.get(key) ?? 0) + 1;
-    used.set(key, count);
-    const limit = key.limits.perMinute;
-    const refused = count > limit;
-    const status = refused
-      ? 429
-      : operation === 'createPet'
-        ? 201
-        : operation === 'getPet' && random() < 0.3
-          ? 404
-          : 200;
-    // Whole microseconds, so that the test can rebuild the same histogram from these numbers.
-    const micros = refused
-      ? 300 + Math.floor(random() * 700)
-      : Math.floor(2000 * Math.exp(random() * 2.5) + random() * 1000);
-    const latencyMs = micros / 1000;
-    (latencies[operation] ??= []).push(micros);
-    const resetS = Math.floor((epoch + WINDOW_MS) / 1000);
-    const headers: HeaderMap = {
-      'content-type': 'application/json',
-      'x-ratelimit-limit': String(limit),
-      'x-ratelimit-remaining': String(Math.max(0, limit - count)),
-      // The free key's server sends Reset in milliseconds (fault reset-in-ms): the failing check below.
-      'x-ratelimit-reset': String(key.plan === 'free' ? resetS * 1000 : resetS),
-    };
-    if (refused) headers['retry-after'] = String(Math.max(1, Math.ceil((WINDOW_MS - t) / 1000)));
-    if (leak && i === 0) headers['www-authenticate'] = `Bearer realm="${leak}"`;
-    const body =
-      status === 429
-        ? '{"code":"rate_limited","message":"Too many requests","status":429}'
-        : '[{"id":1,"name":"Rex","categoryId":2}]';
-    nowMono = t + latencyMs;
-    const ex: Exchange = {
-      seq: i,
-      operation,
-      method: operation === 'createPet' ? 'POST' : 'GET',
-      path: operation === 'getPet' ? `/pets/${1000 + i}` : operation === 'listPets' ? '/pets?limit=20' : '/pets',
-      auth: 'valid',
-      keyLabel: key.label,
-      plan: key.plan,
-      requestBody: operation === 'createPet' ? '{"name":"Rex","categoryId":2}' : null,
-      status,
-      headers,
-      body: { kind: 'json', value: null, excerpt: leak && i === 0 ? `${body} ${leak}` : body },
-      error: null,
-      timing: { intended: t, sent: t + 0.1, headers: t + latencyMs * 0.8, done: t + latencyMs },
-      localTime: epoch + t + latencyMs,
-      overlapped: false,
-      tag: 'constant-rate',
-    };
-    metrics.record(ex);
-    ledger.pass('contract.transport', key.plan);
-    ledger.pass('ratelimit.headers-present', key.plan);
-    if (operation === 'listPets' && status === 200) ledger.pass('list.schema', key.plan);
-    if (refused) ledger.pass('retry-after.present', key.plan);
-    if (key.plan === 'free') {
-      const message = `X-RateLimit-Reset ${headers['x-ratelimit-reset']} looks like Unix milliseconds, not seconds${leak && i === 0 ? ` (${leak})` : ''}`;
-      ledger.fail('ratelimit.reset-is-timestamp', key.plan, message, ex);
-    } else {
-      ledger.pass('ratelimit.reset-is-timestamp', key.plan);
-    }
+interface SampleExchange {
+  readonly key: ApiKey;
+  readonly operation: OperationId;
+  readonly ex: Exchange;
+  /** Its latency in whole microseconds. */
+  readonly micros: number;
+  readonly refused: boolean;
+}
+
+function sampleHeaders(s: SampleState, key: ApiKey, count: number, t: number, refused: boolean, i: number): HeaderMap {
+  const limit = key.limits.perMinute;
+  const resetS = Math.floor((s.epoch + WINDOW_MS) / 1000);
+  const headers: HeaderMap = {
+    'content-type': 'application/json',
+    'x-ratelimit-limit': String(limit),
+    'x-ratelimit-remaining': String(Math.max(0, limit - count)),
+    // The free key's server sends Reset in milliseconds (fault reset-in-ms): the failing check below.
+    'x-ratelimit-reset': String(key.plan === 'free' ? resetS * 1000 : resetS),
+  };
+  if (refused) headers['retry-after'] = String(Math.max(1, Math.ceil((WINDOW_MS - t) / 1000)));
+  if (s.leak && i === 0) headers['www-authenticate'] = `Bearer realm="${s.leak}"`;
+  return headers;
+}
+
+/** The i-th exchange: the keys alternate, the operations are a seeded mix, a key past its minute's limit gets 429. */
+function sampleExchange(s: SampleState, i: number): SampleExchange {
+  const key = s.keys[i % 2]!;
+  const t = Math.floor((i * WINDOW_MS) / s.n);
+  const r = s.random();
+  const operation: OperationId = r < 0.6 ? 'listPets' : r < 0.85 ? 'createPet' : 'getPet';
+  const count = (s.used.get(key) ?? 0) + 1;
+  s.used.set(key, count);
+  const refused = count > key.limits.perMinute;
+  const status = refused
+    ? 429
+    : operation === 'createPet'
+      ? 201
+      : operation === 'getPet' && s.random() < 0.3
+        ? 404
+        : 200;
+  // Whole microseconds, so that the test can rebuild the same histogram from these numbers.
+  const micros = refused
+    ? 300 + Math.floor(s.random() * 700)
+    : Math.floor(2000 * Math.exp(s.random() * 2.5) + s.random() * 1000);
+  const latencyMs = micros / 1000;
+  const headers = sampleHeaders(s, key, count, t, refused, i);
+  const body =
+    status === 429
+      ? '{"code":"rate_limited","message":"Too many requests","status":429}'
+      : '[{"id":1,"name":"Rex","categoryId":2}]';
+  const ex: Exchange = {
+    seq: i,
+    operation,
+    method: operation === 'createPet' ? 'POST' : 'GET',
+    path: operation === 'getPet' ? `/pets/${1000 + i}` : operation === 'listPets' ? '/pets?limit=20' : '/pets',
+    auth: 'valid',
+    keyLabel: key.label,
+    plan: key.plan,
+    requestBody: operation === 'createPet' ? '{"name":"Rex","categoryId":2}' : null,
+    status,
+    headers,
+    body: { kind: 'json', value: null, excerpt: s.leak && i === 0 ? `${body} ${s.leak}` : body },
+    error: null,
+    timing: { intended: t, sent: t + 0.1, headers: t + latencyMs * 0.8, done: t + latencyMs },
+    localTime: s.epoch + t + latencyMs,
+    overlapped: false,
+    tag: 'constant-rate',
+  };
+  return { key, operation, ex, micros, refused };
+}
+
+/** The checks each exchange passes, and the failing ratelimit.reset-is-timestamp of the free key. */
+function judgeSample(ledger: Ledger, { key, operation, ex, refused }: SampleExchange, leak: string, i: number): void {
+  ledger.pass('contract.transport', key.plan);
+  ledger.pass('ratelimit.headers-present', key.plan);
+  if (operation === 'listPets' && ex.status === 200) ledger.pass('list.schema', key.plan);
+  if (refused) ledger.pass('retry-after.present', key.plan);
+  if (key.plan === 'free') {
+    const message = `X-RateLimit-Reset ${ex.headers['x-ratelimit-reset']} looks like Unix milliseconds, not seconds${leak && i === 0 ? ` (${leak})` : ''}`;
+    ledger.fail('ratelimit.reset-is-timestamp', key.plan, message, ex);
+  } else {
+    ledger.pass('ratelimit.reset-is-timestamp', key.plan);
   }
+}
+
+/** The run's other outcomes: a failure without evidence, a skip with a reason, info facts. */
+function recordOtherOutcomes(ledger: Ledger, leak: string): void {
   ledger.fail('auth.challenge', null, '401 without a WWW-Authenticate header');
   ledger.skip(
     'ratelimit.key-isolation',
@@ -150,9 +165,11 @@ export function sampleRun(opts: SampleOptions = {}): SampleRun {
   ledger.info('ratelimit.what-counts', 'pro', 'notCounted', ['400', '404']);
   if (leak) ledger.info('ratelimit.what-counts', 'pro', leak, leak);
   ledger.pass('ratelimit.what-counts', 'pro');
+}
 
-  const snapshot = metrics.snapshot();
-  const thresholds = ['p(95) < 250ms', 'rate(429) < 1%'].map((expression) => {
+/** One threshold that passes and one that fails, judged on the metrics as a run judges them. */
+function sampleThresholds(ledger: Ledger, snapshot: MetricsSnapshot) {
+  return ['p(95) < 250ms', 'rate(429) < 1%'].map((expression) => {
     const parsed = parseThreshold(expression);
     const checkId = thresholdCheckId(parsed);
     const r = evaluateThreshold(parsed, snapshot);
@@ -166,7 +183,39 @@ export function sampleRun(opts: SampleOptions = {}): SampleRun {
       ok: r.ok,
     };
   });
+}
 
+export function sampleRun(opts: SampleOptions = {}): SampleRun {
+  const scenario = opts.scenario ?? 'compliance';
+  const startedAt = new Date(opts.startedAt ?? '2030-01-01T00:00:00.000Z');
+  const epoch = startedAt.getTime();
+  const leak = opts.leak ?? '';
+  const keys = opts.keys ?? SAMPLE_KEYS;
+  const state: SampleState = {
+    random: rng(opts.seed ?? 1),
+    n: opts.requests ?? 240,
+    epoch,
+    leak,
+    keys,
+    used: new Map(),
+  };
+  let nowMono = 0;
+  const clock: Clock = { scale: 1, now: () => epoch + nowMono, monotonic: () => nowMono, sleep: async () => undefined };
+  const metrics = createMetrics({ clock, startMono: 0 });
+  const ledger = new Ledger();
+  const latencies: Record<string, number[]> = {};
+
+  for (let i = 0; i < state.n; i++) {
+    const sample = sampleExchange(state, i);
+    (latencies[sample.operation] ??= []).push(sample.micros);
+    nowMono = sample.ex.timing.done;
+    metrics.record(sample.ex);
+    judgeSample(ledger, sample, leak, i);
+  }
+  recordOtherOutcomes(ledger, leak);
+
+  const snapshot = metrics.snapshot();
+  const thresholds = sampleThresholds(ledger, snapshot);
   const report = buildReport({
     scenario: { name: scenario, description: 'Sample run for the report tests' },
     target: {
