@@ -156,7 +156,12 @@ function violations(edges: readonly Edge[], layers: Readonly<Record<string, read
 /** Pairs of folders that may import each other, directly or through others. */
 function cycles(layers: Readonly<Record<string, readonly string[]>>): string[] {
   const reaches = (a: string, b: string, seen = new Set<string>()): boolean =>
-    (layers[a] ?? []).some((n) => n === b || (!seen.has(n) && (seen.add(n), reaches(n, b, seen))));
+    (layers[a] ?? []).some((n) => {
+      if (n === b) return true;
+      if (seen.has(n)) return false;
+      seen.add(n);
+      return reaches(n, b, seen);
+    });
   return Object.keys(layers).filter((a) => reaches(a, a));
 }
 

@@ -91,7 +91,7 @@ export class Quota {
   refusedUntil(): number {
     const m = this.minute.count >= this.limits.perMinute ? this.minute.end : 0;
     const d = this.day.count >= this.limits.perDay ? this.day.end : 0;
-    return m > d ? m : d;
+    return Math.max(m, d);
   }
 
   consume(): void {

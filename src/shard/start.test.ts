@@ -11,7 +11,10 @@ describe('waitUntil (--start-at)', () => {
 
   it('begins at once when the instant has passed, and says how late', async () => {
     let calls = 0;
-    const r = await waitUntil(1_000, undefined, () => (calls++, 4_500));
+    const r = await waitUntil(1_000, undefined, () => {
+      calls++;
+      return 4_500;
+    });
     expect(r.lateMs).toBe(3_500);
     expect(calls).toBe(2);
   });

@@ -90,7 +90,9 @@ async function fromUpstream(upstreamOrigin: string, req: RawRequest): Promise<An
   });
   const body = Buffer.from(await res.arrayBuffer());
   const out: [string, string][] = [];
-  res.headers.forEach((value, name) => out.push([name, value]));
+  res.headers.forEach((value, name) => {
+    out.push([name, value]);
+  });
   return { status: res.status, headers: out, body };
 }
 

@@ -93,7 +93,7 @@ Module({
           limit: (ctx: ExecutionContext) => keyOf(requestOf(ctx))?.perDay ?? 100 * ANONYMOUS_LIMIT,
         },
       ],
-      getTracker: (req: Record<string, any>) => keyOf(req as Request)?.key ?? String((req as Request).ip),
+      getTracker: (req: object) => keyOf(req as Request)?.key ?? String((req as Request).ip),
     }),
   ],
   controllers: [PetsController],
