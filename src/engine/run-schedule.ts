@@ -1,6 +1,6 @@
 /**
  * Runs a probe schedule (schedule.ts): every step as soon as the steps before it on its lanes are done — a lane
- * per key, one for requests without a key, one for the exact counts (enforce, burst) — so steps on different keys and plans
+ * per key, one for requests without a key, one for the exact counts on fresh windows — so steps on different keys and plans
  * run side by side and their waits overlap. Each probe sees only the keys its step was given, and the 429 left
  * on its key by the step before. Probes wait for their windows themselves (freshKey, Retry-After, Reset); the
  * runner adds only what the schedule assumed of the address window. Counts what each key really sent.
@@ -32,7 +32,7 @@ export interface ScheduleOutcome {
   readonly steps: readonly StepResult[];
 }
 
-/** The keys a step was given, in the step's order (key A first for key-isolation). */
+/** The keys a step was given, in the step's order (the key a `pair` exhausts first). */
 function keyView(all: KeyView, labels: readonly string[]): KeyView {
   const mine = (): KeyState[] =>
     labels.map((l) => all.all().find((s) => s.key.label === l)).filter((s): s is KeyState => s !== undefined);
@@ -58,24 +58,6 @@ class LatestRefusals {
     };
   }
 }
-
-/**
- * Probes whose judgement counts what a key's window admitted (an exhaust, a burst, a drain or a status's quota use
- * measured by Remaining) or whose keyless requests a faulty target may charge to every key. Their sequences never overlap one another: on
- * a target whose keys share a counter, or that charges keyless requests to real keys, one such probe's traffic would
- * otherwise show up in another's count, and a defect that key-isolation or no-quota-drain names would fail other
- * checks too (one defect, one failure). They are short in real time, so other probes' requests wait for them.
- */
-const COUNTING: ReadonlySet<ProbeName> = new Set([
-  'auth',
-  'enforce',
-  'burst',
-  'key-isolation',
-  'quota-drain',
-  'what-counts',
-]);
-/** Probes whose one request must go out at the instant they waited for (a Retry-After to judge): never held. */
-const ON_TIME: ReadonlySet<ProbeName> = new Set(['retry-after-honest', 'restore', 'ban']);
 
 /**
  * Counting probes send alone: from a counting probe's first request to its end (its exclusive turn), no other
@@ -118,7 +100,7 @@ class SendTurns {
 const lanesOf = (s: Step): string[] => [
   ...s.keys.map((k) => `key:${k}`),
   ...(s.unkeyed > 0 ? ['address'] : []),
-  ...(s.probe === 'burst' || s.probe === 'enforce' ? ['exact'] : []),
+  ...(s.exact ? ['exact'] : []),
 ];
 
 /** Told as each step starts and ends (a progress display); without it, one log line per step. */
@@ -168,7 +150,9 @@ export async function runSchedule(
   let stopped = false;
   const runStep = async (step: Step) => {
     if (base.signal.aborted || stopped) return;
-    const alone = COUNTING.has(step.probe);
+    // What the probe says of its requests (src/probes/probe.ts SendMode).
+    const sends = PROBE_REGISTRY[step.probe].needs.sends;
+    const alone = sends === 'alone';
     // Taken once, at the first request (requests sent together share it).
     const held: { turn: Promise<() => void> | null } = { turn: null };
     // Others' requests settled when this probe's turn began: a measurement begun before the turn counts from there.
@@ -178,7 +162,7 @@ export async function runSchedule(
         othersSettledAtTurn = settledAll - ownSettled;
         return end;
       }));
-    const direct = alone || ON_TIME.has(step.probe);
+    const direct = sends !== 'shared';
     let ownSent = 0;
     let ownSettled = 0;
     // Counted as sent when handed to the send path (not while held for another probe's turn), settled when back.

@@ -2,12 +2,12 @@
  * The probe schedule: which probe runs on which key, in which of the key's minute windows, and when — worked out
  * before anything is sent, from the keys and the probes alone (a pure function, no I/O).
  *
- * A minute window is the scarce thing. A probe that must see a window from its first request (enforce, burst)
- * gets a key of its own; the probes that wait out a 429 (retry-after-honest, restore) take the 429 those left
- * and run in the next window of the same key; probes that only need headroom (the contract probes, what-counts,
- * quota-drain, key-isolation) go where a window already open has room. Keys of one plan, and the plans, run side
- * by side; only two lanes are shared: requests without a valid key (auth, quota-drain), which a target may limit
- * per client address, and the simultaneous bursts, which run one at a time.
+ * It reads nothing of a probe but what the probe says it needs (src/probes/probe.ts, `needs`), and names none.
+ * A minute window is the scarce thing. A probe that must see a window from its first request (`fresh`) gets a key
+ * of its own; the probes that wait out a 429 (`refusal`) take the 429 those left and run in the next window of the
+ * same key; probes that only need room (`headroom`, `pair`) go where a window already open has it. Keys of one
+ * plan, and the plans, run side by side; only two lanes are shared: requests without a valid key, which a target
+ * may limit per client address, and the exact counts on fresh windows, which run one at a time.
  *
  * With three keys per plan the whole pass takes about two windows: the one where quotas are spent and the one
  * where they come back. With fewer keys the same probes queue on fewer windows; `reasons` says what waits.
@@ -16,9 +16,8 @@ import type { PlanName } from '../api/plans.js';
 import { MINUTE_S } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { ProbeName } from '../probes/names.js';
-import { banProbeMaxRequests } from '../probes/ban.js';
-import { PROBE_REGISTRY } from '../probes/index.js';
-import { BURST_EXTRA } from '../probes/ratelimit.js';
+import { probesInOrder } from '../probes/index.js';
+import type { Probe, WindowNeed } from '../probes/probe.js';
 
 export interface ScheduleKey {
   readonly label: string;
@@ -60,13 +59,15 @@ export type StepNeed =
 export interface Step {
   readonly id: number;
   readonly probe: ProbeName;
-  /** null: a probe that is not per plan (auth). */
+  /** null: a probe that is not per plan. */
   readonly plan: PlanName | null;
-  /** Keys the step sends on, by label: the first is its main key (key A for key-isolation). */
+  /** Keys the step sends on, by label: the first is its main key (the one a `pair` exhausts). */
   readonly keys: readonly string[];
   /** Index of the main key's minute window it runs in (0: the key's first in the run). */
   readonly window: number;
   readonly need: StepNeed;
+  /** An exact count on a fresh window: one at a time across plans (the runner's exact lane). */
+  readonly exact?: boolean;
   /** Planned start and end, run-clock ms from the start of the schedule. */
   readonly at: number;
   readonly ends: number;
@@ -75,8 +76,8 @@ export interface Step {
   /** Requests without a valid key. */
   readonly unkeyed: number;
   /**
-   * For quota-drain: the run's requests without a key will not fit in the address's current window, so the
-   * step starts on a key window opened well after that one, which lasts across the address window's end.
+   * A headroom step with requests without a key that will not fit in the address's current window: it starts on
+   * a key window opened well after that one, which lasts across the address window's end.
    */
   readonly straddle?: boolean;
   /** Why the step waits for a later window than its key's first, for people. */
@@ -105,28 +106,12 @@ export interface Schedule {
 export const WINDOW_MS = MINUTE_S * 1000;
 /** Whole-second rounding of Reset and Retry-After: the next window is sure to have begun this long after. */
 const TOL_MS = 1000;
-/** A straddling quota-drain starts on a key window opened at least this long after the address window. */
+/** A straddling step starts on a key window opened at least this long after the address window. */
 export const STRADDLE_MARGIN_MS = 5000;
 const DEFAULT_ADDRESS_BUDGET = 60;
 const DEFAULT_REQUEST_MS = 1;
-/** Keys per plan the schedule is laid out for: one for enforce, one for burst, one for the headroom probes. */
+/** Keys per plan the schedule is laid out for: one for each of the two exact counts, one for the headroom probes. */
 export const FASTEST_KEYS = 3;
-
-const CONTRACT: readonly ProbeName[] = ['input', 'list', 'create-get', 'unknown-id', 'deprecated', 'what-counts'];
-/** Requests of the probes that need headroom only: each probe's own count (src/probes, `requests`). */
-export const HEADROOM_COSTS: Partial<Record<ProbeName, number>> = Object.fromEntries(
-  CONTRACT.map((p) => [p, fixedRequests(p).keyed]),
-);
-export const AUTH_REQUESTS = fixedRequests('auth').unkeyed;
-export const DRAIN_INVALID = fixedRequests('quota-drain').unkeyed;
-const DRAIN_VALID = fixedRequests('quota-drain').keyed;
-
-/** What a probe with a fixed sequence sends (its own `requests`). */
-function fixedRequests(name: ProbeName): { readonly keyed: number; readonly unkeyed: number } {
-  const r = PROBE_REGISTRY[name].requests;
-  if (r === undefined) throw new Error(`probe ${name} states no fixed request count`);
-  return r;
-}
 
 interface KeySim {
   readonly key: ScheduleKey;
@@ -183,312 +168,371 @@ function reserve(taken: [number, number][], t: number, dur: number): number {
   return at;
 }
 
-export function planSchedule(input: ScheduleInput): Schedule {
-  const scale = input.scale ?? 1;
-  const budget = input.addressBudget ?? DEFAULT_ADDRESS_BUDGET;
-  const r = (input.requestMs ?? DEFAULT_REQUEST_MS) * scale; // run-clock ms per request
-  const runs = input.runs ?? (() => true);
-  const want = new Set(input.probes);
-  const steps: Step[] = [];
-  const skipped: { probe: ProbeName; plan: PlanName; reason: string }[] = [];
-  const reasons: string[] = [];
-  const requestsByKey: Record<string, number> = {};
+type Need<W extends WindowNeed['window']> = Extract<WindowNeed, { window: W }>;
+
+/** What the planner keeps across plans: the steps so far, the address window, the exact counts' times. */
+interface Plan {
+  readonly r: number;
+  readonly budget: number;
+  readonly steps: Step[];
+  readonly skipped: { probe: ProbeName; plan: PlanName; reason: string }[];
+  readonly requestsByKey: Record<string, number>;
+  readonly address: AddressSim;
+  readonly exact: [number, number][];
+  unkeyed: number;
+}
+
+/** One plan's keys as the planner lays steps on them. */
+interface PlanKeys {
+  readonly plan: PlanName;
+  readonly keys: readonly ScheduleKey[];
+  readonly sims: readonly KeySim[];
+  /** Keys some fresh step of the plan has taken. */
+  readonly fresh: Set<KeySim>;
+}
+
+const push = (p: Plan, s: Omit<Step, 'id'>): void => {
+  p.steps.push({ ...s, id: p.steps.length });
+};
+
+/** The key at a slot: the slot's key, or the last the plan has. */
+const keyAt = (pk: PlanKeys, slot: number): KeySim => pk.sims[Math.min(slot, pk.sims.length - 1)]!;
+
+const waitNote = (k: KeySim, why: string) => `waits for ${k.key.label}'s window ${k.index + 1}: ${why}`;
+
+/** Requests without a key at time t: opens a new address window when the last has ended. */
+function spendAddress(address: AddressSim, t: number, n: number): void {
+  if (address.openAt === null || t >= address.openAt + WINDOW_MS) {
+    address.openAt = t;
+    address.used = 0;
+  }
+  address.used += n;
+}
+
+function placeKeyless(p: Plan, probe: ProbeName, need: Need<'none'>): void {
+  const ends = need.unkeyed * p.r;
+  push(p, { probe, plan: null, keys: [], window: 0, need: 'none', at: 0, ends, requests: 0, unkeyed: need.unkeyed });
+  spendAddress(p.address, 0, need.unkeyed);
+  p.address.free = ends;
+  p.unkeyed += need.unkeyed;
+}
+
+function placeFresh(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'fresh'>, k: KeySim): void {
+  const cost = need.requests(k.key.quota);
+  const dur = need.span(k.key.quota) * p.r;
+  const spare = need.spareKey ? pk.sims[FASTEST_KEYS] : undefined;
+  const e = enter(k, 0, cost, true);
+  // One exact count at a time across plans: its many connections or parallel requests slow the others.
+  const at = reserve(p.exact, e.at, dur);
+  if (at !== e.at) k.openAt = at;
+  const ends = at + dur;
+  k.used = cost;
+  k.exhausted = true;
+  k.refused = true;
+  k.free = ends;
+  k.requests += cost;
+  pk.fresh.add(k);
+  push(p, {
+    probe,
+    plan: pk.plan,
+    keys: spare === undefined ? [k.key.label] : [k.key.label, spare.key.label],
+    window: k.index,
+    need: 'fresh',
+    exact: true,
+    at,
+    ends,
+    requests: cost,
+    unkeyed: 0,
+    ...(e.waited ? { waits: waitNote(k, 'its earlier window was spent') } : {}),
+  });
+}
+
+function placeRefusal(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'refusal'>): void {
+  const k = keyAt(pk, need.slot);
+  let cost = 1;
+  let start = k.free;
+  const exhaustMs = need.exhaustSpan(k.key.quota) * p.r;
+  if (!k.refused) {
+    // Nothing to wait out on this key: the probe exhausts it first.
+    const e = enter(k, 0, k.key.quota + 1, true);
+    start = e.at + exhaustMs;
+    cost += k.key.quota + 1;
+    k.exhausted = true;
+  }
+  const end = (k.openAt ?? 0) + WINDOW_MS + TOL_MS;
+  const at = Math.max(start, k.exhausted ? end : start);
+  if (k.exhausted) {
+    k.openAt = at;
+    k.index++;
+    k.used = 0;
+    k.exhausted = false;
+  }
+  // The 429 stays for another step of the key that waits one out (with one key, the next such step shares it).
+  k.refused = true;
+  k.used += 1;
+  k.free = at + p.r;
+  k.requests += cost;
+  const begins = cost > 1 ? at - exhaustMs : at;
+  push(p, {
+    probe,
+    plan: pk.plan,
+    keys: [k.key.label],
+    window: k.index,
+    need: 'refusal',
+    at: begins,
+    ends: at + p.r,
+    requests: cost,
+    unkeyed: 0,
+  });
+}
+
+function placePair(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'pair'>): void {
+  const [a, b] = [keyAt(pk, need.slots[0]), keyAt(pk, need.slots[1])];
+  if (a === b) {
+    const reason = `needs two keys of one plan; the keys file has one usable ${pk.plan} key`;
+    p.skipped.push({ probe, plan: pk.plan, reason });
+    return;
+  }
+  const eb = enter(b, a.free, need.second, false);
+  const ea = enter(a, eb.at, 0, false);
+  const at = Math.max(ea.at, eb.at);
+  const cost = a.key.quota - a.used + 1;
+  const ends = at + (need.exhaustSpan(cost) + need.second) * p.r;
+  a.used = a.key.quota;
+  a.exhausted = true;
+  a.refused = true;
+  b.used += need.second;
+  a.free = b.free = ends;
+  a.requests += cost;
+  b.requests += need.second;
+  const keys = [a.key.label, b.key.label];
+  push(p, {
+    probe,
+    plan: pk.plan,
+    keys,
+    window: a.index,
+    need: 'headroom',
+    at,
+    ends,
+    requests: cost + need.second,
+    unkeyed: 0,
+  });
+}
+
+/**
+ * When a headroom step's requests without a key start, and whether it straddles: when the address window open then
+ * has no room for them, it starts on a key window opened after that address window began, which outlasts it.
+ */
+function addressStart(p: Plan, h: KeySim, unkeyed: number): { t: number; straddle: boolean } {
+  const { address } = p;
+  let t = Math.max(h.free, address.free);
+  for (let i = 0; i < 4; i++) {
+    const open = address.openAt !== null && t < address.openAt + WINDOW_MS;
+    if (!open || address.used + unkeyed <= p.budget) break;
+    const t2 = Math.max(
+      t,
+      address.openAt! + STRADDLE_MARGIN_MS,
+      h.openAt !== null && h.openAt + WINDOW_MS > t ? h.openAt + WINDOW_MS + TOL_MS : t,
+    );
+    t = t2;
+    if (t2 < address.openAt! + WINDOW_MS) return { t, straddle: true };
+  }
+  return { t, straddle: false };
+}
+
+/** A headroom step with requests without a key: on the address lane too, across an address window if it must. */
+function placeAddressHeadroom(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'headroom'>, unkeyed: number): void {
+  const { address } = p;
+  const h = keyAt(pk, need.slot);
+  const start = addressStart(p, h, unkeyed);
+  const e = enter(h, start.t, need.requests, start.straddle);
+  const t = e.at;
+  let ends: number;
+  let refusedExtra = 0;
+  if (start.straddle) {
+    const first = p.budget - address.used;
+    const next = address.openAt! + WINDOW_MS + TOL_MS;
+    refusedExtra = 1;
+    address.openAt = next;
+    address.used = unkeyed - first;
+    ends = next + (unkeyed - first + 1) * p.r;
+  } else {
+    spendAddress(address, t, unkeyed);
+    ends = t + (unkeyed + need.requests) * p.r;
+  }
+  address.free = ends;
+  h.used += need.requests;
+  h.free = ends;
+  h.requests += need.requests;
+  p.unkeyed += unkeyed + refusedExtra;
+  push(p, {
+    probe,
+    plan: pk.plan,
+    keys: [h.key.label],
+    window: h.index,
+    need: 'headroom',
+    at: t,
+    ends,
+    requests: need.requests,
+    unkeyed: unkeyed + refusedExtra,
+    ...(start.straddle ? { straddle: true } : {}),
+    ...(e.waited
+      ? { waits: waitNote(h, 'its open window would end before the requests without a key are through') }
+      : {}),
+  });
+}
+
+function placeHeadroom(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'headroom'>): void {
+  if (need.unkeyed !== undefined && need.unkeyed > 0) return placeAddressHeadroom(p, pk, probe, need, need.unkeyed);
+  const h = keyAt(pk, need.slot);
+  const cost = need.requests;
+  const e = enter(h, h.free, cost, false);
+  h.used += cost;
+  h.free = e.at + cost * p.r;
+  h.requests += cost;
+  push(p, {
+    probe,
+    plan: pk.plan,
+    keys: [h.key.label],
+    window: h.index,
+    need: 'headroom',
+    at: e.at,
+    ends: h.free,
+    requests: cost,
+    unkeyed: 0,
+    ...(e.waited ? { waits: waitNote(h, 'no room left in the open one') } : {}),
+  });
+}
+
+function placeSacrificial(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'sacrificial'>): void {
+  const victim = pk.keys.find((k) => k.sacrificial);
+  if (!victim) {
+    const reason = `opt-in: needs a ${pk.plan} key marked "sacrificial": true in the keys file`;
+    p.skipped.push({ probe, plan: pk.plan, reason });
+    return;
+  }
+  const at = Math.max(0, ...pk.sims.map((s) => s.free));
+  const cost = need.requests(victim.quota);
+  p.requestsByKey[victim.label] = (p.requestsByKey[victim.label] ?? 0) + cost;
+  const ends = at + need.holdsMs;
+  push(p, {
+    probe,
+    plan: pk.plan,
+    keys: [victim.label],
+    window: 0,
+    need: 'fresh',
+    at,
+    ends,
+    requests: cost,
+    unkeyed: 0,
+  });
+}
+
+/**
+ * The order in which a plan's probes take their keys, from what they need: the exact counts on fresh windows first
+ * (their 429s are what the refusal steps wait out), then the refusals, the probes on two keys, the headroom probes
+ * (those with requests without a key first), a fresh count that must wait for a key another took, the sacrificial
+ * key last. Ties keep the registry's order.
+ */
+function rankOf(need: WindowNeed, deferred: boolean): number {
+  switch (need.window) {
+    case 'fresh':
+      return deferred ? 5 : 0;
+    case 'refusal':
+      return 1;
+    case 'pair':
+      return 2;
+    case 'headroom':
+      return need.unkeyed !== undefined && need.unkeyed > 0 ? 3 : 4;
+    case 'sacrificial':
+      return 6;
+    case 'none':
+      return -1;
+  }
+}
+
+/** Lays out one plan's steps on its keys. */
+function placePlan(p: Plan, plan: PlanName, keys: readonly ScheduleKey[], probes: readonly Probe[]): void {
+  const usable = keys.filter((k) => !k.sacrificial || keys.every((o) => o.sacrificial));
+  const sims: KeySim[] = usable.map((key) => ({
+    key,
+    openAt: null,
+    index: -1,
+    used: 0,
+    exhausted: false,
+    refused: false,
+    free: 0,
+    requests: 0,
+  }));
+  if (sims.length === 0) return;
+  const pk: PlanKeys = { plan, keys, sims, fresh: new Set() };
+  // A fresh count whose key another fresh count of the plan takes first waits for that key's next window.
+  const claimed = new Set<KeySim>();
+  const ranked = probes
+    .filter((pr) => pr.perPlan)
+    .map((pr, i) => {
+      const need = pr.needs;
+      let deferred = false;
+      if (need.window === 'fresh') {
+        const k = keyAt(pk, need.slot);
+        deferred = claimed.has(k);
+        claimed.add(k);
+      }
+      return { pr, i, rank: rankOf(need, deferred) };
+    })
+    .sort((a, b) => a.rank - b.rank || a.i - b.i);
+  for (const { pr } of ranked) {
+    const need = pr.needs;
+    if (need.window === 'fresh') placeFresh(p, pk, pr.name, need, keyAt(pk, need.slot));
+    else if (need.window === 'refusal') placeRefusal(p, pk, pr.name, need);
+    else if (need.window === 'pair') placePair(p, pk, pr.name, need);
+    else if (need.window === 'headroom') placeHeadroom(p, pk, pr.name, need);
+    else if (need.window === 'sacrificial') placeSacrificial(p, pk, pr.name, need);
+  }
+  for (const s of sims)
+    if (s.requests > 0) p.requestsByKey[s.key.label] = (p.requestsByKey[s.key.label] ?? 0) + s.requests;
+}
+
+export function planSchedule(given: ScheduleInput): Schedule {
+  const scale = given.scale ?? 1;
+  const runs = given.runs ?? (() => true);
+  const p: Plan = {
+    r: (given.requestMs ?? DEFAULT_REQUEST_MS) * scale, // run-clock ms per request
+    budget: given.addressBudget ?? DEFAULT_ADDRESS_BUDGET,
+    steps: [],
+    skipped: [],
+    requestsByKey: {},
+    address: { openAt: null, used: 0, free: 0 },
+    exact: [],
+    unkeyed: 0,
+  };
   const keysPerPlan: Partial<Record<PlanName, { have: number; used: number }>> = {};
-  const address: AddressSim = { openAt: null, used: 0, free: 0 };
-  const exact: [number, number][] = [];
-  let unkeyed = 0;
-
-  const push = (s: Omit<Step, 'id'>) => {
-    const step = { ...s, id: steps.length };
-    steps.push(step);
-    return step;
-  };
-
-  /** Requests without a key at time t: opens a new address window when the last has ended. */
-  const spendAddress = (t: number, n: number) => {
-    if (address.openAt === null || t >= address.openAt + WINDOW_MS) {
-      address.openAt = t;
-      address.used = 0;
-    }
-    address.used += n;
-  };
   // The reachability check opens the address window at the start.
-  spendAddress(0, 1);
-  if (want.has('auth') && runs('auth', null)) {
-    const ends = AUTH_REQUESTS * r;
-    push({
-      probe: 'auth',
-      plan: null,
-      keys: [],
-      window: 0,
-      need: 'none',
-      at: 0,
-      ends,
-      requests: 0,
-      unkeyed: AUTH_REQUESTS,
-    });
-    spendAddress(0, AUTH_REQUESTS);
-    address.free = ends;
-    unkeyed += AUTH_REQUESTS;
+  spendAddress(p.address, 0, 1);
+  const probes = probesInOrder(given.probes);
+  for (const pr of probes) if (pr.needs.window === 'none' && runs(pr.name, null)) placeKeyless(p, pr.name, pr.needs);
+  for (const { plan, keys } of given.plans) {
+    const usable = keys.filter((k) => !k.sacrificial || keys.every((o) => o.sacrificial)).length;
+    keysPerPlan[plan] = { have: keys.length, used: Math.min(usable, FASTEST_KEYS) };
+    placePlan(
+      p,
+      plan,
+      keys,
+      probes.filter((pr) => runs(pr.name, plan)),
+    );
   }
-
-  for (const { plan, keys } of input.plans) {
-    const want = new Set(input.probes.filter((p) => runs(p, plan)));
-    const usable = keys.filter((k) => !k.sacrificial || keys.every((o) => o.sacrificial));
-    const sims: KeySim[] = usable.map((key) => ({
-      key,
-      openAt: null,
-      index: -1,
-      used: 0,
-      exhausted: false,
-      refused: false,
-      free: 0,
-      requests: 0,
-    }));
-    const n = sims.length;
-    keysPerPlan[plan] = { have: keys.length, used: Math.min(n, FASTEST_KEYS) };
-    if (n === 0) continue;
-    const [k0, k1 = k0, k2 = n >= 3 ? sims[2]! : n === 2 ? sims[1]! : sims[0]!] = sims as [KeySim, KeySim?, KeySim?];
-    const add = (k: KeySim, n: number) => {
-      k.requests += n;
-    };
-    const waitNote = (k: KeySim, why: string) => `waits for ${k.key.label}'s window ${k.index + 1}: ${why}`;
-
-    const fresh = (probe: ProbeName, k: KeySim, cost: number, dur: number, spare?: KeySim) => {
-      const e = enter(k, 0, cost, true);
-      // One exact count at a time across plans: a burst's connections or a parallel exhaust slow the others.
-      const at = reserve(exact, e.at, dur);
-      if (at !== e.at) k.openAt = at;
-      const ends = at + dur;
-      k.used = cost;
-      k.exhausted = true;
-      k.refused = true;
-      k.free = ends;
-      add(k, cost);
-      push({
-        probe,
-        plan,
-        keys: spare === undefined ? [k.key.label] : [k.key.label, spare.key.label],
-        window: k.index,
-        need: 'fresh',
-        at,
-        ends,
-        requests: cost,
-        unkeyed: 0,
-        ...(e.waited ? { waits: waitNote(k, 'its earlier window was spent') } : {}),
-      });
-    };
-    const exhaustMs = (q: number) => (q / 8 + 9) * r;
-
-    // A key beyond the fastest pass's, when the keys file has one, is enforce's spare: a count taken again strictly one
-    // at a time (requests sent together were over-admitted) starts on it at once, instead of waiting for k0's window.
-    if (want.has('enforce')) fresh('enforce', k0, k0.key.quota + 1, exhaustMs(k0.key.quota), sims[FASTEST_KEYS]);
-    // With one key, burst needs a window of its own after the window where the 429 is waited out.
-    const burstLater = n === 1;
-    if (want.has('burst') && !burstLater)
-      fresh('burst', k1, k1.key.quota + BURST_EXTRA, ((k1.key.quota + BURST_EXTRA) * r) / 4);
-
-    const waitOut = (probe: ProbeName, k: KeySim) => {
-      let cost = 1;
-      let start = k.free;
-      if (!k.refused) {
-        // Nothing to wait out on this key: the probe exhausts it first.
-        const e = enter(k, 0, k.key.quota + 1, true);
-        start = e.at + exhaustMs(k.key.quota);
-        cost += k.key.quota + 1;
-        k.exhausted = true;
-      }
-      const end = (k.openAt ?? 0) + WINDOW_MS + TOL_MS;
-      const at = Math.max(start, k.exhausted ? end : start);
-      if (k.exhausted) {
-        k.openAt = at;
-        k.index++;
-        k.used = 0;
-        k.exhausted = false;
-      }
-      k.used += 1;
-      k.free = at + r;
-      add(k, cost);
-      push({
-        probe,
-        plan,
-        keys: [k.key.label],
-        window: k.index,
-        need: 'refusal',
-        at: cost > 1 ? at - exhaustMs(k.key.quota) : at,
-        ends: at + r,
-        requests: cost,
-        unkeyed: 0,
-      });
-    };
-    if (want.has('retry-after-honest')) waitOut('retry-after-honest', k0);
-    if (want.has('restore')) {
-      // One key: both take the same 429 (retry-after-honest first, then restore).
-      if (n === 1) k0.refused = want.has('enforce') || want.has('retry-after-honest');
-      waitOut('restore', n >= 2 ? k1 : k0);
-    }
-
-    if (want.has('key-isolation')) {
-      if (n < 2) {
-        skipped.push({
-          probe: 'key-isolation',
-          plan,
-          reason: `needs two keys of one plan; the keys file has one usable ${plan} key`,
-        });
-      } else {
-        const b = enter(k1, k0.free, 2, false);
-        const a = enter(k0, b.at, 0, false);
-        const at = Math.max(a.at, b.at);
-        const cost = k0.key.quota - k0.used + 1;
-        const ends = at + exhaustMs(cost) + 2 * r;
-        k0.used = k0.key.quota;
-        k0.exhausted = true;
-        k0.refused = true;
-        k1.used += 2;
-        k0.free = k1.free = ends;
-        add(k0, cost);
-        add(k1, 2);
-        push({
-          probe: 'key-isolation',
-          plan,
-          keys: [k0.key.label, k1.key.label],
-          window: k0.index,
-          need: 'headroom',
-          at,
-          ends,
-          requests: cost + 2,
-          unkeyed: 0,
-        });
-      }
-    }
-
-    // The headroom probes, one after another on one key: the third (with three keys), else the second, else the only.
-    // quota-drain first: when it must last across an address window it needs a key window of its own.
-    const h = n >= 3 ? k2 : n === 2 ? k1 : k0;
-    if (want.has('quota-drain')) {
-      let t = Math.max(h.free, address.free);
-      let straddle = false;
-      let refusedExtra = 0;
-      let waited = false;
-      for (let i = 0; i < 4; i++) {
-        const open = address.openAt !== null && t < address.openAt + WINDOW_MS;
-        if (!open || address.used + DRAIN_INVALID <= budget) break;
-        // Not enough room in this address window: start on a key window opened after it, which outlasts it.
-        const t2 = Math.max(
-          t,
-          address.openAt! + STRADDLE_MARGIN_MS,
-          h.openAt !== null && h.openAt + WINDOW_MS > t ? h.openAt + WINDOW_MS + TOL_MS : t,
-        );
-        if (t2 >= address.openAt! + WINDOW_MS) {
-          t = t2;
-          continue;
-        }
-        t = t2;
-        straddle = true;
-        break;
-      }
-      const e = enter(h, t, DRAIN_VALID, straddle);
-      if (e.waited) waited = true;
-      t = e.at;
-      let ends: number;
-      if (straddle) {
-        const first = budget - address.used;
-        const next = address.openAt! + WINDOW_MS + TOL_MS;
-        refusedExtra = 1;
-        address.openAt = next;
-        address.used = DRAIN_INVALID - first;
-        ends = next + (DRAIN_INVALID - first + 1) * r;
-      } else {
-        spendAddress(t, DRAIN_INVALID);
-        ends = t + (DRAIN_INVALID + DRAIN_VALID) * r;
-      }
-      address.free = ends;
-      h.used += DRAIN_VALID;
-      h.free = ends;
-      add(h, DRAIN_VALID);
-      unkeyed += DRAIN_INVALID + refusedExtra;
-      push({
-        probe: 'quota-drain',
-        plan,
-        keys: [h.key.label],
-        window: h.index,
-        need: 'headroom',
-        at: t,
-        ends,
-        requests: DRAIN_VALID,
-        unkeyed: DRAIN_INVALID + refusedExtra,
-        ...(straddle ? { straddle: true } : {}),
-        ...(waited
-          ? { waits: waitNote(h, 'its open window would end before the requests without a key are through') }
-          : {}),
-      });
-    }
-
-    for (const probe of CONTRACT) {
-      if (!want.has(probe)) continue;
-      const cost = HEADROOM_COSTS[probe]!;
-      const e = enter(h, h.free, cost, false);
-      h.used += cost;
-      h.free = e.at + cost * r;
-      add(h, cost);
-      push({
-        probe,
-        plan,
-        keys: [h.key.label],
-        window: h.index,
-        need: 'headroom',
-        at: e.at,
-        ends: h.free,
-        requests: cost,
-        unkeyed: 0,
-        ...(e.waited ? { waits: waitNote(h, 'no room left in the open one') } : {}),
-      });
-    }
-
-    if (want.has('burst') && burstLater)
-      fresh('burst', k0, k0.key.quota + BURST_EXTRA, ((k0.key.quota + BURST_EXTRA) * r) / 4);
-
-    if (want.has('ban')) {
-      const victim = keys.find((k) => k.sacrificial);
-      if (!victim) {
-        skipped.push({
-          probe: 'ban',
-          plan,
-          reason: `opt-in: needs a ${plan} key marked "sacrificial": true in the keys file`,
-        });
-      } else {
-        const at = Math.max(0, ...sims.map((s) => s.free));
-        const cost = banProbeMaxRequests(victim.quota);
-        requestsByKey[victim.label] = (requestsByKey[victim.label] ?? 0) + cost;
-        push({
-          probe: 'ban',
-          plan,
-          keys: [victim.label],
-          window: 0,
-          need: 'fresh',
-          at,
-          ends: at + WINDOW_MS + TOL_MS * 2,
-          requests: cost,
-          unkeyed: 0,
-        });
-      }
-    }
-    for (const s of sims)
-      if (s.requests > 0) requestsByKey[s.key.label] = (requestsByKey[s.key.label] ?? 0) + s.requests;
-  }
-
-  const durationMs = Math.max(0, ...steps.map((s) => s.ends));
-  steps.sort((a, b) => a.at - b.at || a.id - b.id);
+  const durationMs = Math.max(0, ...p.steps.map((s) => s.ends));
+  const steps = [...p.steps].sort((a, b) => a.at - b.at || a.id - b.id);
   return {
     steps,
     durationMs,
     windows: durationMs / WINDOW_MS,
-    requestsByKey,
-    unkeyed,
+    requestsByKey: p.requestsByKey,
+    unkeyed: p.unkeyed,
     keysPerPlan,
     fastestKeysPerPlan: FASTEST_KEYS,
-    reasons,
-    skipped,
+    reasons: [],
+    skipped: p.skipped,
   };
 }
 
@@ -496,15 +540,15 @@ export function planSchedule(input: ScheduleInput): Schedule {
  * The schedule, and why it is longer than with FASTEST_KEYS keys per plan: the same plan laid out with that many
  * (hypothetical) keys, compared window for window.
  */
-export function planWithReasons(input: ScheduleInput): Schedule {
-  const s = planSchedule(input);
-  const short = input.plans.filter(
+export function planWithReasons(given: ScheduleInput): Schedule {
+  const s = planSchedule(given);
+  const short = given.plans.filter(
     (p) => p.keys.filter((k) => !k.sacrificial).length < FASTEST_KEYS && p.keys.length > 0,
   );
   if (short.length === 0) return s;
   const ideal = planSchedule({
-    ...input,
-    plans: input.plans.map((p) => {
+    ...given,
+    plans: given.plans.map((p) => {
       const base = p.keys[0];
       if (!base || p.keys.length >= FASTEST_KEYS) return p;
       const extra = Array.from({ length: FASTEST_KEYS - p.keys.length }, (_, i) => ({
@@ -517,12 +561,17 @@ export function planWithReasons(input: ScheduleInput): Schedule {
   });
   const reasons: string[] = [];
   if (s.durationMs <= ideal.durationMs * 1.05) return s;
+  const named = (w: WindowNeed['window']) =>
+    probesInOrder(given.probes)
+      .filter((pr) => pr.needs.window === w)
+      .map((pr) => pr.name)
+      .join(', ');
   for (const p of short) {
     const n = p.keys.filter((k) => !k.sacrificial).length;
     reasons.push(
       n === 1
-        ? `${p.plan} has one key: enforce, the wait for its 429 and burst each need a window of it in turn, and key-isolation (two keys) is skipped`
-        : `${p.plan} has ${n} keys: key-isolation and the headroom probes wait for the window after the 429s`,
+        ? `${p.plan} has one key: the probes that need a fresh window (${named('fresh')}) and the wait for a 429 each need a window of it in turn, and those that need two keys (${named('pair')}) are skipped`
+        : `${p.plan} has ${n} keys: the probes that need two keys (${named('pair')}) and the headroom probes wait for the window after the 429s`,
     );
   }
   reasons.push(
@@ -557,7 +606,7 @@ export function describeSchedule(s: Schedule, scale = 1): string[] {
   return lines;
 }
 
-/** The planner's input for a run: the plans in order, each with its keys' minute quotas. */
+/** What the planner is given for a run: the plans in order, each with its keys' minute quotas. */
 export function scheduleInputOf(
   probes: readonly ProbeName[],
   keys: readonly ApiKey[],

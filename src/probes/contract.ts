@@ -48,11 +48,14 @@ const credentials = (): RequestSpec['auth'][] => [
   { kind: 'raw', header: `Basic ${Buffer.from('petload:not-a-key').toString('base64')}`, label: 'Basic credential' },
 ];
 
+/** The headroom probes share one key: the third of the plan's (the first two count exactly). */
+const HEADROOM_SLOT = 2;
+
 export const authProbe: Probe = {
   name: 'auth',
   checks: ['auth.missing-key', 'auth.invalid-key', 'auth.challenge'],
   perPlan: false,
-  requests: { keyed: 0, unkeyed: ENDPOINTS.length * credentials().length },
+  needs: { sends: 'alone', window: 'none', unkeyed: ENDPOINTS.length * credentials().length },
   async run(ctx) {
     const tag = probeTag('auth');
     const creds = credentials();
@@ -98,7 +101,12 @@ export const inputProbe: Probe = {
   name: 'input',
   checks: ['create.rejects-invalid'],
   perPlan: true,
-  requests: { keyed: INVALID_BODIES.length + LEAK_QUERIES.length, unkeyed: 0 },
+  needs: {
+    sends: 'shared',
+    window: 'headroom',
+    slot: HEADROOM_SLOT,
+    requests: INVALID_BODIES.length + LEAK_QUERIES.length,
+  },
   async run(ctx, plan) {
     await withKey(ctx, this, plan, async (key) => {
       const tag = probeTag('input');
@@ -170,7 +178,7 @@ export const listProbe: Probe = {
     'list.invalid-status',
   ],
   perPlan: true,
-  requests: { keyed: LIST_QUERIES.length, unkeyed: 0 },
+  needs: { sends: 'shared', window: 'headroom', slot: HEADROOM_SLOT, requests: LIST_QUERIES.length },
   async run(ctx, plan) {
     await withKey(ctx, this, plan, async (key) => {
       const tag = probeTag('list');
@@ -210,7 +218,7 @@ export const createGetProbe: Probe = {
   checks: ['create.returns-pet', 'get.returns-pet'],
   perPlan: true,
   // A list, two creates, two gets.
-  requests: { keyed: 5, unkeyed: 0 },
+  needs: { sends: 'shared', window: 'headroom', slot: HEADROOM_SLOT, requests: 5 },
   async run(ctx, plan) {
     await withKey(ctx, this, plan, async (key) => {
       const tag = probeTag('create-get');
@@ -368,7 +376,7 @@ export const unknownIdProbe: Probe = {
   checks: ['get.unknown-404'],
   perPlan: true,
   // A list, two ids never created, a malformed id.
-  requests: { keyed: 4, unkeyed: 0 },
+  needs: { sends: 'shared', window: 'headroom', slot: HEADROOM_SLOT, requests: 4 },
   async run(ctx, plan) {
     await withKey(ctx, this, plan, async (key) => {
       const tag = probeTag('unknown-id');
@@ -407,7 +415,7 @@ export const deprecatedProbe: Probe = {
   checks: ['deprecation.behaviour-unchanged', 'deprecation.announced'],
   perPlan: true,
   // A list, a get, a list (and a create before the get when the list is empty).
-  requests: { keyed: 4, unkeyed: 0 },
+  needs: { sends: 'shared', window: 'headroom', slot: HEADROOM_SLOT, requests: 4 },
   async run(ctx, plan) {
     await withKey(ctx, this, plan, async (key) => {
       const tag = probeTag('deprecated');

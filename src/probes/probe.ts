@@ -3,17 +3,76 @@ import type { CheckId } from '../checks/catalogue.js';
 import type { ProbeContext } from './context.js';
 import type { ProbeName } from './names.js';
 
+/** How a probe's requests share the wire with the other probes' (src/engine/run-schedule.ts). */
+export type SendMode =
+  /**
+   * Its judgement counts what a key's window admitted, or its keyless requests may be charged to every key: from
+   * its first request to its end no other probe's request goes out.
+   */
+  | 'alone'
+  /** Its one request must go out at the instant it waited for (a Retry-After to judge): never held back. */
+  | 'on-time'
+  /** Anything else: it waits while a probe sends alone. */
+  | 'shared';
+
+/**
+ * What a probe needs of the plan's keys and their minute windows, as a k6 executor states its execution
+ * requirements: the probe planner (src/engine/schedule.ts) lays the schedule out from these alone. A key `slot` is
+ * the place of the key among the plan's usable keys (0: the first); where the plan has fewer keys, a slot falls on
+ * the last key it has. Spans are in request times: requests sent one after another.
+ */
+export type WindowNeed =
+  /** Requests without a valid key only: once, before the plans, on the client address's budget. */
+  | { readonly window: 'none'; readonly unkeyed: number }
+  /**
+   * Its own window from its first request, with `requests(quota)` on it in `span(quota)`. One such exact count
+   * runs at a time across plans. A fresh probe whose slot falls on a key another fresh probe of the plan has runs
+   * last, in that key's next window. `spareKey`: it may count again on the key after the fastest pass's.
+   */
+  | {
+      readonly window: 'fresh';
+      readonly slot: number;
+      readonly requests: (quota: number) => number;
+      readonly span: (quota: number) => number;
+      readonly spareKey?: boolean;
+    }
+  /**
+   * A 429 left on its key by an earlier step, to wait out: it sends one request in the key's next window. With no
+   * 429 to wait out it exhausts the key first, `exhaustSpan(requests)` long.
+   */
+  | { readonly window: 'refusal'; readonly slot: number; readonly exhaustSpan: (requests: number) => number }
+  /**
+   * Two distinct keys of the plan: it spends what is left of the first key's open window (`exhaustSpan`) and sends
+   * `second` requests on the other. Skipped when the plan has one key.
+   */
+  | {
+      readonly window: 'pair';
+      readonly slots: readonly [number, number];
+      readonly second: number;
+      readonly exhaustSpan: (requests: number) => number;
+    }
+  /**
+   * Room in the window open on its key for `requests`; `unkeyed` more without a key, on the client address's budget
+   * (such a probe goes first among the headroom probes: it may need a key window of its own to last across an
+   * address window).
+   */
+  | { readonly window: 'headroom'; readonly slot: number; readonly requests: number; readonly unkeyed?: number }
+  /** A key marked sacrificial (skipped without one), after the plan's other steps, `holdsMs` of the run clock. */
+  | { readonly window: 'sacrificial'; readonly requests: (quota: number) => number; readonly holdsMs: number };
+
+export type ProbeNeeds = WindowNeed & { readonly sends: SendMode };
+
 /** An active sequence. `perPlan` probes run once per judged plan; the others once with plan null. */
 export interface Probe {
   readonly name: ProbeName;
   /** The checks this probe exists to judge (passive checks judge its exchanges too). */
   readonly checks: readonly CheckId[];
   readonly perPlan: boolean;
+  /** What it needs of keys, windows and the wire (the planner reads nothing else of a probe). */
+  readonly needs: ProbeNeeds;
   /**
    * What the probe sends on its nominal path (no retry after a 429), when that is a fixed number: requests on
-   * the plan's key, and requests without a valid key. The probe planner (src/engine/schedule.ts) lays the
-   * schedule out with it. Absent for the probes whose requests follow the key's quota (enforce, burst, ...),
-   * which the planner works out from the quota.
+   * the plan's key, and requests without a valid key.
    */
   readonly requests?: { readonly keyed: number; readonly unkeyed: number };
   run(ctx: ProbeContext, plan: PlanName | null): Promise<void>;

@@ -30,6 +30,7 @@ import type { Probe } from './probe.js';
 import {
   announcedMinuteLimit,
   exhaust,
+  exhaustSpan,
   HEADER_CHECKS,
   minuteCapacity,
   minuteQuota,
@@ -77,6 +78,7 @@ const FOREIGN =
 
 export const enforceProbe: Probe = {
   name: 'enforce',
+  needs: { sends: 'alone', window: 'fresh', slot: 0, requests: (q) => q + 1, span: exhaustSpan, spareKey: true },
   checks: ['ratelimit.enforced', 'ratelimit.remaining-decrements'],
   perPlan: true,
   async run(ctx, plan) {
@@ -351,6 +353,7 @@ const WAIT_TRIES = 2;
 
 export const retryAfterHonestProbe: Probe = {
   name: 'retry-after-honest',
+  needs: { sends: 'on-time', window: 'refusal', slot: 0, exhaustSpan },
   checks: ['retry-after.honest'],
   perPlan: true,
   async run(ctx, plan) {
@@ -393,6 +396,7 @@ export const retryAfterHonestProbe: Probe = {
 
 export const restoreProbe: Probe = {
   name: 'restore',
+  needs: { sends: 'on-time', window: 'refusal', slot: 1, exhaustSpan },
   checks: ['ratelimit.quota-restored'],
   perPlan: true,
   async run(ctx, plan) {
@@ -508,6 +512,14 @@ async function enforcesAfter(
 
 export const burstProbe: Probe = {
   name: 'burst',
+  // Limit+K requests over four connections' worth of time.
+  needs: {
+    sends: 'alone',
+    window: 'fresh',
+    slot: 1,
+    requests: (q) => q + BURST_EXTRA,
+    span: (q) => (q + BURST_EXTRA) / 4,
+  },
   checks: ['ratelimit.no-over-admission'],
   perPlan: true,
   async run(ctx, plan) {
@@ -604,6 +616,8 @@ export const burstProbe: Probe = {
 
 export const keyIsolationProbe: Probe = {
   name: 'key-isolation',
+  // Spends what is left of key A's window, then two requests on key B.
+  needs: { sends: 'alone', window: 'pair', slots: [0, 1], second: 2, exhaustSpan },
   checks: ['ratelimit.key-isolation'],
   perPlan: true,
   async run(ctx, plan) {
@@ -651,7 +665,7 @@ export const DRAIN_REQUESTS = 50;
 
 export const quotaDrainProbe: Probe = {
   name: 'quota-drain',
-  requests: { keyed: 2, unkeyed: DRAIN_REQUESTS },
+  needs: { sends: 'alone', window: 'headroom', slot: 2, requests: 2, unkeyed: DRAIN_REQUESTS },
   checks: ['auth.no-quota-drain'],
   perPlan: true,
   async run(ctx, plan) {
@@ -763,7 +777,7 @@ export const whatCountsProbe: Probe = {
   name: 'what-counts',
   checks: ['ratelimit.what-counts'],
   // 200, 400, 404, 200.
-  requests: { keyed: 4, unkeyed: 0 },
+  needs: { sends: 'alone', window: 'headroom', slot: 2, requests: 4 },
   perPlan: true,
   async run(ctx, plan) {
     await withRoomyKey(ctx, this.checks, plan, async (fk, plan) => {

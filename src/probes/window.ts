@@ -107,6 +107,9 @@ const ROLLOVER_SPAN_MS = 59_000;
  */
 const OVERSHOOT = 8;
 
+/** How long exhausting a window of `requests` takes, in request times: 8 at a time, then the tail one by one. */
+export const exhaustSpan = (requests: number): number => requests / PARALLEL + SEQUENTIAL_TAIL + 1;
+
 /**
  * Send cheap requests on `key` until one is refused, or `cap` and the overshoot were accepted. Most are sent 8 at a
  * time (so that a 1000/min plan is exhausted well within a scaled minute); the last few strictly one after another,
