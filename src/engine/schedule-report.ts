@@ -16,7 +16,7 @@ export function scheduleLines(e: Estimate): string[] {
   const s = e.schedule;
   const perKey = Object.entries(s.requestsByKey).map(([label, n]) => `${label} ${formatCount(n)}`);
   return [
-    `schedule: probes take ${describeDuration({ ...e, durationMs: s.durationMs })}; ${formatCount(sum(s.requestsByKey) + s.unkeyed)} requests (${perKey.join(', ')}; ${formatCount(s.unkeyed)} without a key)`,
+    `schedule: probes take ${describeDuration({ ...e, durationMs: s.durationMs })}; ${formatCount(sum(s.requestsByKey) + s.unkeyed)} requests (${perKey.length > 0 ? `${perKey.join(', ')}; ` : ''}${formatCount(s.unkeyed)} without a key)`,
     ...s.reasons.map((r) => `  slower than it could be: ${r}`),
   ];
 }
