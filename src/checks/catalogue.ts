@@ -359,8 +359,11 @@ export function metaOf(id: AnyCheckId): CheckMeta {
   };
 }
 
+/** How the skip reason of a check that no judge recorded anything for begins. */
+export const NOT_EXERCISED = 'not exercised: ';
+
 /** The skip reason of a check that no judge recorded anything for. */
-export const notExercised = (id: CheckId): string => `not exercised: ${CATALOGUE[id].unexercised}`;
+export const notExercised = (id: CheckId): string => `${NOT_EXERCISED}${CATALOGUE[id].unexercised}`;
 
 /** The checks a judge judges. */
 export const checksJudgedBy = (judge: Judge): CheckId[] =>

@@ -3,6 +3,7 @@
  * skips, a latency table per operation, thresholds and where the report files are. Plain ASCII markers, so
  * that it reads the same in a CI log; colour only when asked (the CLI decides from the terminal).
  */
+import { NOT_EXERCISED } from '../checks/catalogue.js';
 import { basename, dirname, sep } from 'node:path';
 import type { CheckResult, Report } from '../report/schema.js';
 import { verdictOf } from '../report/verdict.js';
@@ -31,6 +32,8 @@ export interface ConsoleOptions {
 const KEYS_SHOWN_CHARS = 300;
 /** Skipped ids shown per reason: the full list is in the report files. */
 const SKIP_IDS_SHOWN = 5;
+/** The one line of the checks a run never called for. */
+export const UNEXERCISED_LINE = 'not exercised by this run (each one says why in the report)';
 
 const ANSI = { red: 31, green: 32, yellow: 33, dim: 2, bold: 1 } as const;
 type Style = keyof typeof ANSI;
@@ -87,13 +90,18 @@ export function renderConsoleSummary(report: Report, opts: ConsoleOptions): stri
   listChecks('Warnings', v.warnings, 'WARN', 'yellow');
   if (v.skipped.length > 0) {
     out.push('', paint('bold', 'Skipped'));
-    for (const g of skipsByReason(v.skipped)) {
+    // Checks the run never called for are one line (each one's own reason is in the report); other skips say why.
+    const groups = skipsByReason(v.skipped);
+    const unexercised = groups.filter((g) => g.reason.startsWith(NOT_EXERCISED)).flatMap((g) => g.ids);
+    const skipLine = (reason: string, all: readonly string[]) => {
       const ids =
-        g.ids.length > SKIP_IDS_SHOWN
-          ? `${g.ids.slice(0, SKIP_IDS_SHOWN).join(', ')} and ${g.ids.length - SKIP_IDS_SHOWN} more`
-          : g.ids.join(', ');
-      out.push(`  ${paint('dim', 'SKIP')} ${clean(g.reason)}: ${ids}`);
-    }
+        all.length > SKIP_IDS_SHOWN
+          ? `${all.slice(0, SKIP_IDS_SHOWN).join(', ')} and ${all.length - SKIP_IDS_SHOWN} more`
+          : all.join(', ');
+      out.push(`  ${paint('dim', 'SKIP')} ${clean(reason)}: ${ids}`);
+    };
+    for (const g of groups) if (!g.reason.startsWith(NOT_EXERCISED)) skipLine(g.reason, g.ids);
+    if (unexercised.length > 0) skipLine(UNEXERCISED_LINE, unexercised);
   }
 
   if (report.operations.length > 0) {
