@@ -1,19 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { PLANS } from '../api/plans.js';
 import { Ledger } from '../checks/ledger.js';
-import { keyLabel, type ApiKey } from '../core/api-key.js';
+import type { ApiKey } from '../core/api-key.js';
 import { buildExchange, FIXED_NOW, outcomeOf, rateLimitHeaders } from '../testing/exchange-builder.js';
 import { judgeNoBan, throughputFloor, type PlanPhaseRecord } from './no-ban.js';
 import { readWindow } from './response.js';
+import { testKey } from '../testing/exchange-builder.js';
 import { AcceptedWindows } from './windows.js';
 
-const key = (n: number): ApiKey => ({
-  secret: `free-secret-000${n}`,
-  plan: 'free',
-  limits: PLANS.free,
-  label: keyLabel(`free-secret-000${n}`, `free#${n}`),
-  sacrificial: false,
-});
+const key = (n: number): ApiKey => testKey('free', n, `000${n}`);
 const keys = [key(1), key(2)];
 
 function record(parts: Partial<PlanPhaseRecord> = {}): PlanPhaseRecord {

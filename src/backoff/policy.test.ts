@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PLANS } from '../api/plans.js';
-import { keyLabel, type ApiKey } from '../core/api-key.js';
+import type { ApiKey } from '../core/api-key.js';
 import { createClock } from '../core/clock.js';
 import { KeyStates } from './key-state.js';
 import type { Exchange } from '../http/exchange.js';
@@ -12,15 +11,10 @@ import {
   MINUTE_RESET,
   rateLimitHeaders,
 } from '../testing/exchange-builder.js';
+import { testKey } from '../testing/exchange-builder.js';
 import { BackoffPolicy, type BackoffOptions, type SuspectedBan } from './policy.js';
 
-const key: ApiKey = {
-  secret: 'free-secret-wxyz',
-  plan: 'free',
-  limits: PLANS.free,
-  label: keyLabel('free-secret-wxyz', 'free#1'),
-  sacrificial: false,
-};
+const key: ApiKey = testKey('free');
 const S = 1000;
 
 function policy(options: Partial<BackoffOptions> = {}) {

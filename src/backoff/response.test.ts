@@ -1,16 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { PLANS } from '../api/plans.js';
-import { keyLabel, type ApiKey } from '../core/api-key.js';
+import type { ApiKey } from '../core/api-key.js';
 import { buildExchange, FIXED_NOW, FIXED_NOW_S, rateLimitHeaders } from '../testing/exchange-builder.js';
+import { testKey } from '../testing/exchange-builder.js';
 import { readWindow } from './response.js';
 
-const key: ApiKey = {
-  secret: 'free-secret-wxyz',
-  plan: 'free',
-  limits: PLANS.free,
-  label: keyLabel('free-secret-wxyz', 'free#1'),
-  sacrificial: false,
-};
+const key: ApiKey = testKey('free');
 const NO_X = { 'x-ratelimit-limit': undefined, 'x-ratelimit-remaining': undefined, 'x-ratelimit-reset': undefined };
 
 describe('readWindow', () => {

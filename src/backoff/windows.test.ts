@@ -1,18 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { PLANS } from '../api/plans.js';
-import { keyLabel, type ApiKey } from '../core/api-key.js';
+import type { ApiKey } from '../core/api-key.js';
 import type { HeaderMap } from '../http/exchange.js';
 import { buildExchange, FIXED_NOW, httpDate, MINUTE_RESET, rateLimitHeaders } from '../testing/exchange-builder.js';
 import { readWindow } from './response.js';
+import { testKey } from '../testing/exchange-builder.js';
 import { AcceptedWindows } from './windows.js';
 
-const key: ApiKey = {
-  secret: 'free-secret-wxyz',
-  plan: 'free',
-  limits: PLANS.free,
-  label: keyLabel('free-secret-wxyz', 'free#1'),
-  sacrificial: false,
-};
+const key: ApiKey = testKey('free');
 
 function note(w: AcceptedWindows, at: number, status: number, headers: HeaderMap) {
   const ex = buildExchange({

@@ -1,18 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { PLANS } from '../api/plans.js';
 import { NewPet, PET_STATUSES } from '../api/schemas.js';
-import { keyLabel, type ApiKey } from '../core/api-key.js';
+import type { ApiKey } from '../core/api-key.js';
 import { scopeOf } from '../checks/passive/request.js';
 import { buildExchange, jsonBody } from '../testing/exchange-builder.js';
+import { testKey } from '../testing/exchange-builder.js';
 import { Traffic } from './traffic.js';
 
-const key: ApiKey = {
-  secret: 'pro-secret-0001',
-  plan: 'pro',
-  limits: PLANS.pro,
-  label: keyLabel('pro-secret-0001', 'pro#1'),
-  sacrificial: false,
-};
+const key: ApiKey = testKey('pro', 1, '0001');
 
 /** A small deterministic generator (a linear congruential one), so that the shares below are exact for a seed. */
 function seeded(seed: number): () => number {

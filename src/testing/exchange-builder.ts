@@ -6,6 +6,7 @@
 import { PLANS, type PlanLimits, type PlanName } from '../api/plans.js';
 import type { AnyCheckId } from '../checks/catalogue.js';
 import type { Ledger, Outcome } from '../checks/ledger.js';
+import { type ApiKey, keyLabel } from '../core/api-key.js';
 import { deepFreeze } from '../core/readonly.js';
 import type { Exchange, HeaderMap, ParsedBody } from '../http/exchange.js';
 
@@ -16,6 +17,12 @@ export const FIXED_NOW_S = FIXED_NOW / 1000;
 export const MINUTE_RESET = FIXED_NOW_S + 30;
 export const FREE_LABEL = 'free#1 (…wxyz)';
 /** The published plans' figures, as the observer takes them. */
+/** A key of a published plan for unit tests: `<plan>#<n>`, its secret `<plan>-secret-<suffix>`. */
+export function testKey(plan: 'free' | 'pro' | 'business' = 'free', n = 1, suffix = 'wxyz'): ApiKey {
+  const secret = `${plan}-secret-${suffix}`;
+  return { secret, plan, limits: PLANS[plan], label: keyLabel(secret, `${plan}#${n}`), sacrificial: false };
+}
+
 export const TEST_PLANS: ReadonlyMap<PlanName, PlanLimits> = new Map<PlanName, PlanLimits>([
   ['free', PLANS.free],
   ['pro', PLANS.pro],
