@@ -27,8 +27,14 @@ function table(head: readonly string[], rows: readonly (readonly string[])[]): s
 export const TABLES: Record<string, () => string> = {
   checks: () =>
     table(
-      ['id', 'severity', 'family', 'what must hold'],
-      CHECK_IDS.map((id) => [code(id), CATALOGUE[id].severity, CATALOGUE[id].family, CATALOGUE[id].title]),
+      ['id', 'severity', 'family', 'what must hold', 'judged by'],
+      CHECK_IDS.map((id) => [
+        code(id),
+        CATALOGUE[id].severity,
+        CATALOGUE[id].family,
+        CATALOGUE[id].title,
+        CATALOGUE[id].judgedBy.join(', '),
+      ]),
     ),
   faults: () =>
     table(
