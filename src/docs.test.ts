@@ -88,15 +88,23 @@ describe('README and docs/', () => {
     expect([...seen].sort()).toEqual(Object.keys(TABLES).sort());
   });
 
-  it('have the check catalogue of the code, both ways: ids, severities, titles', () => {
+  it('have the check catalogue of the code, both ways: ids, severities, titles, judges', () => {
     const rows = [
-      ...read('docs/checks.md').matchAll(/^\| `([a-z0-9-]+\.[a-z0-9-]+)` \| ([a-z]+) \| [a-z-]+ \| (.+) \|$/gm),
+      ...read('docs/checks.md').matchAll(
+        /^\| `([a-z0-9-]+\.[a-z0-9-]+)` \| ([a-z]+) \| [a-z-]+ \| (.+) \| ([a-z, ]+) \|$/gm,
+      ),
     ];
-    const documented = new Map(rows.map((m) => [m[1]!, { severity: m[2]!, title: m[3]!.replace(/\\\|/g, '|') }]));
+    const documented = new Map(
+      rows.map((m) => [m[1]!, { severity: m[2]!, title: m[3]!.replace(/\\\|/g, '|'), judgedBy: m[4]! }]),
+    );
     expect([...documented.keys()].filter((id) => !(id in CATALOGUE))).toEqual([]);
     expect(CHECK_IDS.filter((id) => !documented.has(id))).toEqual([]);
     for (const id of CHECK_IDS)
-      expect(documented.get(id), id).toEqual({ severity: CATALOGUE[id].severity, title: CATALOGUE[id].title });
+      expect(documented.get(id), id).toEqual({
+        severity: CATALOGUE[id].severity,
+        title: CATALOGUE[id].title,
+        judgedBy: CATALOGUE[id].judgedBy.join(', '),
+      });
   });
 
   it('link only to files that exist in the repository', () => {
