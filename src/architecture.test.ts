@@ -26,6 +26,7 @@ const LAYERS: Readonly<Record<string, readonly string[]>> = {
   config: ['api', 'core', 'report', 'checks', 'probes', 'executors'],
   shard: ['api', 'core', 'report', 'config', 'probes', 'executors'],
   outputs: ['api', 'core', 'report', 'metrics', 'checks', 'config', 'shard'],
+  drift: ['api', 'core', 'report', 'metrics', 'checks', 'outputs'],
   k8s: ['api', 'core'],
   engine: [
     'api',
@@ -58,6 +59,7 @@ const LAYERS: Readonly<Record<string, readonly string[]>> = {
     'outputs',
     'k8s',
     'engine',
+    'drift',
   ],
   index: [
     'api',
@@ -74,6 +76,7 @@ const LAYERS: Readonly<Record<string, readonly string[]>> = {
     'shard',
     'outputs',
     'engine',
+    'drift',
   ],
   // Test helpers: imported by tests and the bench only, never by a non-test file of another folder.
   testing: [
