@@ -33,6 +33,8 @@ export type Goal =
   | { kind: 'at-least'; value: number }
   /** The judged value must be under `value`. */
   | { kind: 'under'; value: number }
+  /** The judged value must be at most `value` (e.g. a ratio within 3x: `value` 3, `unit` 'x'). */
+  | { kind: 'at-most'; value: number; unit: string }
   /** The judged value's magnitude must be at most `value`. */
   | { kind: 'within'; value: number; unit: string }
   /** Reported, not judged. */
@@ -72,6 +74,8 @@ export function judge(goal: Goal, value: number): boolean | null {
       return value >= goal.value;
     case 'under':
       return value < goal.value;
+    case 'at-most':
+      return value <= goal.value;
     case 'within':
       return Math.abs(value) <= goal.value;
     case 'report':

@@ -85,11 +85,10 @@ function numberFlag(
   return n;
 }
 
-/** Options from argv (without node and the script); null when --help was asked for. */
-export function parseOptions(argv: readonly string[]): BenchOptions | null {
-  let parsed;
+/** The flags as node:util parses them; a bad flag is a UsageError. */
+function parseFlags(argv: readonly string[]) {
   try {
-    parsed = parseArgs({
+    return parseArgs({
       args: [...argv],
       strict: true,
       allowPositionals: false,
@@ -112,6 +111,11 @@ export function parseOptions(argv: readonly string[]): BenchOptions | null {
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+}
+
+/** Options from argv (without node and the script); null when --help was asked for. */
+export function parseOptions(argv: readonly string[]): BenchOptions | null {
+  const parsed = parseFlags(argv);
   if (parsed.help === true) return null;
   const d = DEFAULT_OPTIONS;
   const realClock = parsed['real-clock'] === true;

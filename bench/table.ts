@@ -29,6 +29,8 @@ function goal(g: Goal, unit: string): string {
       return `≥ ${g.value.toFixed(2)}`;
     case 'under':
       return `< ${g.value} ${unit}`;
+    case 'at-most':
+      return `within ${g.value}${g.unit}`;
     case 'within':
       return `within ±${g.value} ${g.unit}`;
     case 'report':

@@ -71,12 +71,16 @@ export interface CommandResult {
   stderr: string;
 }
 
-/** Run a command to completion within `timeoutMs`; rejects on a non-zero exit, naming the command's stderr. */
+/**
+ * Run a command to completion within `timeoutMs`; rejects on an exit code other than `expectedExit` (default 0),
+ * naming the command's stderr.
+ */
 export function runCommand(
   cmd: string,
   args: readonly string[],
   timeoutMs: number,
   env?: NodeJS.ProcessEnv,
+  expectedExit = 0,
 ): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env });
@@ -91,7 +95,7 @@ export function runCommand(
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      if (code === 0) resolve({ stdout, stderr });
+      if (code === expectedExit) resolve({ stdout, stderr });
       else {
         const why = signal === 'SIGKILL' ? `killed after ${timeoutMs} ms` : `exit ${code ?? signal}`;
         reject(

@@ -8,6 +8,7 @@ const dir = mkdtempSync(join(tmpdir(), 'petload-argv-'));
 const file = join(dir, 'keys.json');
 writeFileSync(file, JSON.stringify({ keys: [{ key: 'sk_file_0123456789', plan: 'free' }] }));
 const envText = JSON.stringify({ keys: [{ key: 'sk_env_0123456789', plan: 'pro' }] });
+const keysFromFile = await keysNamedBy(['--keys-file', file], {});
 
 describe('keysNamedBy', () => {
   it.each([
@@ -22,19 +23,24 @@ describe('keysNamedBy', () => {
       { PETLOAD_KEYS: envText },
       'sk_file_0123456789',
     ],
-  ])('reads the keys named by %s', (_how, argv, env, secret) => {
-    expect(keysNamedBy(argv, env).map((k) => k.secret)).toEqual([secret]);
+  ])('reads the keys named by %s', async (_how, argv, env, secret) => {
+    expect((await keysNamedBy(argv, env)).map((k) => k.secret)).toEqual([secret]);
   });
 
-  it('gives none for a source it cannot read: the command reports that', () => {
-    expect(keysNamedBy(['run', '--keys-file', join(dir, 'missing.json')], {})).toEqual([]);
-    expect(keysNamedBy(['run'], { PETLOAD_KEYS: '{not json' })).toEqual([]);
-    expect(keysNamedBy(['run', '--keys-file'], {})).toEqual([]);
+  it('gives none for a source it cannot read: the command reports that', async () => {
+    expect(await keysNamedBy(['run', '--keys-file', join(dir, 'missing.json')], {})).toEqual([]);
+    expect(await keysNamedBy(['run'], { PETLOAD_KEYS: '{not json' })).toEqual([]);
+    expect(await keysNamedBy(['run', '--keys-file'], {})).toEqual([]);
+  });
+
+  it('gives none when nothing names a source', async () => {
+    expect(await keysNamedBy(['list', 'probes'], {})).toEqual([]);
+    expect(await keysNamedBy(['run', 'smoke'], { PETLOAD_KEYS_FILE: '', PETLOAD_KEYS: '' })).toEqual([]);
   });
 });
 
 describe('refuseKeysOnArgv', () => {
-  const keys = keysNamedBy(['--keys-file', file], {});
+  const keys = keysFromFile;
 
   it('refuses an argument holding a key, naming it by label and position only', () => {
     expect(() => refuseKeysOnArgv(['run', 'smoke', '--report-dir', 'out-sk_file_0123456789'], keys)).toThrow(

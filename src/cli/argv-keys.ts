@@ -3,7 +3,7 @@
  * command line is parsed (so before any message could echo part of it), every argument is compared with the
  * keys of the keys file it names or the environment names, and the command is refused if one carries a key.
  */
-import { loadKeyEntries, parseKeyEntriesText, type KeyEntry } from '../config/keys-file.js';
+import type { KeyEntry } from '../config/keys-file.js';
 import { PetloadError } from '../core/errors.js';
 
 /** The value of `--keys-file F`, `--keys-file=F` (or the camel-cased spelling yargs also accepts). */
@@ -22,11 +22,15 @@ function keysFileArg(argv: readonly string[]): string | undefined {
  * The keys a command line might carry by mistake: those of --keys-file, else PETLOAD_KEYS_FILE, else
  * PETLOAD_KEYS (the order `run` reads them in). A source that cannot be read gives none: reporting it is the
  * command's business, with the right message, once the command line is parsed. Only the entries are read:
- * their figures may depend on a plans file or scenario, which is the command's business too.
+ * their figures may depend on a plans file or scenario, which is the command's business too. The keys file's
+ * reader (and its schema) is imported only when a source is named, so that a command line without keys starts
+ * without it.
  */
-export function keysNamedBy(argv: readonly string[], env: NodeJS.ProcessEnv): KeyEntry[] {
+export async function keysNamedBy(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<KeyEntry[]> {
+  const file = keysFileArg(argv) ?? env.PETLOAD_KEYS_FILE;
+  if (!file && !env.PETLOAD_KEYS) return [];
   try {
-    const file = keysFileArg(argv) ?? env.PETLOAD_KEYS_FILE;
+    const { loadKeyEntries, parseKeyEntriesText } = await import('../config/keys-file.js');
     if (file) return loadKeyEntries(file);
     if (env.PETLOAD_KEYS) return parseKeyEntriesText(env.PETLOAD_KEYS, 'PETLOAD_KEYS');
   } catch {

@@ -1,7 +1,10 @@
-/** `petload list scenarios|checks|executors|faults|probes`: the registries, as plain text. */
+/**
+ * `petload list scenarios|checks|executors|faults|probes`: the registries, as plain text. The names come from
+ * the modules that hold names only; the scenarios are read (and validated) by the scenario loader, imported
+ * only for `list scenarios`.
+ */
 import type { CommandModule } from 'yargs';
 import { CATALOGUE, CHECK_IDS } from '../checks/catalogue.js';
-import { listScenarios } from '../config/load-scenario.js';
 import { EXECUTORS, EXECUTOR_NAMES } from '../executors/names.js';
 import { PROBES, PROBE_NAMES } from '../probes/names.js';
 import { FAULTS, FAULT_NAMES } from '../reference-server/faults.js';
@@ -14,10 +17,12 @@ const pad = (rows: [string, string][]) => {
   return rows.map(([a, b]) => `${a.padEnd(w)}  ${b}`).join('\n');
 };
 
-export function listing(what: What): string {
+export async function listing(what: What): Promise<string> {
   switch (what) {
-    case 'scenarios':
+    case 'scenarios': {
+      const { listScenarios } = await import('../config/load-scenario.js');
       return pad(listScenarios().map((s) => [s.name, s.description]));
+    }
     case 'checks':
       return pad(CHECK_IDS.map((id) => [id, `${CATALOGUE[id].severity.padEnd(8)}  ${CATALOGUE[id].title}`]));
     case 'executors':
@@ -33,7 +38,7 @@ export const listCommand: CommandModule<object, { what: What }> = {
   command: 'list <what>',
   describe: 'List scenarios, checks, executors, faults or probes',
   builder: (y) => y.positional('what', { choices: WHAT, demandOption: true }) as never,
-  handler: (argv) => {
-    process.stdout.write(`${listing(argv.what)}\n`);
+  handler: async (argv) => {
+    process.stdout.write(`${await listing(argv.what)}\n`);
   },
 };

@@ -1,18 +1,20 @@
 /**
  * The CLI: the only code that touches argv, the environment, stdout and the exit code (with src/cli/*).
  * yargs is imported here and nowhere else; each command lives in its own file as a plain CommandModule.
+ * What is loaded before the command line is parsed is kept to yargs and name lists: each command imports what it
+ * does when it runs, the keys file's reader is imported only when a keys source is named, and the rewording of
+ * yargs' complaints (./usage.ts, with its did-you-mean) only when there is one.
  */
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { createRedactor } from '../config/keys-file.js';
+import { createRedactor } from '../config/redactor.js';
 import { VERSION } from '../engine/version.js';
 import { keysNamedBy, refuseKeysOnArgv } from './argv-keys.js';
 import { commands } from './commands.js';
 import { reportFatal } from './fatal.js';
-import { usageError } from './usage.js';
 
 const argv = hideBin(process.argv);
-const secrets = keysNamedBy(argv, process.env);
+const secrets = await keysNamedBy(argv, process.env);
 const redact = createRedactor(secrets);
 const commandNames = commands.map((c) => String(c.command).split(' ')[0]!);
 const usages = Object.fromEntries(commands.map((c) => [String(c.command).split(' ')[0]!, String(c.command)]));
@@ -20,6 +22,17 @@ const usages = Object.fromEntries(commands.map((c) => [String(c.command).split('
 /** The long options of the command being parsed (yargs has getOptions at run time; its typings lack it). */
 const optionsOf = (y: Argv): string[] =>
   Object.keys((y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
+
+/**
+ * A complaint of yargs about the command line, with the options of the command being parsed when it came,
+ * thrown out of yargs (which stops there) to be worded by ./usage.ts once that is loaded.
+ */
+class UsageFailure {
+  constructor(
+    readonly message: string,
+    readonly options: string[],
+  ) {}
+}
 
 let cli: Argv = yargs(argv)
   .scriptName('petload')
@@ -33,22 +46,33 @@ let cli: Argv = yargs(argv)
   .version(VERSION)
   .wrap(Math.min(110, process.stdout.columns || 110))
   // yargs' messages (passed as msg, or thrown as a YError) become one line naming the flag, what was expected
-  // and what was found; errors thrown by a command's check pass through as they are.
+  // and what was found; errors thrown by a command's check or handler pass through as they are.
   .fail((msg, err) => {
+    // On its way out: yargs hands a rejection of the parse to its failure handler too.
+    if (err instanceof UsageFailure) throw err;
     const yargsMessage = err === undefined || err === null ? msg : err.name === 'YError' ? err.message : null;
-    reportFatal(
-      yargsMessage === null
-        ? err
-        : usageError(yargsMessage, { argv, commands: commandNames, usages, options: optionsOf(cli) }),
-      redact,
-    );
+    if (yargsMessage === null) reportFatal(err, redact);
+    throw new UsageFailure(yargsMessage, optionsOf(cli));
   });
 for (const c of commands) cli = cli.command(c);
+
+/** One line and a hint on stderr, and the exit code, for whatever stopped the command. */
+async function fail(e: unknown): Promise<never> {
+  const usage =
+    e instanceof UsageFailure
+      ? e
+      : e instanceof Error && e.name === 'YError'
+        ? new UsageFailure(e.message, optionsOf(cli))
+        : null;
+  if (usage === null) reportFatal(e, redact);
+  const { usageError } = await import('./usage.js');
+  reportFatal(usageError(usage.message, { argv, commands: commandNames, usages, options: usage.options }), redact);
+}
 
 try {
   // Before parsing: no message may echo an argument that carries a key.
   refuseKeysOnArgv(argv, secrets);
   await cli.parseAsync();
 } catch (e) {
-  reportFatal(e, redact);
+  await fail(e);
 }

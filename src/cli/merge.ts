@@ -1,13 +1,9 @@
 /**
  * `petload merge <report.json>... --out DIR`: one report from several runs of the same scenario (e.g. on
  * several machines): histograms merged exactly, counts added, checks combined, thresholds and verdict judged
- * again. Exits with the merged verdict's exit code.
+ * again. Exits with the merged verdict's exit code. The outputs are imported when the command runs.
  */
 import type { Argv, CommandModule } from 'yargs';
-import { renderConsoleSummary } from '../outputs/console.js';
-import { mergeReports } from '../outputs/merge-reports.js';
-import { readReportFile } from '../outputs/read.js';
-import { writeReports } from '../outputs/write.js';
 
 interface MergeArgs {
   files: string[];
@@ -31,6 +27,12 @@ export const mergeCommand: CommandModule<object, MergeArgs> = {
         describe: 'directory for the merged reports',
       }) as unknown as Argv<MergeArgs>,
   handler: async (args) => {
+    const [{ renderConsoleSummary }, { mergeReports }, { readReportFile }, { writeReports }] = await Promise.all([
+      import('../outputs/console.js'),
+      import('../outputs/merge-reports.js'),
+      import('../outputs/read.js'),
+      import('../outputs/write.js'),
+    ]);
     const merged = mergeReports(args.files.map((source) => ({ report: readReportFile(source), source })));
     const files = await writeReports(merged, args.out);
     process.stdout.write(renderConsoleSummary(merged, { color: process.stdout.isTTY === true, files }));

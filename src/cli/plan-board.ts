@@ -46,35 +46,43 @@ const REDRAW_EVERY_MS = 1000;
 /** The row of the probes that run once, without a plan. */
 const NO_PLAN = 'all plans';
 
+/** Requests sent on each plan's keys (and refused with 429), as the last probe progress gave them. */
+type SentCounts = Map<string, { sent: number; refused: number }>;
+
+function counts(r: Row, sent: SentCounts): string {
+  const c = r.plan === null ? undefined : sent.get(r.plan);
+  if (!c) return '';
+  return `; sent ${c.sent}${c.refused > 0 ? `, 429 x${c.refused}` : ''}`;
+}
+
+/** What a row says at time `t`: its running probe and time so far, or how long its probes took. */
+function rowText(r: Row, t: number, sent: SentCounts): string {
+  if (r.finishedAt !== null)
+    return `${r.done} of ${r.total} probe${r.total === 1 ? '' : 's'} done in ${formatDuration(r.finishedAt - r.startedAt)}${counts(r, sent)}`;
+  const running =
+    r.current === null ? `${r.done} of ${r.total} probes done` : `probe ${r.done + 1} of ${r.total}: ${r.current}`;
+  return `${running}, ${formatDuration(t - r.startedAt)}${counts(r, sent)}`;
+}
+
+/** The board's lines, names aligned. */
+function boardLines(rows: Iterable<Row>, t: number, sent: SentCounts): string[] {
+  const all = [...rows];
+  const pad = Math.max(...all.map((r) => r.name.length));
+  return all.map((r) => `  ${r.name.padEnd(pad)}  ${rowText(r, t, sent)}`);
+}
+
 export function createPlanBoard(stream: ProgressStream, options: PlanBoardOptions = {}): PlanBoard {
   const now = options.now ?? (() => performance.now());
   const tty = stream.isTTY === true;
   const rows = new Map<string | null, Row>();
-  const sent = new Map<string, { sent: number; refused: number }>();
+  const sent: SentCounts = new Map();
   let drawn = 0;
   let timer: NodeJS.Timeout | undefined;
 
   const width = () => Math.max(20, (stream.columns || 80) - 1);
-  const fit = (line: string) => (line.length > width() ? `${line.slice(0, width() - 1)}…` : line);
-
-  function counts(r: Row): string {
-    const c = r.plan === null ? undefined : sent.get(r.plan);
-    if (!c) return '';
-    return `; sent ${c.sent}${c.refused > 0 ? `, 429 x${c.refused}` : ''}`;
-  }
-
-  function text(r: Row, t: number): string {
-    if (r.finishedAt !== null)
-      return `${r.done} of ${r.total} probe${r.total === 1 ? '' : 's'} done in ${formatDuration(r.finishedAt - r.startedAt)}${counts(r)}`;
-    const running =
-      r.current === null ? `${r.done} of ${r.total} probes done` : `probe ${r.done + 1} of ${r.total}: ${r.current}`;
-    return `${running}, ${formatDuration(t - r.startedAt)}${counts(r)}`;
-  }
-
-  function lines(t: number): string[] {
-    const pad = Math.max(...[...rows.values()].map((r) => r.name.length));
-    return [...rows.values()].map((r) => `  ${r.name.padEnd(pad)}  ${text(r, t)}`);
-  }
+  const fitWidth = (line: string) => (line.length > width() ? `${line.slice(0, width() - 1)}…` : line);
+  const text = (r: Row, t: number) => rowText(r, t, sent);
+  const lines = (t: number) => boardLines(rows.values(), t, sent);
 
   function clear(): void {
     if (drawn > 0) stream.write(`\x1b[${drawn}A\r\x1b[J`);
@@ -84,7 +92,7 @@ export function createPlanBoard(stream: ProgressStream, options: PlanBoardOption
   function draw(): void {
     const all = lines(now());
     clear();
-    stream.write(all.map((l) => `${fit(l)}\x1b[K\n`).join(''));
+    stream.write(all.map((l) => `${fitWidth(l)}\x1b[K\n`).join(''));
     drawn = all.length;
   }
 

@@ -1,13 +1,10 @@
 /**
  * `petload report <report.json> [--out DIR]`: renders every format again from a report.json (after a change
  * of petload, or to get the HTML of a report copied from CI). Exits with the report's own exit code, so that
- * a script gating on it reads the same verdict as the run.
+ * a script gating on it reads the same verdict as the run. The outputs are imported when the command runs.
  */
 import { dirname } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { renderConsoleSummary } from '../outputs/console.js';
-import { readReportFile } from '../outputs/read.js';
-import { writeReports } from '../outputs/write.js';
 
 interface ReportArgs {
   file: string;
@@ -29,6 +26,11 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
         describe: "where to write (default: the report.json's directory)",
       }) as unknown as Argv<ReportArgs>,
   handler: async (args) => {
+    const [{ renderConsoleSummary }, { readReportFile }, { writeReports }] = await Promise.all([
+      import('../outputs/console.js'),
+      import('../outputs/read.js'),
+      import('../outputs/write.js'),
+    ]);
     const report = readReportFile(args.file);
     const files = await writeReports(report, args.out ?? dirname(args.file));
     process.stdout.write(renderConsoleSummary(report, { color: process.stdout.isTTY === true, files }));

@@ -1,14 +1,12 @@
 /**
  * `petload serve`: runs the reference Animal Store server until SIGINT or SIGTERM. The first line on stdout is
  * always `listening http://HOST:PORT/v1`; without a keys file, one line per generated key follows
- * (`key <plan> <key>`): they are local test keys, valid only on this server.
+ * (`key <plan> <key>`): they are local test keys, valid only on this server. The server, the keys file and the
+ * plans file are imported when the command runs.
  */
 import type { Argv, CommandModule } from 'yargs';
 import { describeLimits, layerFigures, PUBLISHED_FIGURES } from '../api/plans.js';
-import { loadKeysFile } from '../config/keys-file.js';
-import { loadPlansFile } from '../config/plan-figures.js';
 import { FAULT_NAMES, type FaultName } from '../reference-server/faults.js';
-import { createReferenceServer, generateKeys } from '../reference-server/index.js';
 import { WINDOW_REPORTS, type WindowReport } from '../reference-server/limiter.js';
 
 interface ServeArgs {
@@ -73,6 +71,11 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         describe: 'length of a ban, in server-clock seconds',
       }) as unknown as Argv<ServeArgs>,
   handler: async (args) => {
+    const [{ loadKeysFile }, { loadPlansFile }, { createReferenceServer, generateKeys }] = await Promise.all([
+      import('../config/keys-file.js'),
+      import('../config/plan-figures.js'),
+      import('../reference-server/index.js'),
+    ]);
     const keysFile = args['keys-file'] ?? process.env.PETLOAD_KEYS_FILE;
     const plans = args['plans-file'] !== undefined ? loadPlansFile(args['plans-file']) : undefined;
     const server = await createReferenceServer({

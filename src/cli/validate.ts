@@ -1,6 +1,8 @@
-/** `petload validate <file>...`: check scenario files without running them. Exit 0 if all are valid, else 2. */
+/**
+ * `petload validate <file>...`: check scenario files without running them. Exit 0 if all are valid, else 2.
+ * The scenario loader (the schema of a whole scenario) is imported when the command runs.
+ */
 import type { Argv, CommandModule } from 'yargs';
-import { loadScenario } from '../config/load-scenario.js';
 import { PetloadError, isPetloadError } from '../core/errors.js';
 
 interface ValidateArgs {
@@ -17,7 +19,8 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       demandOption: true,
       describe: 'Scenario files or shipped scenario names',
     }) as unknown as Argv<ValidateArgs>,
-  handler: (args) => {
+  handler: async (args) => {
+    const { loadScenario } = await import('../config/load-scenario.js');
     let invalid = 0;
     for (const file of args.files) {
       try {

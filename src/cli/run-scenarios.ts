@@ -1,0 +1,341 @@
+/**
+ * What `petload run` does once its flags are checked (src/cli/run.ts, which imports this file only when the
+ * command runs): loads the scenarios, the keys and the plans file, then either prints the dry run or runs each
+ * scenario in turn with the progress board, Ctrl-C handling, the summary and the job summary, and gives the
+ * exit code of the worst run.
+ */
+import { join } from 'node:path';
+import { layerFigures, PUBLISHED_FIGURES, type PlanFigures } from '../api/plans.js';
+import { loadKeyEntries, parseKeyEntriesText, resolveKeys, type KeyEntry } from '../config/keys-file.js';
+import { loadScenario } from '../config/load-scenario.js';
+import { applyOverrides } from '../config/overrides.js';
+import { loadPlansFile } from '../config/plan-figures.js';
+import { createRedactor } from '../config/redactor.js';
+import type { Scenario } from '../config/scenario.js';
+import type { ApiKey } from '../core/api-key.js';
+import { ERRORS, EXIT, PetloadError } from '../core/errors.js';
+import type { ProbeProgress } from '../core/progress.js';
+import type { RunOptions, RunResult } from '../engine/run.js';
+import { isLoopback } from '../engine/target.js';
+import { type ShardSpec, shardSpecFrom } from '../shard/spec.js';
+import { appendGithubSummary, githubSummaryFile } from './github-summary.js';
+import { createPlanBoard, type PlanBoard } from './plan-board.js';
+import { createProgressReporter, type ProgressReporter, type ProgressStats, type ProgressStream } from './progress.js';
+import {
+  failureLines,
+  parseBanSecondsFlag,
+  parseBanThresholdFlag,
+  parseTimeoutFlag,
+  parseTimeScaleFlag,
+  type RunArgs,
+} from './run.js';
+
+/** A keys source, validated; its figures are resolved per scenario (resolveKeys). */
+export interface KeySource {
+  readonly name: string;
+  readonly entries: readonly KeyEntry[];
+}
+
+/** Keys for an external target: --keys-file, else PETLOAD_KEYS_FILE, else PETLOAD_KEYS (the JSON itself). */
+export function keySourceFromEnvironment(file: string | undefined, env: NodeJS.ProcessEnv): KeySource {
+  const path = file ?? env.PETLOAD_KEYS_FILE;
+  if (path) return { name: path, entries: loadKeyEntries(path) };
+  if (env.PETLOAD_KEYS) return { name: 'PETLOAD_KEYS', entries: parseKeyEntriesText(env.PETLOAD_KEYS, 'PETLOAD_KEYS') };
+  throw new PetloadError(
+    'E_NO_KEYS',
+    'a run against --target needs keys: give --keys-file F, or set PETLOAD_KEYS_FILE or PETLOAD_KEYS',
+  );
+}
+
+/**
+ * The figures of a scenario's run: published, then the scenario's planLimits, then the plans file; a key's
+ * own figures win over all of them (resolveKeys).
+ */
+export function runFigures(scenario: Scenario, plansFile: PlanFigures | undefined): PlanFigures {
+  return layerFigures(PUBLISHED_FIGURES, scenario.planLimits, plansFile);
+}
+
+const stamp = (d: Date) =>
+  d
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+
+function reportDirFor(base: string | undefined, scenario: string, many: boolean, started: Date): string {
+  if (base === undefined) return join('reports', `${stamp(started)}-${scenario}`);
+  return many ? join(base, scenario) : base;
+}
+
+/** Which exit code wins over several runs: interrupted > internal error (4) > aborted > fail > pass. */
+const severityOfExit = (code: number) =>
+  code === EXIT.interrupted
+    ? 5
+    : code === EXIT.internal
+      ? 4
+      : code === EXIT.aborted
+        ? 3
+        : code === EXIT.fail
+          ? 2
+          : code === 0
+            ? 0
+            : 1;
+
+/** Everything the runs need that is read before the first one starts. */
+interface RunInputs {
+  readonly scenarios: readonly { readonly arg: string; readonly scenario: Scenario }[];
+  readonly shard: ShardSpec | null;
+  readonly keysOf: ReadonlyMap<Scenario, ApiKey[] | undefined>;
+  readonly plansFile: PlanFigures | undefined;
+  /** Whole keys hidden, for everything printed. */
+  readonly redactWhole: (text: string) => string;
+  readonly treatAsRemote: boolean;
+  readonly remote: boolean;
+  /** The file each summary.md is appended to (GitHub Actions' job summary), or null. */
+  readonly githubSummary: string | null;
+}
+
+/** Scenarios with their overrides, the shard, every scenario's keys: any error in them is an error now. */
+function readInputs(argv: RunArgs): RunInputs {
+  const overrides = {
+    ...(argv.rate !== undefined ? { rate: argv.rate } : {}),
+    ...(argv.duration !== undefined ? { duration: argv.duration } : {}),
+  };
+  const scenarios = argv.scenarios.map((s) => ({ arg: s, scenario: applyOverrides(loadScenario(s), overrides) }));
+  const shard = shardSpecFrom(
+    { shards: argv.shards, shardIndex: argv['shard-index'], startAt: argv['start-at'], runId: argv['run-id'] },
+    { scenario: scenarios[0]!.scenario.name, target: argv.target, scenarios: scenarios.length, env: process.env },
+  );
+  // --keys-file without --target: the embedded server serves those keys (PETLOAD_KEYS_FILE/PETLOAD_KEYS only
+  // ever name a remote target's keys, so a variable set for CI never changes what the embedded server serves).
+  const keySource =
+    argv.target !== undefined
+      ? keySourceFromEnvironment(argv['keys-file'], process.env)
+      : argv['keys-file'] !== undefined
+        ? { name: argv['keys-file'], entries: loadKeyEntries(argv['keys-file']) }
+        : undefined;
+  const plansFile = argv['plans-file'] !== undefined ? loadPlansFile(argv['plans-file']) : undefined;
+  // Every scenario's keys resolved before anything runs: a figure missing for one of them is an error now.
+  const keysOf = new Map(
+    scenarios.map(({ scenario }) => [
+      scenario,
+      keySource ? resolveKeys(keySource.entries, keySource.name, runFigures(scenario, plansFile)) : undefined,
+    ]),
+  );
+  const redactWhole = createRedactor([...keysOf.values()].flatMap((k) => k ?? [])).whole;
+  const treatAsRemote = process.env.PETLOAD_TREAT_AS_REMOTE === '1';
+  const remote = argv.target !== undefined && (treatAsRemote || !isLoopback(argv.target));
+  const githubSummary = githubSummaryFile(argv['github-summary'], process.env);
+  return { scenarios, shard, keysOf, plansFile, redactWhole, treatAsRemote, remote, githubSummary };
+}
+
+/** Where the run talks to the user on stderr: the progress board, log lines and notices. */
+interface RunConsole {
+  readonly stream: ProgressStream;
+  readonly board: PlanBoard;
+  /** A log line (none with --quiet). */
+  readonly log: (line: string) => void;
+  /** A line printed even with --quiet. */
+  readonly notice: (line: string) => void;
+}
+
+function createRunConsole(quiet: boolean | undefined): RunConsole {
+  // Progress while probes run (one line per plan) and during load phases, on stderr; log lines are printed above
+  // it. Redrawn in place only on a terminal: plain lines in CI, or when stdout or stderr is not a terminal.
+  const live = process.stderr.isTTY === true && process.stdout.isTTY === true && !process.env.CI;
+  const stream = {
+    write: (t: string) => process.stderr.write(t),
+    isTTY: live,
+    columns: process.stderr.columns,
+  };
+  const board = createPlanBoard(stream);
+  const log = quiet ? () => {} : (line: string) => board.log(line);
+  const notice = (line: string) => board.log(line);
+  return { stream, board, log, notice };
+}
+
+/** --dry-run: each scenario's schedule and what it spends, sending nothing. */
+async function printDryRuns(argv: RunArgs, inputs: RunInputs): Promise<void> {
+  const { dryRunLines } = await import('../engine/dry-run.js');
+  for (const { scenario } of inputs.scenarios) {
+    const keys = inputs.keysOf.get(scenario);
+    const lines = dryRunLines({
+      scenario,
+      ...(argv.target !== undefined ? { target: argv.target } : {}),
+      ...(keys ? { keys } : {}),
+      ...(argv.plan ? { plans: argv.plan } : {}),
+      figures: layerFigures(scenario.planLimits, inputs.plansFile),
+      ...(argv['time-scale'] !== undefined ? { timeScale: parseTimeScaleFlag(argv['time-scale']) } : {}),
+      remote: inputs.remote,
+    });
+    process.stdout.write(`${lines.map(inputs.redactWhole).join('\n')}\n`);
+  }
+}
+
+/**
+ * Ctrl-C or SIGTERM: the first stops new requests (the controller), the second exits at once. Returns the
+ * function that removes the handlers.
+ */
+function handleSignals(controller: AbortController): () => void {
+  let signals = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    signals++;
+    if (signals > 1) {
+      process.stderr.write(`\n${sig} again: exiting now, without waiting for requests in flight or writing reports\n`);
+      process.exit(EXIT.interrupted);
+    }
+    process.stderr.write(
+      `\n${sig}: stopping new requests, finishing those in flight, writing reports (again to exit now)\n`,
+    );
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
+
+/** The embedded server's settings given as flags (the check refused them with --target). */
+function embeddedServerSettings(argv: RunArgs): Partial<RunOptions> {
+  return {
+    ...(argv['time-scale'] !== undefined ? { timeScale: parseTimeScaleFlag(argv['time-scale']) } : {}),
+    ...(argv.fault ? { faults: argv.fault } : {}),
+    ...(argv['window-report'] ? { windowReport: argv['window-report'] } : {}),
+    ...(argv['count-errors'] ? { countErrors: argv['count-errors'] === 'yes' } : {}),
+    ...(argv['ban-threshold'] !== undefined || argv['ban-seconds'] !== undefined
+      ? {
+          ban: {
+            ...(argv['ban-threshold'] !== undefined ? { threshold: parseBanThresholdFlag(argv['ban-threshold']) } : {}),
+            ...(argv['ban-seconds'] !== undefined ? { seconds: parseBanSecondsFlag(argv['ban-seconds']) } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+/** One scenario's options for the engine, from the flags and what was read before the runs. */
+function scenarioRunOptions(
+  argv: RunArgs,
+  inputs: RunInputs,
+  run: { arg: string; scenario: Scenario; reportDir: string; signal: AbortSignal },
+  out: RunConsole & { progress: ProgressReporter },
+): RunOptions {
+  const { arg, scenario } = run;
+  const keys = inputs.keysOf.get(scenario);
+  return {
+    scenario,
+    ...(arg.includes('/') || arg.endsWith('.yaml') || arg.endsWith('.yml') ? { scenarioFile: arg } : {}),
+    ...(argv.target !== undefined ? { target: argv.target } : {}),
+    ...(keys ? { keys } : {}),
+    ...(inputs.plansFile ? { planFigures: inputs.plansFile } : {}),
+    ...(inputs.treatAsRemote ? { treatAsRemote: inputs.treatAsRemote } : {}),
+    ...(argv['allow-quota-exhaustion'] ? { allowQuotaExhaustion: true } : {}),
+    ...embeddedServerSettings(argv),
+    ...(argv.plan ? { plans: argv.plan } : {}),
+    ...(inputs.shard ? { shard: inputs.shard } : {}),
+    ...(argv.threshold ? { thresholds: argv.threshold } : {}),
+    ...(argv.timeout !== undefined ? { timeoutMs: parseTimeoutFlag(argv.timeout) } : {}),
+    reportDir: run.reportDir,
+    signal: run.signal,
+    log: out.log,
+    notice: out.notice,
+    ...(argv.quiet
+      ? {}
+      : {
+          onProbe: (p: ProbeProgress) => out.board.probe(p),
+          onProgress: (p: ProgressStats) => {
+            out.board.end();
+            out.progress.update(p);
+          },
+        }),
+  };
+}
+
+/** Where a scenario's reports go: --report-dir, a shard's own folder, or reports/<stamp>-<scenario>/. */
+function reportDirOf(argv: RunArgs, inputs: RunInputs, scenario: Scenario): string {
+  const { shard } = inputs;
+  return shard && argv['report-dir'] === undefined
+    ? join('reports', shard.runId, `shard-${shard.index}`)
+    : reportDirFor(argv['report-dir'], scenario.name, inputs.scenarios.length > 1, new Date());
+}
+
+/** The lines announcing a run (a remote target's run is announced by the engine, with more to say). */
+function announce(argv: RunArgs, inputs: RunInputs, scenario: Scenario, log: (line: string) => void): void {
+  const { shard } = inputs;
+  if (!inputs.remote) log(`petload: ${scenario.name} against ${argv.target ?? 'the embedded reference server'}`);
+  if (shard)
+    log(
+      `petload: shard ${shard.index} of ${shard.count} of run ${shard.runId}${shard.startAt !== undefined ? `, beginning at ${new Date(shard.startAt).toISOString()}` : ''}`,
+    );
+}
+
+/** What a finished run prints: its summary (or what could not be assembled), an abort's line and hint. */
+function reportResult(
+  result: RunResult,
+  inputs: RunInputs,
+  out: RunConsole,
+  render: typeof import('../outputs/console.js').renderConsoleSummary,
+): void {
+  if (result.failure) {
+    for (const line of failureLines(result.failure)) out.notice(line);
+  } else {
+    const summary = render(result.report, {
+      color: process.stdout.isTTY === true,
+      ...(result.files ? { files: result.files } : {}),
+    });
+    // The report's free text is redacted already; whole keys once more, as in every report file.
+    process.stdout.write(`${inputs.redactWhole(summary)}\n`);
+  }
+  // An aborted run is also a tool error: one line and a hint on stderr, even with --quiet.
+  if (!result.failure && (result.exitCode === EXIT.aborted || result.exitCode === EXIT.internal)) {
+    out.notice(
+      `petload: ${result.report.abortReason ?? 'the run was aborted'}\n  hint: ${result.hint ?? (result.exitCode === EXIT.internal ? ERRORS.E_INTERNAL.hint : 'See the report.')}`,
+    );
+  }
+}
+
+/** Runs every scenario in turn until one is interrupted; returns the exit code of the worst. */
+async function runEach(argv: RunArgs, inputs: RunInputs, out: RunConsole, signal: AbortSignal): Promise<number> {
+  // Loaded here, not at start-up: the engine brings undici, autocannon and the metrics.
+  const [{ runScenario }, { renderConsoleSummary }] = await Promise.all([
+    import('../engine/run.js'),
+    import('../outputs/console.js'),
+  ]);
+  const { githubSummary } = inputs;
+  const progress = createProgressReporter(out.stream);
+  let worst = 0;
+  for (const { arg, scenario } of inputs.scenarios) {
+    if (signal.aborted) break;
+    const reportDir = reportDirOf(argv, inputs, scenario);
+    announce(argv, inputs, scenario, out.log);
+    const result = await runScenario(
+      scenarioRunOptions(argv, inputs, { arg, scenario, reportDir, signal }, { ...out, progress }),
+    );
+    out.board.end();
+    progress.done();
+    reportResult(result, inputs, out, renderConsoleSummary);
+    if (githubSummary !== null && result.files) {
+      const failed = await appendGithubSummary(githubSummary, result.files.markdown);
+      if (failed !== null) out.notice(failed);
+    }
+    if (severityOfExit(result.exitCode) > severityOfExit(worst)) worst = result.exitCode;
+  }
+  return worst;
+}
+
+/** `petload run`, after its flags' checks: the exit code of the whole command. */
+export async function runScenarios(argv: RunArgs): Promise<number> {
+  const inputs = readInputs(argv);
+  const out = createRunConsole(argv.quiet);
+  if (argv['dry-run']) {
+    await printDryRuns(argv, inputs);
+    return 0;
+  }
+  const controller = new AbortController();
+  const removeSignalHandlers = handleSignals(controller);
+  const worst = await runEach(argv, inputs, out, controller.signal);
+  removeSignalHandlers();
+  // Interrupted is 130, even when the signal came after the last run had sent everything.
+  return controller.signal.aborted ? EXIT.interrupted : worst;
+}
