@@ -98,8 +98,7 @@ export function createObserver(opts: ObserverOptions): Observer {
       errorBodies.finish(opts.ledger);
       stream.finish(opts.ledger);
       const recorded = new Set(opts.ledger.all().map((o) => o.id));
-      for (const id of PASSIVE_CHECK_IDS)
-        if (!recorded.has(id)) opts.ledger.skip(id, null, notExercised(id));
+      for (const id of PASSIVE_CHECK_IDS) if (!recorded.has(id)) opts.ledger.skip(id, null, notExercised(id));
     },
   };
 }

@@ -74,12 +74,7 @@ export function reportHead(
 export function buildReport(input: ReportInput): Report {
   const { outcomes } = input;
   const checks: CheckResult[] = CHECK_IDS.map((id) =>
-    checkResult(
-      id,
-      outcomes,
-      CATALOGUE[id].severity,
-      notExercised(id),
-    ),
+    checkResult(id, outcomes, CATALOGUE[id].severity, notExercised(id)),
   );
   for (const t of input.thresholds) {
     checks.push(

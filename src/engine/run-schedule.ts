@@ -106,6 +106,125 @@ const lanesOf = (s: Step): string[] => [
 /** Told as each step starts and ends (a progress display); without it, one log line per step. */
 export type StepEvents = (probe: ProbeName, plan: PlanName | null, state: 'start' | 'done') => void;
 
+/** Every probe's requests, counted as they are handed to the send path and as they settle. */
+class RequestCounts {
+  sent = 0;
+  settled = 0;
+  unkeyed = 0;
+  readonly byKey: Record<string, number> = {};
+  /** The address window the target is assumed to count requests without a key in: the reachability check opened it. */
+  addressOpen: number;
+
+  constructor(private readonly clock: ProbeContext['clock']) {
+    this.addressOpen = clock.now();
+  }
+
+  count(spec: RequestSpec): void {
+    this.sent++;
+    if (spec.auth.kind === 'key') {
+      this.byKey[spec.auth.key.label] = (this.byKey[spec.auth.key.label] ?? 0) + 1;
+    } else {
+      this.unkeyed++;
+      const now = this.clock.now();
+      if (now >= this.addressOpen + WINDOW_MS) this.addressOpen = now;
+    }
+  }
+}
+
+/** What the steps of one schedule share. */
+interface Shared {
+  readonly base: ProbeContext;
+  readonly counts: RequestCounts;
+  readonly turns: SendTurns;
+  readonly refusals: LatestRefusals;
+}
+
+/** A step's probe context: its keys, its key's 429, and sends that take turns as the probe's needs say. */
+function stepContext(
+  step: Step,
+  { base, counts, turns, refusals }: Shared,
+): { ctx: ProbeContext; endTurn(): Promise<void> } {
+  // What the probe says of its requests (src/probes/probe.ts SendMode).
+  const sends = PROBE_REGISTRY[step.probe].needs.sends;
+  const alone = sends === 'alone';
+  const direct = sends !== 'shared';
+  // Taken once, at the first request (requests sent together share it).
+  let turn: Promise<() => void> | null = null;
+  // Others' requests settled when this probe's turn began: a measurement begun before the turn counts from there.
+  let othersSettledAtTurn = 0;
+  let ownSent = 0;
+  let ownSettled = 0;
+  const takeTurn = () =>
+    (turn ??= turns.exclusive().then((end) => {
+      othersSettledAtTurn = counts.settled - ownSettled;
+      return end;
+    }));
+  // Counted as sent when handed to the send path (not while held for another probe's turn), settled when back.
+  const out = async <T>(specs: readonly RequestSpec[], send: () => Promise<T>): Promise<T> => {
+    for (const spec of specs) counts.count(spec);
+    ownSent += specs.length;
+    try {
+      return await send();
+    } finally {
+      counts.settled += specs.length;
+      ownSettled += specs.length;
+    }
+  };
+  const via = async <T>(specs: readonly RequestSpec[], send: () => Promise<T>): Promise<T> => {
+    if (alone) await takeTurn();
+    return direct ? out(specs, send) : turns.shared(() => out(specs, send));
+  };
+  const ctx: ProbeContext = {
+    ...base,
+    // Others' requests in flight at the mark (sent, not settled) and those sent after it: however busy the
+    // machine, a request that another probe had out when the measurement began is not missed.
+    othersMark: () => {
+      const settledAtMark = counts.settled - ownSettled;
+      return () => counts.sent - ownSent - Math.max(settledAtMark, othersSettledAtTurn);
+    },
+    keyStates: keyView(base.keyStates, step.keys),
+    refusals: refusals.scoped(step.keys),
+    send: (spec) => via([spec], () => base.send(spec)),
+    sendSimultaneous: (specs) => via(specs, () => base.sendSimultaneous(specs)),
+  };
+  return {
+    ctx,
+    endTurn: async () => {
+      if (turn) (await turn)();
+    },
+  };
+}
+
+/** What the schedule assumed of the address window, before a step with requests without a key. */
+async function waitForAddress(step: Step, ctx: ProbeContext, { base, counts }: Shared, t0: number): Promise<void> {
+  const { clock } = base;
+  // The address lane follows the plan's times: a drain started early would meet a spent address window.
+  if (step.unkeyed > 0) await waitUntil(ctx, Math.min(t0 + step.at, clock.now() + (MINUTE_S + 2) * 1000));
+  if (step.straddle) {
+    // It lasts across the address window's end: start on a key window opened well after that window began.
+    const s = base.keyStates.all().find((k) => k.key.label === step.keys[0]);
+    const keyFresh = s?.used ? Math.max(s.minuteWindowEndsBy ?? 0, s.blockedUntil) : 0;
+    const bound = clock.now() + (MINUTE_S + 2) * 1000;
+    await waitUntil(ctx, Math.min(bound, Math.max(counts.addressOpen + STRADDLE_MARGIN_MS, keyFresh)));
+  }
+}
+
+/** Plans without a key, and probes the keys cannot serve: their checks skip with the reason. */
+function skipUnserved(
+  schedule: Schedule,
+  base: ProbeContext,
+  plans: readonly PlanName[],
+  probes: readonly ProbeName[],
+) {
+  for (const plan of plans) {
+    if (schedule.keysPerPlan[plan] && schedule.keysPerPlan[plan]!.have > 0) continue;
+    for (const probe of probes) {
+      if (PROBE_REGISTRY[probe].perPlan) skipAll(base, PROBE_REGISTRY[probe].checks, plan, `no usable ${plan} key`);
+    }
+  }
+  for (const sk of schedule.skipped) skipAll(base, PROBE_REGISTRY[sk.probe].checks, sk.plan, sk.reason);
+}
+
 export async function runSchedule(
   schedule: Schedule,
   base: ProbeContext,
@@ -115,105 +234,29 @@ export async function runSchedule(
 ): Promise<ScheduleOutcome> {
   const clock = base.clock;
   const t0 = clock.now();
-  const requestsByKey: Record<string, number> = {};
-  let unkeyed = 0;
-  // The address window the target is assumed to count requests without a key in: the reachability check opened it.
-  let addressOpen = t0;
-  // Requests of every probe, counted as they are handed to the send path and as they settle.
-  let sentAll = 0;
-  let settledAll = 0;
-  const count = (spec: RequestSpec) => {
-    sentAll++;
-    if (spec.auth.kind === 'key') {
-      requestsByKey[spec.auth.key.label] = (requestsByKey[spec.auth.key.label] ?? 0) + 1;
-    } else {
-      unkeyed++;
-      const now = clock.now();
-      if (now >= addressOpen + WINDOW_MS) addressOpen = now;
-    }
+  const shared: Shared = {
+    base,
+    counts: new RequestCounts(clock),
+    turns: new SendTurns(),
+    refusals: new LatestRefusals(),
   };
-  const refusals = new LatestRefusals();
   const results: StepResult[] = [];
   const done = new Map<number, Promise<void>>();
   const lastOnLane = new Map<string, Promise<void>>();
+  skipUnserved(schedule, base, plans, probes);
 
-  // Plans without a key, and probes the keys cannot serve: their checks skip with the reason.
-  for (const plan of plans) {
-    if (schedule.keysPerPlan[plan] && schedule.keysPerPlan[plan]!.have > 0) continue;
-    for (const probe of probes) {
-      if (PROBE_REGISTRY[probe].perPlan) skipAll(base, PROBE_REGISTRY[probe].checks, plan, `no usable ${plan} key`);
-    }
-  }
-  for (const sk of schedule.skipped) skipAll(base, PROBE_REGISTRY[sk.probe].checks, sk.plan, sk.reason);
-
-  const turns = new SendTurns();
   let stopped = false;
   const runStep = async (step: Step) => {
     if (base.signal.aborted || stopped) return;
-    // What the probe says of its requests (src/probes/probe.ts SendMode).
-    const sends = PROBE_REGISTRY[step.probe].needs.sends;
-    const alone = sends === 'alone';
-    // Taken once, at the first request (requests sent together share it).
-    const held: { turn: Promise<() => void> | null } = { turn: null };
-    // Others' requests settled when this probe's turn began: a measurement begun before the turn counts from there.
-    let othersSettledAtTurn = 0;
-    const takeTurn = () =>
-      (held.turn ??= turns.exclusive().then((end) => {
-        othersSettledAtTurn = settledAll - ownSettled;
-        return end;
-      }));
-    const direct = sends !== 'shared';
-    let ownSent = 0;
-    let ownSettled = 0;
-    // Counted as sent when handed to the send path (not while held for another probe's turn), settled when back.
-    const out = async <T>(specs: readonly RequestSpec[], send: () => Promise<T>): Promise<T> => {
-      specs.forEach(count);
-      ownSent += specs.length;
-      try {
-        return await send();
-      } finally {
-        settledAll += specs.length;
-        ownSettled += specs.length;
-      }
-    };
-    const ctx: ProbeContext = {
-      ...base,
-      // Others' requests in flight at the mark (sent, not settled) and those sent after it: however busy the
-      // machine, a request that another probe had out when the measurement began is not missed.
-      othersMark: () => {
-        const settledAtMark = settledAll - ownSettled;
-        return () => sentAll - ownSent - Math.max(settledAtMark, othersSettledAtTurn);
-      },
-      keyStates: keyView(base.keyStates, step.keys),
-      refusals: refusals.scoped(step.keys),
-      send: async (spec) => {
-        if (alone) await takeTurn();
-        return direct ? out([spec], () => base.send(spec)) : turns.shared(() => out([spec], () => base.send(spec)));
-      },
-      sendSimultaneous: async (specs) => {
-        if (alone) await takeTurn();
-        return direct
-          ? out(specs, () => base.sendSimultaneous(specs))
-          : turns.shared(() => out(specs, () => base.sendSimultaneous(specs)));
-      },
-    };
-    // The address lane follows the plan's times: a drain started early would meet a spent address window.
-    if (step.unkeyed > 0) await waitUntil(ctx, Math.min(t0 + step.at, clock.now() + (MINUTE_S + 2) * 1000));
-    if (step.straddle) {
-      // It lasts across the address window's end: start on a key window opened well after that window began.
-      const s = base.keyStates.all().find((k) => k.key.label === step.keys[0]);
-      const keyFresh = s?.used ? Math.max(s.minuteWindowEndsBy ?? 0, s.blockedUntil) : 0;
-      const bound = clock.now() + (MINUTE_S + 2) * 1000;
-      await waitUntil(ctx, Math.min(bound, Math.max(addressOpen + STRADDLE_MARGIN_MS, keyFresh)));
-    }
+    const { ctx, endTurn } = stepContext(step, shared);
+    await waitForAddress(step, ctx, shared, t0);
     const start = clock.now();
     onStep?.(step.probe, step.plan, 'start');
     try {
-      const run = () => PROBE_REGISTRY[step.probe].run(ctx, step.plan);
       try {
-        await run();
+        await PROBE_REGISTRY[step.probe].run(ctx, step.plan);
       } finally {
-        if (held.turn) (await held.turn)();
+        await endTurn();
       }
     } catch (e) {
       stopped = true; // an interrupt, an unreachable target, a banned key: nothing more is started
@@ -243,5 +286,6 @@ export async function runSchedule(
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) throw failed.reason;
   const end = Math.max(0, ...results.map((r) => r.ends));
+  const { byKey: requestsByKey, unkeyed } = shared.counts;
   return { durationMs: end, requestsByKey, unkeyed, steps: results.sort((a, b) => a.id - b.id) };
 }
