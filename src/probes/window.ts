@@ -6,6 +6,9 @@ import type { Exchange } from '../http/exchange.js';
 import { rateLimitOf } from '../http/parsed.js';
 import { cheapList, isAccepted, type ProbeContext } from './context.js';
 
+/** The length of a minute window, in ms. */
+export const WINDOW_MS = MINUTE_S * 1000;
+
 export interface Triple {
   limit: number;
   remaining: number;

@@ -1,0 +1,177 @@
+/**
+ * The burst probe: Limit+K requests at once on a fresh window; no more than the limit may be accepted
+ * (ratelimit.no-over-admission).
+ */
+import { MINUTE_S } from '../api/plans.js';
+import type { ApiKey } from '../core/api-key.js';
+import { isRateLimitRefusal } from '../checks/passive/contract.js';
+import { TOLERANCE_MS } from '../backoff/key-state.js';
+import type { Exchange } from '../http/exchange.js';
+import { cheapList, freshKey, isAccepted, probeTag, type ProbeContext } from './context.js';
+import type { Probe } from './probe.js';
+import { announcedMinuteLimit, minuteQuota, sameWindow, tripleOf, WINDOW_MS } from './window.js';
+import { withFreshKey } from './with-key.js';
+
+/** K in Limit+K: enough to see over-admission, few enough that the refused requests are not "knocking". */
+/** How many requests beyond the limit the burst probe sends at once. */
+export const BURST_EXTRA = 5;
+
+interface Burst {
+  key: ApiKey;
+  limit: number;
+  results: Exchange[];
+  accepted: Exchange[];
+}
+
+async function burstOnce(ctx: ProbeContext, key: ApiKey, limit: number, tag: string): Promise<Burst> {
+  const results = await ctx.sendSimultaneous(Array.from({ length: limit + BURST_EXTRA }, () => cheapList(key, tag)));
+  const refused = results.filter((e) => e.status === 429).sort((a, b) => b.localTime - a.localTime);
+  if (refused[0]) ctx.refusals.push(key, refused[0]);
+  return { key, limit, results, accepted: results.filter(isAccepted) };
+}
+
+/**
+ * Whether the target refuses sequential requests beyond its limit: the precondition of judging a burst's
+ * over-admission (a target that does not enforce its limit at all is ratelimit.enforced's failure). A refusal in
+ * the burst shows it; else one or two requests after it: a refusal shows it, an acceptance with Remaining above 0
+ * shows a counter that missed the concurrent requests (a concurrency defect), two acceptances with nothing left show
+ * no enforcement.
+ */
+async function enforcesAfter(
+  ctx: ProbeContext,
+  b: Burst,
+  tag: string,
+): Promise<{ enforces: true; note: string } | { enforces: false; reason: string }> {
+  if (b.results.some(isRateLimitRefusal)) return { enforces: true, note: '' };
+  const last = [...b.accepted].sort((x, y) => x.timing.done - y.timing.done).at(-1);
+  const window = last === undefined ? null : tripleOf(last);
+  for (let i = 0; i < 2; i++) {
+    const ex = await ctx.send(cheapList(b.key, tag));
+    if (ex.error !== null)
+      return { enforces: false, reason: `the request after the burst got no whole response (see contract.transport)` };
+    if (isRateLimitRefusal(ex)) return { enforces: true, note: '; a request sent afterwards was refused' };
+    const t = tripleOf(ex);
+    if (window !== null && t !== null && !sameWindow(window, t)) {
+      return {
+        enforces: false,
+        reason:
+          'the window ended before a request after the burst could show whether the target enforces its limit; not judged',
+      };
+    }
+    if (isAccepted(ex) && t !== null && t.remaining > 0) {
+      return {
+        enforces: true,
+        note: `; a request sent afterwards was accepted with Remaining ${t.remaining}: the counter missed requests of the burst`,
+      };
+    }
+  }
+  return {
+    enforces: false,
+    reason:
+      'the target accepts sequential requests beyond its limit, so a burst cannot show over-admission (see ratelimit.enforced)',
+  };
+}
+
+export const burstProbe: Probe = {
+  name: 'burst',
+  // Limit+K requests over four connections' worth of time.
+  needs: {
+    sends: 'alone',
+    window: 'fresh',
+    slot: 1,
+    requests: (q) => q + BURST_EXTRA,
+    span: (q) => (q + BURST_EXTRA) / 4,
+  },
+  checks: ['ratelimit.no-over-admission'],
+  perPlan: true,
+  async run(ctx, plan) {
+    await withFreshKey(ctx, this.checks, plan, async (fk, plan) => {
+      const id = 'ratelimit.no-over-admission';
+      const tag = probeTag('burst');
+      let b = await burstOnce(ctx, fk.key, minuteQuota(fk.key), tag);
+      if (b.accepted.length > b.limit) {
+        // A target that announces another Limit for the minute (limit-matches-plan's defect) is judged by what it
+        // announces: burst again, on another fresh key, with that Limit.
+        const announced = Math.max(
+          0,
+          ...b.accepted.map((e) => announcedMinuteLimit(e, fk.key, fk.how === 'unused') ?? 0),
+        );
+        const limit = Math.min(announced, fk.key.limits.perDay);
+        if (limit > b.limit) {
+          const again = await freshKey(ctx, plan);
+          if (!again)
+            return ctx.ledger.skip(
+              id,
+              plan,
+              `the target announces Limit ${announced} (see ratelimit.limit-matches-plan), and no fresh ${plan} key is left to burst with it`,
+            );
+          ctx.ledger.info(
+            id,
+            plan,
+            'limit',
+            `judged against the Limit the target announces (${limit}), not the plan's figure (see ratelimit.limit-matches-plan)`,
+          );
+          b = await burstOnce(ctx, again.key, limit, tag);
+        }
+      }
+      const { limit, results, accepted } = b;
+      const n = results.length;
+      const triples = accepted.map(tripleOf);
+      const evidence = accepted[accepted.length - 1] ?? results[0];
+      if (accepted.length > limit) {
+        // Over the limit in total: judge each window the responses describe, since a burst may straddle two.
+        const perWindow = new Map<string, number>();
+        for (const t of triples)
+          if (t) perWindow.set(`${t.limit}/${t.reset}`, (perWindow.get(`${t.limit}/${t.reset}`) ?? 0) + 1);
+        const worst = Math.max(0, ...perWindow.values());
+        const span = Math.max(...results.map((e) => e.timing.done)) - Math.min(...results.map((e) => e.timing.sent));
+        const resets = triples.flatMap((t) => (t ? [t.reset] : []));
+        const spread = resets.length === 0 ? 0 : Math.max(...resets) - Math.min(...resets);
+        if (perWindow.size > 1 && spread > 1 && spread < MINUTE_S - 1) {
+          // Resets a few seconds apart are no two windows: a Reset that moves with the requests (a bucket's "full
+          // again"), whose refill during the burst was admitted too. That over-admission is enforced's to judge.
+          return ctx.ledger.skip(
+            id,
+            plan,
+            `${accepted.length} of ${n} accepted while the burst lasted ${(span / ctx.clock.scale / 1000).toFixed(1)} s, under Resets that moved with the requests: a limiter that refills admits its refill too (see ratelimit.algorithm); that over-admission is ratelimit.enforced's`,
+          );
+        }
+        if (perWindow.size > 1 && worst <= limit) {
+          ctx.ledger.pass(id, plan);
+          return ctx.ledger.info(id, plan, 'note', 'the burst straddled two windows; each admitted at most the limit');
+        }
+        if (perWindow.size <= 1 && span >= WINDOW_MS - TOLERANCE_MS) {
+          const slower =
+            ctx.clock.scale > 1
+              ? ` (the clock runs ${ctx.clock.scale} times faster than real time: a smaller --time-scale leaves more real time in each window)`
+              : '';
+          return ctx.ledger.skip(id, plan, `the burst lasted a whole window; not judged${slower}`);
+        }
+        const pre = await enforcesAfter(ctx, b, tag);
+        if (!pre.enforces) return ctx.ledger.skip(id, plan, pre.reason);
+        return ctx.ledger.fail(
+          id,
+          plan,
+          `${accepted.length} of ${n} simultaneous requests accepted; the limit is ${limit}${pre.note}`,
+          evidence,
+        );
+      }
+      ctx.ledger.pass(id, plan);
+      // Repeated Remaining values among the accepted answers (within one window) are a fact, not a failure: a server
+      // may read Remaining after several increments have landed.
+      const seen = new Map<string, number>();
+      for (const t of triples)
+        if (t)
+          seen.set(`${t.limit}/${t.reset}/${t.remaining}`, (seen.get(`${t.limit}/${t.reset}/${t.remaining}`) ?? 0) + 1);
+      const repeated = [...seen.values()].filter((c) => c > 1).reduce((a, c) => a + c, 0);
+      ctx.ledger.info(
+        id,
+        plan,
+        'repeatedRemaining',
+        repeated === 0
+          ? 'every accepted answer showed its own Remaining'
+          : `${repeated} accepted answers shared a Remaining value with another`,
+      );
+    });
+  },
+};

@@ -1,0 +1,259 @@
+/**
+ * The enforce probe: on a fresh window, cheap requests until one is refused; the window must accept its limit and
+ * refuse the next one with a 429 (ratelimit.enforced), and its first answer must show Limit-1
+ * (ratelimit.remaining-decrements).
+ */
+import type { PlanName } from '../api/plans.js';
+import type { ApiKey } from '../core/api-key.js';
+import { retryAfterMs, serverOffset, serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.js';
+import type { Exchange } from '../http/exchange.js';
+import {
+  cheapList,
+  type FreshKey,
+  freshKey,
+  isAccepted,
+  othersSince,
+  type ProbeContext,
+  probeTag,
+  skipAll,
+  waitUntil,
+} from './context.js';
+import type { Probe } from './probe.js';
+import { FOREIGN, refusedAs, UNKNOWN_COUNT } from './reasons.js';
+import { refusedWindowEnd } from './refusal.js';
+import {
+  announcedMinuteLimit,
+  type Exhaustion,
+  exhaust,
+  exhaustSpan,
+  HEADER_CHECKS,
+  minuteCapacity,
+  minuteQuota,
+  restartedAfterAMinute,
+  tripleOf,
+  WINDOW_MS,
+} from './window.js';
+
+/** A run that spanned two windows says nothing about one: try again on another fresh key, this many times. */
+const ROLLOVER_TRIES = 2;
+
+export const enforceProbe: Probe = {
+  name: 'enforce',
+  needs: { sends: 'alone', window: 'fresh', slot: 0, requests: (q) => q + 1, span: exhaustSpan, spareKey: true },
+  checks: ['ratelimit.enforced', 'ratelimit.remaining-decrements'],
+  perPlan: true,
+  async run(ctx, plan) {
+    if (plan === null) return;
+    // "Sequential requests": when requests sent 8 at a time are over-admitted, that may be a counter that misses
+    // concurrent requests (ratelimit.no-over-admission's defect); the count is then taken strictly one at a time.
+    let sequential = false;
+    let rollovers = 0;
+    while (rollovers < ROLLOVER_TRIES) {
+      const fk = await freshKey(ctx, plan);
+      if (!fk) return skipAll(ctx, this.checks, plan, `no usable ${plan} key`);
+      const outcome = await enforceOnce(ctx, plan, fk, sequential);
+      if (outcome === 'judged') return;
+      if (outcome === 'over-admitted-concurrently' && !sequential) sequential = true;
+      else rollovers++;
+    }
+    ctx.ledger.skip(
+      'ratelimit.enforced',
+      plan,
+      sequential
+        ? 'requests sent together were over-admitted (see ratelimit.no-over-admission), and strictly sequential requests could not reach the limit within one window, twice'
+        : "the limiter restarted (a new window, or as much left as at the start) or a minute passed before the limit was reached, twice: the requests reached the target too slowly to spend a minute's quota within a minute",
+    );
+  },
+};
+
+/**
+ * When the minute window `first` opened was already in use (Remaining below Limit-1 on an accepted answer), the
+ * local time by which it has ended (bounded by the window length); null when it was fresh or cannot be told.
+ */
+function windowInUseUntil(ctx: ProbeContext, first: Exchange, key: ApiKey, fresh: boolean): number | null {
+  if (first.status === 429) {
+    // Refused at once: the window was used up by requests the key did not send. Wait it out (and the hold-back).
+    const held = Math.min(ctx.keyStates.get(key).blockedUntil, first.localTime + WINDOW_MS + TOLERANCE_MS);
+    return Math.max(refusedWindowEnd(key, first), held);
+  }
+  const t = tripleOf(first);
+  if (!isAccepted(first) || t === null || t.remaining >= t.limit - 1) return null;
+  if (t.limit !== key.limits.perMinute && announcedMinuteLimit(first, key, fresh) === null) return null;
+  return Math.min(t.reset * 1000 + serverOffset(first), first.localTime + WINDOW_MS) + TOLERANCE_MS;
+}
+
+/** One decrement-to-Limit+1 sequence. */
+async function enforceOnce(
+  ctx: ProbeContext,
+  plan: PlanName,
+  fk: FreshKey,
+  sequential: boolean,
+): Promise<'judged' | 'rolled-over' | 'over-admitted-concurrently'> {
+  const { key } = fk;
+  const tag = probeTag('enforce');
+  const dec = 'ratelimit.remaining-decrements';
+  const others = othersSince(ctx);
+  let first = await ctx.send(cheapList(key, tag));
+  let fresh = fk.how === 'unused';
+  // A fresh window must start fresh: an unused key whose window is already in use had requests counted against it
+  // that it did not send (other keys', keyless ones: see key-isolation, no-quota-drain). Wait for that window's end.
+  let inUse = false;
+  const until = first.error === null ? windowInUseUntil(ctx, first, key, fresh) : null;
+  if (until !== null) {
+    ctx.log(
+      `enforce [${plan}]: ${key.label}'s window was already open and partly spent (another client is using the key, or requests of others were counted against it); again on a fresh window`,
+    );
+    await waitUntil(ctx, until);
+    first = await ctx.send(cheapList(key, tag));
+    fresh = true; // the window it opens is fresh, unless something else is counted against the key meanwhile
+    inUse = first.error === null && windowInUseUntil(ctx, first, key, true) !== null;
+    if (inUse && first.status === 429) {
+      ctx.refusals.push(key, first);
+      skipAll(
+        ctx,
+        ['ratelimit.enforced', dec],
+        plan,
+        `the first request of a fresh window was refused, again after that window ended: ${FOREIGN}`,
+      );
+      return 'judged';
+    }
+  }
+  const t0 = tripleOf(first);
+  const quota = minuteCapacity(first, key, fresh);
+  const run = await exhaust(ctx, key, tag, quota, {
+    first,
+    ...(sequential ? { parallel: 1, stopOnRollover: true } : {}),
+  });
+  // With headers on the day window, a key with less than a minute's quota left for the day is refused sooner.
+  const expected = !fresh && t0 !== null && t0.limit === key.limits.perDay ? Math.min(quota, t0.remaining + 1) : quota;
+  const r = run.refusal;
+  // The 429 is left for the probes that wait one out, unless the refill follow-up below sends on the key after it.
+  let followUp = false;
+  try {
+    return await judgeEnforce();
+  } finally {
+    if (!followUp && r?.status === 429) ctx.refusals.push(key, r);
+  }
+
+  async function judgeEnforce(): Promise<'judged' | 'rolled-over' | 'over-admitted-concurrently'> {
+    // Spanning two windows, too many accepted, or stopped at the rollover: the count says nothing of one window.
+    if (run.rolledOver && (run.accepted > expected || r === null)) return 'rolled-over';
+    if (run.lost !== null) {
+      skipAll(ctx, ['ratelimit.enforced', dec], plan, UNKNOWN_COUNT);
+      return 'judged';
+    }
+    if (run.accepted > expected && run.concurrent && !sequential) return 'over-admitted-concurrently';
+    // "A key's first request in a fresh window shows Limit-1": judgeable when every window is fresh (unused key, or
+    // a window waited out) or when the headers describe the minute window whose end we waited for.
+    if (!isAccepted(first)) {
+      ctx.ledger.skip(dec, plan, 'first request of the window was refused (see ratelimit.enforced)');
+    } else if (t0 === null) {
+      ctx.ledger.skip(dec, plan, `first response has no usable X-RateLimit-* (${HEADER_CHECKS})`);
+    } else if (inUse) {
+      ctx.ledger.skip(
+        dec,
+        plan,
+        `the window was already in use when the probe started, and again after it ended: ${FOREIGN}`,
+      );
+    } else if (fresh || t0.limit === key.limits.perMinute) {
+      ctx.ledger.judge(
+        dec,
+        plan,
+        t0.remaining === t0.limit - 1,
+        () =>
+          `first request in a fresh window shows Remaining ${t0.remaining} with Limit ${t0.limit} (expected ${t0.limit - 1})`,
+        run.first,
+      );
+    }
+    if (quota !== minuteQuota(key))
+      ctx.ledger.info(
+        'ratelimit.enforced',
+        plan,
+        'limit',
+        `counted against the Limit the target announces (${quota}), not the plan's figure (see ratelimit.limit-matches-plan)`,
+      );
+    const within = `within ${(run.spanMs / 1000).toFixed(1)} s of the first (target clock)`;
+    if (r === null) {
+      ctx.ledger.fail(
+        'ratelimit.enforced',
+        plan,
+        `${run.accepted} requests accepted ${within}; the limit is ${expected} a minute: request ${expected + 1} was not refused`,
+        run.first,
+      );
+    } else if (run.accepted > expected) {
+      ctx.ledger.fail(
+        'ratelimit.enforced',
+        plan,
+        `${run.accepted} requests accepted ${within} before the first refusal (${refusedAs(r)}); the limit is ${expected} a minute`,
+        r,
+      );
+    } else if (run.accepted < expected && expected - run.accepted <= others()) {
+      // Refused early, by no more requests than other probes sent meanwhile (a probe whose one request must go out on
+      // time): whether those count against this key is key-isolation's or no-quota-drain's to judge.
+      ctx.ledger.skip(
+        'ratelimit.enforced',
+        plan,
+        `refused after ${run.accepted} of ${expected} accepted requests, while other probes sent requests: ${FOREIGN}`,
+      );
+    } else if (run.accepted !== expected) {
+      ctx.ledger.fail(
+        'ratelimit.enforced',
+        plan,
+        `refused (${refusedAs(r)}) after ${run.accepted} accepted requests; the limit is ${expected}`,
+        r,
+      );
+    } else if (
+      ctx.ledger.judge(
+        'ratelimit.enforced',
+        plan,
+        r.status === 429,
+        () => `request ${expected + 1} answered ${refusedAs(r)} instead of 429`,
+        r,
+      )
+    ) {
+      followUp = await refillFollowUp(ctx, plan, key, tag, run, expected);
+    }
+    return 'judged';
+  }
+}
+
+/** A Retry-After this short after a refusal is waited out inside the minute: it is how a refill shows. */
+const FOLLOW_UP_MAX_MS = 10_000;
+/** How far inside the minute from the first accepted request the follow-up must land to count in it. */
+const FOLLOW_UP_MARGIN_MS = 2 * TOLERANCE_MS;
+
+/**
+ * After the limit's worth was accepted and request Limit+1 refused: when the refusal asks for a short wait that ends
+ * well inside the minute from the first accepted request, wait it out and send one request. A limiter that keeps the
+ * promise refuses it, or has restarted (as much left as at the start: a window that began after the refused one);
+ * one that refills (a token bucket, GCRA) accepts it, and that is Limit+1 accepted within a minute.
+ */
+/** Whether it sent the follow-up (the refusal it followed is then stale; a new one is left in its place). */
+async function refillFollowUp(
+  ctx: ProbeContext,
+  plan: PlanName,
+  key: ApiKey,
+  tag: string,
+  run: Exhaustion,
+  expected: number,
+): Promise<boolean> {
+  const r = run.refusal!;
+  const wait = retryAfterMs(r);
+  const minuteEnds = serverTimeOf(run.first) + WINDOW_MS - FOLLOW_UP_MARGIN_MS;
+  if (wait === null || wait > FOLLOW_UP_MAX_MS || serverTimeOf(r) + wait + 250 >= minuteEnds) return false;
+  await waitUntil(ctx, r.localTime + wait + 250);
+  const ex = await ctx.send(cheapList(key, tag));
+  if (!isAccepted(ex)) {
+    if (ex.status === 429) ctx.refusals.push(key, ex);
+    return true;
+  }
+  const spanMs = serverTimeOf(ex) - serverTimeOf(run.first);
+  if (restartedAfterAMinute(tripleOf(run.first), tripleOf(ex)) || spanMs >= WINDOW_MS - TOLERANCE_MS) return true;
+  ctx.ledger.fail(
+    'ratelimit.enforced',
+    plan,
+    `${expected + 1} requests accepted within ${(spanMs / 1000).toFixed(1)} s of the first (target clock); the limit is ${expected} a minute: after the 429, the request sent once its Retry-After (${wait / 1000} s) had passed was accepted (the limiter refills within the minute; see ratelimit.algorithm)`,
+    ex,
+  );
+  return true;
+}

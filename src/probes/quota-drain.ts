@@ -1,0 +1,82 @@
+/**
+ * The quota-drain probe: requests with unknown keys between two requests on a valid key; the valid key's Remaining
+ * must not fall for them (auth.no-quota-drain).
+ */
+import { randomBytes } from 'node:crypto';
+import { retryAfterMs } from '../backoff/key-state.js';
+import { cheapList, isAccepted, othersSince, probeTag, sendPatiently, waitUntil } from './context.js';
+import type { Probe } from './probe.js';
+import { FOREIGN, notJudgeable, refusedAs } from './reasons.js';
+import { HEADER_CHECKS, sameWindow, tripleOf, WINDOW_MS } from './window.js';
+import { withRoomyKey } from './with-key.js';
+
+/** Requests with distinct unknown keys the quota-drain probe sends between its two valid ones. */
+export const DRAIN_REQUESTS = 50;
+
+export const quotaDrainProbe: Probe = {
+  name: 'quota-drain',
+  needs: { sends: 'alone', window: 'headroom', slot: 2, requests: 2, unkeyed: DRAIN_REQUESTS },
+  checks: ['auth.no-quota-drain'],
+  perPlan: true,
+  async run(ctx, plan) {
+    await withRoomyKey(ctx, this.checks, plan, async (fk, plan) => {
+      const id = 'auth.no-quota-drain';
+      const tag = probeTag('quota-drain');
+      let why2 = '';
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const others = othersSince(ctx);
+        const first = await sendPatiently(ctx, cheapList(fk.key, tag));
+        let sent = 0;
+        // Invalid keys may be limited per client address: honour their 429s too, bounded in count.
+        for (let i = 0; sent < DRAIN_REQUESTS && i < DRAIN_REQUESTS * 3 && !ctx.signal.aborted; i++) {
+          const ex = await ctx.send({
+            operation: 'listPets',
+            method: 'GET',
+            path: '/pets?limit=1',
+            auth: { kind: 'raw', header: `Bearer pl-invalid-${randomBytes(8).toString('hex')}`, label: 'unknown key' },
+            tag,
+          });
+          if (ex.status === 429)
+            await waitUntil(ctx, ex.localTime + Math.min(retryAfterMs(ex) ?? WINDOW_MS, WINDOW_MS));
+          else sent++;
+        }
+        const last = await ctx.send(cheapList(fk.key, tag));
+        const why = notJudgeable(last) ?? (first.error !== null ? 'no whole response (see contract.transport)' : null);
+        if (why !== null) return ctx.ledger.skip(id, plan, why);
+        const [t1, t2] = [tripleOf(first), tripleOf(last)];
+        if (!isAccepted(last) && isAccepted(first)) {
+          return ctx.ledger.fail(
+            id,
+            plan,
+            `after ${sent} requests with invalid keys, the valid key is refused (${refusedAs(last)})`,
+            last,
+          );
+        }
+        if (!t1 || !t2) return ctx.ledger.skip(id, plan, `no usable X-RateLimit-* headers (${HEADER_CHECKS})`);
+        if (!sameWindow(t1, t2)) {
+          why2 = 'the window changed during the sequence twice; not judged';
+          continue; // the window ended in between: try once more
+        }
+        // A fall no larger than what other probes had out meanwhile (requests that must go out on time) may be
+        // theirs: whether other keys' requests count against this key is key-isolation's to judge. Measured again.
+        const fall = t1.remaining - 1 - t2.remaining;
+        const overlapping = others();
+        if (fall > 0 && fall <= overlapping) {
+          why2 = `Remaining went ${t1.remaining} → ${t2.remaining} while other probes had ${overlapping} requests out, twice: ${FOREIGN}`;
+          continue;
+        }
+        // Only a fall below what the valid key's own request explains is a drain; a rise is refill (a bucket's or a
+        // sliding window's), never a drain.
+        return void ctx.ledger.judge(
+          id,
+          plan,
+          fall <= 0,
+          () =>
+            `Remaining went ${t1.remaining} → ${t2.remaining} across ${sent} invalid-key requests (expected at least ${t1.remaining - 1})`,
+          last,
+        );
+      }
+      ctx.ledger.skip(id, plan, why2);
+    });
+  },
+};
