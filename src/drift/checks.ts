@@ -1,0 +1,97 @@
+/**
+ * The checks of two runs, per check id and plan: what newly fails, what was fixed, what is newly skipped or
+ * newly passing, what still fails, what is gone, and how many pairs did not change.
+ */
+import type { CheckResult, Report } from '../report/schema.js';
+import type { CheckChange, ChecksDiff, SideStatus } from './schema.js';
+
+type Outcome = CheckResult['byPlan'][number];
+type PlanKey = Outcome['plan'];
+
+/** A check's outcomes by plan; a check judged for no plan at all counts as one outcome without a plan. */
+function outcomesOf(c: CheckResult): Map<PlanKey, Outcome> {
+  const out = new Map<PlanKey, Outcome>();
+  if (c.byPlan.length === 0)
+    out.set(null, { plan: null, status: c.status, counts: c.counts, evidence: [], reasons: [], info: {} });
+  for (const o of c.byPlan) out.set(o.plan, o);
+  return out;
+}
+
+/** What a run said of a check for a plan: the first evidence of a failure, the reasons of a skip. */
+export function detailOf(o: Outcome | undefined): string | null {
+  if (o === undefined) return null;
+  if (o.status === 'fail') return o.evidence[0]?.message ?? null;
+  if (o.status === 'skip') return o.reasons.length > 0 ? o.reasons.join('; ') : null;
+  return null;
+}
+
+/** What a run said of a check it did not judge for a plan: no outcome, or no such check at all. */
+const absence = (check: CheckResult | undefined, plan: PlanKey): string =>
+  check === undefined ? 'not in this report' : plan === null ? 'not judged without a plan' : 'not judged for this plan';
+
+interface Pair {
+  id: string;
+  plan: PlanKey;
+  before?: CheckResult;
+  now?: CheckResult;
+  b?: Outcome;
+  c?: Outcome;
+}
+
+function change({ id, plan, before, now, b, c }: Pair): CheckChange {
+  const meta = (now ?? before)!;
+  return {
+    id,
+    title: meta.title,
+    severity: meta.severity,
+    plan,
+    baseline: b?.status ?? 'absent',
+    current: c?.status ?? 'absent',
+    baselineDetail: b ? detailOf(b) : absence(before, plan),
+    currentDetail: c ? detailOf(c) : absence(now, plan),
+    failed: { baseline: b?.counts.failed ?? 0, current: c?.counts.failed ?? 0 },
+  };
+}
+
+/**
+ * Where a pair of statuses goes in the diff (`passing` and `skipped`: unchanged, counted). A check not judged for a
+ * plan (absent) counts as skipped: a run that no longer judges something has not fixed it.
+ */
+function bucketOf(b: SideStatus, c: SideStatus): keyof Omit<ChecksDiff, 'unchanged'> | 'passing' | 'skipped' {
+  if (c === 'fail') return b === 'fail' ? 'stillFailing' : 'newlyFailing';
+  if (c === 'pass') return b === 'fail' ? 'fixed' : b === 'pass' ? 'passing' : 'newlyPassing';
+  return b === 'skip' || b === 'absent' ? 'skipped' : 'newlySkipped';
+}
+
+const PLAN_ORDER = ['free', 'pro', 'business', 'enterprise'];
+const planRank = (p: PlanKey): number => (p === null ? -1 : PLAN_ORDER.indexOf(p));
+
+export function diffChecks(baseline: Report, current: Report): ChecksDiff {
+  const diff: ChecksDiff = {
+    newlyFailing: [],
+    fixed: [],
+    newlySkipped: [],
+    newlyPassing: [],
+    stillFailing: [],
+    unchanged: { passing: 0, skipped: 0 },
+  };
+  const before = new Map(baseline.checks.map((c) => [c.id, c]));
+  const now = new Map(current.checks.map((c) => [c.id, c]));
+  // The current run's order (the catalogue's), then checks only the baseline has.
+  const ids = [...now.keys(), ...[...before.keys()].filter((id) => !now.has(id))];
+  for (const id of ids) {
+    const pair = { id, before: before.get(id), now: now.get(id) };
+    const bo = pair.before ? outcomesOf(pair.before) : new Map<PlanKey, Outcome>();
+    const co = pair.now ? outcomesOf(pair.now) : new Map<PlanKey, Outcome>();
+    const plans = [...new Set([...co.keys(), ...bo.keys()])].sort((x, y) => planRank(x) - planRank(y));
+    for (const plan of plans) {
+      const b = bo.get(plan);
+      const c = co.get(plan);
+      const where = bucketOf(b?.status ?? 'absent', c?.status ?? 'absent');
+      if (where === 'passing') diff.unchanged.passing++;
+      else if (where === 'skipped') diff.unchanged.skipped++;
+      else diff[where].push(change({ ...pair, plan, b, c }));
+    }
+  }
+  return diff;
+}

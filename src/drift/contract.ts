@@ -1,0 +1,158 @@
+/**
+ * The target's rate-limit contract per plan, as each run saw it, and what drifted between them. Everything is
+ * read from report.json:
+ * - the Limit values sent: keyTimelines (each key's [t, Remaining, Limit] samples, with the key's plan);
+ * - the figures the run judged against: the `Figures judged: <label> N/min, M/day; ...` note;
+ * - the limiter's shape: ratelimit.algorithm's info (shape, limit, evidence) or its skip reason;
+ * - what counts: ratelimit.what-counts's info (status -> fact);
+ * - Retry-After: every 429 in keyTimelines with its Retry-After in seconds (an HTTP-date made a delay, null
+ *   when absent or unreadable), and the retry-after.* checks (form: syntax; accuracy: plausible, honest);
+ * - the ban: ban.probe's info when it measured one.
+ */
+import type { PlanName } from '../api/plans.js';
+import { CATALOGUE, type CheckId } from '../checks/catalogue.js';
+import type { CheckResult, Report } from '../report/schema.js';
+import { detailOf } from './checks.js';
+import type { ContractSide, Drift, PlanContract, SideStatus } from './schema.js';
+
+type Outcome = CheckResult['byPlan'][number];
+
+/** The checks that judge the contract, in catalogue order. */
+const CONTRACT_CHECKS = (Object.keys(CATALOGUE) as CheckId[]).filter(
+  (id) => CATALOGUE[id].family === 'ratelimit' || CATALOGUE[id].family === 'retry-after' || id === 'ban.probe',
+);
+
+function outcome(report: Report, id: string, plan: PlanName): Outcome | undefined {
+  return report.checks.find((c) => c.id === id)?.byPlan.find((o) => o.plan === plan);
+}
+
+const text = (v: unknown): string | null => (v === undefined || v === null ? null : String(v));
+
+function figuresOf(report: Report, plan: PlanName): ContractSide['figures'] {
+  const note = report.notes.find((n) => n.startsWith('Figures judged:'));
+  if (note === undefined) return null;
+  for (const k of report.keys.filter((x) => x.plan === plan)) {
+    const at = note.indexOf(`${k.label} `);
+    if (at === -1) continue;
+    const m = /^(\d+)\/min, (\d+)\/day/.exec(note.slice(at + k.label.length + 1));
+    if (m) return { perMinute: Number(m[1]), perDay: Number(m[2]) };
+  }
+  return null;
+}
+
+function median(xs: readonly number[]): number | null {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+function retryAfterOf(report: Report, plan: PlanName): ContractSide['retryAfter'] {
+  const waits = report.keyTimelines.filter((k) => k.plan === plan).flatMap((k) => k.refusals.map(([, s]) => s));
+  const usable = waits.filter((s): s is number => s !== null);
+  return {
+    refusals: waits.length,
+    unusable: waits.length - usable.length,
+    minSeconds: usable.length > 0 ? Math.min(...usable) : null,
+    medianSeconds: median(usable),
+    maxSeconds: usable.length > 0 ? Math.max(...usable) : null,
+  };
+}
+
+/** What one run showed of a plan's contract; null when the run did not judge the plan. */
+export function contractSide(report: Report, plan: PlanName): ContractSide | null {
+  if (!report.plans.includes(plan) && !report.keyTimelines.some((k) => k.plan === plan)) return null;
+  const limits = new Set<number>();
+  for (const k of report.keyTimelines) if (k.plan === plan) for (const [, , limit] of k.remaining) limits.add(limit);
+  const checks: Record<string, SideStatus> = {};
+  for (const id of CONTRACT_CHECKS) checks[id] = outcome(report, id, plan)?.status ?? 'absent';
+  const algo = outcome(report, 'ratelimit.algorithm', plan);
+  const counts = outcome(report, 'ratelimit.what-counts', plan);
+  const ban = outcome(report, 'ban.probe', plan);
+  const whatCounts: Record<string, string> = {};
+  for (const [k, v] of Object.entries(counts?.info ?? {}))
+    whatCounts[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  return {
+    limitsSeen: [...limits].sort((a, b) => a - b),
+    figures: figuresOf(report, plan),
+    checks,
+    algorithm: {
+      status: algo?.status ?? 'absent',
+      shape: text(algo?.info.shape),
+      limit: text(algo?.info.limit),
+      evidence: text(algo?.info.evidence),
+      reason: algo?.status === 'skip' ? detailOf(algo) : null,
+    },
+    whatCounts,
+    retryAfter: retryAfterOf(report, plan),
+    ban: ban?.status === 'pass' && Object.keys(ban.info).length > 0 ? { ...ban.info } : null,
+  };
+}
+
+const orNone = (s: string | null): string => s ?? 'not named';
+
+function statusText(report: Report, id: string, plan: PlanName, status: SideStatus): string {
+  const d = detailOf(outcome(report, id, plan));
+  return d === null ? status : `${status}: ${d}`;
+}
+
+/** The ban's facts, compared only when both runs measured one. */
+function banDrifts(b: ContractSide, c: ContractSide): Drift[] {
+  if (b.ban === null && c.ban === null) return [];
+  if (b.ban === null || c.ban === null)
+    return [
+      { field: 'ban', baseline: b.ban ? 'measured' : 'not measured', current: c.ban ? 'measured' : 'not measured' },
+    ];
+  const out: Drift[] = [];
+  for (const k of new Set([...Object.keys(b.ban), ...Object.keys(c.ban)])) {
+    const x = JSON.stringify(b.ban[k] ?? null);
+    const y = JSON.stringify(c.ban[k] ?? null);
+    if (x !== y) out.push({ field: `ban ${k}`, baseline: x, current: y });
+  }
+  return out;
+}
+
+function sideDrifts(base: Report, cur: Report, plan: PlanName, b: ContractSide, c: ContractSide): Drift[] {
+  const out: Drift[] = [];
+  const pair = (field: string, x: string, y: string) => {
+    if (x !== y) out.push({ field, baseline: x, current: y });
+  };
+  pair('Limit sent', b.limitsSeen.join(', ') || 'none', c.limitsSeen.join(', ') || 'none');
+  const fig = (f: ContractSide['figures']) => (f === null ? 'not recorded' : `${f.perMinute}/min, ${f.perDay}/day`);
+  if (b.figures !== null && c.figures !== null) pair('figures judged', fig(b.figures), fig(c.figures));
+  pair('limiter shape', orNone(b.algorithm.shape), orNone(c.algorithm.shape));
+  pair('limiter limit', orNone(b.algorithm.limit), orNone(c.algorithm.limit));
+  for (const k of new Set([...Object.keys(b.whatCounts), ...Object.keys(c.whatCounts)]))
+    pair(`what counts: ${k}`, b.whatCounts[k] ?? 'not measured', c.whatCounts[k] ?? 'not measured');
+  const unusable = (r: ContractSide['retryAfter']) =>
+    r.refusals === 0
+      ? 'no 429'
+      : r.unusable === 0
+        ? 'usable on every 429'
+        : `unusable on ${r.unusable} of ${r.refusals}`;
+  if (b.retryAfter.refusals > 0 && c.retryAfter.refusals > 0)
+    pair('Retry-After', unusable(b.retryAfter), unusable(c.retryAfter));
+  for (const id of CONTRACT_CHECKS) {
+    if (id === 'ratelimit.algorithm' || id === 'ratelimit.what-counts' || id === 'ban.probe') continue;
+    const x = b.checks[id] ?? 'absent';
+    const y = c.checks[id] ?? 'absent';
+    if (x !== y)
+      out.push({ field: id, baseline: statusText(base, id, plan, x), current: statusText(cur, id, plan, y) });
+  }
+  return [...out, ...banDrifts(b, c)];
+}
+
+export function diffContract(baseline: Report, current: Report): PlanContract[] {
+  const plans = (['free', 'pro', 'business', 'enterprise'] as const).filter(
+    (p) => baseline.plans.includes(p) || current.plans.includes(p),
+  );
+  return plans.map((plan) => {
+    const b = contractSide(baseline, plan);
+    const c = contractSide(current, plan);
+    const drifts =
+      b && c
+        ? sideDrifts(baseline, current, plan, b, c)
+        : [{ field: 'plan', baseline: b ? 'judged' : 'not judged', current: c ? 'judged' : 'not judged' }];
+    return { plan, baseline: b, current: c, drifts };
+  });
+}

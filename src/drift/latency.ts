@@ -1,0 +1,170 @@
+/**
+ * Latency and throughput per operation: the figures of both runs, tests of the recorded HDR histograms, and the
+ * verdict per percentile. A percentile regresses when it rose past both parts of its threshold (large), more
+ * current requests lie above the baseline's value at that percentile than chance allows (exceedance test,
+ * p < alpha), and most requests are slower (Mann-Whitney's probability of superiority >= minSuperiority): see
+ * docs/compare.md for why all three.
+ */
+import type { OperationMetricsT, Report } from '../report/schema.js';
+import { type Buckets, bucketsOf } from './buckets.js';
+import {
+  type CompareOptions,
+  DEFAULT_THRESHOLDS,
+  type OperationDrift,
+  type OperationSide,
+  PERCENTILES,
+  type PercentileChange,
+  type PercentileName,
+  type ShiftTest,
+  type Threshold,
+} from './schema.js';
+import { exceedanceTest, kolmogorovSmirnov, mannWhitney } from './stats.js';
+import { formatChangeMs, formatMs, formatP, formatRatio } from './words.js';
+
+const ORDER = ['listPets', 'createPet', 'getPet', 'other'];
+
+function errorsOf(op: OperationMetricsT): number {
+  let n = 0;
+  for (const [status, count] of Object.entries(op.statusCounts)) {
+    const s = Number(status);
+    if (status === 'error' || (s >= 500 && s < 600)) n += count;
+  }
+  return n;
+}
+
+function sideOf(report: Report, op: OperationMetricsT, histogram: CompareOptions['histogram']): OperationSide {
+  const l = histogram === 'serviceTime' ? op.serviceTime : op.latency;
+  const t = report.totals;
+  return {
+    count: op.count,
+    p50: l.p50,
+    p90: l.p90,
+    p99: l.p99,
+    max: l.max,
+    rps: t.requests > 0 ? (t.rps * op.count) / t.requests : 0,
+    errorRate: op.count > 0 ? errorsOf(op) / op.count : 0,
+  };
+}
+
+/** The thresholds in force for an operation: the defaults, then the options' own, then the operation's. */
+export function thresholdsFor(options: CompareOptions, operation: string): Record<PercentileName, Threshold | null> {
+  const out = { ...DEFAULT_THRESHOLDS };
+  for (const set of [options.thresholds, options.operations[operation] ?? {}]) {
+    for (const p of PERCENTILES) {
+      const t = set[p];
+      if (t !== undefined) out[p] = t;
+    }
+  }
+  return out;
+}
+
+function shiftTest(b: Buckets, c: Buckets, options: CompareOptions): ShiftTest {
+  const mw = mannWhitney(b, c);
+  const ks = kolmogorovSmirnov(b, c);
+  const direction = mw.p < options.alpha && mw.z !== 0 ? (mw.z > 0 ? 'slower' : 'faster') : 'same';
+  return {
+    histogram: options.histogram,
+    n1: mw.n1,
+    n2: mw.n2,
+    u: mw.u,
+    z: mw.z,
+    p: mw.p,
+    superiority: mw.superiority,
+    broad: mw.superiority >= options.minSuperiority,
+    ksD: ks.d,
+    ksP: ks.p,
+    direction,
+  };
+}
+
+const PERCENT: Record<PercentileName, number> = { p50: 50, p90: 90, p99: 99, max: 100 };
+
+interface Sides {
+  b: OperationSide;
+  c: OperationSide;
+  /** The histograms' buckets and the shift test, when the operation is judged. */
+  judged: { bb: Buckets; cb: Buckets; test: ShiftTest } | null;
+}
+
+function percentileChange(
+  p: PercentileName,
+  s: Sides,
+  threshold: Threshold | null,
+  o: CompareOptions,
+): PercentileChange {
+  const changeMs = s.c[p] - s.b[p];
+  const changeRatio = s.b[p] > 0 ? s.c[p] / s.b[p] - 1 : null;
+  const large =
+    threshold !== null &&
+    changeMs > 0 &&
+    changeMs >= threshold.absoluteMs &&
+    (changeRatio === null || changeRatio >= threshold.relative);
+  const t = s.judged === null ? null : exceedanceTest(s.judged.bb, s.judged.cb, PERCENT[p]);
+  const exceedance = t === null ? null : { above: t.above, expected: t.expectedAbove, p: t.p };
+  return {
+    percentile: p,
+    baselineMs: s.b[p],
+    currentMs: s.c[p],
+    changeMs,
+    changeRatio,
+    threshold,
+    large,
+    exceedance,
+    regression: large && exceedance !== null && exceedance.p < o.alpha && s.judged!.test.broad,
+  };
+}
+
+/** Why an operation's latency is not judged, or null when it is. */
+function notJudged(op: string, b: OperationMetricsT | undefined, c: OperationMetricsT | undefined, o: CompareOptions) {
+  if (b === undefined) return `${op} is not in the baseline run`;
+  if (c === undefined) return `${op} is not in the current run`;
+  if (b.histograms[o.histogram] === undefined || c.histograms[o.histogram] === undefined)
+    return `no "${o.histogram}" histogram for ${op} in ${b.histograms[o.histogram] === undefined ? 'the baseline' : 'the current'} report`;
+  if (b.count < o.minSamples || c.count < o.minSamples)
+    return `too few requests to judge (${b.count} and ${c.count}; at least ${o.minSamples} each)`;
+  return null;
+}
+
+function operationDrift(base: Report, cur: Report, name: string, options: CompareOptions): OperationDrift {
+  const bo = base.operations.find((o) => o.operation === name);
+  const co = cur.operations.find((o) => o.operation === name);
+  const b = bo ? sideOf(base, bo, options.histogram) : null;
+  const c = co ? sideOf(cur, co, options.histogram) : null;
+  const note = notJudged(name, bo, co, options);
+  let judged: Sides['judged'] = null;
+  if (note === null) {
+    const bb = bucketsOf(bo!.histograms[options.histogram]!);
+    const cb = bucketsOf(co!.histograms[options.histogram]!);
+    judged = { bb, cb, test: shiftTest(bb, cb, options) };
+  }
+  const thresholds = thresholdsFor(options, name);
+  const percentiles =
+    b && c ? PERCENTILES.map((p) => percentileChange(p, { b, c, judged }, thresholds[p], options)) : [];
+  return {
+    operation: name,
+    baseline: b,
+    current: c,
+    test: judged?.test ?? null,
+    percentiles,
+    regression: percentiles.some((p) => p.regression),
+    note,
+  };
+}
+
+export function diffOperations(baseline: Report, current: Report, options: CompareOptions): OperationDrift[] {
+  const names = [...new Set([...baseline.operations, ...current.operations].map((o) => o.operation))];
+  const rank = (n: string) => (ORDER.includes(n) ? ORDER.indexOf(n) : ORDER.length);
+  names.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  return names.map((n) => operationDrift(baseline, current, n, options));
+}
+
+/** One line for a percentile's change with the tests behind it. */
+export function latencyMessage(op: OperationDrift, p: PercentileChange): string {
+  const e = p.exceedance;
+  const t = op.test;
+  const stats =
+    e === null || t === null
+      ? ''
+      : `; ${e.above} of ${t.n2} requests above the baseline's ${p.percentile} (${formatMs(e.expected)} expected), p=${formatP(e.p)}; A=${t.superiority.toFixed(2)}`;
+  return `${op.operation} ${p.percentile} ${formatMs(p.baselineMs)} ms -> ${formatMs(p.currentMs)} ms (${formatChangeMs(p.changeMs)}, ${formatRatio(p.changeRatio)})${stats}`;
+}
