@@ -58,7 +58,22 @@ export type WindowNeed =
    */
   | { readonly window: 'headroom'; readonly slot: number; readonly requests: number; readonly unkeyed?: number }
   /** A key marked sacrificial (skipped without one), after the plan's other steps, `holdsMs` of the run clock. */
-  | { readonly window: 'sacrificial'; readonly requests: (quota: number) => number; readonly holdsMs: number };
+  | { readonly window: 'sacrificial'; readonly requests: (quota: number) => number; readonly holdsMs: number }
+  /**
+   * A key marked for the audit (skipped without one), from the start, side by side with the other plans'; its
+   * requests and the run-clock ms it takes follow the key's figures.
+   */
+  | {
+      readonly window: 'audit';
+      readonly requests: (figures: KeyFigures) => number;
+      readonly holdsMs: (figures: KeyFigures) => number;
+    };
+
+/** A key's sold figures, as the planner knows them. */
+export interface KeyFigures {
+  readonly perMinute: number;
+  readonly perDay: number;
+}
 
 export type ProbeNeeds = WindowNeed & { readonly sends: SendMode };
 
