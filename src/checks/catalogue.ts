@@ -232,6 +232,14 @@ export const CATALOGUE = {
     judgedBy: ['probe'],
     unexercised: 'judged by the restore probe, which this run did not run',
   },
+  'ratelimit.day-enforced': {
+    family: 'ratelimit',
+    severity: 'critical',
+    title:
+      "Exactly the day figure is accepted in the day window, then a 429 to the day's end; the minute figure holds on the way",
+    judgedBy: ['probe'],
+    unexercised: 'opt-in: run the plan-audit scenario with a key marked "audit": true (the audit spends its day)',
+  },
   'ratelimit.no-over-admission': {
     family: 'ratelimit',
     severity: 'critical',

@@ -38,6 +38,8 @@ const KeyEntry = z.strictObject({
   perMinute: PerMinute.optional(),
   perDay: PerDay.optional(),
   sacrificial: z.boolean().optional(),
+  /** For the plan audit (the plan-audit scenario), which spends the key's whole day. */
+  audit: z.boolean().optional(),
 });
 
 export const KeysFile = z.strictObject({ keys: z.array(KeyEntry) }).superRefine((f, ctx) => {
@@ -58,6 +60,7 @@ export interface KeyEntry {
   readonly plan: PlanName;
   readonly label: string;
   readonly sacrificial: boolean;
+  readonly audit: boolean;
   /** The entry's own figures, if any. */
   readonly own: Readonly<Partial<PlanLimits>>;
 }
@@ -72,6 +75,7 @@ function toEntries(file: KeysFile): KeyEntry[] {
       plan: e.plan,
       label: keyLabel(e.key, e.label ?? `${e.plan}#${n}`),
       sacrificial: e.sacrificial ?? false,
+      audit: e.audit ?? false,
       own: Object.freeze({
         ...(e.perMinute !== undefined ? { perMinute: e.perMinute } : {}),
         ...(e.perDay !== undefined ? { perDay: e.perDay } : {}),
@@ -118,6 +122,7 @@ export function resolveKeys(
       limits: Object.freeze(limits),
       label: e.label,
       sacrificial: e.sacrificial,
+      ...(e.audit ? { audit: true } : {}),
     });
   });
   if (problems.length > 0)

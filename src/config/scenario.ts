@@ -80,6 +80,8 @@ export const ScenarioSchema = z
     thresholds: z.array(ThresholdEntry).default([]),
     /** Refuse to run without a key marked sacrificial. */
     requiresSacrificialKey: z.boolean().default(false),
+    /** Refuse to run without a key marked for the audit: the plan audit spends a key's whole day. */
+    requiresAuditKey: z.boolean().default(false),
   })
   .superRefine((s, ctx) => {
     if (s.probes.length === 0 && s.load === undefined) {
@@ -95,6 +97,14 @@ export const ScenarioSchema = z
         path: ['probes', s.probes.indexOf('ban')],
         message:
           'expected requiresSacrificialKey: true with the ban probe (it may get its key banned), found the ban probe without it',
+      });
+    }
+    if (s.probes.includes('plan-audit') && !s.requiresAuditKey) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['probes', s.probes.indexOf('plan-audit')],
+        message:
+          "expected requiresAuditKey: true with the plan-audit probe (it spends its key's whole day), found the plan-audit probe without it",
       });
     }
     // Two spellings of one rule would be one check id (threshold.<normalised expression>).

@@ -11,6 +11,8 @@ export interface ApiKey {
   readonly limits: PlanLimits;
   readonly label: string;
   readonly sacrificial: boolean;
+  /** Marked for the plan audit ("audit": true in the keys file): the audit spends its day; nothing else uses it. */
+  readonly audit?: boolean;
 }
 
 /** A key's label: its name and the last four characters of the secret. */

@@ -36,6 +36,7 @@ export function dryRunLines(o: DryRunOptions): string[] {
           s.keysPerPlan,
           s.requiresSacrificialKey,
           embeddedFigures(o.figures),
+          s.requiresAuditKey,
         )
       : []);
   const wanted = o.plans ?? s.plans;

@@ -15,6 +15,7 @@ import {
 import type { LoadSection, Scenario } from '../config/scenario.js';
 import { createRedactor, type Redactor } from '../config/keys-file.js';
 import type { ApiKey } from '../core/api-key.js';
+import { collectNotes, createRunEvents, type RunEvents } from '../core/run-events.js';
 import type { Clock } from '../core/clock.js';
 import { ERRORS, PetloadError, isPetloadError, EXIT } from '../core/errors.js';
 import type { HttpClient } from '../http/exchange.js';
@@ -87,6 +88,11 @@ export interface RunOptions {
   onProgress?: (stats: ProgressStats) => void;
   /** Called as each probe starts and ends, per plan (replaces the log line per probe). */
   onProbe?: (progress: ProbeProgress) => void;
+  /**
+   * Subscribe sinks to the run's event stream before anything is emitted (src/core/run-events.ts): every event
+   * of the run, its free text redacted. `log`, `notice`, `onProgress` and `onProbe` are listeners of it too.
+   */
+  subscribe?: (events: RunEvents) => void;
   /** A seam between assembling the report and validating it (src/engine/finalize.ts); tests force failures with it. */
   amendReport?: (report: Report) => Report;
   /** One shard of a sharded run (src/shard/): its keys, its share of the load and probes, a common start. */
@@ -193,6 +199,8 @@ interface Aborted {
   reason: string;
   exitCode: number;
   hint?: string;
+  /** A note for the report about why. */
+  note?: string;
 }
 
 /** The thresholds of the scenario and of the command line, parsed. */
@@ -221,6 +229,7 @@ function openTarget(o: RunOptions, scenario: Scenario): Promise<Target> {
     plans: o.plans ?? scenario.plans ?? DEFAULT_PLANS,
     keysPerPlan: scenario.keysPerPlan,
     sacrificial: scenario.requiresSacrificialKey,
+    audit: scenario.requiresAuditKey,
     figures: layerFigures(scenario.planLimits, o.planFigures),
     ...(o.keys ? { keys: o.keys } : {}),
     ...(o.ban ? { ban: o.ban } : {}),
@@ -237,7 +246,19 @@ interface Setup {
   /** When the run began sending (a shard: after waiting for --start-at). */
   begunAt: Date;
   redact: Redactor;
-  notes: string[];
+  /** The run's event stream, and the notes it has carried so far. */
+  events: RunEvents;
+  notes: { all(): string[] };
+}
+
+/** The caller's listeners, as sinks of the run's events. */
+function wireSinks(o: RunOptions, events: RunEvents): void {
+  const log = o.log;
+  const notice = o.notice ?? log;
+  if (log || notice) events.on('log', (e) => (e.notice ? notice : log)?.(e.text));
+  if (o.onProgress) events.on('phase', (e) => o.onProgress!(e.progress));
+  if (o.onProbe) events.on('probe', (e) => o.onProbe!(e.progress));
+  o.subscribe?.(events);
 }
 
 async function setUp(o: RunOptions, scenario: Scenario, startedAt: Date): Promise<Setup> {
@@ -251,22 +272,16 @@ async function setUp(o: RunOptions, scenario: Scenario, startedAt: Date): Promis
     throw e;
   }
   const keys = shard?.keys ?? target.keys.filter((k) => plans.includes(k.plan));
+  const redact = createRedactor(target.keys);
+  const events = createRunEvents(redact);
+  const notes = collectNotes(events);
+  wireSinks(o, events);
   const late = o.shard?.startAt !== undefined ? (await waitUntil(o.shard.startAt, o.signal)).lateMs : 0;
-  const notes: string[] = [
-    ...(shard?.notes ?? []),
-    ...(late > 1000 ? [`shard ${o.shard!.index} began ${(late / 1000).toFixed(1)} s after --start-at`] : []),
-  ];
-  if (keys.length > 0) notes.push(figuresNote(keys));
-  return {
-    scenario,
-    target,
-    plans,
-    shard,
-    keys,
-    begunAt: o.shard ? new Date() : startedAt,
-    redact: createRedactor(target.keys),
-    notes,
-  };
+  for (const text of shard?.notes ?? []) events.emit({ type: 'note', text });
+  if (late > 1000)
+    events.emit({ type: 'note', text: `shard ${o.shard!.index} began ${(late / 1000).toFixed(1)} s after --start-at` });
+  if (keys.length > 0) events.emit({ type: 'note', text: figuresNote(keys) });
+  return { scenario, target, plans, shard, keys, begunAt: o.shard ? new Date() : startedAt, redact, events, notes };
 }
 
 /** Refuse a run that cannot be judged or must not start: no key for the plans, no sacrificial key when needed. */
@@ -283,22 +298,24 @@ function checkKeys({ scenario, plans, keys, target }: Setup): void {
       `scenario ${scenario.name} needs a key marked "sacrificial": true; none of the keys is`,
     );
   }
+  if (scenario.requiresAuditKey && !keys.some((k) => k.audit)) {
+    throw new PetloadError(
+      'E_SAFETY',
+      `scenario ${scenario.name} needs a key marked "audit": true for each plan it audits: the audit spends the key's whole day; none of the keys is`,
+    );
+  }
 }
 
 /** Before a remote run: announce it, read each key's remaining daily quota, and refuse what would use it up. */
-async function guardQuota(
-  o: RunOptions,
-  setup: Setup,
-  run: RunContext,
-  estimate: Estimate,
-  notice: (line: string) => void,
-): Promise<void> {
-  const { redact, notes } = setup;
+async function guardQuota(o: RunOptions, setup: Setup, run: RunContext, estimate: Estimate): Promise<void> {
+  const { events } = setup;
   const quotas = [];
   for (const key of setup.keys) quotas.push(readDayQuota(key, await run.path.send(cheapList(key, 'quota-read'))));
-  const decision = decideQuota(estimate, quotas, o.allowQuotaExhaustion === true);
-  for (const line of decision.lines) notice(redact(`  ${line}`));
-  notes.push(...decision.lines.map((line) => redact(`Daily quota before the run: ${line}.`)));
+  // The plan audit spends its keys' days by design (requiresAuditKey): that is what it is run for.
+  const allow = o.allowQuotaExhaustion === true || setup.scenario.requiresAuditKey;
+  const decision = decideQuota(estimate, quotas, allow);
+  for (const line of decision.lines) events.emit({ type: 'log', text: `  ${line}`, notice: true });
+  for (const line of decision.lines) events.emit({ type: 'note', text: `Daily quota before the run: ${line}.` });
   if (!decision.proceed) {
     throw new PetloadError(
       'E_SAFETY',
@@ -311,14 +328,8 @@ async function guardQuota(
 }
 
 /** Every probe of the scenario, on each plan it runs on (a shard: its share), as the schedule lays them out. */
-async function runProbes(
-  o: RunOptions,
-  setup: Setup,
-  run: RunContext,
-  planned: Estimate,
-  log: (line: string) => void,
-): Promise<ScheduleOutcome> {
-  const { plans, redact, notes } = setup;
+async function runProbes(setup: Setup, run: RunContext, planned: Estimate): Promise<ScheduleOutcome> {
+  const { plans, events } = setup;
   const ctx: ProbeContext = {
     clock: run.clock,
     ledger: run.ledger,
@@ -327,71 +338,85 @@ async function runProbes(
     refusals: new Refusals(),
     send: run.send,
     sendSimultaneous: run.sendSimultaneous,
-    note: (t) => notes.push(redact(t)),
-    log: (t) => log(redact(t)),
+    note: (text) => events.emit({ type: 'note', text }),
+    log: (text) => events.emit({ type: 'log', text, notice: false }),
   };
   // One progress event per probe and plan as the schedule starts and ends it (the console's line per plan).
   const steps = planned.schedule.steps;
   const probeTotal = (plan: PlanName | null) => steps.filter((st) => st.plan === plan).length;
   const probeIndex = new Map<PlanName | null, number>();
-  const onStep = o.onProbe
+  const onStep = events.wants('probe')
     ? (probe: string, plan: PlanName | null, state: 'start' | 'done') => {
         if (state === 'start') probeIndex.set(plan, (probeIndex.get(plan) ?? 0) + 1);
-        o.onProbe!({
-          probe,
-          plan,
-          state,
-          index: probeIndex.get(plan) ?? 0,
-          total: probeTotal(plan),
-          perPlan: run.keyStates.perPlan(),
-        });
+        const index = probeIndex.get(plan) ?? 0;
+        const progress = { probe, plan, state, index, total: probeTotal(plan), perPlan: run.keyStates.perPlan() };
+        events.emit({ type: 'probe', progress });
       }
     : undefined;
   return runSchedule(planned.schedule, ctx, plans, setup.scenario.probes, onStep);
 }
 
+/** Each key's standing (a `keys` event) about once a second of real time while anyone listens, and once at the end. */
+function watchKeys(events: RunEvents, run: RunContext): () => void {
+  if (!events.wants('keys')) return () => {};
+  const emit = () => {
+    const now = run.clock.now();
+    const keys = run.keyStates.all().map((s) => ({
+      label: s.key.label,
+      plan: s.key.plan,
+      sent: s.sent,
+      refused: s.refused,
+      heldBack: s.blockedUntil > now,
+      suspectedBan: s.suspectedBan,
+    }));
+    events.emit({ type: 'keys', keys });
+  };
+  const timer = setInterval(emit, 1000);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    emit();
+  };
+}
+
 /** The load section, with a progress line about once a second; its outcome goes into the notes. */
-async function runLoadSection(
-  o: RunOptions,
-  setup: Setup,
-  run: RunContext,
-  load: LoadSection,
-  log: (line: string) => void,
-): Promise<void> {
+async function runLoadSection(setup: Setup, run: RunContext, load: LoadSection): Promise<void> {
   const { clock } = run;
+  const { events } = setup;
   let last = { sent: 0, at: clock.monotonic() };
   const outcome = await runLoad(
     run.loadContext({
       progress: (p) => {
-        if (!o.onProgress) return;
+        if (!events.wants('phase')) return;
         const m = run.metrics.progress();
         const now = clock.monotonic();
         const rate = now > last.at ? ((m.requests - last.sent) * 1000) / (now - last.at) : 0;
         last = { sent: m.requests, at: now };
-        o.onProgress({ ...p, sent: m.requests, rate, s2xx: m.s2xx, s4xx: m.s4xx, s429: m.s429, p99Ms: m.p99 });
+        const progress = { ...p, sent: m.requests, rate, s2xx: m.s2xx, s4xx: m.s4xx, s429: m.s429, p99Ms: m.p99 };
+        events.emit({ type: 'phase', progress });
       },
-      log: (t) => log(setup.redact(t)),
+      log: (text) => events.emit({ type: 'log', text, notice: false }),
     }),
     load,
   );
-  setup.notes.push(...loadNotes(outcome));
+  for (const text of loadNotes(outcome)) events.emit({ type: 'note', text });
 }
 
 /**
  * What ends a run early and is still reported: an interrupt, the target unreachable or every key banned, a bug
- * of petload (exit 4, with its stack in the notes). Null for any other tool error, which the run throws once
- * it has cleaned up.
+ * of petload (exit 4, with its stack as a note for the bug report). Null for any other tool error, which the run
+ * throws once it has cleaned up.
  */
-function abortOf(e: unknown, setup: Setup): Aborted | null {
+function abortOf(e: unknown, redact: Redactor): Aborted | null {
   if (e instanceof Interrupted) return { reason: 'interrupted', exitCode: EXIT.interrupted };
   if (!isPetloadError(e) || e.code === 'E_INTERNAL') {
     // A bug in petload during the run: the run ends, but what it collected is still reported (exit 4).
     const message = e instanceof Error ? e.message : String(e);
-    if (e instanceof Error && e.stack) setup.notes.push(setup.redact(`internal error, for the bug report: ${e.stack}`));
     return {
-      reason: setup.redact(`internal error: ${message}`),
+      reason: redact(`internal error: ${message}`),
       exitCode: EXIT.internal,
       hint: ERRORS.E_INTERNAL.hint,
+      ...(e instanceof Error && e.stack ? { note: `internal error, for the bug report: ${e.stack}` } : {}),
     };
   }
   if (e.code === 'E_TARGET_UNREACHABLE' || e.code === 'E_KEY_BANNED')
@@ -399,22 +424,25 @@ function abortOf(e: unknown, setup: Setup): Aborted | null {
   return null;
 }
 
+/** What a run did, as the report needs it. */
+interface RunRecord {
+  readonly setup: Setup;
+  readonly run: RunContext;
+  readonly thresholdSpecs: ReturnType<typeof thresholdsOf>;
+  readonly planned: Estimate | undefined;
+  readonly scheduled: ScheduleOutcome | undefined;
+  readonly aborted: Aborted | undefined;
+}
+
 /** Judge the thresholds on the run's metrics, assemble the report, and write every file of it. */
-async function report(
-  o: RunOptions,
-  setup: Setup,
-  run: RunContext,
-  thresholdSpecs: ReturnType<typeof thresholdsOf>,
-  sent: { planned: Estimate | undefined; scheduled: ScheduleOutcome | undefined; aborted: Aborted | undefined },
-  log: (line: string) => void,
-): Promise<RunResult> {
-  const { scenario, target, redact } = setup;
-  const { aborted } = sent;
+async function report(o: RunOptions, sent: RunRecord): Promise<RunResult> {
+  const { setup, run, thresholdSpecs, aborted } = sent;
+  const { scenario, target, redact, events } = setup;
   const snapshot = run.metrics.snapshot();
   const schedule = sent.planned && sent.scheduled ? scheduleReport(sent.planned, sent.scheduled) : undefined;
   if (schedule) {
-    setup.notes.push(redact(schedule.note));
-    log(redact(schedule.note));
+    events.emit({ type: 'note', text: schedule.note });
+    events.emit({ type: 'log', text: schedule.note, notice: false });
   }
   const thresholds = thresholdSpecs.map((t) => {
     const checkId = thresholdCheckId(t.parsed);
@@ -444,7 +472,7 @@ async function report(
     thresholds,
     thresholdSeverity: new Map(thresholds.map((t) => [t.checkId, t.severity])),
     metrics: snapshot,
-    notes: setup.notes,
+    notes: setup.notes.all(),
     ...(schedule ? { schedule: schedule.report } : {}),
     ...(aborted ? { aborted: { reason: aborted.reason, exitCode: aborted.exitCode } } : {}),
   };
@@ -457,17 +485,23 @@ async function report(
       return o.amendReport ? o.amendReport(withShard) : withShard;
     },
   });
-  return { ...done, ...(aborted?.hint ? { hint: aborted.hint } : {}) };
+  const result = { ...done, ...(aborted?.hint ? { hint: aborted.hint } : {}) };
+  events.emit({
+    type: 'ended',
+    verdict: result.report.verdict,
+    exitCode: result.exitCode,
+    ...(result.report.abortReason !== undefined ? { reason: result.report.abortReason } : {}),
+    files: result.files,
+  });
+  return result;
 }
 
 export async function runScenario(o: RunOptions): Promise<RunResult> {
-  const log = o.log ?? (() => {});
-  const notice = o.notice ?? log;
   const startedAt = new Date();
   const scenario = o.shard ? shardScenario(o.scenario, o.shard) : o.scenario;
   const thresholdSpecs = thresholdsOf(scenario, o);
   const setup = await setUp(o, scenario, startedAt);
-  const { target, plans, keys, redact, notes } = setup;
+  const { target, plans, keys, redact, events } = setup;
   const signal = o.signal ?? new AbortController().signal;
   const deadline = drainDeadline(signal);
   // As many connections as requests may be in flight: a request queued in the pool would leave at a time
@@ -478,6 +512,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     keys,
     plans,
     redact,
+    events,
     connections: Math.max(POOL_CONNECTIONS, scenario.load?.maxInFlight ?? 0),
     timeoutMs: o.timeoutMs ?? 10_000,
     signal,
@@ -489,36 +524,50 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   let toolError: { error: unknown } | null = null;
   let planned: Estimate | undefined;
   let scheduled: ScheduleOutcome | undefined;
+  const stopKeys = watchKeys(events, run);
 
   try {
     checkKeys(setup);
+    events.emit({
+      type: 'started',
+      scenario: scenario.name,
+      target: target.url,
+      plans,
+      keys: keys.map((k) => ({ label: k.label, plan: k.plan })),
+      at: setup.begunAt.toISOString(),
+    });
     planned = estimateRequests(scenario, keys, plans, {
       quotaRead: remote,
       scale: target.clock.scale,
       ...(setup.shard ? { runs: setup.shard.runsProbe } : {}),
     });
+    const steps = planned.schedule.steps.map(({ probe, plan, at, ends }) => ({ probe, plan, at, ends }));
+    events.emit({ type: 'planned', durationMs: planned.durationMs, scale: planned.scale, steps });
     const estimate = remote ? planned : null;
     if (estimate) {
-      for (const line of preamble(scenario, target.url, plans, keys, estimate)) notice(redact(line));
-      notes.push(redact(`Before the run: ${describeEstimate(estimate)}.`));
+      for (const text of preamble(scenario, target.url, plans, keys, estimate))
+        events.emit({ type: 'log', text, notice: true });
+      events.emit({ type: 'note', text: `Before the run: ${describeEstimate(estimate)}.` });
     } else {
       // Not announced (a local target), but the plan is known all the same: it goes to the log.
-      for (const line of scheduleLines(planned)) log(redact(line));
+      for (const text of scheduleLines(planned)) events.emit({ type: 'log', text, notice: false });
     }
     await assertReachable(target.url, 5000, signal);
     if (signal.aborted) throw new Interrupted();
-    if (estimate) await guardQuota(o, setup, run, estimate, notice);
-    scheduled = await runProbes(o, setup, run, planned, log);
-    if (scenario.load && !signal.aborted) await runLoadSection(o, setup, run, scenario.load, log);
+    if (estimate) await guardQuota(o, setup, run, estimate);
+    scheduled = await runProbes(setup, run, planned);
+    if (scenario.load && !signal.aborted) await runLoadSection(setup, run, scenario.load);
     if (run.keyStates.all().every((s) => s.suspectedBan)) {
       aborted = { reason: 'every key is suspected banned', exitCode: EXIT.aborted, hint: ERRORS.E_KEY_BANNED.hint };
     }
   } catch (e) {
-    const a = abortOf(e, setup);
+    const a = abortOf(e, redact);
     if (a === null) toolError = { error: e };
     else aborted = a;
+    if (a?.note) events.emit({ type: 'note', text: a.note });
   } finally {
     run.finish();
+    stopKeys();
   }
   if (!aborted && signal.aborted) aborted = { reason: 'interrupted', exitCode: EXIT.interrupted };
 
@@ -531,5 +580,5 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   await target.close();
   if (toolError) throw toolError.error;
 
-  return report(o, setup, run, thresholdSpecs, { planned, scheduled, aborted }, log);
+  return report(o, { setup, run, thresholdSpecs, planned, scheduled, aborted });
 }

@@ -24,6 +24,11 @@ export interface ScheduleKey {
   /** Requests a fresh minute window accepts (the smaller of the key's figures). */
   readonly quota: number;
   readonly sacrificial: boolean;
+  /** Marked for the plan audit: only a probe that needs such a key uses it. */
+  readonly audit?: boolean;
+  /** The key's sold figures (the audit's requests and time follow them). */
+  readonly perMinute?: number;
+  readonly perDay?: number;
 }
 
 export interface SchedulePlan {
@@ -193,6 +198,13 @@ interface PlanKeys {
 
 const push = (p: Plan, s: Omit<Step, 'id'>): void => {
   p.steps.push({ ...s, id: p.steps.length });
+};
+
+/** A plan's keys any probe may use: not marked (sacrificial, audit) unless all of them are. */
+const isUsable = (keys: readonly ScheduleKey[]) => {
+  const marked = (k: ScheduleKey) => k.sacrificial || k.audit === true;
+  const allMarked = keys.every(marked);
+  return (k: ScheduleKey) => !marked(k) || allMarked;
 };
 
 /** The key at a slot: the slot's key, or the last the plan has. */
@@ -428,6 +440,20 @@ function placeSacrificial(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'s
   });
 }
 
+function placeAudit(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'audit'>): void {
+  const key = pk.keys.find((k) => k.audit);
+  if (!key) {
+    const reason = `opt-in: needs a ${pk.plan} key marked "audit": true in the keys file (the audit spends its day)`;
+    p.skipped.push({ probe, plan: pk.plan, reason });
+    return;
+  }
+  const figures = { perMinute: key.perMinute ?? key.quota, perDay: key.perDay ?? key.quota };
+  const cost = need.requests(figures);
+  p.requestsByKey[key.label] = (p.requestsByKey[key.label] ?? 0) + cost;
+  const ends = need.holdsMs(figures);
+  push(p, { probe, plan: pk.plan, keys: [key.label], window: 0, need: 'fresh', at: 0, ends, requests: cost, unkeyed: 0 });
+}
+
 /**
  * The order in which a plan's probes take their keys, from what they need: the exact counts on fresh windows first
  * (their 429s are what the refusal steps wait out), then the refusals, the probes on two keys, the headroom probes
@@ -446,6 +472,8 @@ function rankOf(need: WindowNeed, deferred: boolean): number {
       return need.unkeyed !== undefined && need.unkeyed > 0 ? 3 : 4;
     case 'sacrificial':
       return 6;
+    case 'audit':
+      return 7;
     case 'none':
       return -1;
   }
@@ -453,7 +481,7 @@ function rankOf(need: WindowNeed, deferred: boolean): number {
 
 /** Lays out one plan's steps on its keys. */
 function placePlan(p: Plan, plan: PlanName, keys: readonly ScheduleKey[], probes: readonly Probe[]): void {
-  const usable = keys.filter((k) => !k.sacrificial || keys.every((o) => o.sacrificial));
+  const usable = keys.filter(isUsable(keys));
   const sims: KeySim[] = usable.map((key) => ({
     key,
     openAt: null,
@@ -488,6 +516,7 @@ function placePlan(p: Plan, plan: PlanName, keys: readonly ScheduleKey[], probes
     else if (need.window === 'pair') placePair(p, pk, pr.name, need);
     else if (need.window === 'headroom') placeHeadroom(p, pk, pr.name, need);
     else if (need.window === 'sacrificial') placeSacrificial(p, pk, pr.name, need);
+    else if (need.window === 'audit') placeAudit(p, pk, pr.name, need);
   }
   for (const s of sims)
     if (s.requests > 0) p.requestsByKey[s.key.label] = (p.requestsByKey[s.key.label] ?? 0) + s.requests;
@@ -512,7 +541,7 @@ export function planSchedule(given: ScheduleInput): Schedule {
   const probes = probesInOrder(given.probes);
   for (const pr of probes) if (pr.needs.window === 'none' && runs(pr.name, null)) placeKeyless(p, pr.name, pr.needs);
   for (const { plan, keys } of given.plans) {
-    const usable = keys.filter((k) => !k.sacrificial || keys.every((o) => o.sacrificial)).length;
+    const usable = keys.filter(isUsable(keys)).length;
     keysPerPlan[plan] = { have: keys.length, used: Math.min(usable, FASTEST_KEYS) };
     placePlan(
       p,
@@ -626,6 +655,9 @@ export function scheduleInputOf(
           label: k.label,
           quota: Math.min(k.limits.perMinute, k.limits.perDay),
           sacrificial: k.sacrificial,
+          ...(k.audit ? { audit: true } : {}),
+          perMinute: k.limits.perMinute,
+          perDay: k.limits.perDay,
         })),
     })),
   };

@@ -19,6 +19,8 @@ export interface EmbeddedOptions {
   plans: readonly PlanName[];
   keysPerPlan: number;
   sacrificial: boolean;
+  /** Mark the made keys for the plan audit. */
+  audit?: boolean;
   /** The run's changes to the plans' figures (scenario planLimits, plans file), over the published ones. */
   figures?: PlanFigures;
   /** Keys to serve (from a keys file, figures resolved) instead of keys made for the run. */
@@ -50,13 +52,14 @@ export function makeKeys(
   perPlan: number,
   sacrificial: boolean,
   figures: PlanFigures,
+  audit = false,
 ): ApiKey[] {
   const keys: ApiKey[] = [];
   for (const plan of plans) {
     const limits = Object.freeze(limitsFor(plan, undefined, figures));
     for (let i = 1; i <= perPlan; i++) {
       const secret = `pl_${plan}_${randomBytes(12).toString('hex')}`;
-      keys.push(Object.freeze({ secret, plan, limits, label: keyLabel(secret, `${plan}#${i}`), sacrificial }));
+      keys.push(Object.freeze({ secret, plan, limits, label: keyLabel(secret, `${plan}#${i}`), sacrificial, ...(audit ? { audit } : {}) }));
     }
   }
   return keys;
@@ -64,7 +67,7 @@ export function makeKeys(
 
 export async function startEmbeddedTarget(o: EmbeddedOptions): Promise<Target> {
   const clock = createClock(o.timeScale);
-  const keys = o.keys ? [...o.keys] : makeKeys(o.plans, o.keysPerPlan, o.sacrificial, embeddedFigures(o.figures));
+  const keys = o.keys ? [...o.keys] : makeKeys(o.plans, o.keysPerPlan, o.sacrificial, embeddedFigures(o.figures), o.audit);
   const server = await createReferenceServer({
     host: '127.0.0.1',
     port: 0,

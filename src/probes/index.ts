@@ -19,6 +19,7 @@ import { inputProbe } from './input.js';
 import { keyIsolationProbe } from './key-isolation.js';
 import { listProbe } from './list.js';
 import type { ProbeName } from './names.js';
+import { planAuditProbe } from './plan-audit.js';
 import type { Probe } from './probe.js';
 import { quotaDrainProbe } from './quota-drain.js';
 import { restoreProbe } from './restore.js';
@@ -41,6 +42,7 @@ export const PROBE_REGISTRY = {
   'quota-drain': quotaDrainProbe,
   'what-counts': whatCountsProbe,
   ban: banProbe,
+  'plan-audit': planAuditProbe,
 } as const satisfies { readonly [N in ProbeName]: Probe };
 
 const ordered: readonly Probe[] = Object.values(PROBE_REGISTRY);

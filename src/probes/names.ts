@@ -16,8 +16,10 @@ export const PROBES = {
   'what-counts':
     '200, 400, 404, 200 on a fresh key: which statuses lower Remaining (ratelimit.what-counts; a 429 is not measured: that needs a request inside a Retry-After)',
   ban: 'Opt-in, sacrificial key only: keep sending after a 429 to measure the ban (ban.probe)',
+  'plan-audit':
+    "Opt-in, audit key only: drive the key at its per-minute figure until refused for the day (ratelimit.day-enforced); it spends the key's day",
 } as const;
 export type ProbeName = keyof typeof PROBES;
 export const PROBE_NAMES = Object.keys(PROBES) as ProbeName[];
-/** Every probe but the opt-in ban probe: what `probes: all` means. */
-export const DEFAULT_PROBES = PROBE_NAMES.filter((p) => p !== 'ban');
+/** Every probe but the opt-in ones (ban, plan-audit): what `probes: all` means. */
+export const DEFAULT_PROBES = PROBE_NAMES.filter((p) => p !== 'ban' && p !== 'plan-audit');

@@ -74,6 +74,7 @@ const COMMON: Record<Exclude<CheckId, 'ratelimit.enforced' | 'ratelimit.algorith
     'the paced phase offers a tenth of the figure through the backoff: no ban, nothing refused',
   ],
   'ban.probe': ['skip', 'opt-in'],
+  'ratelimit.day-enforced': ['skip', 'opt-in'],
   'load.capacity': ['skip', 'no saturate phase'],
 };
 

@@ -79,6 +79,7 @@ export const NEST_THROTTLER_TABLE: VerdictTable = {
     'backoff.respects-retry-after': ['pass', 'petload never sends inside a Retry-After'],
     'backoff.no-ban': ['skip', 'no load through the backoff in compliance'],
     'ban.probe': ['skip', 'opt-in'],
+    'ratelimit.day-enforced': ['skip', 'opt-in'],
     'load.capacity': ['skip', 'no saturate phase'],
   },
 };

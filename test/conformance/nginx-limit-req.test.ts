@@ -67,6 +67,7 @@ export const NGINX_LIMIT_REQ_TABLE: VerdictTable = {
     'backoff.respects-retry-after': ['pass', 'petload never sends inside a Retry-After'],
     'backoff.no-ban': ['skip', 'no load through the backoff in compliance'],
     'ban.probe': ['skip', 'opt-in'],
+    'ratelimit.day-enforced': ['skip', 'opt-in'],
     'load.capacity': ['skip', 'no saturate phase'],
   },
 };

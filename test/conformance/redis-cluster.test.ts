@@ -79,6 +79,7 @@ export const REDIS_CLUSTER_TABLE: VerdictTable = {
     'backoff.respects-retry-after': ['pass', 'petload itself never sends inside a Retry-After'],
     'backoff.no-ban': ['skip', 'the compliance scenario has no load through the backoff'],
     'ban.probe': ['skip', 'opt-in, needs a sacrificial key'],
+    'ratelimit.day-enforced': ['skip', 'opt-in'],
     'load.capacity': ['skip', 'no saturate phase'],
   },
 };
