@@ -4,6 +4,7 @@
  */
 import type { PlanName } from '../api/plans.js';
 import { headerValue, type Exchange } from '../http/exchange.js';
+import type { RunEventOf } from '../core/run-events.js';
 import { redactEvidence } from '../report/redact.js';
 import { type AnyCheckId, CATALOGUE, type CheckId } from './catalogue.js';
 
@@ -79,11 +80,32 @@ export function evidenceOf(ex: Exchange, message: string): Evidence {
   return ev;
 }
 
+/** What the ledger tells the run's event stream as an outcome settles or changes (src/core/run-events.ts). */
+export type CheckSettled = (e: RunEventOf<'check'>) => void;
+
 export class Ledger {
   /** id → plan ('' for none) → outcome: nested maps, so that the hot path builds no string key. */
   private readonly outcomes = new Map<AnyCheckId, Map<PlanName | '', Outcome>>();
-  /** Redacts secrets from every message before it is stored (last line of defence). */
-  constructor(private readonly redact: (s: string) => string = (s) => s) {}
+  /**
+   * `redact`: redacts secrets from every message before it is stored. `settled`: told of an outcome's first pass,
+   * each failure that gives evidence and each new skip reason (not of every pass: that is the hot path).
+   */
+  constructor(
+    private readonly redact: (s: string) => string = (s) => s,
+    private readonly settled: CheckSettled | null = null,
+  ) {}
+
+  private tell(o: Outcome, message?: string): void {
+    if (this.settled === null) return;
+    this.settled({
+      type: 'check',
+      id: o.id,
+      plan: o.plan,
+      status: statusOf(o),
+      counts: { passed: o.passed, failed: o.failed, skipped: o.skipped },
+      ...(message !== undefined ? { message } : {}),
+    });
+  }
 
   private slot(id: AnyCheckId, plan: PlanName | null): Outcome {
     let byPlan = this.outcomes.get(id);
@@ -100,7 +122,10 @@ export class Ledger {
   }
 
   pass(id: AnyCheckId, plan: PlanName | null = null, n = 1): void {
-    this.slot(id, plan).passed += n;
+    const o = this.slot(id, plan);
+    const first = o.passed === 0 && o.failed === 0;
+    o.passed += n;
+    if (first) this.tell(o);
   }
 
   /** Record a failure. `ex` supplies the request line, status, headers and body excerpt. */
@@ -108,8 +133,9 @@ export class Ledger {
     const o = this.slot(id, plan);
     o.failed++;
     if (o.evidence.length < MAX_EVIDENCE) {
-      const ev = ex ? evidenceOf(ex, message) : { message };
-      o.evidence.push(this.scrub(ev));
+      const ev = this.scrub(ex ? evidenceOf(ex, message) : { message });
+      o.evidence.push(ev);
+      this.tell(o, ev.message);
     }
   }
 
@@ -118,7 +144,10 @@ export class Ledger {
     const o = this.slot(id, plan);
     o.skipped++;
     const r = this.redact(reason);
-    if (o.skipReasons.length < MAX_REASONS && !o.skipReasons.includes(r)) o.skipReasons.push(r);
+    if (o.skipReasons.length < MAX_REASONS && !o.skipReasons.includes(r)) {
+      o.skipReasons.push(r);
+      this.tell(o, r);
+    }
   }
 
   /** Record a measured fact (info checks, and facts reported alongside a verdict). */

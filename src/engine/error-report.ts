@@ -8,7 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { PetloadError } from '../core/errors.js';
-import { redactEvidence, redactStrings } from '../report/redact.js';
+import { redactOutcome } from '../report/redact.js';
 import { lastPass, writeFileAtomic } from '../outputs/write.js';
 import type { ReportInput } from './build-report.js';
 import { REPORT_SCHEMA_VERSION } from '../report/schema.js';
@@ -51,12 +51,7 @@ export function errorReport(input: ReportInput, error: string, redact: (s: strin
     endedAt: input.endedAt.toISOString(),
     ...(input.aborted ? { abortReason: redact(input.aborted.reason) } : {}),
     parts: {
-      outcomes: input.outcomes.map((o) => ({
-        ...o,
-        evidence: o.evidence.map((e) => redactEvidence(e, redact)),
-        skipReasons: o.skipReasons.map(redact),
-        info: redactStrings(o.info, redact),
-      })),
+      outcomes: input.outcomes.map((o) => redactOutcome(o, 'skipReasons', redact)),
       thresholds: input.thresholds,
       metrics: input.metrics,
       notes: input.notes.map(redact),

@@ -11,6 +11,7 @@ import { Ledger } from '../checks/ledger.js';
 import { createObserver, type Observer } from '../checks/observer.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { Clock } from '../core/clock.js';
+import type { RunEvents } from '../core/run-events.js';
 import { PetloadError } from '../core/errors.js';
 import type { LoadContext } from '../executors/context.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
@@ -36,7 +37,9 @@ export interface RunContextOptions {
   readonly stopped: () => Error;
   /** When it aborts, every request still in flight or queued is abandoned (the drain deadline after an interrupt). */
   readonly requestSignal?: AbortSignal;
-  /** Called with every exchange the send path records. */
+  /** The run's event stream: check outcomes (from the ledger) and exchanges (from the send path) go to it. */
+  readonly events?: RunEvents;
+  /** Called with every exchange the send path records, as it is (tests and the bench). */
   readonly onExchange?: (ex: Exchange) => void;
 }
 
@@ -84,7 +87,7 @@ export function createRunContext(o: RunContextOptions): RunContext {
   const { clock, keys, signal } = o;
   // Many waits may listen to the run's signal at once, which is no leak.
   setMaxListeners(0, signal);
-  const ledger = new Ledger(o.redact);
+  const ledger = new Ledger(o.redact, o.events ? (e) => o.events!.emit(e) : null);
   const figures = figuresOf(keys);
   const observer = createObserver({
     ledger,
@@ -105,6 +108,7 @@ export function createRunContext(o: RunContextOptions): RunContext {
     stopped: () => (signal.aborted ? o.stopped() : null),
     ...(o.requestSignal ? { requestSignal: o.requestSignal } : {}),
     ...(o.onExchange ? { onExchange: o.onExchange } : {}),
+    ...(o.events ? { events: o.events } : {}),
   });
   const send = (spec: RequestSpec): Promise<Exchange> => {
     if (spec.auth.kind === 'key' && keyStates.get(spec.auth.key).suspectedBan) {

@@ -10,6 +10,8 @@ import type { Exchange, HttpClient, RequestSpec } from '../http/exchange.js';
 import type { Metrics } from '../metrics/recorder.js';
 import type { Clock } from '../core/clock.js';
 import type { KeyStates } from '../backoff/key-state.js';
+import type { RunEvents } from '../core/run-events.js';
+import { rateLimitOf } from '../http/parsed.js';
 
 export interface SendPathOptions {
   baseUrl: string;
@@ -26,8 +28,25 @@ export interface SendPathOptions {
   stopped?: () => Error | null;
   /** When it aborts, every request still in flight or queued is abandoned (the drain deadline after an interrupt). */
   requestSignal?: AbortSignal;
-  /** Called with every recorded exchange. */
+  /** The run's events: an `exchange` event per recorded exchange, when anyone listens. */
+  events?: RunEvents;
+  /** Called with every recorded exchange, as it is (tests and the bench read them; a sink listens to `events`). */
   onExchange?: (ex: Exchange) => void;
+}
+
+/** The exchange event of an exchange: labels and numbers only (src/core/run-events.ts). */
+function exchangeEvent(ex: Exchange, clock: Clock, startMono: number) {
+  const remaining = ex.status === null ? null : rateLimitOf(ex).remaining;
+  return {
+    type: 'exchange' as const,
+    key: ex.keyLabel,
+    plan: ex.plan,
+    operation: ex.operation,
+    status: ex.status,
+    latencyMs: (ex.timing.done - ex.timing.intended) / clock.scale,
+    remaining: remaining?.ok ? remaining.value : null,
+    at: ex.timing.sent - startMono,
+  };
 }
 
 export interface SendPath {
@@ -43,11 +62,14 @@ export function createSendPath(o: SendPathOptions): SendPath {
   const { clock, keyStates, observer } = o;
   const holdBack = (label: string) => keyStates.blockedNow(label, clock.now());
   const onExchange = o.onExchange ?? null;
+  const events = o.events ?? null;
+  const startMono = clock.monotonic();
   const record = (spec: RequestSpec, ex: Exchange) => {
     if (ex.error?.kind === 'aborted') return;
     observer.observe(ex);
     o.metrics().record(ex);
     if (spec.auth.kind === 'key') keyStates.noteResponse(spec.auth.key, ex);
+    if (events?.wants('exchange')) events.emit(exchangeEvent(ex, clock, startMono));
     onExchange?.(ex);
   };
   // The client records each exchange as it settles, in completion order, before its send resolves.

@@ -30,6 +30,20 @@ export function redactEvidence(e: Evidence, redact: Redact): Evidence {
   return out;
 }
 
+/** The free text of one check outcome, whatever holds it (a report's byPlan entry, a ledger's outcome). */
+export function redactOutcome<T extends { evidence: Evidence[]; info: Record<string, unknown> }>(
+  o: T,
+  reasons: keyof T,
+  redact: Redact,
+): T {
+  return {
+    ...o,
+    evidence: o.evidence.map((e) => redactEvidence(e, redact)),
+    [reasons]: (o[reasons] as string[]).map(redact),
+    info: redactStrings(o.info, redact),
+  };
+}
+
 /** A copy of `report` with its free text redacted; structured values are copied as they are. */
 export function redactReport(report: Report, redact: Redact): Report {
   const out: Report = {
@@ -40,12 +54,7 @@ export function redactReport(report: Report, redact: Redact): Report {
     },
     checks: report.checks.map((c) => ({
       ...c,
-      byPlan: c.byPlan.map((o) => ({
-        ...o,
-        evidence: o.evidence.map((e) => redactEvidence(e, redact)),
-        reasons: o.reasons.map(redact),
-        info: redactStrings(o.info, redact),
-      })),
+      byPlan: c.byPlan.map((o) => redactOutcome(o, 'reasons', redact)),
     })),
     notes: report.notes.map(redact),
   };

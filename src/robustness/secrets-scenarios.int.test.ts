@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { parseKeys } from '../config/keys-file.js';
 import { loadScenario, shippedScenarioNames } from '../config/load-scenario.js';
 import { createClock } from '../core/clock.js';
+import { RUN_EVENT_TYPES } from '../core/run-events.js';
 import { runScenario } from '../engine/run.js';
 import { renderConsoleSummary } from '../outputs/console.js';
 import { createReferenceServer } from '../reference-server/index.js';
@@ -33,6 +34,7 @@ describe('no key in anything a run prints or writes', () => {
     const server = await createReferenceServer({ keys, clock });
     const dir = mkdtempSync(join(tmpdir(), `petload-secrets-${name}-`));
     const printed: string[] = [];
+    const streamed: string[] = [];
     try {
       const result = await runScenario({
         scenario,
@@ -46,6 +48,10 @@ describe('no key in anything a run prints or writes', () => {
         log: (l) => printed.push(l),
         notice: (l) => printed.push(l),
         onProgress: (p) => printed.push(JSON.stringify(p)),
+        // Every event of the run's stream, as a sink (a journal, a live page, metrics) would get it.
+        subscribe: (events) => {
+          for (const type of RUN_EVENT_TYPES) events.on(type, (e) => streamed.push(JSON.stringify(e)));
+        },
       });
       printed.push(
         renderConsoleSummary(result.report, { color: false, ...(result.files ? { files: result.files } : {}) }),
@@ -56,6 +62,8 @@ describe('no key in anything a run prints or writes', () => {
     }
     const secrets = entries.map((e) => e.key);
     expect(findSecret(printed.join('\n'), secrets)).toBeNull();
+    expect(findSecret(streamed.join('\n'), secrets)).toBeNull();
+    expect(streamed.length).toBeGreaterThan(0);
     const files = filesUnder(dir);
     expect(files.map((f) => f.path.slice(dir.length + 1)).sort()).toEqual([
       'junit.xml',
