@@ -30,9 +30,12 @@ import {
   minuteCapacity,
   minuteQuota,
   restartedAfterAMinute,
+  type Triple,
   tripleOf,
   WINDOW_MS,
 } from './window.js';
+
+const DECREMENTS = 'ratelimit.remaining-decrements';
 
 /** A run that spanned two windows says nothing about one: try again on another fresh key, this many times. */
 const ROLLOVER_TRIES = 2;
@@ -82,17 +85,24 @@ function windowInUseUntil(ctx: ProbeContext, first: Exchange, key: ApiKey, fresh
   return Math.min(t.reset * 1000 + serverOffset(first), first.localTime + WINDOW_MS) + TOLERANCE_MS;
 }
 
-/** One decrement-to-Limit+1 sequence. */
-async function enforceOnce(
-  ctx: ProbeContext,
-  plan: PlanName,
-  fk: FreshKey,
-  sequential: boolean,
-): Promise<'judged' | 'rolled-over' | 'over-admitted-concurrently'> {
+/** What one sequence came to: judged (or skipped), or to be counted again (see enforceProbe). */
+type Outcome = 'judged' | 'rolled-over' | 'over-admitted-concurrently';
+
+/** The first request of a sequence, on the window the count is taken in. */
+interface Opened {
+  first: Exchange;
+  /** The key had no window under way at `first` (announcedMinuteLimit): unused, or its window in use waited out here. */
+  fresh: boolean;
+  /** The window was already in use when the probe started, and again after it ended. */
+  inUse: boolean;
+}
+
+/**
+ * The sequence's first request, again once the window it finds in use has ended. Null when the first request of
+ * that fresh window was refused as well (the checks are skipped, the refusal left for the probes that wait one out).
+ */
+async function openWindow(ctx: ProbeContext, plan: PlanName, fk: FreshKey, tag: string): Promise<Opened | null> {
   const { key } = fk;
-  const tag = probeTag('enforce');
-  const dec = 'ratelimit.remaining-decrements';
-  const others = othersSince(ctx);
   let first = await ctx.send(cheapList(key, tag));
   let fresh = fk.how === 'unused';
   // A fresh window must start fresh: an unused key whose window is already in use had requests counted against it
@@ -111,13 +121,37 @@ async function enforceOnce(
       ctx.refusals.push(key, first);
       skipAll(
         ctx,
-        ['ratelimit.enforced', dec],
+        ['ratelimit.enforced', DECREMENTS],
         plan,
         `the first request of a fresh window was refused, again after that window ended: ${FOREIGN}`,
       );
-      return 'judged';
+      return null;
     }
   }
+  return { first, fresh, inUse };
+}
+
+/** One sequence's count, and what it is judged against. */
+interface Count extends Opened {
+  key: ApiKey;
+  tag: string;
+  /** The first answer's Limit/Remaining/Reset. */
+  t0: Triple | null;
+  /** What the window accepts: minuteCapacity. */
+  quota: number;
+  /** The accepted requests the window should count to: the quota, or the day's rest when that is less. */
+  expected: number;
+  run: Exhaustion;
+}
+
+/** One decrement-to-Limit+1 sequence. */
+async function enforceOnce(ctx: ProbeContext, plan: PlanName, fk: FreshKey, sequential: boolean): Promise<Outcome> {
+  const { key } = fk;
+  const tag = probeTag('enforce');
+  const others = othersSince(ctx);
+  const opened = await openWindow(ctx, plan, fk, tag);
+  if (opened === null) return 'judged';
+  const { first, fresh } = opened;
   const t0 = tripleOf(first);
   const quota = minuteCapacity(first, key, fresh);
   const run = await exhaust(ctx, key, tag, quota, {
@@ -127,44 +161,14 @@ async function enforceOnce(
   // With headers on the day window, a key with less than a minute's quota left for the day is refused sooner.
   const expected = !fresh && t0 !== null && t0.limit === key.limits.perDay ? Math.min(quota, t0.remaining + 1) : quota;
   const r = run.refusal;
-  // The 429 is left for the probes that wait one out, unless the refill follow-up below sends on the key after it.
+  // The 429 is left for the probes that wait one out, unless the refill follow-up (judgeEnforced) sends on the key
+  // after it.
   let followUp = false;
   try {
-    return await judgeEnforce();
-  } finally {
-    if (!followUp && r?.status === 429) ctx.refusals.push(key, r);
-  }
-
-  async function judgeEnforce(): Promise<'judged' | 'rolled-over' | 'over-admitted-concurrently'> {
-    // Spanning two windows, too many accepted, or stopped at the rollover: the count says nothing of one window.
-    if (run.rolledOver && (run.accepted > expected || r === null)) return 'rolled-over';
-    if (run.lost !== null) {
-      skipAll(ctx, ['ratelimit.enforced', dec], plan, UNKNOWN_COUNT);
-      return 'judged';
-    }
-    if (run.accepted > expected && run.concurrent && !sequential) return 'over-admitted-concurrently';
-    // "A key's first request in a fresh window shows Limit-1": judgeable when every window is fresh (unused key, or
-    // a window waited out) or when the headers describe the minute window whose end we waited for.
-    if (!isAccepted(first)) {
-      ctx.ledger.skip(dec, plan, 'first request of the window was refused (see ratelimit.enforced)');
-    } else if (t0 === null) {
-      ctx.ledger.skip(dec, plan, `first response has no usable X-RateLimit-* (${HEADER_CHECKS})`);
-    } else if (inUse) {
-      ctx.ledger.skip(
-        dec,
-        plan,
-        `the window was already in use when the probe started, and again after it ended: ${FOREIGN}`,
-      );
-    } else if (fresh || t0.limit === key.limits.perMinute) {
-      ctx.ledger.judge(
-        dec,
-        plan,
-        t0.remaining === t0.limit - 1,
-        () =>
-          `first request in a fresh window shows Remaining ${t0.remaining} with Limit ${t0.limit} (expected ${t0.limit - 1})`,
-        run.first,
-      );
-    }
+    const unjudged = countVoid(ctx, plan, run, expected, sequential);
+    if (unjudged !== null) return unjudged;
+    const count: Count = { ...opened, key, tag, t0, quota, expected, run };
+    judgeDecrement(ctx, plan, count);
     if (quota !== minuteQuota(key))
       ctx.ledger.info(
         'ratelimit.enforced',
@@ -172,49 +176,112 @@ async function enforceOnce(
         'limit',
         `counted against the Limit the target announces (${quota}), not the plan's figure (see ratelimit.limit-matches-plan)`,
       );
-    const within = `within ${(run.spanMs / 1000).toFixed(1)} s of the first (target clock)`;
-    if (r === null) {
-      ctx.ledger.fail(
-        'ratelimit.enforced',
-        plan,
-        `${run.accepted} requests accepted ${within}; the limit is ${expected} a minute: request ${expected + 1} was not refused`,
-        run.first,
-      );
-    } else if (run.accepted > expected) {
-      ctx.ledger.fail(
-        'ratelimit.enforced',
-        plan,
-        `${run.accepted} requests accepted ${within} before the first refusal (${refusedAs(r)}); the limit is ${expected} a minute`,
-        r,
-      );
-    } else if (run.accepted < expected && expected - run.accepted <= others()) {
-      // Refused early, by no more requests than other probes sent meanwhile (a probe whose one request must go out on
-      // time): whether those count against this key is key-isolation's or no-quota-drain's to judge.
-      ctx.ledger.skip(
-        'ratelimit.enforced',
-        plan,
-        `refused after ${run.accepted} of ${expected} accepted requests, while other probes sent requests: ${FOREIGN}`,
-      );
-    } else if (run.accepted !== expected) {
-      ctx.ledger.fail(
-        'ratelimit.enforced',
-        plan,
-        `refused (${refusedAs(r)}) after ${run.accepted} accepted requests; the limit is ${expected}`,
-        r,
-      );
-    } else if (
-      ctx.ledger.judge(
-        'ratelimit.enforced',
-        plan,
-        r.status === 429,
-        () => `request ${expected + 1} answered ${refusedAs(r)} instead of 429`,
-        r,
-      )
-    ) {
-      followUp = await refillFollowUp(ctx, plan, key, tag, run, expected);
-    }
+    followUp = await judgeEnforced(ctx, plan, count, others);
+    return 'judged';
+  } finally {
+    if (!followUp && r?.status === 429) ctx.refusals.push(key, r);
+  }
+}
+
+/**
+ * Why a sequence's count cannot be judged: it is to be taken again ('rolled-over', 'over-admitted-concurrently'),
+ * or a request got no whole response ('judged': the checks are skipped); null when it can be judged.
+ */
+function countVoid(
+  ctx: ProbeContext,
+  plan: PlanName,
+  run: Exhaustion,
+  expected: number,
+  sequential: boolean,
+): Outcome | null {
+  // Spanning two windows, too many accepted, or stopped at the rollover: the count says nothing of one window.
+  if (run.rolledOver && (run.accepted > expected || run.refusal === null)) return 'rolled-over';
+  if (run.lost !== null) {
+    skipAll(ctx, ['ratelimit.enforced', DECREMENTS], plan, UNKNOWN_COUNT);
     return 'judged';
   }
+  if (run.accepted > expected && run.concurrent && !sequential) return 'over-admitted-concurrently';
+  return null;
+}
+
+/**
+ * ratelimit.remaining-decrements. "A key's first request in a fresh window shows Limit-1": judgeable when every
+ * window is fresh (unused key, or a window waited out) or when the headers describe the minute window whose end we
+ * waited for.
+ */
+function judgeDecrement(ctx: ProbeContext, plan: PlanName, count: Count): void {
+  const { first, t0, inUse, fresh, key, run } = count;
+  if (!isAccepted(first)) {
+    ctx.ledger.skip(DECREMENTS, plan, 'first request of the window was refused (see ratelimit.enforced)');
+  } else if (t0 === null) {
+    ctx.ledger.skip(DECREMENTS, plan, `first response has no usable X-RateLimit-* (${HEADER_CHECKS})`);
+  } else if (inUse) {
+    ctx.ledger.skip(
+      DECREMENTS,
+      plan,
+      `the window was already in use when the probe started, and again after it ended: ${FOREIGN}`,
+    );
+  } else if (fresh || t0.limit === key.limits.perMinute) {
+    ctx.ledger.judge(
+      DECREMENTS,
+      plan,
+      t0.remaining === t0.limit - 1,
+      () =>
+        `first request in a fresh window shows Remaining ${t0.remaining} with Limit ${t0.limit} (expected ${t0.limit - 1})`,
+      run.first,
+    );
+  }
+}
+
+/**
+ * ratelimit.enforced: `expected` requests accepted, then the next one refused with a 429. `others`: a reading of the
+ * requests other probes sent since the sequence began. Whether it sent the refill follow-up (refillFollowUp).
+ */
+async function judgeEnforced(ctx: ProbeContext, plan: PlanName, count: Count, others: () => number): Promise<boolean> {
+  const { run, expected, key, tag } = count;
+  const r = run.refusal;
+  const within = `within ${(run.spanMs / 1000).toFixed(1)} s of the first (target clock)`;
+  if (r === null) {
+    ctx.ledger.fail(
+      'ratelimit.enforced',
+      plan,
+      `${run.accepted} requests accepted ${within}; the limit is ${expected} a minute: request ${expected + 1} was not refused`,
+      run.first,
+    );
+  } else if (run.accepted > expected) {
+    ctx.ledger.fail(
+      'ratelimit.enforced',
+      plan,
+      `${run.accepted} requests accepted ${within} before the first refusal (${refusedAs(r)}); the limit is ${expected} a minute`,
+      r,
+    );
+  } else if (run.accepted < expected && expected - run.accepted <= others()) {
+    // Refused early, by no more requests than other probes sent meanwhile (a probe whose one request must go out on
+    // time): whether those count against this key is key-isolation's or no-quota-drain's to judge.
+    ctx.ledger.skip(
+      'ratelimit.enforced',
+      plan,
+      `refused after ${run.accepted} of ${expected} accepted requests, while other probes sent requests: ${FOREIGN}`,
+    );
+  } else if (run.accepted !== expected) {
+    ctx.ledger.fail(
+      'ratelimit.enforced',
+      plan,
+      `refused (${refusedAs(r)}) after ${run.accepted} accepted requests; the limit is ${expected}`,
+      r,
+    );
+  } else if (
+    ctx.ledger.judge(
+      'ratelimit.enforced',
+      plan,
+      r.status === 429,
+      () => `request ${expected + 1} answered ${refusedAs(r)} instead of 429`,
+      r,
+    )
+  ) {
+    return await refillFollowUp(ctx, plan, key, tag, run, expected);
+  }
+  return false;
 }
 
 /** A Retry-After this short after a refusal is waited out inside the minute: it is how a refill shows. */
