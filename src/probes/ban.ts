@@ -7,9 +7,9 @@
  * MAX_ROUNDS refusals knocked inside, MAX_KNOCKS knocks in each, MAX_POLLS requests to follow a ban, and a ban
  * is followed for at most RECOVERY_BOUND_MS of the run clock. The figures: ban-measure.ts.
  */
-import { MINUTE_S } from '../api/plans.js';
+import { MINUTE_S, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
-import { retryAfterMs, TOLERANCE_MS } from '../backoff/key-state.js';
+import { type KeyState, retryAfterMs, TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
 import { answerOf, banDuration, describeAnswer, sameAnswer, wallAt } from './ban-measure.js';
 import { cheapList, isAccepted, probeTag, waitUntil, type ProbeContext } from './context.js';
@@ -146,6 +146,101 @@ async function recover(ctx: ProbeContext, key: ApiKey, tag: string, end: Exchang
   return ctx.send(cheapList(key, tag));
 }
 
+/** What the rounds of knocking came to. */
+interface Knocking {
+  knocks: number;
+  lost: number;
+  /** Attempts to bring the key to a 429 (each a window used up). */
+  rounds: number;
+  /** Refusals knocked inside. */
+  refusals: number;
+  /** Attempts that brought no 429: the window ended before the quota was used up. */
+  rolledOver: number;
+  /** The last round of knocks (its `change`: the ban's first answer). */
+  round: Round | null;
+}
+
+/**
+ * Knock inside a refusal; if it ends (or is too short to knock in) without a change, try a fresh one. An attempt that
+ * brings no 429 (the window rolled over while the quota was being used up) counts as a round too.
+ */
+async function knockRounds(ctx: ProbeContext, victim: KeyState, tag: string): Promise<Knocking> {
+  const key = victim.key;
+  const k: Knocking = { knocks: 0, lost: 0, rounds: 0, refusals: 0, rolledOver: 0, round: null };
+  for (let i = 0; i < MAX_ROUNDS && !ctx.signal.aborted; i++) {
+    // Start on a key that may be sent on: past the previous refusal and any Retry-After it got (bounded).
+    const bound = ctx.clock.now() + (MINUTE_S + 2) * 1000;
+    await waitUntil(ctx, Math.min(Math.max(k.round?.refusalEnd ?? 0, victim.blockedUntil), bound));
+    const run = await exhaust(ctx, key, tag, minuteQuota(key));
+    k.rounds++;
+    if (run.refusal === null && run.rolledOver) k.rolledOver++;
+    if (run.refusal?.status !== 429) continue;
+    k.refusals++;
+    const round = await knockInside(ctx, key, tag, run.refusal);
+    k.round = round;
+    k.knocks += round.knocks;
+    k.lost += round.lost;
+    if (round.change !== null) break;
+  }
+  return k;
+}
+
+const infoOf = (ctx: ProbeContext, plan: PlanName) => (name: string, value: unknown) =>
+  ctx.ledger.info(ID, plan, name, value);
+
+/**
+ * The ban `ban` (the first answer that changed, after `knocks` knocks): its threshold, status and code; then followed
+ * to its end, and the recovery after it.
+ */
+async function measureBan(
+  ctx: ProbeContext,
+  plan: PlanName,
+  victim: KeyState,
+  tag: string,
+  ban: Exchange,
+  knocks: number,
+): Promise<void> {
+  const key = victim.key;
+  const info = infoOf(ctx, plan);
+  // The threshold: the knocks the target answered like the refusal, before the one that changed the answer.
+  info('knocksUntilChange', knocks);
+  info('banThreshold', knocks - 1);
+  info('banStatus', ban.status);
+  info('banCode', answerOf(ban).code);
+  const banWait = retryAfterMs(ban);
+  info('banRetryAfterSeconds', banWait === null ? null : Math.round(banWait / 100) / 10);
+  info('banRateLimitHeaders', tripleOf(ban) !== null);
+
+  const followed = await followBan(ctx, key, tag, ban);
+  info('pollsFollowingBan', followed.polls);
+  if (followed.end === null) {
+    victim.suspectedBan = true;
+    info('banEnded', false);
+    ctx.note(
+      `${plan}: banned after ${knocks} knocks inside Retry-After (${describeAnswer(ban)}); the ban did not end within ${followed.polls} requests and ${RECOVERY_BOUND_MS / 1000} s.`,
+    );
+    return ctx.ledger.skip(
+      ID,
+      plan,
+      `the ban (${describeAnswer(ban)}) did not end within the bound (${followed.polls} requests, ${RECOVERY_BOUND_MS / 1000} s): its duration and recovery were not measured`,
+    );
+  }
+  const d = banDuration(ban, followed.lastBanned, followed.end);
+  info('banEnded', true);
+  info('banDurationSeconds', d.seconds);
+  info('banDurationUncertaintySeconds', d.uncertaintySeconds);
+  info('banDurationClock', d.clock);
+  info('answerAfterBan', describeAnswer(followed.end));
+  const after = await recover(ctx, key, tag, followed.end);
+  const recovered = isAccepted(after);
+  info('recovered', recovered);
+  info('recoveryStatus', after.status);
+  ctx.ledger.pass(ID, plan);
+  ctx.note(
+    `${plan}: banned after ${knocks} knocks inside Retry-After (${describeAnswer(ban)}) for ${d.seconds} s (${d.clock}); ${recovered ? 'accepted again after it' : `not accepted after it (${after.status ?? 'no answer'})`}.`,
+  );
+}
+
 export const banProbe: Probe = {
   name: 'ban',
   // A window of knocking and polling, and the rounding of Reset and Retry-After on either side.
@@ -157,37 +252,14 @@ export const banProbe: Probe = {
     const victim = ctx.keyStates.all().find((s) => s.key.plan === plan && s.key.sacrificial && !s.suspectedBan);
     if (!victim)
       return ctx.ledger.skip(ID, plan, `opt-in: needs a ${plan} key marked "sacrificial": true in the keys file`);
-    const key = victim.key;
     const tag = probeTag('ban');
-    const info = (name: string, value: unknown) => ctx.ledger.info(ID, plan, name, value);
-
-    // Knock inside a refusal; if it ends (or is too short to knock in) without a change, try a fresh one. An
-    // attempt that brings no 429 (the window rolled over while the quota was being used up) counts as a round too.
-    let knocks = 0;
-    let lost = 0;
-    let rounds = 0;
-    let round: Round | null = null;
-    let refusals = 0;
-    let rolledOver = 0;
+    const info = infoOf(ctx, plan);
     // On a scaled clock (the embedded server), real time is what runs short: say which knob gives more of it.
     const slower =
       ctx.clock.scale > 1
         ? `; the clock runs ${ctx.clock.scale} times faster than real time, and a smaller --time-scale leaves more real time in each window`
         : '';
-    for (let i = 0; i < MAX_ROUNDS && !ctx.signal.aborted; i++) {
-      // Start on a key that may be sent on: past the previous refusal and any Retry-After it got (bounded).
-      const bound = ctx.clock.now() + (MINUTE_S + 2) * 1000;
-      await waitUntil(ctx, Math.min(Math.max(round?.refusalEnd ?? 0, victim.blockedUntil), bound));
-      const run = await exhaust(ctx, key, tag, minuteQuota(key));
-      rounds++;
-      if (run.refusal === null && run.rolledOver) rolledOver++;
-      if (run.refusal?.status !== 429) continue;
-      refusals++;
-      round = await knockInside(ctx, key, tag, run.refusal);
-      knocks += round.knocks;
-      lost += round.lost;
-      if (round.change !== null) break;
-    }
+    const { knocks, lost, rounds, refusals, rolledOver, round } = await knockRounds(ctx, victim, tag);
     if (refusals === 0) {
       const why =
         rolledOver > 0
@@ -214,43 +286,6 @@ export const banProbe: Probe = {
         `no change within the bound: ${knocks} knocks inside ${refusals} Retry-After wait(s) (at most ${MAX_KNOCKS} each, ${KNOCK_GAP_MS} ms apart) were all answered like the refusal${knocks < MAX_KNOCKS * refusals ? slower : ''}`,
       );
     }
-
-    // The threshold: the knocks the target answered like the refusal, before the one that changed the answer.
-    info('knocksUntilChange', round!.knocks);
-    info('banThreshold', round!.knocks - 1);
-    info('banStatus', ban.status);
-    info('banCode', answerOf(ban).code);
-    const banWait = retryAfterMs(ban);
-    info('banRetryAfterSeconds', banWait === null ? null : Math.round(banWait / 100) / 10);
-    info('banRateLimitHeaders', tripleOf(ban) !== null);
-
-    const followed = await followBan(ctx, key, tag, ban);
-    info('pollsFollowingBan', followed.polls);
-    if (followed.end === null) {
-      victim.suspectedBan = true;
-      info('banEnded', false);
-      ctx.note(
-        `${plan}: banned after ${round!.knocks} knocks inside Retry-After (${describeAnswer(ban)}); the ban did not end within ${followed.polls} requests and ${RECOVERY_BOUND_MS / 1000} s.`,
-      );
-      return ctx.ledger.skip(
-        ID,
-        plan,
-        `the ban (${describeAnswer(ban)}) did not end within the bound (${followed.polls} requests, ${RECOVERY_BOUND_MS / 1000} s): its duration and recovery were not measured`,
-      );
-    }
-    const d = banDuration(ban, followed.lastBanned, followed.end);
-    info('banEnded', true);
-    info('banDurationSeconds', d.seconds);
-    info('banDurationUncertaintySeconds', d.uncertaintySeconds);
-    info('banDurationClock', d.clock);
-    info('answerAfterBan', describeAnswer(followed.end));
-    const after = await recover(ctx, key, tag, followed.end);
-    const recovered = isAccepted(after);
-    info('recovered', recovered);
-    info('recoveryStatus', after.status);
-    ctx.ledger.pass(ID, plan);
-    ctx.note(
-      `${plan}: banned after ${round!.knocks} knocks inside Retry-After (${describeAnswer(ban)}) for ${d.seconds} s (${d.clock}); ${recovered ? 'accepted again after it' : `not accepted after it (${after.status ?? 'no answer'})`}.`,
-    );
+    await measureBan(ctx, plan, victim, tag, ban, round!.knocks);
   },
 };
