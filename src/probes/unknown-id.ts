@@ -20,7 +20,7 @@ export const unknownIdProbe: Probe = {
       const ids = petsIn(await sendPatiently(ctx, keySpec(key, 'listPets', '/pets?limit=100', tag))).map((p) =>
         BigInt(p.id),
       );
-      const max = ids.reduce((a, b) => (a > b ? a : b), 0n);
+      const max = largest(ids);
       // Far above any id seen, but a safe integer; and the largest int64.
       const unknown = [String(max + 1_000_003n < 2n ** 53n ? max + 1_000_003n : 2n ** 53n - 7n), '9223372036854775807'];
       for (const id of unknown) {
@@ -46,3 +46,10 @@ export const unknownIdProbe: Probe = {
     });
   },
 };
+
+/** The largest of the ids, or 0 (a loop: Math.max takes no bigint). */
+function largest(ids: readonly bigint[]): bigint {
+  let max = 0n;
+  for (const id of ids) if (id > max) max = id;
+  return max;
+}
