@@ -91,9 +91,10 @@ export function contractSide(report: Report, plan: PlanName): ContractSide | nul
 
 const orNone = (s: string | null): string => s ?? 'not named';
 
-function statusText(report: Report, id: string, plan: PlanName, status: SideStatus): string {
-  const d = detailOf(outcome(report, id, plan));
-  return d === null ? status : `${status}: ${d}`;
+/** The limiter in a few words: its shape and limit, or why it was not named. */
+function limiterWords(a: ContractSide['algorithm']): string {
+  if (a.shape !== null) return `${a.shape}${a.limit === null ? '' : ` (limit ${a.limit})`}`;
+  return a.reason === null ? 'not named' : `not named: ${a.reason}`;
 }
 
 /** The ban's facts, compared only when both runs measured one. */
@@ -112,7 +113,8 @@ function banDrifts(b: ContractSide, c: ContractSide): Drift[] {
   return out;
 }
 
-function sideDrifts(base: Report, cur: Report, plan: PlanName, b: ContractSide, c: ContractSide): Drift[] {
+/** The contract's facts that differ (the checks' statuses are the checks diff's to tell). */
+function sideDrifts(b: ContractSide, c: ContractSide): Drift[] {
   const out: Drift[] = [];
   const pair = (field: string, x: string, y: string) => {
     if (x !== y) out.push({ field, baseline: x, current: y });
@@ -120,8 +122,10 @@ function sideDrifts(base: Report, cur: Report, plan: PlanName, b: ContractSide, 
   pair('Limit sent', b.limitsSeen.join(', ') || 'none', c.limitsSeen.join(', ') || 'none');
   const fig = (f: ContractSide['figures']) => (f === null ? 'not recorded' : `${f.perMinute}/min, ${f.perDay}/day`);
   if (b.figures !== null && c.figures !== null) pair('figures judged', fig(b.figures), fig(c.figures));
-  pair('limiter shape', orNone(b.algorithm.shape), orNone(c.algorithm.shape));
-  pair('limiter limit', orNone(b.algorithm.limit), orNone(c.algorithm.limit));
+  if (b.algorithm.shape !== null && c.algorithm.shape !== null) {
+    pair('limiter shape', b.algorithm.shape, c.algorithm.shape);
+    pair('limiter limit', orNone(b.algorithm.limit), orNone(c.algorithm.limit));
+  } else pair('limiter', limiterWords(b.algorithm), limiterWords(c.algorithm));
   for (const k of new Set([...Object.keys(b.whatCounts), ...Object.keys(c.whatCounts)]))
     pair(`what counts: ${k}`, b.whatCounts[k] ?? 'not measured', c.whatCounts[k] ?? 'not measured');
   const unusable = (r: ContractSide['retryAfter']) =>
@@ -132,13 +136,6 @@ function sideDrifts(base: Report, cur: Report, plan: PlanName, b: ContractSide, 
         : `unusable on ${r.unusable} of ${r.refusals}`;
   if (b.retryAfter.refusals > 0 && c.retryAfter.refusals > 0)
     pair('Retry-After', unusable(b.retryAfter), unusable(c.retryAfter));
-  for (const id of CONTRACT_CHECKS) {
-    if (id === 'ratelimit.algorithm' || id === 'ratelimit.what-counts' || id === 'ban.probe') continue;
-    const x = b.checks[id] ?? 'absent';
-    const y = c.checks[id] ?? 'absent';
-    if (x !== y)
-      out.push({ field: id, baseline: statusText(base, id, plan, x), current: statusText(cur, id, plan, y) });
-  }
   return [...out, ...banDrifts(b, c)];
 }
 
@@ -151,7 +148,7 @@ export function diffContract(baseline: Report, current: Report): PlanContract[] 
     const c = contractSide(current, plan);
     const drifts =
       b && c
-        ? sideDrifts(baseline, current, plan, b, c)
+        ? sideDrifts(b, c)
         : [{ field: 'plan', baseline: b ? 'judged' : 'not judged', current: c ? 'judged' : 'not judged' }];
     return { plan, baseline: b, current: c, drifts };
   });

@@ -5,6 +5,7 @@
  * p < alpha), and most requests are slower (Mann-Whitney's probability of superiority >= minSuperiority): see
  * docs/compare.md for why all three.
  */
+import { decodeHistogram, percentile, totalCount } from '../metrics/histogram.js';
 import type { OperationMetricsT, Report } from '../report/schema.js';
 import { type Buckets, bucketsOf } from './buckets.js';
 import {
@@ -16,6 +17,7 @@ import {
   type PercentileChange,
   type PercentileName,
   type ShiftTest,
+  SPECTRUM_PERCENTILES,
   type Threshold,
 } from './schema.js';
 import { exceedanceTest, kolmogorovSmirnov, mannWhitney } from './stats.js';
@@ -75,6 +77,13 @@ function shiftTest(b: Buckets, c: Buckets, options: CompareOptions): ShiftTest {
     ksP: ks.p,
     direction,
   };
+}
+
+/** ms at each percentile of the charts' ladder, from an encoded histogram; null without one or when empty. */
+function spectrumOf(b64: string | undefined): number[] | null {
+  if (b64 === undefined) return null;
+  const h = decodeHistogram(b64);
+  return totalCount(h) === 0 ? null : SPECTRUM_PERCENTILES.map((p) => percentile(h, p));
 }
 
 const PERCENT: Record<PercentileName, number> = { p50: 50, p90: 90, p99: 99, max: 100 };
@@ -137,6 +146,10 @@ function operationDrift(base: Report, cur: Report, name: string, options: Compar
     const cb = bucketsOf(co!.histograms[options.histogram]!);
     judged = { bb, cb, test: shiftTest(bb, cb, options) };
   }
+  const spectrum = {
+    baseline: spectrumOf(bo?.histograms[options.histogram]),
+    current: spectrumOf(co?.histograms[options.histogram]),
+  };
   const thresholds = thresholdsFor(options, name);
   const percentiles =
     b && c ? PERCENTILES.map((p) => percentileChange(p, { b, c, judged }, thresholds[p], options)) : [];
@@ -146,6 +159,7 @@ function operationDrift(base: Report, cur: Report, name: string, options: Compar
     current: c,
     test: judged?.test ?? null,
     percentiles,
+    spectrum,
     regression: percentiles.some((p) => p.regression),
     note,
   };

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { PLAN_NAMES } from '../api/plans.js';
+import { PERCENTILE_LADDER } from '../outputs/html-charts.js';
 import { CheckStatusSchema } from '../report/schema.js';
 import { SEVERITIES } from '../report/severity.js';
 
@@ -13,6 +14,9 @@ export const COMPARE_SCHEMA_VERSION = 1;
 /** The latency figures compared per operation, as named in report.json's latency summaries. */
 export const PERCENTILES = ['p50', 'p90', 'p99', 'max'] as const;
 export type PercentileName = (typeof PERCENTILES)[number];
+
+/** The percentiles of the charts' latency spectrum: report.html's ladder (100 is the maximum). */
+export const SPECTRUM_PERCENTILES = PERCENTILE_LADDER;
 
 /** A rise that counts as large: both relative (0.2 = +20 %) and absolute (milliseconds). */
 export const ThresholdSchema = z.strictObject({
@@ -229,6 +233,11 @@ export const OperationDriftSchema = z.object({
   /** Null when the operation is missing on a side, or has fewer requests than minSamples. */
   test: ShiftTestSchema.nullable(),
   percentiles: z.array(PercentileChangeSchema),
+  /**
+   * The latency spectrum of each side for the charts (ms at SPECTRUM_PERCENTILES, as report.html draws it);
+   * null for a side without the histogram.
+   */
+  spectrum: z.object({ baseline: z.array(z.number()).nullable(), current: z.array(z.number()).nullable() }),
   regression: z.boolean(),
   /** Why the operation was not judged, when it was not. */
   note: z.string().nullable(),

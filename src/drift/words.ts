@@ -1,5 +1,6 @@
 /** How every renderer of a comparison words numbers and changes, so that they all say the same thing. */
 import { formatMs } from '../outputs/format.js';
+import type { ContractSide } from './schema.js';
 
 export { formatMs };
 
@@ -37,4 +38,37 @@ export function planWord(plan: string | null): string {
 /** `id [plan]`, or the bare id when judged without a plan. */
 export function checkName(id: string, plan: string | null): string {
   return plan === null ? id : `${id} [${plan}]`;
+}
+
+/** The columns of a plan's contract as the renderers show it. */
+export const CONTRACT_COLUMNS = ['limits', 'figures', 'limiter', 'retryAfter', 'ban'] as const;
+export type ContractColumn = (typeof CONTRACT_COLUMNS)[number];
+export const CONTRACT_HEADS: Record<ContractColumn, string> = {
+  limits: 'Limit sent',
+  figures: 'figures judged',
+  limiter: 'limiter',
+  retryAfter: 'Retry-After',
+  ban: 'ban',
+};
+
+function retryAfterWords(r: ContractSide['retryAfter']): string {
+  if (r.refusals === 0) return 'no 429';
+  const range =
+    r.minSeconds === null ? 'none usable' : `${r.minSeconds}..${r.maxSeconds} s, median ${r.medianSeconds} s`;
+  return `${r.refusals} x 429: ${range}${r.unusable > 0 ? `, ${r.unusable} unusable` : ''}`;
+}
+
+/** A plan's contract in words, one text per column; `not judged` throughout for a run that did not judge it. */
+export function contractWords(s: ContractSide | null): Record<ContractColumn, string> {
+  if (s === null) return { limits: 'not judged', figures: '-', limiter: '-', retryAfter: '-', ban: '-' };
+  const a = s.algorithm;
+  return {
+    limits: s.limitsSeen.length > 0 ? s.limitsSeen.join(', ') : 'none sent',
+    figures: s.figures ? `${s.figures.perMinute}/min, ${s.figures.perDay}/day` : 'not recorded',
+    limiter: a.shape ?? (a.reason ? `not named: ${a.reason}` : 'not named'),
+    retryAfter: retryAfterWords(s.retryAfter),
+    ban: s.ban
+      ? `threshold ${String(s.ban.banThreshold ?? '?')}, status ${String(s.ban.banStatus ?? '?')}, ${String(s.ban.banDurationSeconds ?? '?')} s`
+      : 'not measured',
+  };
 }
