@@ -45,7 +45,12 @@ const SAMPLES: { readonly [T in RunEventType]: RunEventOf<T> } = {
     counts: { passed: 0, failed: 1, skipped: 0 },
     message: `Authorization: Bearer ${secret} was echoed`,
   },
-  planned: { type: 'planned', durationMs: 60_000, scale: 60, steps: [{ probe: 'enforce', plan: 'pro', at: 0, ends: 1 }] },
+  planned: {
+    type: 'planned',
+    durationMs: 60_000,
+    scale: 60,
+    steps: [{ probe: 'enforce', plan: 'pro', at: 0, ends: 1 }],
+  },
   keys: {
     type: 'keys',
     keys: [{ label, plan: 'pro', sent: 3, refused: 1, heldBack: true, suspectedBan: false }],

@@ -451,7 +451,17 @@ function placeAudit(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'audit'>
   const cost = need.requests(figures);
   p.requestsByKey[key.label] = (p.requestsByKey[key.label] ?? 0) + cost;
   const ends = need.holdsMs(figures);
-  push(p, { probe, plan: pk.plan, keys: [key.label], window: 0, need: 'fresh', at: 0, ends, requests: cost, unkeyed: 0 });
+  push(p, {
+    probe,
+    plan: pk.plan,
+    keys: [key.label],
+    window: 0,
+    need: 'fresh',
+    at: 0,
+    ends,
+    requests: cost,
+    unkeyed: 0,
+  });
 }
 
 /**

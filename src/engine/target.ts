@@ -59,7 +59,16 @@ export function makeKeys(
     const limits = Object.freeze(limitsFor(plan, undefined, figures));
     for (let i = 1; i <= perPlan; i++) {
       const secret = `pl_${plan}_${randomBytes(12).toString('hex')}`;
-      keys.push(Object.freeze({ secret, plan, limits, label: keyLabel(secret, `${plan}#${i}`), sacrificial, ...(audit ? { audit } : {}) }));
+      keys.push(
+        Object.freeze({
+          secret,
+          plan,
+          limits,
+          label: keyLabel(secret, `${plan}#${i}`),
+          sacrificial,
+          ...(audit ? { audit } : {}),
+        }),
+      );
     }
   }
   return keys;
@@ -67,7 +76,9 @@ export function makeKeys(
 
 export async function startEmbeddedTarget(o: EmbeddedOptions): Promise<Target> {
   const clock = createClock(o.timeScale);
-  const keys = o.keys ? [...o.keys] : makeKeys(o.plans, o.keysPerPlan, o.sacrificial, embeddedFigures(o.figures), o.audit);
+  const keys = o.keys
+    ? [...o.keys]
+    : makeKeys(o.plans, o.keysPerPlan, o.sacrificial, embeddedFigures(o.figures), o.audit);
   const server = await createReferenceServer({
     host: '127.0.0.1',
     port: 0,
