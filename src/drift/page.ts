@@ -61,13 +61,16 @@ table.data td.num, table.data th.num { text-align: right; font-variant-numeric: 
 .strip { border-collapse: collapse; }
 .strip td, .strip th { padding: 0; border: 1px solid #fff; font-size: 12px; }
 .strip th { text-align: left; padding: 1px 8px 1px 0; font-weight: normal; white-space: nowrap; }
-.strip td.cell { width: 18px; height: 16px; background: var(--line); }
-.strip td.cell.pass { background: var(--good); }
-.strip td.cell.fail { background: var(--bad); }
-.strip td.cell.warn, .strip td.cell.aborted { background: var(--warn); }
-.strip td.cell.skip { background: #c6ccd2; }
+.strip td.cell { width: 18px; height: 16px; }
+.cell { background: #eef1f4; }
+.cell.pass { background: var(--good); }
+.cell.fail { background: var(--bad); }
+.cell.warn, .cell.aborted { background: var(--warn); }
+.cell.skip { background: #aab2bb; }
 details summary { cursor: pointer; }
 ul.skipped { margin: 4px 0; }
+table.data.limits { width: auto; margin-top: 8px; }
+.legend .cell { display: inline-block; width: 12px; height: 12px; margin: 0 4px 0 12px; vertical-align: middle; }
 `;
 
 /** Draws every chart of #petload-data.charts: { id, title?, x, series: [{label, values, dash?}], xTime?, yLabel, logX? }. */
@@ -77,6 +80,7 @@ const PAGE_JS = `
   var PALETTE = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#000000'];
   function fmt(v, unit) {
     if (v == null || !isFinite(v)) return '-';
+    if (v === 0) return unit ? '0 ' + unit : '0';
     var a = Math.abs(v);
     var s = a >= 100 ? Math.round(v).toString() : a >= 1 ? v.toFixed(1) : v.toFixed(2);
     return unit ? s + ' ' + unit : s;
