@@ -1,0 +1,76 @@
+/**
+ * compare on real runs against the embedded reference server, reports written by the engine and read back from
+ * disk as `petload compare` reads them: two clean runs of a steady scenario are alike; the `slow` fault (200 ms on
+ * every answer) is a latency regression of every operation. (compare-contract.int.test.ts: wrong-plan-limit.)
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PlanName } from '../api/plans.js';
+import { loadScenario } from '../config/load-scenario.js';
+import { runScenario } from '../engine/run.js';
+import { readReportFile } from '../outputs/read.js';
+import type { FaultName } from '../reference-server/faults.js';
+import type { Report } from '../report/schema.js';
+import { compareReports } from './compare.js';
+import { compareMarkdown } from './markdown.js';
+
+const STEADY = fileURLToPath(new URL('./fixtures/steady.yaml', import.meta.url));
+const root = mkdtempSync(join(tmpdir(), 'petload-compare-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+async function run(name: string, scenario: string, faults: FaultName[], plans?: PlanName[]): Promise<Report> {
+  const reportDir = join(root, name);
+  await runScenario({
+    scenario: loadScenario(scenario),
+    reportDir,
+    faults,
+    ...(plans ? { plans } : {}),
+    log: () => {},
+  });
+  return readReportFile(join(reportDir, 'report.json'));
+}
+
+const latencyNames = (c: ReturnType<typeof compareReports>) =>
+  c.regressions.flatMap((r) => (r.kind === 'latency' ? [`${r.operation} ${r.percentile}`] : [])).sort();
+
+describe('compare: steady traffic, clean and slow', { timeout: 120_000 }, () => {
+  let clean1: Report;
+  let clean2: Report;
+  let slow: Report;
+  beforeAll(async () => {
+    // The first run of a process pays for loading and compiling petload's modules, which shows in its tail
+    // latency (measured: p99 several times a warm run's): a warm-up run, not compared.
+    await run('steady-warm-up', STEADY, []);
+    clean1 = await run('steady-clean-1', STEADY, []);
+    clean2 = await run('steady-clean-2', STEADY, []);
+    slow = await run('steady-slow', STEADY, ['slow']);
+  }, 120_000);
+
+  it('finds no regression between two clean runs', () => {
+    const c = compareReports(clean1, clean2);
+    expect(c.regressions, compareMarkdown(c)).toEqual([]);
+    expect(c.regressed).toBe(false);
+    expect(c.operations.map((o) => o.operation)).toEqual(['listPets', 'createPet', 'getPet']);
+    expect(c.operations.every((o) => o.test !== null)).toBe(true);
+  });
+
+  it('names a latency regression for each operation the slow fault affects', () => {
+    const c = compareReports(clean2, slow);
+    expect(c.differences).toEqual(['faults: none (baseline) vs slow (current)']);
+    expect(c.regressed, compareMarkdown(c)).toBe(true);
+    expect(latencyNames(c), compareMarkdown(c)).toEqual(['createPet p99', 'getPet p99', 'listPets p99']);
+    for (const r of c.regressions) {
+      if (r.kind !== 'latency') throw new Error(`not a latency regression: ${r.message}`);
+      // 200 ms on every answer: each p99 rises by more than 100 ms, every request is slower, the test is sure.
+      expect(r.changeMs).toBeGreaterThan(100);
+      expect(r.superiority).toBeGreaterThan(0.95);
+      expect(r.p).toBeLessThan(1e-10);
+    }
+    expect(c.checks.newlyFailing).toEqual([]);
+    // And back: the slow run as the baseline is no regression.
+    expect(compareReports(slow, clean1).regressions.filter((r) => r.kind === 'latency')).toEqual([]);
+  });
+});
