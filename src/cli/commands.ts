@@ -4,12 +4,14 @@
  * loads for every command, loads no engine, HTTP client, metrics or scenario schema.
  */
 import type { CommandModule } from 'yargs';
+import { compareCommand } from './compare.js';
 import { k8sCommand } from './k8s.js';
 import { listCommand } from './list.js';
 import { mergeCommand } from './merge.js';
 import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
 import { serveCommand } from './serve.js';
+import { trendCommand } from './trend.js';
 import { validateCommand } from './validate.js';
 
 /**
@@ -24,6 +26,8 @@ export const commands: readonly CommandModule[] = [
   untyped(validateCommand),
   untyped(reportCommand),
   untyped(mergeCommand),
+  untyped(compareCommand),
+  untyped(trendCommand),
   untyped(serveCommand),
   untyped(k8sCommand),
 ];

@@ -4,7 +4,7 @@
  * scenario in turn with the progress board, Ctrl-C handling, the summary and the job summary, and gives the
  * exit code of the worst run.
  */
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { layerFigures, PUBLISHED_FIGURES, type PlanFigures } from '../api/plans.js';
 import { loadKeyEntries, parseKeyEntriesText, resolveKeys, type KeyEntry } from '../config/keys-file.js';
 import { loadScenario } from '../config/load-scenario.js';
@@ -13,7 +13,7 @@ import { loadPlansFile } from '../config/plan-figures.js';
 import { createRedactor } from '../config/redactor.js';
 import type { Scenario } from '../config/scenario.js';
 import type { ApiKey } from '../core/api-key.js';
-import { ERRORS, EXIT, PetloadError } from '../core/errors.js';
+import { ERRORS, EXIT, isPetloadError, PetloadError } from '../core/errors.js';
 import type { ProbeProgress } from '../core/progress.js';
 import type { RunOptions, RunResult } from '../engine/run.js';
 import { isLoopback } from '../engine/target.js';
@@ -295,6 +295,35 @@ function reportResult(
   }
 }
 
+/**
+ * --baseline: the run compared with its scenario's baseline, compare.* written beside its report. Returns the
+ * run's exit code, or 1 when the run passed but regressed, or 2 when the baseline cannot be compared with it.
+ */
+async function compareWithBaseline(argv: RunArgs, result: RunResult, out: RunConsole): Promise<number> {
+  if (!result.files || result.report.verdict === 'aborted') return result.exitCode;
+  const [{ baselineFor, compareAndWrite }, { compareConsole }] = await Promise.all([
+    import('./compare-files.js'),
+    import('../drift/console.js'),
+  ]);
+  const name = result.report.scenario.name;
+  try {
+    const baseline = await baselineFor(argv.baseline!, name);
+    if (baseline === null) {
+      out.notice(`petload: no report of scenario ${name} under ${argv.baseline}: nothing to compare with`);
+      return result.exitCode;
+    }
+    const dir = dirname(result.files.json);
+    const written = await compareAndWrite(baseline, result.report, {}, dir, argv['github-summary'], dir);
+    if (written.summaryProblem) out.notice(written.summaryProblem);
+    process.stdout.write(`${compareConsole(written.comparison, { color: process.stdout.isTTY === true })}\n`);
+    return written.comparison.regressed && result.exitCode === 0 ? 1 : result.exitCode;
+  } catch (e) {
+    if (!isPetloadError(e)) throw e;
+    out.notice(`petload: --baseline: ${e.message}`);
+    return severityOfExit(EXIT.usage) > severityOfExit(result.exitCode) ? EXIT.usage : result.exitCode;
+  }
+}
+
 /** Runs every scenario in turn until one is interrupted; returns the exit code of the worst. */
 async function runEach(argv: RunArgs, inputs: RunInputs, out: RunConsole, signal: AbortSignal): Promise<number> {
   // Loaded here, not at start-up: the engine brings undici, autocannon and the metrics.
@@ -319,7 +348,8 @@ async function runEach(argv: RunArgs, inputs: RunInputs, out: RunConsole, signal
       const failed = await appendGithubSummary(githubSummary, result.files.markdown);
       if (failed !== null) out.notice(failed);
     }
-    if (severityOfExit(result.exitCode) > severityOfExit(worst)) worst = result.exitCode;
+    const code = argv.baseline !== undefined ? await compareWithBaseline(argv, result, out) : result.exitCode;
+    if (severityOfExit(code) > severityOfExit(worst)) worst = code;
   }
   return worst;
 }

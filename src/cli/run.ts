@@ -10,6 +10,7 @@
  * run does (./run-scenarios.ts, which brings the scenario schema, the engine, undici, autocannon and the metrics)
  * is imported when the command runs, so that every other command starts without it.
  */
+import { existsSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
 import { PLAN_NAMES, type PlanName } from '../api/plans.js';
 import { ERRORS, PetloadError } from '../core/errors.js';
@@ -39,6 +40,7 @@ export interface RunArgs {
   'dry-run'?: boolean;
   'allow-quota-exhaustion'?: boolean;
   'github-summary'?: boolean;
+  baseline?: string;
   key?: string;
   shards?: string;
   'shard-index'?: string;
@@ -237,6 +239,12 @@ function shardAndSummaryOptions(y: Argv): Argv {
       describe:
         'append each summary.md to $GITHUB_STEP_SUMMARY (default: when that variable is set; --no-github-summary: never)',
     })
+    .option('baseline', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        "compare each run with its baseline (a report.json, or a folder of reports: the scenario's is found) and write compare.* beside the report",
+    })
     .option('key', { type: 'string', hidden: true });
 }
 
@@ -261,6 +269,8 @@ async function checkRunFlags(a: Partial<RunArgs>): Promise<true> {
   }
   if (a.target !== undefined) (await import('../engine/target.js')).parseTargetUrl(a.target);
   githubSummaryFile(a['github-summary'], process.env);
+  if (a.baseline !== undefined && !existsSync(a.baseline))
+    throw new PetloadError('E_USAGE', `--baseline: ${a.baseline}: no such file or directory`);
   if (a.timeout !== undefined) parseTimeoutFlag(a.timeout);
   if (a['time-scale'] !== undefined) parseTimeScaleFlag(a['time-scale']);
   if (a['ban-threshold'] !== undefined) parseBanThresholdFlag(a['ban-threshold']);
