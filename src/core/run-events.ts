@@ -91,6 +91,13 @@ export type RunEvent =
       readonly exitCode: number;
       readonly reason?: string;
       readonly files: Readonly<Record<string, string>> | null;
+      /** The report's count of checks by outcome (a warning: a failure whose severity does not fail the run). */
+      readonly summary?: {
+        readonly passed: number;
+        readonly failed: number;
+        readonly warnings: number;
+        readonly skipped: number;
+      };
     };
 
 export type RunEventType = RunEvent['type'];

@@ -492,6 +492,7 @@ async function report(o: RunOptions, sent: RunRecord): Promise<RunResult> {
     exitCode: result.exitCode,
     ...(result.report.abortReason !== undefined ? { reason: result.report.abortReason } : {}),
     files: result.files,
+    summary: result.report.summary,
   });
   return result;
 }

@@ -16,6 +16,7 @@ export const SYSTEM_PROGRAMS = {
   chromium: { path: '/usr/bin/chromium', pkg: 'chromium' },
   'redis-server': { path: '/usr/bin/redis-server', pkg: 'redis-server' },
   nginx: { path: '/usr/sbin/nginx', pkg: 'nginx' },
+  prometheus: { path: '/usr/bin/prometheus', pkg: 'prometheus' },
 } as const;
 
 export type SystemProgram = keyof typeof SYSTEM_PROGRAMS;

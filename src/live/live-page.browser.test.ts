@@ -1,0 +1,168 @@
+/**
+ * The live page in a real headless Chromium (Debian's, via playwright-core), following a real run of the smoke
+ * scenario against the embedded reference server (about 10 s of real time at a 10x clock): its figures change
+ * while the run goes on, it says when the run has ended and links to report.html, which the same server serves;
+ * no console or page error, and no request leaves the page's origin. Without the token, the server answers 403.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadScenario } from '../config/load-scenario.js';
+import { createRunEvents } from '../core/run-events.js';
+import { runScenario } from '../engine/run.js';
+import { CHROMIUM_LAUNCH_TIMEOUT_MS, launchChromium } from '../testing/chromium.js';
+import { startLivePage } from './live-page.js';
+import { relayEvents } from './relay.js';
+
+const SCREENSHOTS = fileURLToPath(new URL('../../reports/screenshots/', import.meta.url));
+
+let browser: Browser;
+let dir: string;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  dir = await mkdtemp(join(tmpdir(), 'petload-live-'));
+  await mkdir(SCREENSHOTS, { recursive: true });
+}, CHROMIUM_LAUNCH_TIMEOUT_MS);
+
+afterAll(async () => {
+  await browser?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Poll `read` every 100 ms until `ok` holds, for at most `ms`; the last value either way. */
+async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
+  const deadline = Date.now() + ms;
+  let v = await read();
+  while (!ok(v) && Date.now() < deadline) {
+    await sleep(100);
+    v = await read();
+  }
+  return v;
+}
+
+/** A page that records its console errors, page errors and every request it makes. */
+async function watchedPage(): Promise<{ page: Page; errors: string[]; requests: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const errors: string[] = [];
+  const requests: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('request', (r) => requests.push(r.url()));
+  return { page, errors, requests };
+}
+
+const sentOn = async (page: Page) => Number(await page.textContent('#sent'));
+
+describe('the live page in headless Chromium', () => {
+  it('follows a real run, then says it ended and links to report.html; no error, no outside request', {
+    timeout: 120_000,
+  }, async () => {
+    // The page's server listens before the run starts; the run's events reach it through a relay.
+    const relay = createRunEvents();
+    const live = await startLivePage(relay);
+    const origin = new URL(live.url).origin;
+    const { page, errors, requests } = await watchedPage();
+    const other = await watchedPage();
+    try {
+      const run = runScenario({
+        scenario: loadScenario('smoke'),
+        timeScale: 10,
+        reportDir: join(dir, 'smoke'),
+        subscribe: (events) => {
+          relayEvents(events, relay);
+        },
+      });
+      await page.goto(live.url, { waitUntil: 'load' });
+      await other.page.goto(live.url, { waitUntil: 'load' });
+      // A page closed while the run goes on changes nothing for the run.
+      await other.page.close();
+
+      // The figures change while the run goes on: the sent count rises between two reads, before the end.
+      const first = await until(
+        () => sentOn(page),
+        (n) => n > 0,
+        30_000,
+      );
+      expect(first).toBeGreaterThan(0);
+      expect(await page.isHidden('#end-notice')).toBe(true);
+      const second = await until(
+        () => sentOn(page),
+        (n) => n > first,
+        10_000,
+      );
+      expect(second).toBeGreaterThan(first);
+      expect(await page.textContent('#run-state')).toMatch(/^(PROBES|LOAD)$/);
+      await until(
+        () => page.$$eval('#latency tbody tr', (rs) => rs.length),
+        (n) => n > 0,
+        10_000,
+      );
+      expect(await page.$$eval('#keys tbody tr', (rs) => rs.length)).toBe(3);
+      expect(await page.$$eval('#probes tbody tr', (rs) => rs.length)).toBeGreaterThan(0);
+      await page.waitForSelector('#chart-traffic canvas', { timeout: 10_000 });
+      await page.screenshot({ path: join(SCREENSHOTS, 'live-page-running.png'), fullPage: true });
+
+      const result = await run;
+      expect(result.report.abortReason ?? '', result.report.notes.join('\n')).toBe('');
+      expect(result.report.verdict).toBe('pass');
+      // The end: the notice, the verdict, the file path as text, and a link to the report the server serves.
+      await page.waitForSelector('#end-notice:not([hidden])', { timeout: 10_000 });
+      expect(await page.textContent('#run-state')).toBe('PASS');
+      expect(await page.textContent('#end-text')).toBe('The run has ended: PASS, exit code 0.');
+      expect(await page.textContent('#report-file')).toBe(result.files!.html);
+      expect(await sentOn(page)).toBe(result.report.totals.requests);
+      expect(await page.textContent('#counts')).toBe(
+        `0 failed, 0 warned, ${result.report.summary.passed} passed, ${result.report.summary.skipped} skipped`,
+      );
+      await page.screenshot({ path: join(SCREENSHOTS, 'live-page-ended.png'), fullPage: true });
+      const href = await page.$eval('#report-link', (a) => (a as unknown as { href: string }).href);
+      expect(href).toBe(`${live.url}report.html`);
+      await page.click('#report-link');
+      await page.waitForSelector('#verdict');
+      expect(await page.textContent('#verdict')).toBe('PASS');
+
+      expect(errors).toEqual([]);
+      expect(requests.length).toBeGreaterThan(2);
+      expect(requests.filter((u) => new URL(u).origin !== origin)).toEqual([]);
+      expect(other.errors).toEqual([]);
+    } finally {
+      await page.close();
+      await live.close();
+    }
+  });
+
+  it('answers 403 to any request without the token, and stops when closed', async () => {
+    const live = await startLivePage(createRunEvents());
+    const { origin, pathname } = new URL(live.url);
+    const token = pathname.slice(1, -1);
+    expect(token).toMatch(/^[0-9a-f]{32}$/);
+    try {
+      for (const path of [
+        '/',
+        '/events',
+        '/report.html',
+        `/${'0'.repeat(32)}/`,
+        `/${token.slice(1)}/`,
+        `/${token}x/`,
+      ]) {
+        expect((await fetch(`${origin}${path}`)).status, path).toBe(403);
+      }
+      const ok = await fetch(live.url);
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('content-security-policy')).toContain("default-src 'none'");
+      // Before the run has ended there is no report to serve.
+      expect((await fetch(`${live.url}report.html`)).status).toBe(404);
+    } finally {
+      await live.close();
+    }
+    await expect(fetch(live.url)).rejects.toThrow();
+  });
+});
