@@ -4,10 +4,12 @@
  * embedded reference server. Once Prometheus has scraped the run's end, its count of requests is report.json's.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadScenario } from '../config/load-scenario.js';
 import { createRunEvents } from '../core/run-events.js';
@@ -153,8 +155,26 @@ describe('the metrics endpoint under a real Prometheus', () => {
           .filter((m) => m.startsWith('petload_requests'))
           .sort(),
       ).toEqual(['petload_requests']);
+      // Every query of the Grafana dashboard (docs/grafana/petload-dashboard.json) is valid and finds the run.
+      for (const expr of dashboardQueries()) {
+        const r = await fetch(`${base}/api/v1/query?query=${encodeURIComponent(expr)}`);
+        const body = (await r.json()) as { status: string; data?: { result: unknown[] } };
+        expect(body.status, expr).toBe('success');
+        expect(body.data?.result.length, expr).toBeGreaterThan(0);
+      }
     } finally {
       await endpoint.close();
     }
   });
 });
+
+/** The dashboard's queries, with its variables as Grafana would fill them in for every run. */
+function dashboardQueries(): string[] {
+  const file = fileURLToPath(new URL('../../docs/grafana/petload-dashboard.json', import.meta.url));
+  const dashboard = JSON.parse(readFileSync(file, 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+  const queries = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr));
+  expect(queries.length).toBeGreaterThan(5);
+  return queries.map((q) =>
+    q.replaceAll('$job', '.*').replaceAll('$instance', '.*').replaceAll('$__rate_interval', '5m'),
+  );
+}
