@@ -130,6 +130,49 @@ export const ThresholdResult = z.object({
   ok: z.boolean(),
 });
 
+/** The figures of the plan table, in its order (src/report/plan-table.ts derives it; docs/reports.md). */
+export const PLAN_TABLE_FIGURES = [
+  'per-minute limit',
+  'per-day limit',
+  'algorithm',
+  'what counts',
+  'Retry-After',
+  'ban',
+] as const;
+export type PlanTableFigure = (typeof PLAN_TABLE_FIGURES)[number];
+
+/** A cell of the plan table: held (its check passed), not held (failed), not measured (skipped or absent). */
+export const PLAN_CELL_STATUSES = ['held', 'not held', 'not measured'] as const;
+export type PlanCellStatus = (typeof PLAN_CELL_STATUSES)[number];
+
+export const PlanRowSchema = z.object({
+  figure: z.enum(PLAN_TABLE_FIGURES),
+  /** What the plan sells (its figures, or what the interface states); null where it states nothing. */
+  sold: z.string().nullable(),
+  /** What the run measured: the figure, or what failed; null when nothing was. */
+  measured: z.string().nullable(),
+  status: z.enum(PLAN_CELL_STATUSES),
+  /** The check that judged the cell (its outcome for the plan is in `checks`). */
+  check: z.string(),
+  /** More: the evidence of a cell not held, the reason of one not measured, how a figure was read. */
+  detail: z.string().nullable(),
+});
+export type PlanRow = z.infer<typeof PlanRowSchema>;
+
+/** The figures a plan's keys were judged against, with the keys that had them (usually one entry per plan). */
+export const SoldFiguresSchema = z.object({
+  perMinute: z.number(),
+  perDay: z.number(),
+  keys: z.array(z.string()),
+});
+export type SoldFigures = z.infer<typeof SoldFiguresSchema>;
+
+/** Per plan: sold against measured, figure by figure. */
+export const PlanTableSchema = z.array(
+  z.object({ plan: z.enum(PLAN_NAMES), sold: z.array(SoldFiguresSchema), rows: z.array(PlanRowSchema) }),
+);
+export type PlanTable = z.infer<typeof PlanTableSchema>;
+
 export const ReportSchema = z.object({
   schemaVersion: z.literal(REPORT_SCHEMA_VERSION),
   tool: z.object({ name: z.literal('petload'), version: z.string() }),
@@ -174,6 +217,11 @@ export const ReportSchema = z.object({
   shard: ShardInfoSchema.optional(),
   /** The probe schedule: planned against actual duration and requests (absent in reports of older versions). */
   schedule: ScheduleReportSchema.optional(),
+  /**
+   * The plan table: per plan, what was sold against what the run measured, each cell linked to the check that
+   * judged it (absent in reports of older versions; `plans` above is the list of plans judged).
+   */
+  planTable: PlanTableSchema.optional(),
 });
 
 export type Report = z.infer<typeof ReportSchema>;
