@@ -27,6 +27,55 @@ describe('renderConsoleSummary', () => {
     expect(plain).toContain('  SKIP needs two keys of the free plan; the keys file has one: ratelimit.key-isolation');
   });
 
+  it('puts the plan table first, under the verdict: per plan and figure, sold, status, measured and the check', () => {
+    const lines = plain.split('\n');
+    expect(lines[1]).toMatch(/^ {2}target /);
+    expect(lines[2]).toBe('');
+    expect(lines[3]).toBe('Plans: sold against measured');
+    expect(lines[4]).toMatch(/^ {2}plan +figure +sold +status +measured +check$/);
+    const rows = lines.slice(5, 17);
+    expect(rows.map((l) => l.slice(2, 6).trim())).toEqual(['free', '', '', '', '', '', 'pro', '', '', '', '', '']);
+    expect(rows.map((l) => l.split(/ {2,}/).at(-1))).toEqual(
+      ['free', 'pro'].flatMap(() => [
+        'ratelimit.enforced',
+        'ratelimit.day-enforced',
+        'ratelimit.algorithm',
+        'ratelimit.what-counts',
+        'retry-after.honest',
+        'ban.probe',
+      ]),
+    );
+    expect(rows[0]).toMatch(
+      /^ {2}free +per-minute limit +60\/min +NOT MEASURED +\(not exercised: .* ratelimit\.enforced$/,
+    );
+    expect(rows[4]).toMatch(
+      / Retry-After +on every 429 +NOT MEASURED +waits 1–30 s; accuracy not measured \(not exerc/,
+    );
+    expect(rows[9]).toMatch(/^ {8}what counts +- +HELD +- +ratelimit\.what-counts$/);
+    expect(lines[17]).toBe('');
+    expect(lines[18]).toBe('Failed');
+  });
+
+  it('says which check failed a figure, and what it measured', () => {
+    const r: Report = structuredClone(report);
+    const enforced = r.checks.find((c) => c.id === 'ratelimit.enforced')!;
+    enforced.status = 'fail';
+    enforced.byPlan = [
+      {
+        plan: 'pro',
+        status: 'fail',
+        counts: { passed: 0, failed: 1, skipped: 0 },
+        evidence: [{ message: '301 requests accepted within 2.0 s; the limit is 300 a minute' }],
+        reasons: [],
+        info: {},
+      },
+    ];
+    const out = renderConsoleSummary(r, { color: false });
+    expect(out).toMatch(
+      /\n {2}pro +per-minute limit +300\/min +NOT HELD +301 requests accepted within 2\.0 s +ratelimit\.enforced\n/,
+    );
+  });
+
   it('has a latency table per operation, the thresholds and where the files are', () => {
     expect(plain).toMatch(/ {2}operation +count +p50 +p95 +p99 +max\n/);
     for (const op of report.operations) expect(plain).toMatch(new RegExp(`\\n  ${op.operation} +${op.count} `));

@@ -1,11 +1,13 @@
 /**
- * The summary printed at the end of every run: verdict, failed checks with their first evidence, warnings,
- * skips, a latency table per operation, thresholds and where the report files are. Plain ASCII markers, so
+ * The summary printed at the end of every run: verdict, the plan table (sold against measured, each cell with the
+ * check that judged it), failed checks with their first evidence, warnings, skips, a latency table per operation,
+ * thresholds and where the report files are. Plain ASCII markers, so
  * that it reads the same in a CI log; colour only when asked (the CLI decides from the terminal).
  */
 import { NOT_EXERCISED } from '../checks/catalogue.js';
 import { basename, dirname, sep } from 'node:path';
-import type { CheckResult, Report } from '../report/schema.js';
+import { planTableOf } from '../report/plan-table.js';
+import type { CheckResult, PlanCellStatus, PlanRow, Report } from '../report/schema.js';
 import { verdictOf } from '../report/verdict.js';
 import {
   countsLine,
@@ -50,6 +52,57 @@ function pad(s: string, n: number, right = false): string {
   return right ? s.padStart(n) : s.padEnd(n);
 }
 
+/** The measured column's width in the plan table: the whole text and the reason are in the report files. */
+const MEASURED_SHOWN = 60;
+const CELL_WORD: Record<PlanCellStatus, { word: string; style: Style }> = {
+  held: { word: 'HELD', style: 'green' },
+  'not held': { word: 'NOT HELD', style: 'red' },
+  'not measured': { word: 'NOT MEASURED', style: 'dim' },
+};
+
+/** What was measured; for a cell not measured, why not in brackets (after what was measured all the same). */
+function measuredText(r: PlanRow): string {
+  const why = r.status === 'not measured' && r.detail !== null ? `(${r.detail})` : null;
+  return [r.measured, why].filter((x) => x !== null).join(' ') || '-';
+}
+
+/**
+ * The plan table: per plan and figure, what was sold, the cell's status, what was measured (or, in brackets, why
+ * not) and the check that judged it. Empty when the report judged no plan.
+ */
+function planTableLines(report: Report, paint: (style: Style, s: string) => string): string[] {
+  const table = planTableOf(report);
+  if (table.length === 0) return [];
+  const head = ['plan', 'figure', 'sold', 'status', 'measured', 'check'];
+  const rows = table.flatMap((p) =>
+    p.rows.map((r, i) => ({
+      status: r.status,
+      cells: [
+        i === 0 ? p.plan : '',
+        r.figure,
+        clean(r.sold ?? '-', 30),
+        CELL_WORD[r.status].word,
+        clean(measuredText(r), MEASURED_SHOWN),
+        r.check,
+      ],
+    })),
+  );
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r.cells[i]!.length)));
+  const line = (cells: string[], status?: PlanCellStatus) =>
+    `  ${cells
+      .map((c, i) => {
+        const padded = i === cells.length - 1 ? c : pad(c, widths[i]!);
+        return i === 3 && status !== undefined ? paint(CELL_WORD[status].style, padded) : padded;
+      })
+      .join('  ')}`.trimEnd();
+  return [
+    '',
+    paint('bold', 'Plans: sold against measured'),
+    paint('dim', line(head)),
+    ...rows.map((r) => line(r.cells, r.status)),
+  ];
+}
+
 export function renderConsoleSummary(report: Report, opts: ConsoleOptions): string {
   const paint = (style: Style, s: string) => (opts.color ? `\x1b[${ANSI[style]}m${s}\x1b[0m` : s);
   const word = verdictWord(report.verdict);
@@ -70,6 +123,8 @@ export function renderConsoleSummary(report: Report, opts: ConsoleOptions): stri
       `  target ${clean(targetLine(report))}; plans ${report.plans.join(', ') || 'none'}; keys ${clean(keysLine(report, KEYS_SHOWN_CHARS), Number.POSITIVE_INFINITY)}`,
     ),
   );
+  // First after the verdict (and what it was given for): each plan's figures, sold against measured.
+  out.push(...planTableLines(report, paint));
 
   // One line per check: its overall counts, then every plan's, which add up to them; then the first evidence of
   // each failing plan.

@@ -14,6 +14,52 @@ describe('renderMarkdown', () => {
     expect(md).not.toMatch(/\p{Extended_Pictographic}/u);
   });
 
+  it('puts the plan table first, under the verdict: per plan and figure, sold, measured, status and the check', () => {
+    const lines = md.split('\n');
+    expect(lines.slice(4, 8)).toEqual([
+      '### Plans: sold against measured',
+      '',
+      '| plan | figure | sold | measured | status | check |',
+      '| --- | --- | --- | --- | --- | --- |',
+    ]);
+    const rows = lines.slice(8, 20);
+    expect(rows.map((l) => l.split(' | ')[0])).toEqual([
+      '| free',
+      ...Array(5).fill('| '),
+      '| pro',
+      ...Array(5).fill('| '),
+    ]);
+    expect(rows[0]).toBe(
+      '| free | per-minute limit | 60/min | (not exercised: judged by the enforce probe, which this run did not run) | not measured | `ratelimit.enforced` |',
+    );
+    expect(rows[4]).toMatch(
+      /^\| {2}\| Retry-After \| on every 429 \| waits 1–30 s; accuracy not measured \(not exercised: /,
+    );
+    expect(rows[9]).toBe('|  | what counts | - | - | held | `ratelimit.what-counts` |');
+    expect(lines[20]).toBe('');
+    expect(lines[21]).toMatch(/^- Target: /);
+    expect(md.indexOf('### Plans')).toBeLessThan(md.indexOf('### Failed'));
+  });
+
+  it('marks a figure not held in bold, with what the failed check measured', () => {
+    const r: Report = structuredClone(report);
+    const enforced = r.checks.find((c) => c.id === 'ratelimit.enforced')!;
+    enforced.status = 'fail';
+    enforced.byPlan = [
+      {
+        plan: 'free',
+        status: 'fail',
+        counts: { passed: 0, failed: 1, skipped: 0 },
+        evidence: [{ message: '61 requests | accepted within 2 s; the limit is 60 a minute' }],
+        reasons: [],
+        info: {},
+      },
+    ];
+    expect(renderMarkdown(r)).toContain(
+      '| free | per-minute limit | 60/min | 61 requests \\| accepted within 2 s | **not held** | `ratelimit.enforced` |',
+    );
+  });
+
   it('names the target, plans and key labels', () => {
     expect(md).toContain('- Target: http://127.0.0.1:45678/v1 (embedded, time x60; faults: reset-in-ms;');
     expect(md).toContain('- Plans: free, pro');

@@ -1,8 +1,10 @@
 /**
- * summary.md: a short Markdown verdict for a CI step summary or a release ticket. No emoji: the status words
- * (PASS, FAIL, ABORTED, WARN, SKIP) read the same in every renderer and in plain text.
+ * summary.md: a short Markdown verdict for a CI step summary or a release ticket: the verdict, then the plan table
+ * (sold against measured), then what failed. No emoji: the status words (PASS, FAIL, ABORTED, WARN, SKIP; held,
+ * not held, not measured) read the same in every renderer and in plain text.
  */
-import type { Report } from '../report/schema.js';
+import { planTableOf } from '../report/plan-table.js';
+import type { PlanRow, Report } from '../report/schema.js';
 import { verdictOf } from '../report/verdict.js';
 import {
   countsLine,
@@ -50,8 +52,8 @@ function byPlanCell(c: Check): string {
   return mdText(planBreakdown(c)) || '-';
 }
 
-/** The title, the verdict with counts and totals, the abort reason, and the run's target, plans, keys and times. */
-function headerLines(report: Report): string[] {
+/** The title, the verdict with counts and totals, and the abort reason. */
+function verdictLines(report: Report): string[] {
   const word = verdictWord(report.verdict);
   const out: string[] = [];
   out.push(`## petload ${mdText(report.scenario.name)}: ${word}`, '');
@@ -60,14 +62,49 @@ function headerLines(report: Report): string[] {
       `${report.totals.requests} requests in ${formatDuration(report.durationMs)} (${report.totals.rps.toFixed(1)}/s).`,
   );
   if (report.verdict === 'aborted') out.push('', `Aborted: ${mdText(report.abortReason ?? 'the run was interrupted')}`);
-  out.push(
+  return out;
+}
+
+/** What was measured; for a cell not measured, why not in brackets (after what was measured all the same). */
+function measuredCell(r: PlanRow): string {
+  const why = r.status === 'not measured' && r.detail !== null ? `(${mdText(r.detail)})` : null;
+  return [r.measured === null ? null : mdText(r.measured), why].filter((x) => x !== null).join(' ') || '-';
+}
+
+/**
+ * Per plan and figure: sold, measured (or, in brackets, why not), the cell's status and the check that judged it
+ * (its row in the check tables below and in report.html).
+ */
+function planTableSection(report: Report): string[] {
+  const plans = planTableOf(report);
+  if (plans.length === 0) return [];
+  const rows = plans.flatMap((p) =>
+    p.rows.map((r, i) => [
+      i === 0 ? p.plan : '',
+      r.figure,
+      r.sold === null ? '-' : mdText(r.sold),
+      measuredCell(r),
+      r.status === 'not held' ? '**not held**' : r.status,
+      mdCode(r.check),
+    ]),
+  );
+  return [
+    '',
+    '### Plans: sold against measured',
+    '',
+    ...table(['plan', 'figure', 'sold', 'measured', 'status', 'check'], rows),
+  ];
+}
+
+/** The run's target, plans, keys and times. */
+function runLines(report: Report): string[] {
+  return [
     '',
     `- Target: ${mdText(targetLine(report))}`,
     `- Plans: ${report.plans.length > 0 ? report.plans.join(', ') : 'none'}`,
     `- Keys: ${mdText(keysLine(report, KEYS_SHOWN_CHARS), Number.POSITIVE_INFINITY)}`,
     `- Run: ${mdText(report.startedAt)} to ${mdText(report.endedAt)}, ${mdText(report.tool.name)} ${mdText(report.tool.version)}`,
-  );
-  return out;
+  ];
 }
 
 function firstEvidenceCell(c: Check): string {
@@ -157,7 +194,9 @@ function notesSection(report: Report): string[] {
 export function renderMarkdown(report: Report): string {
   const v = verdictOf(report.checks);
   return [
-    ...headerLines(report),
+    ...verdictLines(report),
+    ...planTableSection(report),
+    ...runLines(report),
     ...failuresSection('Failed', v.failed),
     ...failuresSection('Warnings', v.warnings),
     ...skippedSection(v.skipped),
