@@ -131,7 +131,7 @@ describe('report.html in headless Chromium', () => {
     }
   });
 
-  it('opens with the verdict, the failures and every chart on the first screen; the check table comes after, collapsed', async () => {
+  it('opens with the verdict, the plan table, the failures and the first row of charts on the first screen; the check table comes after, collapsed', async () => {
     const report = sampleReport();
     const { page, errors } = await open(report, 'first-screen');
     try {
@@ -139,6 +139,10 @@ describe('report.html in headless Chromium', () => {
       const top = (selector: string) => page.$eval(selector, (el) => el.getBoundingClientRect().top);
       const bottom = (selector: string) => page.$eval(selector, (el) => el.getBoundingClientRect().bottom);
       expect(await bottom('#verdict')).toBeLessThan(VIEWPORT.height);
+      // First under the verdict, whole: each plan's figures, sold against measured.
+      expect(await top('#plan-table')).toBeGreaterThan(await bottom('#verdict'));
+      expect(await bottom('#plan-table')).toBeLessThan(await top('#failures'));
+      expect(await page.$$eval('#plan-table tbody tr', (rows) => rows.length)).toBe(6);
       // The failures: the failed check per plan and the failed threshold, each with its first evidence.
       const failures = await page.$$eval('#failures li', (items) =>
         items.map((li) => li.querySelector('code')!.textContent),
@@ -160,9 +164,14 @@ describe('report.html in headless Chromium', () => {
         'chart-key-0',
         'chart-key-1',
       ]);
+      // The first row of charts starts within the first screen, the rest right after it; all drawn (a canvas of
+      // their full width).
+      const firstRow = charts.filter((c) => c.top === charts[0]!.top);
+      expect(firstRow.map((c) => c.id)).toEqual(['chart-latency', 'chart-rate', 'chart-status']);
       for (const c of charts) {
         expect(c.top, c.id).toBeGreaterThan(0);
-        expect(c.top, c.id).toBeLessThan(VIEWPORT.height);
+        if (firstRow.includes(c)) expect(c.top, c.id).toBeLessThan(VIEWPORT.height);
+        else expect(c.top, c.id).toBeLessThan(VIEWPORT.height + 400);
         expect(c.canvas, c.id).toBeGreaterThan(300);
       }
       // The long table after the charts, collapsed: its rows take no room until it is opened.
@@ -197,7 +206,53 @@ describe('report.html in headless Chromium', () => {
     try {
       expect(errors).toEqual([]);
       expect(await page.textContent('#failures')).toBe('No check failed and none warned.');
-      expect(await page.$$eval('.chart', (els) => els.every((el) => el.getBoundingClientRect().top < 900))).toBe(true);
+      expect(await page.$eval('#chart-latency', (el) => el.getBoundingClientRect().top)).toBeLessThan(900);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("takes a plan table cell's link to the row of its check: the table opens, and a filter that hid the row lets it be", async () => {
+    const { page, errors } = await open(sampleReport(), 'plan-link');
+    try {
+      // Hide the passing rows first: what counts [pro] held, its row passed.
+      await page.click('#checks-section > summary');
+      await page.click('[data-filter="fail"]');
+      await page.click('#checks-section > summary');
+      expect(await page.$eval('#checks-section', (d) => (d as unknown as { open: boolean }).open)).toBe(false);
+      // The pro plan's measured cell (its cells: free sold, free measured, pro sold, pro measured).
+      const link = '#plan-table tr[data-figure="what counts"] td:nth-of-type(4) a';
+      expect(await page.getAttribute(link, 'href')).toBe('#check_ratelimit.what-counts_pro');
+      expect(await page.textContent(link)).toBe('held');
+      await page.click(link);
+      await page.waitForSelector('#checks-section[open]');
+      const row = '#checks tr[id="check_ratelimit.what-counts_pro"]';
+      expect(await page.isVisible(row)).toBe(true);
+      expect(await page.$eval(row, (r) => r.matches(':target'))).toBe(true);
+      const box = await page.$eval(row, (r) => r.getBoundingClientRect().top);
+      expect(box).toBeGreaterThanOrEqual(0);
+      expect(box).toBeLessThan(VIEWPORT.height);
+      expect(await page.$eval(row, (r) => r.querySelector('code')!.textContent)).toBe('ratelimit.what-counts [pro]');
+      expect(await page.getAttribute('[data-filter="all"]', 'aria-pressed')).toBe('true');
+      await page.screenshot({ path: join(SCREENSHOTS, 'report-plan-link.png') });
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('opens the check table at the row a link to report.html#check_... names', async () => {
+    const files = await writeReports(sampleReport(), join(dir, 'deep-link'));
+    const page = await browser.newPage({ viewport: VIEWPORT });
+    try {
+      await page.goto(`${pathToFileURL(files.html).href}#check_ratelimit.what-counts_pro`, { waitUntil: 'load' });
+      await page.waitForSelector('#checks-section[open]');
+      const top = await page.$eval(
+        '#checks tr[id="check_ratelimit.what-counts_pro"]',
+        (r) => r.getBoundingClientRect().top,
+      );
+      expect(top).toBeGreaterThanOrEqual(0);
+      expect(top).toBeLessThan(VIEWPORT.height);
     } finally {
       await page.close();
     }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Report } from '../report/schema.js';
 import { createHistogram, encodeHistogram, percentile, record } from '../metrics/histogram.js';
 import { SAMPLE_COUNTS, sampleReport } from '../testing/sample-report.js';
-import { renderHtml } from './html.js';
+import { checkRowId, renderHtml } from './html.js';
 import { chartData, PERCENTILE_LADDER, spectrumX } from './html-charts.js';
 
 function embeddedData(html: string): unknown {
@@ -64,6 +64,78 @@ describe('renderHtml', () => {
       'threshold.rate(429) &lt; 1%',
       'auth.challenge',
     ]);
+  });
+
+  it('puts the plan table first under the verdict: a row per figure, sold and measured per plan', () => {
+    const at = (text: string) => html.indexOf(text);
+    expect(at('<h2 id="plans-title">')).toBeGreaterThan(at('id="verdict"'));
+    expect(at('<h2 id="plans-title">')).toBeLessThan(at('id="failures"'));
+    expect(html).toContain('<nav><a href="#plans-title">Plans</a>');
+    const table = /<table class="data" id="plan-table">(.*?)<\/table>/.exec(html)![1]!;
+    expect([...table.matchAll(/<tr data-figure="([^"]*)">/g)].map((m) => m[1])).toEqual([
+      'per-minute limit',
+      'per-day limit',
+      'algorithm',
+      'what counts',
+      'Retry-After',
+      'ban',
+    ]);
+    expect(table).toContain('<th class="sold">free: sold</th><th>free: measured</th>');
+    expect(table).toContain('<td class="sold">60/min</td>');
+    expect(table).toContain('<td class="sold">300/min</td>');
+  });
+
+  it("links each cell's status to the row of the check that judged it, with the reason in its title", () => {
+    const links = [...html.matchAll(/<a href="#([^"]+)" data-check="([^"]+)"><span class="cell-status/g)];
+    expect(links).toHaveLength(12);
+    for (const [, target, id] of links) {
+      expect(target!.startsWith(`check_${id}_`)).toBe(true);
+      expect(html).toMatch(new RegExp(`<tr data-status="\\w+" id="${target!.replace(/\./g, '\\.')}">`));
+    }
+    // what counts [pro] was held; the ban probe was never run: its reason is the cell's title.
+    expect(html).toContain(
+      '<a href="#check_ratelimit.what-counts_pro" data-check="ratelimit.what-counts"><span class="cell-status held">held</span></a>',
+    );
+    expect(html).toMatch(
+      /<td class="cell not-measured" title="not exercised: opt-in: run the ban-probe scenario[^"]*&#10;judged by ban\.probe">/,
+    );
+  });
+
+  it('marks a figure not held with the failed check and its evidence, escaped', () => {
+    const r: Report = structuredClone(report);
+    const enforced = r.checks.find((c) => c.id === 'ratelimit.enforced')!;
+    enforced.status = 'fail';
+    enforced.byPlan = [
+      {
+        plan: 'free',
+        status: 'fail',
+        counts: { passed: 0, failed: 1, skipped: 0 },
+        evidence: [{ message: '<b>61</b> requests accepted within 2 s; the limit is 60 a minute' }],
+        reasons: [],
+        info: {},
+      },
+    ];
+    const out = renderHtml(r);
+    expect(out).toContain(
+      '<a href="#check_ratelimit.enforced_free" data-check="ratelimit.enforced"><span class="cell-status not-held">not held</span></a> <span class="measured">&lt;b&gt;61&lt;/b&gt; requests accepted within 2 s</span>',
+    );
+    expect(out).toContain('<tr data-status="fail" id="check_ratelimit.enforced_free">');
+  });
+
+  it('names a check the report lacks without linking to it', () => {
+    const r: Report = { ...report, checks: report.checks.filter((c) => c.id !== 'ratelimit.day-enforced') };
+    expect(renderHtml(r)).toContain(
+      '<td class="cell not-measured" title="no outcome of ratelimit.day-enforced in this report&#10;judged by ratelimit.day-enforced"><div class="clamp"><span class="cell-status not-measured">not measured</span> ',
+    );
+  });
+
+  it('gives every check row an id of its own, threshold expressions included', () => {
+    const ids = [...html.matchAll(/<tr data-status="\w+" id="([^"]+)">/g)].map((m) => m[1]);
+    expect(ids).toHaveLength(report.checks.reduce((n, c) => n + c.byPlan.length, 0));
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id).toMatch(/^check_[A-Za-z0-9._-]+$/);
+    expect(checkRowId('threshold.p(95) < 250ms', null)).toBe('check_threshold.p_28_95_29__20__3c__20_250ms_noplan');
+    expect(checkRowId('a_b', 'free')).not.toBe(checkRowId('a', 'b_free' as never));
   });
 
   it('lists at most six failures at the top and points to the table for the rest', () => {

@@ -1,12 +1,14 @@
 /**
  * report.html: one self-contained page, no network (a Content-Security-Policy forbids any fetch). uPlot's
  * script and styles are read from node_modules at render time and inlined; the chart data is embedded as
- * JSON. Every text from the report is escaped.
+ * JSON. Every text from the report is escaped. First under the verdict: the plan table, each cell linking to
+ * the row of the check that judged it.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { FAILING_SEVERITIES } from '../checks/catalogue.js';
-import type { CheckResult, Report } from '../report/schema.js';
+import { planTableOf } from '../report/plan-table.js';
+import { type CheckResult, PLAN_TABLE_FIGURES, type PlanRow, type Report } from '../report/schema.js';
 import { escapeAttr, escapeText as h } from './escape.js';
 import {
   caseName,
@@ -84,6 +86,15 @@ function evidenceCell(o: PlanOutcome): string {
   return parts.join('');
 }
 
+/**
+ * The id of a check's row in the check table, for links to it (the plan table's): `check_<id>_<plan>`, every
+ * character of the id outside [A-Za-z0-9.-] written as `_<hex>_` (threshold ids hold spaces), `noplan` for none.
+ */
+export function checkRowId(id: string, plan: PlanOutcome['plan']): string {
+  const safe = id.replace(/[^A-Za-z0-9.-]/gu, (c) => `_${c.codePointAt(0)!.toString(16)}_`);
+  return `check_${safe}_${plan ?? 'noplan'}`;
+}
+
 /** Rows in the order a reader needs them: failures, then warnings, passes and skips (catalogue order within). */
 const ROW_ORDER: Record<RowStatus, number> = { fail: 0, warn: 1, pass: 2, skip: 3 };
 
@@ -110,7 +121,7 @@ function checkRows(report: Report): Row[] {
 function checksSection(rows: readonly Row[]): string {
   const body = rows.map(
     ({ c, o, s }) =>
-      `<tr data-status="${s}"><td><code>${h(caseName(c.id, o.plan))}</code><div class="note">${h(c.title)}</div></td>` +
+      `<tr data-status="${s}" id="${checkRowId(c.id, o.plan)}"><td><code>${h(caseName(c.id, o.plan))}</code><div class="note">${h(c.title)}</div></td>` +
       `<td>${h(c.severity)}</td><td>${badge(s)}</td>` +
       `<td class="num">${o.counts.failed}</td><td class="num">${o.counts.passed}</td><td class="num">${o.counts.skipped}</td>` +
       `<td>${evidenceCell(o)}</td></tr>`,
@@ -133,6 +144,64 @@ function checksSection(rows: readonly Row[]): string {
     `<table class="data" id="checks"><thead><tr><th>check [plan]</th><th>severity</th><th>status</th>` +
     `<th class="num">failed</th><th class="num">passed</th><th class="num">not judged</th><th>first evidence</th></tr></thead>` +
     `<tbody>${body.join('')}</tbody></table></details>`
+  );
+}
+
+/**
+ * The row a plan table cell links to: the check's row for the plan, else its row without a plan, else its first
+ * (judged for other plans only); null when the report has no such check.
+ */
+function rowLink(report: Report, id: string, plan: PlanOutcome['plan']): string | null {
+  const check = report.checks.find((c) => c.id === id);
+  if (check === undefined) return null;
+  const row = check.byPlan.find((o) => o.plan === plan) ?? check.byPlan.find((o) => o.plan === null) ?? check.byPlan[0];
+  return checkRowId(id, row?.plan ?? null);
+}
+
+const CELL_CLASS: Record<PlanRow['status'], string> = {
+  held: 'held',
+  'not held': 'not-held',
+  'not measured': 'not-measured',
+};
+
+/** A plan's two cells of a figure: sold, then the status (a link to the check's row) and what was measured. */
+function planCells(report: Report, plan: PlanOutcome['plan'], r: PlanRow | undefined): string {
+  if (r === undefined) return '<td></td><td></td>';
+  const cls = CELL_CLASS[r.status];
+  const target = rowLink(report, r.check, plan);
+  const word = `<span class="cell-status ${cls}">${h(r.status)}</span>`;
+  const link = target === null ? word : `<a href="#${target}" data-check="${escapeAttr(r.check)}">${word}</a>`;
+  const shown = r.measured ?? (r.status === 'not measured' ? r.detail : null) ?? '';
+  const title = [r.measured, r.detail, `judged by ${r.check}`].filter((x) => x !== null).join('\n');
+  return (
+    `<td class="sold">${h(r.sold ?? '-')}</td>` +
+    `<td class="cell ${cls}" title="${escapeAttr(title)}"><div class="clamp">${link} <span class="measured">${h(shown)}</span></div></td>`
+  );
+}
+
+/** Per plan, sold against measured: a row per figure, two columns per plan; each status links to its check's row. */
+function planTableSection(report: Report): string {
+  const plans = planTableOf(report);
+  if (plans.length === 0) return '';
+  const head = `<tr><th>figure</th>${plans.map((p) => `<th class="sold">${h(p.plan)}: sold</th><th>${h(p.plan)}: measured</th>`).join('')}</tr>`;
+  const body = PLAN_TABLE_FIGURES.map(
+    (figure) =>
+      `<tr data-figure="${escapeAttr(figure)}"><th scope="row">${h(figure)}</th>` +
+      `${plans
+        .map((p) =>
+          planCells(
+            report,
+            p.plan,
+            p.rows.find((r) => r.figure === figure),
+          ),
+        )
+        .join('')}</tr>`,
+  );
+  const cols = plans.map(() => '<col class="sold"><col>').join('');
+  return (
+    `<h2 id="plans-title">Plans: sold against measured</h2>` +
+    `<table class="data" id="plan-table"><colgroup><col class="figure">${cols}</colgroup>` +
+    `<thead>${head}</thead><tbody>${body.join('')}</tbody></table>`
   );
 }
 
@@ -289,6 +358,7 @@ function glance(report: Report): string {
 
 function navigation(report: Report): string {
   const links: [string, string][] = [
+    ...(report.plans.length > 0 ? ([['plans-title', 'Plans']] as [string, string][]) : []),
     ['failures-title', 'Failures'],
     ['charts-title', 'Charts'],
     ...(report.thresholds.length > 0 ? ([['thresholds-title', 'Thresholds']] as [string, string][]) : []),
@@ -318,9 +388,11 @@ export function renderHtml(report: Report): string {
     '</head><body><main>',
     `<div class="banner ${report.verdict}"><div class="verdict" id="verdict">${word}</div>`,
     `<div><h1>petload ${h(report.scenario.name)}</h1><div class="counts" id="counts">${h(counts)}</div></div></div>`,
-    // What a reader needs first: what failed and the charts; then the details, the long table collapsed.
+    // What a reader needs first: each plan sold against measured, what failed and the charts; then the details,
+    // the long table collapsed.
     glance(report),
     navigation(report),
+    planTableSection(report),
     failuresSection(rows),
     chartsSection(report, data),
     thresholdsSection(report),

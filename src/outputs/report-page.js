@@ -212,10 +212,27 @@ function resizeWithWindow(charts) {
   });
 }
 
-// The check table is collapsed: a link to it (the navigation, "and N more") opens it.
-function openChecks() {
+// The check table is collapsed: a link to it (the navigation, "and N more") or to one of its rows (the plan
+// table's) opens it, and shows the row again if a filter hid it. The browser then scrolls to it.
+function openChecksFor(id) {
   var d = document.getElementById('checks-section');
-  if (d && location.hash === '#checks-section') d.open = true;
+  var el = id ? document.getElementById(id) : null;
+  if (!d || !el || (el !== d && !d.contains(el))) return;
+  d.open = true;
+  if (el.hidden) {
+    var all = document.querySelector('[data-filter="all"]');
+    if (all) all.click();
+  }
+}
+function openChecks() {
+  openChecksFor(location.hash.slice(1));
+}
+// Before the browser follows a link inside the page: open what it points into, so that it can scroll there.
+function openBeforeFollowing() {
+  document.addEventListener('click', (e) => {
+    var a = e.target instanceof Element ? e.target.closest('a[href^="#"]') : null;
+    if (a) openChecksFor(a.getAttribute('href').slice(1));
+  });
 }
 
 // Check table filter: show the rows of one status, or all.
@@ -239,7 +256,13 @@ function filterChecksByStatus() {
   var charts = [];
   drawCharts(data, charts);
   resizeWithWindow(charts);
+  filterChecksByStatus();
+  openBeforeFollowing();
   window.addEventListener('hashchange', openChecks);
   openChecks();
-  filterChecksByStatus();
+  // A row opened on load (a link to report.html#check_...): the page was laid out while it was collapsed.
+  if (location.hash.length > 1) {
+    var target = document.getElementById(location.hash.slice(1));
+    if (target) target.scrollIntoView();
+  }
 })();
