@@ -77,6 +77,12 @@ describe('docs/examples/github-nightly.yml', () => {
     const runStep = steps.find((s) => s.run?.includes('petload run'))!;
     expect(runStep.run).toContain('--github-summary');
     expect(runStep.run).toContain('--report-dir petload-report');
+    // Last night's report is fetched before the run and passed as its baseline (docs/ci.md, "What changed").
+    const fetch = steps.findIndex((st) => st.run?.includes('gh run download'));
+    expect(fetch).toBeGreaterThanOrEqual(0);
+    expect(fetch).toBeLessThan(steps.indexOf(runStep));
+    expect(steps[fetch]!.run).toContain('--baseline baseline');
+    expect(runStep.run).toMatch(/\$BASELINE\b/);
     expect(runStep.run).not.toMatch(/\|\|\s*true|;\s*true|set \+e|exit 0/);
     expect(runStep.if).toBeUndefined();
 
