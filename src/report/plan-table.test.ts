@@ -283,6 +283,13 @@ describe('the figures sold', () => {
       pro: [{ perMinute: 600, perDay: 20_000, keys: ['pro#0 (…wxyz)'] }],
     });
     expect(soldFromReport({ keys, notes: [] })).toEqual({});
+    // A merged report: a note per run.
+    const merged = [
+      'merged from 2 runs',
+      'Figures judged: free#0 (…abcd) 60/min, 1000/day.',
+      'Figures judged: pro#0 (…wxyz) 600/min, 20000/day.',
+    ];
+    expect(soldFromReport({ keys, notes: merged })).toEqual(soldFromReport({ keys, notes }));
     const planTable = [{ plan: 'pro' as const, sold: [{ perMinute: 1, perDay: 2, keys: [] }], rows: [] }];
     expect(soldFromReport({ keys, notes, planTable })).toEqual({ pro: planTable[0]!.sold });
   });

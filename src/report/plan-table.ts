@@ -281,18 +281,24 @@ export function soldFromKeys(
   return out;
 }
 
-/** The same from a report: its plan table's, else the run's `Figures judged: <label> N/min, M/day; ...` note. */
+/**
+ * The same from a report: its plan table's, else the runs' `Figures judged: <label> N/min, M/day; ...` notes (a
+ * report written before the plan table; a merged one has a note per run merged).
+ */
 export function soldFromReport(
   report: Pick<Report, 'planTable' | 'notes' | 'keys'>,
 ): Partial<Record<PlanName, SoldFigures[]>> {
   if (report.planTable !== undefined) return Object.fromEntries(report.planTable.map((p) => [p.plan, p.sold]));
-  const note = report.notes.find((n) => n.startsWith('Figures judged: '));
-  if (note === undefined) return {};
+  const notes = report.notes.filter((n) => n.startsWith('Figures judged: '));
   const keys: { label: string; plan: PlanName; limits: { perMinute: number; perDay: number } }[] = [];
   for (const k of report.keys) {
-    const at = note.indexOf(`${k.label} `);
-    const m = at === -1 ? null : /^(\d+)\/min, (\d+)\/day/.exec(note.slice(at + k.label.length + 1));
-    if (m) keys.push({ label: k.label, plan: k.plan, limits: { perMinute: Number(m[1]), perDay: Number(m[2]) } });
+    for (const note of notes) {
+      const at = note.indexOf(`${k.label} `);
+      const m = at === -1 ? null : /^(\d+)\/min, (\d+)\/day/.exec(note.slice(at + k.label.length + 1));
+      if (m === null) continue;
+      keys.push({ label: k.label, plan: k.plan, limits: { perMinute: Number(m[1]), perDay: Number(m[2]) } });
+      break;
+    }
   }
   return soldFromKeys(keys);
 }
