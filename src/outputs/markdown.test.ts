@@ -60,6 +60,16 @@ describe('renderMarkdown', () => {
     );
   });
 
+  it('shows the table of a report without one (older, or merged), with the figures sold from its notes', () => {
+    const { planTable: _, ...older } = report;
+    const figures = `Figures judged: ${report.keys[0]!.label} 60/min, 1000/day; ${report.keys[1]!.label} 300/min, 10000/day.`;
+    const text = renderMarkdown({ ...older, notes: [figures] });
+    expect(text.indexOf('### Plans: sold against measured')).toBeGreaterThan(0);
+    expect(text.split('\n').slice(8, 20)).toEqual(md.split('\n').slice(8, 20));
+    // Without the note the figures sold are unknown.
+    expect(renderMarkdown(older)).toContain('| free | per-minute limit | - | ');
+  });
+
   it('names the target, plans and key labels', () => {
     expect(md).toContain('- Target: http://127.0.0.1:45678/v1 (embedded, time x60; faults: reset-in-ms;');
     expect(md).toContain('- Plans: free, pro');
