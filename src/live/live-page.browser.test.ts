@@ -72,6 +72,11 @@ describe('the live page in headless Chromium', () => {
     const { page, errors, requests } = await watchedPage();
     const other = await watchedPage();
     try {
+      // The pages are open and following before the run sends anything.
+      await page.goto(live.url, { waitUntil: 'load' });
+      await other.page.goto(live.url, { waitUntil: 'load' });
+      await page.waitForSelector('#main[data-updates]', { timeout: 10_000 });
+      expect(await page.textContent('#run-state')).toBe('STARTING');
       const run = runScenario({
         scenario: loadScenario('smoke'),
         timeScale: 10,
@@ -80,8 +85,6 @@ describe('the live page in headless Chromium', () => {
           relayEvents(events, relay);
         },
       });
-      await page.goto(live.url, { waitUntil: 'load' });
-      await other.page.goto(live.url, { waitUntil: 'load' });
       // A page closed while the run goes on changes nothing for the run.
       await other.page.close();
 

@@ -97,7 +97,7 @@ export const PAGE_SCRIPT = `
   function probes(ps) {
     rows('probes', ps, function (tr, p) {
       cell(tr, p.plan || '(no plan)'); cell(tr, p.done + ' / ' + p.total, 'num');
-      cell(tr, p.running.join(', ') || (p.done >= p.total ? 'done' : '-')); cell(tr, seconds(p.leftS), 'num');
+      cell(tr, p.running.join(', ') || (p.done >= p.total ? 'done' : '-')); cell(tr, p.leftS === 0 && p.done < p.total ? 'due now' : seconds(p.leftS), 'num');
     });
     byId('probes-empty').hidden = ps.length > 0;
   }
