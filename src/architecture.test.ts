@@ -27,6 +27,8 @@ const LAYERS: Readonly<Record<string, readonly string[]>> = {
   shard: ['api', 'core', 'report', 'config', 'probes', 'executors'],
   outputs: ['api', 'core', 'report', 'metrics', 'checks', 'config', 'shard'],
   drift: ['api', 'core', 'report', 'metrics', 'checks', 'outputs'],
+  live: ['api', 'core', 'metrics', 'checks'],
+  journal: ['api', 'core', 'report', 'metrics', 'checks'],
   k8s: ['api', 'core'],
   engine: [
     'api',
@@ -42,6 +44,7 @@ const LAYERS: Readonly<Record<string, readonly string[]>> = {
     'config',
     'shard',
     'outputs',
+    'journal',
   ],
   cli: [
     'api',
@@ -60,6 +63,8 @@ const LAYERS: Readonly<Record<string, readonly string[]>> = {
     'k8s',
     'engine',
     'drift',
+    'live',
+    'journal',
   ],
   index: [
     'api',
@@ -77,6 +82,8 @@ const LAYERS: Readonly<Record<string, readonly string[]>> = {
     'outputs',
     'engine',
     'drift',
+    'live',
+    'journal',
   ],
   // Test helpers: imported by tests and the bench only, never by a non-test file of another folder.
   testing: [
