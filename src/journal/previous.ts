@@ -1,0 +1,87 @@
+/**
+ * A report directory that already holds a journal. A finished one (its last line is `end`) belongs to a run whose
+ * report is in the directory too: the new run replaces both, as it replaces the report files. An unfinished one
+ * is the only record of a run that was killed: it is never lost. It moves into a folder of its own,
+ * `DIR/unfinished-<its start>/journal.ndjson`, where `petload report --recover` rebuilds its report without
+ * touching the new run's files.
+ */
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { PetloadError } from '../core/errors.js';
+import { JOURNAL_FILE } from './format.js';
+import { parseLine } from './reader.js';
+
+export interface PreviousJournal {
+  /** When the unfinished run began sending (ISO time), when its head line says. */
+  readonly startedAt: string | null;
+  /** The scenario it ran, when its head line says. */
+  readonly scenario: string | null;
+  /** The folder it was moved into (holding its journal.ndjson). */
+  readonly movedTo: string;
+}
+
+/** How much of each end of a journal is read to find its head and its last line. */
+const PEEK_BYTES = 64 * 1024;
+
+function readAt(fd: number, position: number, length: number): string {
+  const buf = Buffer.alloc(length);
+  const n = readSync(fd, buf, 0, length, position);
+  return buf.subarray(0, n).toString('utf8');
+}
+
+/** The head and the last complete line of a journal file, read from its two ends only (a journal may be large). */
+export function peekJournal(path: string): { startedAt: string | null; scenario: string | null; finished: boolean } {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const first = readAt(fd, 0, Math.min(size, PEEK_BYTES)).split('\n')[0] ?? '';
+    const tail = readAt(fd, Math.max(0, size - PEEK_BYTES), Math.min(size, PEEK_BYTES));
+    const lines = tail.split('\n');
+    // A journal ends with a newline; anything after the last one is a torn line.
+    const last = lines.length >= 2 ? (lines[lines.length - 2] ?? '') : '';
+    const head = parseLine(first);
+    const end = parseLine(last);
+    return {
+      startedAt: head?.type === 'head' ? head.startedAt : null,
+      scenario: head?.type === 'head' ? head.scenario.name : null,
+      finished: end?.type === 'end',
+    };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A folder name from an ISO time: `unfinished-2026-11-25T01-56-03Z`, unique in `dir`. */
+function asideFolder(dir: string, startedAt: string | null, path: string): string {
+  const when = startedAt ?? statSync(path).mtime.toISOString();
+  const base = `unfinished-${when.replace(/\.\d+Z$/, 'Z').replace(/[^0-9A-Za-z-]/g, '-')}`;
+  let name = base;
+  for (let i = 2; existsSync(join(dir, name)); i++) name = `${base}-${i}`;
+  return join(dir, name);
+}
+
+/** Moves an unfinished journal of `dir` into a folder of its own; null when `dir` holds none (or a finished one). */
+export function setAside(dir: string): PreviousJournal | null {
+  const path = join(dir, JOURNAL_FILE);
+  if (!existsSync(path)) return null;
+  try {
+    const seen = peekJournal(path);
+    if (seen.finished) return null;
+    const movedTo = asideFolder(dir, seen.startedAt, path);
+    mkdirSync(movedTo);
+    renameSync(path, join(movedTo, JOURNAL_FILE));
+    return { startedAt: seen.startedAt, scenario: seen.scenario, movedTo };
+  } catch (e) {
+    throw new PetloadError(
+      'E_USAGE',
+      `cannot set aside the unfinished journal ${path} (${(e as NodeJS.ErrnoException).code ?? String(e)})`,
+      { cause: e, hint: 'Move it away by hand, or give another --report-dir.' },
+    );
+  }
+}
+
+/** The one notice line of a run that found an unfinished journal in its report directory. */
+export function unfinishedNotice(dir: string, p: PreviousJournal): string {
+  const which = p.startedAt === null ? 'an unfinished run' : `an unfinished run (started ${p.startedAt})`;
+  return `petload: ${dir} held the journal of ${which}; it is now in ${p.movedTo}, where \`petload report --recover ${p.movedTo}\` rebuilds its report; this run starts a new journal`;
+}

@@ -1,0 +1,80 @@
+/**
+ * Reading a journal back (for `petload report --recover`). The last line may be torn (the process died, or the
+ * power went, in the middle of writing it): it is dropped and said so. A damaged line elsewhere (not something a
+ * crash leaves) is skipped and named, so that what the rest of the journal holds is still recovered.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PetloadError } from '../core/errors.js';
+import {
+  JOURNAL_FILE,
+  JOURNAL_SCHEMA_VERSION,
+  type JournalEnd,
+  type JournalHead,
+  type JournalInterval,
+  type JournalLine,
+  JournalLineSchema,
+} from './format.js';
+
+export interface JournalContents {
+  readonly path: string;
+  readonly head: JournalHead;
+  readonly intervals: readonly JournalInterval[];
+  /** The `end` line: the run finished (null: it was killed, or is still running). */
+  readonly end: JournalEnd | null;
+  /** The last line was torn and dropped. */
+  readonly torn: boolean;
+  /** Line numbers (1-based) of damaged lines that were skipped, the last one aside. */
+  readonly skipped: readonly number[];
+}
+
+/** One line of a journal, or null when it is not one (torn, damaged, of another version). */
+export function parseLine(text: string): JournalLine | null {
+  if (text.trim() === '') return null;
+  try {
+    const res = JournalLineSchema.safeParse(JSON.parse(text));
+    return res.success ? res.data : null;
+  } catch {
+    return null;
+  }
+}
+
+const HINT = 'Give the report directory of a run (the folder that holds its journal.ndjson).';
+
+function headOf(path: string, first: string | undefined): JournalHead {
+  const head = first === undefined ? null : parseLine(first);
+  if (head?.type === 'head') return head;
+  let version: unknown;
+  try {
+    version = (JSON.parse(first ?? '') as { schemaVersion?: unknown }).schemaVersion;
+  } catch {
+    version = undefined;
+  }
+  const why =
+    version !== undefined && version !== JOURNAL_SCHEMA_VERSION
+      ? `its journal format is version ${String(version)}; this petload reads version ${JOURNAL_SCHEMA_VERSION}`
+      : 'it does not begin with a journal head line (the run died before writing it, or this is no journal)';
+  throw new PetloadError('E_USAGE', `${path} cannot be recovered: ${why}`, { hint: HINT });
+}
+
+/** The journal of the report directory `dir` (its `journal.ndjson`), parsed. Throws E_USAGE when there is none. */
+export function readJournal(dir: string): JournalContents {
+  const path = join(dir, JOURNAL_FILE);
+  if (!existsSync(path)) throw new PetloadError('E_USAGE', `${dir} holds no journal (${JOURNAL_FILE})`, { hint: HINT });
+  const text = readFileSync(path, 'utf8');
+  const lines = text.split('\n');
+  // Bytes after the last newline are a line whose writing never finished (or the zeros a power cut left there).
+  let torn = (lines.pop() ?? '') !== '';
+  const head = headOf(path, lines[0]);
+  const intervals: JournalInterval[] = [];
+  const skipped: number[] = [];
+  let end: JournalEnd | null = null;
+  for (let i = 1; i < lines.length; i++) {
+    const line = parseLine(lines[i]!);
+    if (line?.type === 'interval' && end === null) intervals.push(line);
+    else if (line?.type === 'end' && end === null) end = line;
+    else if (i === lines.length - 1 && line === null) torn = true;
+    else skipped.push(i + 1);
+  }
+  return { path, head, intervals, end, torn, skipped };
+}

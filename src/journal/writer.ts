@@ -1,0 +1,175 @@
+/**
+ * The journal writer: a sink of the run's event stream (src/core/run-events.ts) that appends what the run measures
+ * to `journal.ndjson` in its report directory as it goes, so that a run killed (kill -9, an OOM, a power cut)
+ * loses at most its last second: `petload report --recover DIR` rebuilds its report (src/engine/recover.ts).
+ *
+ * The exchange events only update an aggregate in memory (aggregate.ts). Once every `intervalMs` (1 s) a timer
+ * writes what arrived as one line with a synchronous write(2): when the callback returns, the line is in the
+ * operating system's hands and survives the process being killed. An fdatasync follows, asynchronously (it does not
+ * hold up the event loop) and at most one at a time, for what a power cut would otherwise take. The journal holds
+ * only event data, which the stream has redacted: labels, numbers and redacted text, never a key.
+ *
+ * A failure to write the journal does not stop the run: it says so once (a notice and a note) and stops journaling.
+ */
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { PetloadError } from '../core/errors.js';
+import type { RunEventOf, RunEvents } from '../core/run-events.js';
+import { type ExchangeEvent, IntervalAggregate } from './aggregate.js';
+import { JOURNAL_FILE, JOURNAL_SCHEMA_VERSION, type JournalEnd, type JournalHeadInput } from './format.js';
+import { type PreviousJournal, setAside } from './previous.js';
+
+export const JOURNAL_INTERVAL_MS = 1000;
+
+export interface JournalOptions {
+  /** Real ms between flushes (default JOURNAL_INTERVAL_MS). */
+  intervalMs?: number;
+  /** A monotonic clock in real ms (default performance.now). */
+  now?: () => number;
+  /** fdatasync after each flush, for power cuts (default true). */
+  datasync?: boolean;
+}
+
+export interface Journal {
+  /** The journal file. */
+  readonly path: string;
+  /** The unfinished journal the directory held, now set aside; null when it held none. */
+  readonly previous: PreviousJournal | null;
+  /** Write what arrived since the last flush now (the timer does so every interval). */
+  flush(): void;
+  /**
+   * Flush, write the `end` line (the verdict of the run's `ended` event; without one, the run wrote no report),
+   * sync and close. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+function codeOf(e: unknown): string {
+  return (e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e));
+}
+
+/** Opens the journal file (the directory made if needed) and makes its entry durable. */
+function openFile(dir: string, path: string): number {
+  try {
+    mkdirSync(dir, { recursive: true });
+    const fd = openSync(path, 'w', 0o644);
+    try {
+      const d = openSync(dir, 'r');
+      try {
+        fsyncSync(d);
+      } finally {
+        closeSync(d);
+      }
+    } catch {
+      // Some file systems cannot sync a directory; the file's own syncs still hold its content.
+    }
+    return fd;
+  } catch (e) {
+    throw new PetloadError('E_USAGE', `cannot write the journal ${path} (${codeOf(e)})`, {
+      cause: e,
+      hint: 'Give a writable directory (--report-dir).',
+    });
+  }
+}
+
+/**
+ * Start the journal of a run in `dir`: set aside an unfinished journal the directory holds (see `previous`),
+ * write the head line, and listen to the run's events. Call before anything is sent; `close` after the report.
+ */
+export function startJournal(events: RunEvents, dir: string, head: JournalHeadInput, o: JournalOptions = {}): Journal {
+  const intervalMs = o.intervalMs ?? JOURNAL_INTERVAL_MS;
+  const now = o.now ?? (() => performance.now());
+  const path = join(dir, JOURNAL_FILE);
+  const previous = setAside(dir);
+  const fd = openFile(dir, path);
+  const t0 = now();
+  const agg = new IntervalAggregate();
+  const state = { broken: false, closed: false, last: 0, syncing: null as Promise<void> | null };
+  let ended: RunEventOf<'ended'> | null = null;
+
+  const fail = (e: unknown) => {
+    state.broken = true;
+    const text = `the journal ${path} could not be written (${codeOf(e)}); it stops ${((now() - t0) / 1000).toFixed(1)} s into the run, the report will be written as usual`;
+    events.emit({ type: 'log', text: `petload: ${text}`, notice: true });
+    events.emit({ type: 'note', text });
+  };
+  const write = (line: object): boolean => {
+    if (state.broken) return false;
+    try {
+      writeSync(fd, `${JSON.stringify(line)}\n`);
+      return true;
+    } catch (e) {
+      fail(e);
+      return false;
+    }
+  };
+  const sync = () => {
+    if (o.datasync === false || state.syncing !== null || state.broken) return;
+    state.syncing = new Promise<void>((resolve) =>
+      fdatasync(fd, () => {
+        state.syncing = null;
+        resolve();
+      }),
+    );
+  };
+  const flush = () => {
+    if (state.closed) return;
+    const to = Math.round(now() - t0);
+    const line = agg.take(state.last, to);
+    state.last = to;
+    if (line !== null && write(line)) sync();
+  };
+
+  write({ type: 'head', schemaVersion: JOURNAL_SCHEMA_VERSION, ...head, intervalMs });
+  if (o.datasync !== false && !state.broken) fdatasyncSync(fd);
+
+  const off = [
+    events.on('exchange', (e) => agg.exchange(e as ExchangeEvent)),
+    events.on('check', (e) => agg.check(e)),
+    events.on('note', (e) => agg.note(e.text)),
+    events.on('ended', (e) => {
+      ended = e;
+    }),
+  ];
+  // Ticks on the interval's boundaries from the start, so that lateness does not add up.
+  let timer: NodeJS.Timeout;
+  const schedule = () => {
+    const next = (Math.floor((now() - t0) / intervalMs) + 1) * intervalMs;
+    timer = setTimeout(tick, Math.max(0, t0 + next - now()));
+    timer.unref();
+  };
+  const tick = () => {
+    flush();
+    if (!state.closed) schedule();
+  };
+  schedule();
+
+  return {
+    path,
+    previous,
+    flush,
+    close: async () => {
+      if (state.closed) return;
+      flush();
+      state.closed = true;
+      clearTimeout(timer);
+      for (const f of off) f();
+      const end: JournalEnd = {
+        type: 'end',
+        at: Math.round(now() - t0),
+        verdict: ended?.verdict ?? null,
+        exitCode: ended?.exitCode ?? null,
+        ...(ended?.reason !== undefined ? { reason: ended.reason } : {}),
+      };
+      write(end);
+      await state.syncing;
+      try {
+        if (o.datasync !== false && !state.broken) fdatasyncSync(fd);
+      } catch (e) {
+        fail(e);
+      } finally {
+        closeSync(fd);
+      }
+    },
+  };
+}
