@@ -38,6 +38,9 @@ import { externalTarget, isLoopback, startEmbeddedTarget, type Target } from './
 import { prepareShard, shardScenario, type PreparedShard } from '../shard/partition.js';
 import { shardInfo, type ShardSpec } from '../shard/spec.js';
 import { waitUntil } from '../shard/start.js';
+import { unfinishedNotice } from '../journal/previous.js';
+import { startJournal, type Journal } from '../journal/writer.js';
+import { VERSION } from './version.js';
 
 export interface RunOptions {
   /** A validated scenario (src/config/scenario.ts). */
@@ -249,6 +252,51 @@ interface Setup {
   /** The run's event stream, and the notes it has carried so far. */
   events: RunEvents;
   notes: { all(): string[] };
+  /** The run's journal in its report directory (src/journal): closed after the report is written. */
+  journal: Journal;
+}
+
+/**
+ * Start the run's journal (src/journal, docs/journal.md): what it measures, appended to its report directory as it
+ * goes, so that `petload report --recover` can rebuild the report of a run that was killed. An unfinished journal
+ * found there is set aside, not lost, and the run says so. A directory it cannot write stops the run before it sends.
+ */
+async function openJournal(
+  o: RunOptions,
+  s: Pick<Setup, 'scenario' | 'target' | 'plans' | 'keys' | 'begunAt' | 'events'>,
+): Promise<Journal> {
+  const { scenario, target, events } = s;
+  try {
+    const journal = startJournal(events, o.reportDir, {
+      tool: { name: 'petload', version: VERSION },
+      scenario: {
+        name: scenario.name,
+        description: scenario.description,
+        ...(o.scenarioFile ? { file: o.scenarioFile } : {}),
+      },
+      target: {
+        url: target.url,
+        embedded: target.embedded,
+        timeScale: target.clock.scale,
+        faults: [...target.faults],
+        ...(target.variant ? { variant: target.variant } : {}),
+      },
+      plans: s.plans,
+      keys: s.keys.map((k) => ({ label: k.label, plan: k.plan, sacrificial: k.sacrificial })),
+      startedAt: s.begunAt.toISOString(),
+      thresholds: thresholdsOf(scenario, o).map((t) => ({ expression: t.expression, severity: t.severity })),
+      ...(o.shard ? { shard: shardInfo(o.shard) } : {}),
+    });
+    if (journal.previous) {
+      const text = unfinishedNotice(o.reportDir, journal.previous);
+      events.emit({ type: 'log', text, notice: true });
+      events.emit({ type: 'note', text: text.replace(/^petload: /, '') });
+    }
+    return journal;
+  } catch (e) {
+    await target.close();
+    throw e;
+  }
 }
 
 /** The caller's listeners, as sinks of the run's events. */
@@ -277,11 +325,13 @@ async function setUp(o: RunOptions, scenario: Scenario, startedAt: Date): Promis
   const notes = collectNotes(events);
   wireSinks(o, events);
   const late = o.shard?.startAt !== undefined ? (await waitUntil(o.shard.startAt, o.signal)).lateMs : 0;
+  const begunAt = o.shard ? new Date() : startedAt;
+  const journal = await openJournal(o, { scenario, target, plans, keys, begunAt, events });
   for (const text of shard?.notes ?? []) events.emit({ type: 'note', text });
   if (late > 1000)
     events.emit({ type: 'note', text: `shard ${o.shard!.index} began ${(late / 1000).toFixed(1)} s after --start-at` });
   if (keys.length > 0) events.emit({ type: 'note', text: figuresNote(keys) });
-  return { scenario, target, plans, shard, keys, begunAt: o.shard ? new Date() : startedAt, redact, events, notes };
+  return { scenario, target, plans, shard, keys, begunAt, redact, events, notes, journal };
 }
 
 /** Refuse a run that cannot be judged or must not start: no key for the plans, no sacrificial key when needed. */
@@ -579,7 +629,14 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   deadline.dispose();
   await run.close();
   await target.close();
-  if (toolError) throw toolError.error;
+  if (toolError) {
+    await setup.journal.close();
+    throw toolError.error;
+  }
 
-  return report(o, { setup, run, thresholdSpecs, planned, scheduled, aborted });
+  try {
+    return await report(o, { setup, run, thresholdSpecs, planned, scheduled, aborted });
+  } finally {
+    await setup.journal.close();
+  }
 }
