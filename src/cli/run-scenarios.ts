@@ -18,6 +18,7 @@ import type { ProbeProgress } from '../core/progress.js';
 import type { RunOptions, RunResult } from '../engine/run.js';
 import { isLoopback } from '../engine/target.js';
 import { type ShardSpec, shardSpecFrom } from '../shard/spec.js';
+import { type RunSinks, startRunSinks } from './run-sinks.js';
 import { appendGithubSummary, githubSummaryFile } from './github-summary.js';
 import { createPlanBoard, type PlanBoard } from './plan-board.js';
 import { createProgressReporter, type ProgressReporter, type ProgressStats, type ProgressStream } from './progress.js';
@@ -219,7 +220,7 @@ function scenarioRunOptions(
   argv: RunArgs,
   inputs: RunInputs,
   run: { arg: string; scenario: Scenario; reportDir: string; signal: AbortSignal },
-  out: RunConsole & { progress: ProgressReporter },
+  out: RunConsole & { progress: ProgressReporter; subscribe: RunSinks['subscribe'] },
 ): RunOptions {
   const { arg, scenario } = run;
   const keys = inputs.keysOf.get(scenario);
@@ -238,6 +239,7 @@ function scenarioRunOptions(
     ...(argv.timeout !== undefined ? { timeoutMs: parseTimeoutFlag(argv.timeout) } : {}),
     reportDir: run.reportDir,
     signal: run.signal,
+    ...(out.subscribe ? { subscribe: out.subscribe } : {}),
     log: out.log,
     notice: out.notice,
     ...(argv.quiet
@@ -325,7 +327,12 @@ async function compareWithBaseline(argv: RunArgs, result: RunResult, out: RunCon
 }
 
 /** Runs every scenario in turn until one is interrupted; returns the exit code of the worst. */
-async function runEach(argv: RunArgs, inputs: RunInputs, out: RunConsole, signal: AbortSignal): Promise<number> {
+async function runEach(
+  argv: RunArgs,
+  inputs: RunInputs,
+  out: RunConsole & { subscribe: RunSinks['subscribe'] },
+  signal: AbortSignal,
+): Promise<number> {
   // Loaded here, not at start-up: the engine brings undici, autocannon and the metrics.
   const [{ runScenario }, { renderConsoleSummary }] = await Promise.all([
     import('../engine/run.js'),
@@ -362,10 +369,17 @@ export async function runScenarios(argv: RunArgs): Promise<number> {
     await printDryRuns(argv, inputs);
     return 0;
   }
+  // Sinks first: a port in use stops the command before anything is sent.
+  const sinks = await startRunSinks(argv, out.notice);
   const controller = new AbortController();
   const removeSignalHandlers = handleSignals(controller);
-  const worst = await runEach(argv, inputs, out, controller.signal);
-  removeSignalHandlers();
+  let worst: number;
+  try {
+    worst = await runEach(argv, inputs, { ...out, subscribe: sinks.subscribe }, controller.signal);
+  } finally {
+    removeSignalHandlers();
+    await sinks.close();
+  }
   // Interrupted is 130, even when the signal came after the last run had sent everything.
   return controller.signal.aborted ? EXIT.interrupted : worst;
 }

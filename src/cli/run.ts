@@ -17,6 +17,7 @@ import { ERRORS, PetloadError } from '../core/errors.js';
 import type { Failure } from '../engine/finalize.js';
 import { FAULT_NAMES, type FaultName } from '../reference-server/faults.js';
 import { WINDOW_REPORTS, type WindowReport } from '../reference-server/limiter.js';
+import { parseLingerFlag, parsePortFlag } from './run-sinks.js';
 import { githubSummaryFile } from './github-summary.js';
 
 export interface RunArgs {
@@ -39,6 +40,10 @@ export interface RunArgs {
   quiet?: boolean;
   'dry-run'?: boolean;
   'allow-quota-exhaustion'?: boolean;
+  live?: string;
+  'metrics-port'?: string;
+  'metrics-host'?: string;
+  'metrics-linger'?: string;
   'github-summary'?: boolean;
   baseline?: string;
   key?: string;
@@ -201,6 +206,25 @@ function runOptions(y: Argv): Argv {
       describe: 'override the duration of load phases, e.g. 30s or 5m',
     })
     .option('quiet', { type: 'boolean', describe: 'no progress lines; only the summary' })
+    .option('live', {
+      type: 'string',
+      describe: 'a live page of the run on 127.0.0.1 (a free port, or PORT); its address is printed',
+    })
+    .option('metrics-port', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'an OpenMetrics endpoint /metrics for Prometheus on PORT during the run (docs/live.md)',
+    })
+    .option('metrics-host', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'the address the metrics endpoint binds to (default 127.0.0.1)',
+    })
+    .option('metrics-linger', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'seconds the metrics endpoint stays up after the last run, for a last scrape (default 10)',
+    })
     .option('dry-run', {
       type: 'boolean',
       describe: 'print the schedule (what runs on which key, in which window) and what it spends; send nothing',
@@ -269,6 +293,9 @@ async function checkRunFlags(a: Partial<RunArgs>): Promise<true> {
   }
   if (a.target !== undefined) (await import('../engine/target.js')).parseTargetUrl(a.target);
   githubSummaryFile(a['github-summary'], process.env);
+  if (a.live !== undefined) parsePortFlag('--live', a.live);
+  if (a['metrics-port'] !== undefined) parsePortFlag('--metrics-port', a['metrics-port']);
+  parseLingerFlag(a['metrics-linger']);
   if (a.baseline !== undefined && !existsSync(a.baseline))
     throw new PetloadError('E_USAGE', `--baseline: ${a.baseline}: no such file or directory`);
   if (a.timeout !== undefined) parseTimeoutFlag(a.timeout);
