@@ -1,6 +1,7 @@
 /**
  * Which parts of a report are free text and go through the redactor: evidence (message, request line, header
- * values, body excerpt), skip reasons, info facts, notes, the abort reason and the scenario's description.
+ * values, body excerpt), skip reasons, info facts, notes, the plan table's measured figures and details, the abort
+ * reason and the scenario's description.
  * Everything else is a structured value (plan names, ids, check ids, labels, paths, URLs, numbers) and is
  * never given to the redactor, so that it keeps its exact value and the report keeps its schema.
  */
@@ -58,6 +59,16 @@ export function redactReport(report: Report, redact: Redact): Report {
     })),
     notes: report.notes.map(redact),
   };
+  // The plan table's cells quote evidence and skip reasons: their free text, not the check ids or figures' names.
+  if (report.planTable !== undefined)
+    out.planTable = report.planTable.map((p) => ({
+      ...p,
+      rows: p.rows.map((r) => ({
+        ...r,
+        measured: r.measured === null ? null : redact(r.measured),
+        detail: r.detail === null ? null : redact(r.detail),
+      })),
+    }));
   if (report.abortReason !== undefined) out.abortReason = redact(report.abortReason);
   return out;
 }
