@@ -130,7 +130,13 @@ describe('the npm package', () => {
   it('runs `npx petload run compliance`: exit 0 and the four reports', () => {
     const r = run(NPX, ['--no', '--', 'petload', 'run', 'compliance', '--report-dir', 'out', '--quiet'], app);
     expect(r.status, r.stderr).toBe(0);
-    expect(readdirSync(join(app, 'out')).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'summary.md']);
+    expect(readdirSync(join(app, 'out')).sort()).toEqual([
+      'journal.ndjson',
+      'junit.xml',
+      'report.html',
+      'report.json',
+      'summary.md',
+    ]);
     const report = JSON.parse(readFileSync(join(app, 'out', 'report.json'), 'utf8')) as {
       verdict: string;
       checks: { id: string }[];

@@ -16,8 +16,8 @@ import { renderConsoleSummary } from '../outputs/console.js';
 import { createReferenceServer } from '../reference-server/index.js';
 import { filesUnder, findSecret, recognisableKey } from '../testing/secrets.js';
 
-/** Scales that keep each scenario to a few seconds of real time (day-quota's day lasts 1.5 s). */
-const SCALE: Record<string, number> = { 'day-quota': 57_600, capacity: 10 };
+/** Scales that keep each scenario to a few seconds of real time (day-quota's day lasts 1.5 s, plan-audit's about 2). */
+const SCALE: Record<string, number> = { 'day-quota': 57_600, capacity: 10, 'plan-audit': 600 };
 
 describe('no key in anything a run prints or writes', () => {
   it.each(shippedScenarioNames())('%s', { timeout: 60_000 }, async (name) => {
@@ -28,6 +28,8 @@ describe('no key in anything a run prints or writes', () => {
       { key: recognisableKey('pro'), plan: 'pro' },
       { key: recognisableKey('pro'), plan: 'pro' },
       { key: recognisableKey('business'), plan: 'business' },
+      // The plan audit's key: only plan-audit uses it, and spends Free's day at 60 a minute.
+      { key: recognisableKey('free'), plan: 'free', audit: true },
     ];
     const keys = parseKeys({ keys: entries }, 'test');
     const clock = createClock(SCALE[name] ?? 300);
@@ -66,6 +68,7 @@ describe('no key in anything a run prints or writes', () => {
     expect(streamed.length).toBeGreaterThan(0);
     const files = filesUnder(dir);
     expect(files.map((f) => f.path.slice(dir.length + 1)).sort()).toEqual([
+      'journal.ndjson',
       'junit.xml',
       'report.html',
       'report.json',
