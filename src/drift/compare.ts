@@ -49,6 +49,7 @@ function latencyRegressions(operations: readonly OperationDrift[]): Regression[]
         changeRatio: p.changeRatio,
         p: p.exceedance!.p,
         superiority: op.test!.superiority,
+        superiorityBeyondMargin: op.test!.superiorityBeyondMargin,
         message: latencyMessage(op, p),
       })),
   );

@@ -3,7 +3,7 @@
  * warnings, the contract's drifts, latency and throughput changes that are no regression, fixes and skips.
  */
 import { FAILING_SEVERITIES } from '../report/severity.js';
-import { latencyMessage } from './latency.js';
+import { formatBreadth, latencyMessage } from './latency.js';
 import type { CheckChange, Comparison, OperationDrift } from './schema.js';
 import { checkName, formatChangeMs, formatMs, formatP, formatRatio, formatShare } from './words.js';
 
@@ -54,7 +54,7 @@ function latencyRows(op: OperationDrift, minSuperiority: number): DriftRow[] {
         e === null
           ? (op.note ?? 'not tested')
           : t !== null && !t.broad
-            ? `a shift of some requests only (A=${t.superiority.toFixed(2)} < ${minSuperiority}), not told from run-to-run noise`
+            ? `a shift of some requests only (${formatBreadth(t)} < ${minSuperiority}), not told from run-to-run noise`
             : `not significant (exceedance p=${formatP(e.p)})`;
       rows.push({
         verdict: 'SLOWER',

@@ -6,6 +6,7 @@
 import { escapeText as h } from '../outputs/escape.js';
 import { spectrumX } from '../outputs/html-charts.js';
 import { checksLine, driftRows, headline } from './drifts.js';
+import { formatBreadth } from './latency.js';
 import { type Chart, chartBox, page } from './page.js';
 import { type Comparison, type OperationDrift, PERCENTILES, type RunRef, SPECTRUM_PERCENTILES } from './schema.js';
 import { CONTRACT_COLUMNS, CONTRACT_HEADS, checkName, contractWords, formatMs, formatP, formatShare } from './words.js';
@@ -115,7 +116,9 @@ function operationsSection(c: Comparison): string {
       ...PERCENTILES.map((p) => num((s) => formatMs(s[p]))),
       num((s) => s.rps.toFixed(1)),
       num((s) => formatShare(s.errorRate)),
-      t === null ? h(op.note ?? '-') : h(`A=${t.superiority.toFixed(2)}, p99 exceedance p=${formatP(p99?.p ?? 1)}`),
+      t === null
+        ? h(op.note ?? '-')
+        : h(`A=${t.superiority.toFixed(2)}, ${formatBreadth(t)}, p99 exceedance p=${formatP(p99?.p ?? 1)}`),
       op.regression ? tag('REGRESSION') : t === null ? 'not judged' : 'ok',
     ];
   });
@@ -149,8 +152,9 @@ function runsSection(c: Comparison): string {
     diffs +
     `<p class="note" id="method">A percentile regresses when it rose past its threshold (p99: +20 % and +5 ms unless set), ` +
     `more current requests lie above the baseline's value at that percentile than one distribution gives (exceedance test, ` +
-    `p &lt; ${o.alpha}), and most requests are slower (A ≥ ${o.minSuperiority}, A being the probability that a current ` +
-    `request is slower than a baseline one). Fewer than ${o.minSamples} requests on a side: shown, not judged.</p>`
+    `p &lt; ${o.alpha}), and most requests are slower by more than the smallest absolute threshold (A(+margin) ≥ ${o.minSuperiority}: ` +
+    `the probability that a current request is slower than a baseline one by more than that). ` +
+    `Fewer than ${o.minSamples} requests on a side: shown, not judged.</p>`
   );
 }
 

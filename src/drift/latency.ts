@@ -2,8 +2,8 @@
  * Latency and throughput per operation: the figures of both runs, tests of the recorded HDR histograms, and the
  * verdict per percentile. A percentile regresses when it rose past both parts of its threshold (large), more
  * current requests lie above the baseline's value at that percentile than chance allows (exceedance test,
- * p < alpha), and most requests are slower (Mann-Whitney's probability of superiority >= minSuperiority): see
- * docs/compare.md for why all three.
+ * p < alpha), and most requests are slower by more than the threshold's absolute part (the probability of
+ * superiority by that margin >= minSuperiority): see docs/compare.md for why all three.
  */
 import { decodeHistogram, percentile, totalCount } from '../metrics/histogram.js';
 import type { OperationMetricsT, Report } from '../report/schema.js';
@@ -20,7 +20,7 @@ import {
   SPECTRUM_PERCENTILES,
   type Threshold,
 } from './schema.js';
-import { exceedanceTest, kolmogorovSmirnov, mannWhitney } from './stats.js';
+import { exceedanceTest, kolmogorovSmirnov, mannWhitney, superiorityBy } from './stats.js';
 import { formatChangeMs, formatMs, formatP, formatRatio } from './words.js';
 
 const ORDER = ['listPets', 'createPet', 'getPet', 'other'];
@@ -60,10 +60,20 @@ export function thresholdsFor(options: CompareOptions, operation: string): Recor
   return out;
 }
 
-function shiftTest(b: Buckets, c: Buckets, options: CompareOptions): ShiftTest {
+/**
+ * The margin of the breadth condition: the smallest absolute part of the operation's judged thresholds (a shift
+ * smaller than that cannot regress any of them), 0 when none is judged.
+ */
+function marginMs(thresholds: Record<PercentileName, Threshold | null>): number {
+  const judged = PERCENTILES.flatMap((p) => (thresholds[p] ? [thresholds[p].absoluteMs] : []));
+  return judged.length > 0 ? Math.min(...judged) : 0;
+}
+
+function shiftTest(b: Buckets, c: Buckets, options: CompareOptions, margin: number): ShiftTest {
   const mw = mannWhitney(b, c);
   const ks = kolmogorovSmirnov(b, c);
   const direction = mw.p < options.alpha && mw.z !== 0 ? (mw.z > 0 ? 'slower' : 'faster') : 'same';
+  const beyond = superiorityBy(b, c, margin * 1000);
   return {
     histogram: options.histogram,
     n1: mw.n1,
@@ -72,7 +82,9 @@ function shiftTest(b: Buckets, c: Buckets, options: CompareOptions): ShiftTest {
     z: mw.z,
     p: mw.p,
     superiority: mw.superiority,
-    broad: mw.superiority >= options.minSuperiority,
+    marginMs: margin,
+    superiorityBeyondMargin: beyond,
+    broad: beyond >= options.minSuperiority,
     ksD: ks.d,
     ksP: ks.p,
     direction,
@@ -140,17 +152,17 @@ function operationDrift(base: Report, cur: Report, name: string, options: Compar
   const b = bo ? sideOf(base, bo, options.histogram) : null;
   const c = co ? sideOf(cur, co, options.histogram) : null;
   const note = notJudged(name, bo, co, options);
+  const thresholds = thresholdsFor(options, name);
   let judged: Sides['judged'] = null;
   if (note === null) {
     const bb = bucketsOf(bo!.histograms[options.histogram]!);
     const cb = bucketsOf(co!.histograms[options.histogram]!);
-    judged = { bb, cb, test: shiftTest(bb, cb, options) };
+    judged = { bb, cb, test: shiftTest(bb, cb, options, marginMs(thresholds)) };
   }
   const spectrum = {
     baseline: spectrumOf(bo?.histograms[options.histogram]),
     current: spectrumOf(co?.histograms[options.histogram]),
   };
-  const thresholds = thresholdsFor(options, name);
   const percentiles =
     b && c ? PERCENTILES.map((p) => percentileChange(p, { b, c, judged }, thresholds[p], options)) : [];
   return {
@@ -179,6 +191,11 @@ export function latencyMessage(op: OperationDrift, p: PercentileChange): string 
   const stats =
     e === null || t === null
       ? ''
-      : `; ${e.above} of ${t.n2} requests above the baseline's ${p.percentile} (${formatMs(e.expected)} expected), p=${formatP(e.p)}; A=${t.superiority.toFixed(2)}`;
+      : `; ${e.above} of ${t.n2} requests above the baseline's ${p.percentile} (${formatMs(e.expected)} expected), p=${formatP(e.p)}; ${formatBreadth(t)}`;
   return `${op.operation} ${p.percentile} ${formatMs(p.baselineMs)} ms -> ${formatMs(p.currentMs)} ms (${formatChangeMs(p.changeMs)}, ${formatRatio(p.changeRatio)})${stats}`;
+}
+
+/** `A(+5 ms)=0.97`: the share of pairs in which the current request is slower by more than the margin. */
+export function formatBreadth(t: ShiftTest): string {
+  return `A(+${formatMs(t.marginMs)} ms)=${t.superiorityBeyondMargin.toFixed(2)}`;
 }

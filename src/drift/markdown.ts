@@ -4,6 +4,7 @@
  */
 import { mdText as mdEscape } from '../outputs/markdown.js';
 import { checksLine, driftRows, headline } from './drifts.js';
+import { formatBreadth } from './latency.js';
 import { type Comparison, type OperationDrift, PERCENTILES, type RunRef } from './schema.js';
 import { CONTRACT_COLUMNS, CONTRACT_HEADS, checkName, contractWords, formatMs, formatP, formatShare } from './words.js';
 
@@ -106,7 +107,9 @@ function operationCells(op: OperationDrift): string[] {
     ...PERCENTILES.map((p) => num((s) => formatMs(s[p]))),
     num((s) => s.rps.toFixed(1)),
     num((s) => formatShare(s.errorRate)),
-    t === null ? mdText(op.note ?? '-') : `A=${t.superiority.toFixed(2)}, p99 exceedance p=${formatP(p99?.p ?? 1)}`,
+    t === null
+      ? mdText(op.note ?? '-')
+      : `A=${t.superiority.toFixed(2)}, ${formatBreadth(t)}, p99 exceedance p=${formatP(p99?.p ?? 1)}`,
     op.regression ? '**REGRESSION**' : t === null ? 'not judged' : 'ok',
   ];
 }
@@ -134,7 +137,7 @@ function methodSection(c: Comparison): string[] {
     '',
     `A percentile regresses when it rose past its threshold (p99: +20 % and +5 ms unless set${t.length > 0 ? `; set: ${mdText(t.join(', '))}` : ''}${ops.length > 0 ? `; per operation: ${mdText(ops.join(', '))}` : ''}), ` +
       `more current requests lie above the baseline's value at that percentile than one distribution gives (exceedance test, p < ${o.alpha}), ` +
-      `and most requests are slower (A >= ${o.minSuperiority}, A being the probability that a current request is slower than a baseline one). ` +
+      `and most requests are slower by more than the smallest absolute threshold (A(+margin) >= ${o.minSuperiority}: the probability that a current request is slower than a baseline one by more than that). ` +
       `Operations with fewer than ${o.minSamples} requests on a side are shown, not judged. See docs/compare.md.`,
   ];
 }

@@ -48,12 +48,12 @@ export const CompareOptionsSchema = z.strictObject({
   /** Significance level of the exceedance test of each judged percentile. */
   alpha: z.number().gt(0).lt(1).default(0.01),
   /**
-   * Effect size a latency regression needs besides its p-value: the probability that a current request is slower
-   * than a baseline one (0.5: no shift; 1: every current request slower than every baseline one). The requests
-   * of one run are not independent samples (a stall or a busy machine slows a run of them at once), so a p-value
-   * alone calls two clean runs different; this keeps a regression to a shift of most of the requests.
+   * Breadth a latency regression needs besides its p-value: the probability that a current request is slower
+   * than a baseline one by more than the smallest absolute threshold of the operation (5 ms by default). The
+   * requests of one run are not independent samples (a stall or a busy machine slows a run of them at once), so a
+   * p-value alone calls two clean runs different; this keeps a regression to a shift of most of the requests.
    */
-  minSuperiority: z.number().min(0.5).max(1).default(0.9),
+  minSuperiority: z.number().min(0).max(1).default(0.9),
   /** Fewer requests than this on either side: the operation's latency is shown, not judged. */
   minSamples: z.number().int().min(2).default(10),
   /** Which histogram: latency from the intended send time (`all`), or service time from the actual send. */
@@ -199,7 +199,7 @@ export const PercentileChangeSchema = z.object({
    * this percentile, how many one distribution would give on average, and the one-sided p-value of that many.
    */
   exceedance: z.object({ above: z.number().int(), expected: z.number(), p: z.number() }).nullable(),
-  /** Large, significant (exceedance p < alpha) and broad (superiority >= minSuperiority): a regression. */
+  /** Large, significant (exceedance p < alpha) and broad (test.broad): a regression. */
   regression: z.boolean(),
 });
 export type PercentileChange = z.infer<typeof PercentileChangeSchema>;
@@ -214,9 +214,13 @@ export const ShiftTestSchema = z.object({
   z: z.number(),
   /** Two-sided p-value. */
   p: z.number(),
-  /** Effect size: P(current request slower than a baseline one) + half P(equal), 0..1. */
+  /** Effect size: P(current request slower than a baseline one) + half P(equal), 0..1 (Mann-Whitney U / n1 n2). */
   superiority: z.number(),
-  /** superiority >= minSuperiority: most requests are slower, not a few. */
+  /** The breadth condition's margin: the smallest absolute part of the operation's judged thresholds (ms). */
+  marginMs: z.number(),
+  /** P(current request slower than a baseline one by more than marginMs) + half P(by exactly that). */
+  superiorityBeyondMargin: z.number(),
+  /** superiorityBeyondMargin >= minSuperiority: most requests are slower by more than the margin, not a few. */
   broad: z.boolean(),
   /** Kolmogorov-Smirnov distance between the two distributions, and its p-value (shown, not used to judge). */
   ksD: z.number(),
@@ -256,6 +260,8 @@ export const RegressionSchema = z.discriminatedUnion('kind', [
     /** The exceedance test's p-value for this percentile. */
     p: z.number(),
     superiority: z.number(),
+    /** The breadth: P(current slower by more than the margin). */
+    superiorityBeyondMargin: z.number(),
     message: z.string(),
   }),
   z.object({

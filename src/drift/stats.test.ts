@@ -11,6 +11,7 @@ import {
   mannWhitney,
   normalSf,
   percentileOf,
+  superiorityBy,
 } from './stats.js';
 import { bucketed, encoded, logNormal } from './test-histograms.js';
 
@@ -188,5 +189,30 @@ describe('the exceedance test of a percentile', () => {
     expect(logChoose(5, 7)).toBe(Number.NEGATIVE_INFINITY);
     // ln C(2e6, 1e6), by Stirling: 2e6 ln 2 - ½ ln(π 1e6).
     expect(logChoose(2e6, 1e6)).toBeCloseTo(2e6 * Math.log(2) - 0.5 * Math.log(Math.PI * 1e6), 3);
+  });
+});
+
+describe('superiority by a margin', () => {
+  it('is Mann-Whitney A with no margin, and counts only the pairs apart by more than the margin', () => {
+    const base = bucketed([1, 2, 3, 4, 5]);
+    const cur = bucketed([6, 7, 8, 9, 10]);
+    expect(superiorityBy(base, cur, 0)).toBe(mannWhitney(base, cur).superiority);
+    const withTies = [bucketed([1, 1, 2, 2, 3]), bucketed([2, 3, 3, 4, 4])] as const;
+    expect(superiorityBy(...withTies, 0)).toBeCloseTo(mannWhitney(...withTies).superiority, 12);
+    // Differences c - b of 6..10 minus 1..5 range over 1..9; by more than 3: brute force.
+    let wins = 0;
+    for (const b of [1, 2, 3, 4, 5]) for (const c of [6, 7, 8, 9, 10]) wins += c - b > 3 ? 1 : c - b === 3 ? 0.5 : 0;
+    expect(superiorityBy(base, cur, 3)).toBeCloseTo(wins / 25, 12);
+    expect(superiorityBy(base, cur, 100)).toBe(0);
+  });
+
+  it('tells a shift of every request by 200 ms from one of a few milliseconds', () => {
+    const base = logNormal(2000, 2000, 0.5, 41);
+    const b = bucketed(base);
+    expect(superiorityBy(b, bucketed(base.map((v) => v + 200_000)), 5000)).toBe(1);
+    // Three milliseconds more on every request: Mann-Whitney's A is 1, by a margin of 5 ms it is 0.
+    const few = bucketed(base.map((v) => v + 3000));
+    expect(mannWhitney(b, few).superiority).toBeGreaterThan(0.9);
+    expect(superiorityBy(b, few, 5000)).toBeLessThan(0.15);
   });
 });

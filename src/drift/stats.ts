@@ -205,3 +205,41 @@ export function exceedanceTest(baseline: Buckets, current: Buckets, percentile: 
   const p = top === Number.NEGATIVE_INFINITY ? 0 : Math.exp(top) * terms.reduce((s, t) => s + Math.exp(t - top), 0);
   return { thresholdMicros, rank: r, above: k, expectedAbove, n1: m, n2: n, p: Math.min(1, p) };
 }
+
+/**
+ * P(current > baseline + margin) + ½ P(current = baseline + margin) over all (baseline, current) pairs: the
+ * probability of superiority by a margin (microseconds). With margin 0 it is Mann-Whitney's U / (m n). Values
+ * are the buckets' lowest values; 0.5 when a side is empty.
+ */
+export function superiorityBy(baseline: Buckets, current: Buckets, marginMicros: number): number {
+  const m = baseline.total;
+  const n = current.total;
+  if (m === 0 || n === 0) return 0.5;
+  const values = baseline.buckets.map((b) => b.lo);
+  const below: number[] = [];
+  let seen = 0;
+  for (const b of baseline.buckets) {
+    below.push(seen);
+    seen += b.count;
+  }
+  /** Index of the first baseline bucket whose value is >= x. */
+  const lowerBound = (x: number): number => {
+    let lo = 0;
+    let hi = values.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (values[mid]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  let wins = 0;
+  for (const c of current.buckets) {
+    const x = c.lo - marginMicros;
+    const i = lowerBound(x);
+    const less = i < values.length ? below[i]! : m;
+    const equal = i < values.length && values[i] === x ? baseline.buckets[i]!.count : 0;
+    wins += c.count * (less + equal / 2);
+  }
+  return wins / (m * n);
+}
