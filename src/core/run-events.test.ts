@@ -34,6 +34,7 @@ const SAMPLES: { readonly [T in RunEventType]: RunEventOf<T> } = {
     operation: 'listPets',
     status: 200,
     latencyMs: 1,
+    serviceMs: 1,
     remaining: 5,
     at: 1,
   },

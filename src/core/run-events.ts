@@ -41,7 +41,9 @@ export type RunEvent =
       readonly operation: string | null;
       /** null: no response (a transport failure). */
       readonly status: number | null;
+      /** Real ms from the intended send time (latency) and from the actual send (service time). */
       readonly latencyMs: number;
+      readonly serviceMs: number;
       /** X-RateLimit-Remaining as sent, when it was a plain integer. */
       readonly remaining: number | null;
       readonly at: number;

@@ -27,7 +27,17 @@ const HEAD: JournalHeadInput = {
 };
 
 const ex = (plan: 'free' | 'pro', operation: string | null, status: number | null, latencyMs: number) =>
-  ({ type: 'exchange', key: null, plan, operation, status, latencyMs, remaining: null, at: 0 }) as const;
+  ({
+    type: 'exchange',
+    key: null,
+    plan,
+    operation,
+    status,
+    latencyMs,
+    serviceMs: latencyMs,
+    remaining: null,
+    at: 0,
+  }) as const;
 
 /** A journal of three seconds of traffic, cut off without an end line (as kill -9 leaves it). */
 function killedRun(): { dir: string; events: RunEvents; close: () => Promise<void>; latencies: number[] } {
@@ -130,9 +140,9 @@ describe('recovering a report from the journal', () => {
     ]);
     expect(report.notes[0]).toBe('load phase 1 [free]: planned 100');
     expect(report.notes[1]).toMatch(/^Recovered from .*journal\.ndjson: 4 interval\(s\) covering 3\.4 s/);
-    expect(report.notes).toContain(
-      'Service times were not journaled by this run: the serviceTime summaries are empty.',
-    );
+    // The exchange events carry service times: they are journaled and recovered too.
+    expect(report.notes.filter((n) => n.startsWith('Service times were not journaled'))).toEqual([]);
+    for (const op of report.operations) expect(op.serviceTime.count, op.operation).toBe(op.count);
     expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toMatch(/ABORTED/);
     expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toContain('run [aborted]');
   });

@@ -16,7 +16,7 @@ import { PetloadError } from '../core/errors.js';
 import type { LoadContext } from '../executors/context.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
 import { createMetrics, type Metrics } from '../metrics/recorder.js';
-import { createSendPath, type SendPath } from './send-path.js';
+import { createSendPath, exchangeEvent, type SendPath } from './send-path.js';
 
 export interface RunContextOptions {
   readonly baseUrl: string;
@@ -95,7 +95,8 @@ export function createRunContext(o: RunContextOptions): RunContext {
     keyLimits: figures.keyLimits,
     clockScale: clock.scale,
   });
-  let metrics = createMetrics({ clock, startMono: clock.monotonic() });
+  const startMono = clock.monotonic();
+  let metrics = createMetrics({ clock, startMono });
   const keyStates = new KeyStates(keys);
   const path = createSendPath({
     baseUrl: o.baseUrl,
@@ -155,7 +156,11 @@ export function createRunContext(o: RunContextOptions): RunContext {
       send,
       sendSimultaneous,
       inFlight: () => path.inFlight(),
-      measure: (ex) => metrics.record(ex),
+      // Saturate's exchanges come from autocannon, not the send path: measured here, and told to the run's sinks.
+      measure: (ex) => {
+        metrics.record(ex);
+        if (o.events?.wants('exchange')) o.events.emit(exchangeEvent(ex, clock, startMono));
+      },
       dropped(n = 1) {
         metrics.dropped(n);
         hooks.dropped?.(n);

@@ -35,7 +35,7 @@ export interface SendPathOptions {
 }
 
 /** The exchange event of an exchange: labels and numbers only (src/core/run-events.ts). */
-function exchangeEvent(ex: Exchange, clock: Clock, startMono: number) {
+export function exchangeEvent(ex: Exchange, clock: Clock, startMono: number) {
   const remaining = ex.status === null ? null : rateLimitOf(ex).remaining;
   return {
     type: 'exchange' as const,
@@ -44,6 +44,7 @@ function exchangeEvent(ex: Exchange, clock: Clock, startMono: number) {
     operation: ex.operation,
     status: ex.status,
     latencyMs: (ex.timing.done - ex.timing.intended) / clock.scale,
+    serviceMs: (ex.timing.done - ex.timing.sent) / clock.scale,
     remaining: remaining?.ok ? remaining.value : null,
     at: ex.timing.sent - startMono,
   };

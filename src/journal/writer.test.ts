@@ -38,6 +38,7 @@ const exchange = (status: number | null, latencyMs: number, operation: string | 
     operation,
     status,
     latencyMs,
+    serviceMs: latencyMs,
     remaining: 5,
     at: 1,
   }) as const;

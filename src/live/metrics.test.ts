@@ -19,6 +19,7 @@ const exchange = (status: number | null, latencyMs = 20): RunEvent => ({
   operation: 'listPets',
   status,
   latencyMs,
+  serviceMs: latencyMs,
   remaining: null,
   at: 0,
 });
@@ -60,6 +61,7 @@ describe('the run metrics', () => {
       operation: null,
       status: 401,
       latencyMs: 1,
+      serviceMs: 1,
       remaining: null,
       at: 0,
     });

@@ -10,6 +10,7 @@ const exchange = (over: Partial<Extract<RunEvent, { type: 'exchange' }>> = {}): 
   operation: 'listPets',
   status: 200,
   latencyMs: 10,
+  serviceMs: 10,
   remaining: 5,
   at: 0,
   ...over,
