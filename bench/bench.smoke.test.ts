@@ -34,6 +34,7 @@ describe('npm run bench (smoke)', () => {
         exchanges: 20_000,
         checkCostExchanges: 1000,
         checkCostPasses: 2,
+        cliStartRunsPerRound: 1,
         outDir,
       },
       (line) => lines.push(line),

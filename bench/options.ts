@@ -27,6 +27,8 @@ export interface BenchOptions {
   /** Exchanges per pass, and passes, of the check-cost figure. */
   checkCostExchanges: number;
   checkCostPasses: number;
+  /** Runs of each command per round of the CLI start figure. */
+  cliStartRunsPerRound: number;
   /** Where the JSON report goes. */
   outDir: string;
   /** Pin load generators and servers to different cores when possible. */
@@ -47,6 +49,7 @@ export const DEFAULT_OPTIONS: BenchOptions = Object.freeze({
   exchanges: 1_000_000,
   checkCostExchanges: 20_000,
   checkCostPasses: 10,
+  cliStartRunsPerRound: 5,
   outDir: 'reports/bench',
   pin: true,
   realClock: false,
@@ -144,6 +147,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | null {
     exchanges: numberFlag('exchanges', parsed.exchanges, d.exchanges, { integer: true }),
     checkCostExchanges: d.checkCostExchanges,
     checkCostPasses: d.checkCostPasses,
+    cliStartRunsPerRound: d.cliStartRunsPerRound,
     outDir: parsed.out ?? d.outDir,
     pin: parsed['no-pin'] !== true,
     realClock,

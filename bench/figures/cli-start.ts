@@ -24,8 +24,6 @@ const BIN = fileURLToPath(new URL('../../bin/petload.js', import.meta.url));
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const BUILD = fileURLToPath(new URL('../../scripts/build.js', import.meta.url));
 const SCENARIO = fileURLToPath(new URL('../../scenarios/compliance.yaml', import.meta.url));
-/** Runs of each command per round. */
-const RUNS_PER_ROUND = 5;
 const TIMEOUT_MS = 30_000;
 /** Each command's start-up against node's: at most this many times as long. */
 const GOAL_RATIO = 3;
@@ -90,7 +88,7 @@ function childEnv(): NodeJS.ProcessEnv {
 async function timed(prefix: readonly string[], args: readonly string[], exit = 0): Promise<number> {
   const [cmd, ...rest] = [...prefix, process.execPath, ...args];
   const t0 = performance.now();
-  await runCommand(cmd!, rest, TIMEOUT_MS, childEnv(), exit);
+  await runCommand(cmd!, rest, { timeoutMs: TIMEOUT_MS, env: childEnv(), expectedExit: exit });
   return performance.now() - t0;
 }
 
@@ -109,14 +107,14 @@ export async function cliStartFigure(env: BenchEnv): Promise<FigureResult> {
   const { options: o, pin } = env;
   if (!existsSync(MAIN)) {
     env.log('cli-start: dist/ is missing, building it');
-    await runCommand(process.execPath, [BUILD], 120_000);
+    await runCommand(process.execPath, [BUILD], { timeoutMs: 120_000 });
   }
   const dir = await mkdtemp(join(tmpdir(), 'petload-cli-start-'));
   try {
     const cases = await cliCases(dir);
     const node: number[] = [];
     const samples = new Map<string, number[]>(cases.map((c) => [c.id, []]));
-    const runs = Math.max(1, o.rounds) * RUNS_PER_ROUND;
+    const runs = Math.max(1, o.rounds) * o.cliStartRunsPerRound;
     env.log(`cli-start: ${runs} runs each of node -e 0, ${cases.map((c) => `petload ${c.shown}`).join(', ')}`);
     // One untimed run of each first: the files are then in the page cache for every timed run alike.
     await timed(pin.load, ['-e', '0']);

@@ -71,19 +71,25 @@ export interface CommandResult {
   stderr: string;
 }
 
+export interface CommandOptions {
+  readonly timeoutMs: number;
+  /** Default: the bench's own. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** The exit code that means success (default 0). */
+  readonly expectedExit?: number;
+  /** Called once the child is spawned (e.g. to sample its CPU time from /proc). */
+  readonly onSpawn?: (child: ChildProcess) => void;
+}
+
 /**
- * Run a command to completion within `timeoutMs`; rejects on an exit code other than `expectedExit` (default 0),
+ * Run a command to completion within `o.timeoutMs`; rejects on an exit code other than `o.expectedExit`,
  * naming the command's stderr.
  */
-export function runCommand(
-  cmd: string,
-  args: readonly string[],
-  timeoutMs: number,
-  env?: NodeJS.ProcessEnv,
-  expectedExit = 0,
-): Promise<CommandResult> {
+export function runCommand(cmd: string, args: readonly string[], o: CommandOptions): Promise<CommandResult> {
+  const { timeoutMs, expectedExit = 0 } = o;
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env });
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: o.env ?? process.env });
+    o.onSpawn?.(child);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -114,7 +120,7 @@ export async function runNodeChild<T>(
   o: { timeoutMs: number; secret: string; nodeArgs?: readonly string[] },
 ): Promise<T> {
   const [cmd, args] = nodeCommand(prefix, benchFile(module), o.nodeArgs ?? [], arg);
-  const { stdout } = await runCommand(cmd, args, o.timeoutMs, childEnv(o.secret));
+  const { stdout } = await runCommand(cmd, args, { timeoutMs: o.timeoutMs, env: childEnv(o.secret) });
   const results = readResults(stdout);
   if (results.length !== 1) throw new Error(`${module} emitted ${results.length} results, expected 1`);
   return results[0] as T;
@@ -122,6 +128,8 @@ export async function runNodeChild<T>(
 
 export interface ServerChild {
   readonly url: string;
+  /** The server process's id (its CPU time can be sampled from /proc), when known. */
+  readonly pid: number | undefined;
   /** Start noting CPU time and request arrivals (bare peers only), room for `capacity` of them. */
   record(capacity: number): Promise<void>;
   /** Stop noting and return what was noted. */
@@ -166,6 +174,7 @@ export async function startServerChild(pin: Pinning, spec: ServeSpec, secret: st
   });
   return {
     url: ready.url,
+    pid: child.pid,
     async record(capacity) {
       await ask(child, { cmd: 'record', capacity });
     },

@@ -46,6 +46,8 @@ export interface ThroughputResult {
   requests: number;
   /** Real seconds. */
   seconds: number;
+  /** The measured phase, in epoch ms (the server's CPU share over it is read by the parent). */
+  window: { from: number; to: number };
   requestsPerSecond: number;
   errors: number;
   non2xx: number;
@@ -106,13 +108,16 @@ async function throughput(job: Extract<LoadJob, { kind: 'saturate' | 'concurrenc
   });
   try {
     gc.observe({ entryTypes: ['gc'] });
+    const from = Date.now();
     const cpuFrom = process.cpuUsage();
     const outcome = await runLoad(engine.ctx, loadSection(phase));
     const cpu = process.cpuUsage(cpuFrom);
+    const window = { from, to: Date.now() };
     // Entries are delivered asynchronously: one more turn of the event loop takes in the last ones.
     await new Promise((resolve) => setImmediate(resolve));
     const ph = outcome.phases[0]!;
     const cpuOf = (requests: number) => ({
+      window,
       cpuMicrosPerRequest: (cpu.user + cpu.system) / requests,
       cpuShare: (cpu.user + cpu.system) / 1000 / ph.durationMs,
       gcShare: gcMs / ph.durationMs,
