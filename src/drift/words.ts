@@ -51,11 +51,20 @@ export const CONTRACT_HEADS: Record<ContractColumn, string> = {
   ban: 'ban',
 };
 
-function retryAfterWords(r: ContractSide['retryAfter']): string {
-  if (r.refusals === 0) return 'no 429';
+/** The checks of Retry-After's form and accuracy, named when they did not pass. */
+const RETRY_AFTER_CHECKS = ['retry-after.present', 'retry-after.syntax', 'retry-after.plausible', 'retry-after.honest'];
+
+function retryAfterWords(s: ContractSide): string {
+  const r = s.retryAfter;
+  const judged = RETRY_AFTER_CHECKS.flatMap((id) => {
+    const status = s.checks[id];
+    return status === undefined || status === 'pass' || status === 'absent' ? [] : [`${id.slice(12)} ${status}`];
+  });
+  const checks = judged.length > 0 ? `; ${judged.join(', ')}` : '';
+  if (r.refusals === 0) return `no 429${checks}`;
   const range =
     r.minSeconds === null ? 'none usable' : `${r.minSeconds}..${r.maxSeconds} s, median ${r.medianSeconds} s`;
-  return `${r.refusals} x 429: ${range}${r.unusable > 0 ? `, ${r.unusable} unusable` : ''}`;
+  return `${r.refusals} x 429: ${range}${r.unusable > 0 ? `, ${r.unusable} unusable` : ''}${checks}`;
 }
 
 /** A plan's contract in words, one text per column; `not judged` throughout for a run that did not judge it. */
@@ -66,7 +75,7 @@ export function contractWords(s: ContractSide | null): Record<ContractColumn, st
     limits: s.limitsSeen.length > 0 ? s.limitsSeen.join(', ') : 'none sent',
     figures: s.figures ? `${s.figures.perMinute}/min, ${s.figures.perDay}/day` : 'not recorded',
     limiter: a.shape ?? (a.reason ? `not named: ${a.reason}` : 'not named'),
-    retryAfter: retryAfterWords(s.retryAfter),
+    retryAfter: retryAfterWords(s),
     ban: s.ban
       ? `threshold ${String(s.ban.banThreshold ?? '?')}, status ${String(s.ban.banStatus ?? '?')}, ${String(s.ban.banDurationSeconds ?? '?')} s`
       : 'not measured',
