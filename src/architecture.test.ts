@@ -101,6 +101,7 @@ const LAYERS: Readonly<Record<string, readonly string[]>> = {
     'shard',
     'outputs',
     'engine',
+    'drift',
   ],
 };
 

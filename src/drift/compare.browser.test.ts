@@ -17,7 +17,7 @@ import { compareReports } from './compare.js';
 import { compareHtml } from './html.js';
 import { trend } from './trend.js';
 import { trendHtml } from './trend-html.js';
-import { logNormal, withLatencies } from './test-histograms.js';
+import { logNormal, withLatencies } from '../testing/drift-histograms.js';
 
 const SCREENSHOTS = fileURLToPath(new URL('../../reports/screenshots/', import.meta.url));
 const VIEWPORT = { width: 1400, height: 900 };

@@ -4,7 +4,7 @@ import type { Report } from '../report/schema.js';
 import { sampleReport } from '../testing/sample-report.js';
 import { compareExitCode, compareReports } from './compare.js';
 import { CompareSchema } from './schema.js';
-import { logNormal, withLatencies } from './test-histograms.js';
+import { logNormal, withLatencies } from '../testing/drift-histograms.js';
 
 /** The sample report with listPets at `listPets` latencies (µs) and the other operations left as they are. */
 function run(listPets: readonly number[], edit: (r: Report) => void = () => {}): Report {

@@ -5,7 +5,7 @@ import { compareReports } from './compare.js';
 import { compareConsole } from './console.js';
 import { compareHtml } from './html.js';
 import { compareMarkdown } from './markdown.js';
-import { logNormal, withLatencies } from './test-histograms.js';
+import { logNormal, withLatencies } from '../testing/drift-histograms.js';
 
 const BASE = logNormal(3000, 4000, 0.4, 21);
 const HOSTILE = 'Limit <script>alert(1)</script> | `x` \u001b[31m & more';

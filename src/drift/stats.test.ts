@@ -13,7 +13,7 @@ import {
   percentileOf,
   superiorityBy,
 } from './stats.js';
-import { bucketed, encoded, logNormal } from './test-histograms.js';
+import { bucketed, encoded, logNormal } from '../testing/drift-histograms.js';
 
 describe('the bucket counts of an encoded histogram', () => {
   it('holds every value in the bucket HdrHistogram puts it in, and adds up to the total', () => {

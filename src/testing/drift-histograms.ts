@@ -4,7 +4,7 @@
  */
 import { createHistogram, encodeHistogram, record, summarize } from '../metrics/histogram.js';
 import type { Report } from '../report/schema.js';
-import { type Buckets, bucketsOf } from './buckets.js';
+import { type Buckets, bucketsOf } from '../drift/buckets.js';
 
 /** The encoded histogram (as report.json carries it) of values in microseconds. */
 export function encoded(micros: readonly number[]): string {
