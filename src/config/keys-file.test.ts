@@ -46,7 +46,7 @@ describe('broken keys files: each problem names the file, where, what was expect
     [
       'a misspelt field',
       `{"keys":[{"key":"${SECRET}","plna":"free"}]}`,
-      'keys[0].plna: expected one of the keys key, plan, label, perMinute, perDay, sacrificial, found unknown key "plna" (did you mean "plan"?)',
+      'keys[0].plna: expected one of the keys key, plan, label, perMinute, perDay, sacrificial, audit, found unknown key "plna" (did you mean "plan"?)',
     ],
     [
       'a misspelt plan',

@@ -23,9 +23,9 @@ function refuse(text: string): { file: string; error: PetloadError } {
 }
 
 const KEYS =
-  'name, description, plans, timeScale, keysPerPlan, planLimits, probes, load, thresholds, requiresSacrificialKey';
+  'name, description, plans, timeScale, keysPerPlan, planLimits, probes, load, thresholds, requiresSacrificialKey, requiresAuditKey';
 const PROBES =
-  'auth, input, list, create-get, unknown-id, deprecated, enforce, restore, retry-after-honest, burst, key-isolation, quota-drain, what-counts, ban';
+  'auth, input, list, create-get, unknown-id, deprecated, enforce, restore, retry-after-honest, burst, key-isolation, quota-drain, what-counts, ban, plan-audit';
 const EXECUTORS = 'constant-rate, ramping-rate, concurrency, burst, saturate';
 const HEAD = 'name: t\ndescription: d\n';
 const LOAD = `${HEAD}load:\n  phases:\n`;
@@ -157,6 +157,13 @@ describe('loadScenario refuses a broken file with every problem: file, line:col,
       `${HEAD}probes: [auth, ban]\nrequiresSacrificialKey: false\n`,
       [
         ':3:16 probes[1]: expected requiresSacrificialKey: true with the ban probe (it may get its key banned), found the ban probe without it',
+      ],
+    ],
+    [
+      'plan-audit probe without an audit key',
+      `${HEAD}probes: [plan-audit]\n`,
+      [
+        ":3:10 probes[0]: expected requiresAuditKey: true with the plan-audit probe (it spends its key's whole day), found the plan-audit probe without it",
       ],
     ],
     [
@@ -311,6 +318,7 @@ describe('shipped scenarios', () => {
       'compliance',
       'day-quota',
       'overload-backoff',
+      'plan-audit',
       'smoke',
     ]);
   });
