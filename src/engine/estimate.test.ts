@@ -5,8 +5,9 @@ import { loadScenario, parseScenarioText, shippedScenarioNames } from '../config
 import { PROBE_NAMES } from '../probes/names.js';
 import { describeDuration, describeEstimate, estimateRequests, formatCount } from './estimate.js';
 
-const keysOf = (...entries: { plan: string; sacrificial?: boolean; perMinute?: number; perDay?: number }[]): ApiKey[] =>
-  parseKeys({ keys: entries.map((e, i) => ({ key: `test-key-${i}-0123456789`, ...e })) }, 'test');
+const keysOf = (
+  ...entries: { plan: string; sacrificial?: boolean; audit?: boolean; perMinute?: number; perDay?: number }[]
+): ApiKey[] => parseKeys({ keys: entries.map((e, i) => ({ key: `test-key-${i}-0123456789`, ...e })) }, 'test');
 
 const scenario = (body: string) => parseScenarioText(`name: t\ndescription: t\n${body}`, 't.yaml');
 
@@ -72,13 +73,19 @@ describe('estimateRequests: probes', () => {
   });
 
   it('has a cost for every probe', () => {
-    const keys = keysOf({ plan: 'free', sacrificial: true }, { plan: 'free' }, { plan: 'free' }, { plan: 'free' });
+    const keys = keysOf(
+      { plan: 'free', sacrificial: true },
+      { plan: 'free', audit: true },
+      { plan: 'free' },
+      { plan: 'free' },
+      { plan: 'free' },
+    );
+    const marks: Partial<Record<string, string>> = {
+      ban: '\nrequiresSacrificialKey: true',
+      'plan-audit': '\nrequiresAuditKey: true',
+    };
     for (const probe of PROBE_NAMES) {
-      const e = estimateRequests(
-        scenario(`probes: [${probe}]${probe === 'ban' ? '\nrequiresSacrificialKey: true' : ''}`),
-        keys,
-        ['free'],
-      );
+      const e = estimateRequests(scenario(`probes: [${probe}]${marks[probe] ?? ''}`), keys, ['free']);
       expect(e.total - 1, probe).toBeGreaterThan(0);
     }
   });
@@ -151,7 +158,12 @@ describe('estimateRequests: load', () => {
 describe('the shipped scenarios', () => {
   it.each(shippedScenarioNames())('%s has a bounded estimate unless it saturates', (name) => {
     const s = loadScenario(name);
-    const keys = keysOf({ plan: 'free', sacrificial: true }, { plan: 'pro' }, { plan: 'business' });
+    const keys = keysOf(
+      { plan: 'free', sacrificial: true },
+      { plan: 'free', audit: true },
+      { plan: 'pro' },
+      { plan: 'business' },
+    );
     const e = estimateRequests(s, keys, ['free', 'pro', 'business']);
     expect(Number.isFinite(e.total)).toBe(!s.load?.phases.some((p) => p.executor === 'saturate'));
     expect(e.total).toBeGreaterThan(1);
