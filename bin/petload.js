@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Entry point: the compiled CLI in dist/ (`npm run build`, which `npm ci` and `npm pack` run as `prepare`).
 // `petload --help` and `petload <command> --help` print the help texts the build recorded from that same CLI
-// (dist/cli/help.json), and `petload --version` the package's version, without loading yargs (which, with the
-// command registry, is about twice node's own start-up; each command then loads what it does when it runs).
-// On a terminal narrower than the recorded width (110 columns) the CLI itself prints the help, wrapped to fit.
+// (dist/cli/help.json), and `petload --version` the package's version, without loading yargs: with yargs and
+// the command registry (name lists only; each command loads what it does when it runs), the CLI starts in about
+// two and a half times node's own start-up. On a terminal narrower than the recorded width (110 columns) the CLI
+// itself prints the help, wrapped to fit.
 import { existsSync, readFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);
