@@ -3,7 +3,8 @@ import type { Clock } from '../core/clock.js';
 import type { Exchange } from '../http/exchange.js';
 import { createMetrics, type MetricsSnapshot } from '../metrics/recorder.js';
 import { buildExchange, FIXED_NOW } from '../testing/exchange-builder.js';
-import { evaluateThreshold, parseThreshold, thresholdCheckId, thresholdMessage } from './thresholds.js';
+import { parseThreshold, thresholdCheckId } from './thresholds.js';
+import { evaluateThreshold, thresholdMessage } from './threshold-eval.js';
 
 describe('parseThreshold: valid expressions and their normalised form', () => {
   it.each([

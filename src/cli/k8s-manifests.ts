@@ -10,7 +10,7 @@ import { loadScenario } from '../config/load-scenario.js';
 import { applyOverrides } from '../config/overrides.js';
 import type { Scenario } from '../config/scenario.js';
 import { PetloadError } from '../core/errors.js';
-import { isLoopback, parseTargetUrl } from '../engine/target.js';
+import { isLoopback, parseTargetUrl } from '../http/target-url.js';
 import { buildManifests, jobName } from '../k8s/manifests.js';
 import { renderManifests } from '../k8s/render.js';
 import { shardScenario } from '../shard/partition.js';

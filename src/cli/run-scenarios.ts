@@ -16,7 +16,7 @@ import type { ApiKey } from '../core/api-key.js';
 import { ERRORS, EXIT, isPetloadError, PetloadError } from '../core/errors.js';
 import type { ProbeProgress } from '../core/progress.js';
 import type { RunOptions, RunResult } from '../engine/run.js';
-import { isLoopback } from '../engine/target.js';
+import { isLoopback } from '../http/target-url.js';
 import { type ShardSpec, shardSpecFrom } from '../shard/spec.js';
 import { type RunSinks, startRunSinks } from './run-sinks.js';
 import { appendGithubSummary, githubSummaryFile } from './github-summary.js';

@@ -291,7 +291,7 @@ async function checkRunFlags(a: Partial<RunArgs>): Promise<true> {
       `${what} appl${embeddedOnly.length === 1 ? 'ies' : 'y'} to the embedded reference server only, not to --target (a remote target runs on its own clock and settings)`,
     );
   }
-  if (a.target !== undefined) (await import('../engine/target.js')).parseTargetUrl(a.target);
+  if (a.target !== undefined) (await import('../http/target-url.js')).parseTargetUrl(a.target);
   githubSummaryFile(a['github-summary'], process.env);
   if (a.live !== undefined) parsePortFlag('--live', a.live);
   if (a['metrics-port'] !== undefined) parsePortFlag('--metrics-port', a['metrics-port']);

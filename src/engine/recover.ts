@@ -9,7 +9,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ledger } from '../checks/ledger.js';
-import { evaluateThreshold, parseThreshold, thresholdCheckId, thresholdMessage } from '../checks/thresholds.js';
+import { parseThreshold, thresholdCheckId } from '../checks/thresholds.js';
+import { evaluateThreshold, thresholdMessage } from '../checks/threshold-eval.js';
 import { createRedactor } from '../config/keys-file.js';
 import { EXIT, PetloadError } from '../core/errors.js';
 import { type JournalContents, readJournal } from '../journal/reader.js';

@@ -5,13 +5,8 @@
 import { setMaxListeners } from 'node:events';
 import { PLAN_NAMES, describeLimits, layerFigures, type PlanFigures, type PlanName } from '../api/plans.js';
 import type { Severity } from '../checks/catalogue.js';
-import {
-  evaluateThreshold,
-  parseThreshold,
-  thresholdCheckId,
-  thresholdMessage,
-  type Threshold,
-} from '../checks/thresholds.js';
+import { parseThreshold, thresholdCheckId, type Threshold } from '../checks/thresholds.js';
+import { evaluateThreshold, thresholdMessage } from '../checks/threshold-eval.js';
 import type { LoadSection, Scenario } from '../config/scenario.js';
 import { createRedactor, type Redactor } from '../config/keys-file.js';
 import type { ApiKey } from '../core/api-key.js';

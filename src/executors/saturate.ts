@@ -12,7 +12,7 @@
  * connectionRate or overallRate (and refuses ignoreCoordinatedOmission without one), and saturate sets no rate;
  * a saturating run measures service time. The duration is on the run clock, turned into real seconds.
  */
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
 import { z } from 'zod';
 import type { OperationId } from '../api/operations.js';
 import type { PlanName } from '../api/plans.js';
@@ -65,7 +65,9 @@ interface Listeners {
   error(err: unknown): void;
 }
 
-function run(options: autocannon.Options, signal: AbortSignal, on: Listeners): Promise<autocannon.Result> {
+/** autocannon, loaded when a saturate phase runs: a scenario's schema (petload validate) does not load it. */
+async function run(options: autocannon.Options, signal: AbortSignal, on: Listeners): Promise<autocannon.Result> {
+  const { default: autocannon } = await import('autocannon');
   return new Promise((resolve, reject) => {
     let instance: autocannon.Instance | undefined;
     const stop = () => instance?.stop();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseThreshold, evaluateThreshold } from '../checks/thresholds.js';
+import { parseThreshold } from '../checks/thresholds.js';
+import { evaluateThreshold } from '../checks/threshold-eval.js';
 import { type Report, ReportSchema } from '../report/schema.js';
 import { isPetloadError } from '../core/errors.js';
 import {

@@ -8,7 +8,8 @@
 import { PLAN_NAMES } from '../api/plans.js';
 import type { AnyCheckId } from '../checks/catalogue.js';
 import { Ledger, type Outcome } from '../checks/ledger.js';
-import { evaluateThreshold, parseThreshold, type Threshold, thresholdMessage } from '../checks/thresholds.js';
+import { parseThreshold, type Threshold } from '../checks/thresholds.js';
+import { evaluateThreshold, thresholdMessage } from '../checks/threshold-eval.js';
 import type { CheckResult, Report } from '../report/schema.js';
 import { summaryOf, totalCounts, verdictOf } from '../report/verdict.js';
 import { EXIT, PetloadError } from '../core/errors.js';

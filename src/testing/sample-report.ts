@@ -7,7 +7,8 @@
 import type { OperationId } from '../api/operations.js';
 import { CHECK_IDS } from '../checks/catalogue.js';
 import { Ledger } from '../checks/ledger.js';
-import { evaluateThreshold, parseThreshold, thresholdCheckId } from '../checks/thresholds.js';
+import { parseThreshold, thresholdCheckId } from '../checks/thresholds.js';
+import { evaluateThreshold } from '../checks/threshold-eval.js';
 import { parseKeys } from '../config/keys-file.js';
 import type { ApiKey } from '../core/api-key.js';
 import { buildReport } from '../engine/build-report.js';
