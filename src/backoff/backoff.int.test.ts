@@ -101,8 +101,20 @@ describe('backoff at 150% of the plan', () => {
     );
     const counts = outcome.phases[0]!.plans[0]!;
     expect(outcome.suspectedBans).toEqual([]);
-    expect(counts.refused).toBeGreaterThanOrEqual(2);
-    expect(counts.refused).toBeLessThanOrEqual(3);
+    // One 429 per window whose quota was met, never a herd: the refusals, grouped by the window their Reset names.
+    // (How many windows the four workers fill depends on the machine's speed; at least one always is.)
+    const refusals = t.exchanges.filter((ex) => ex.status === 429);
+    const perWindow = new Map<string, number>();
+    for (const ex of refusals) {
+      const w = headerValue(ex.headers, 'x-ratelimit-reset') ?? '?';
+      perWindow.set(w, (perWindow.get(w) ?? 0) + 1);
+    }
+    expect(counts.refused).toBe(refusals.length);
+    expect(refusals.length).toBeGreaterThanOrEqual(1);
+    expect(
+      [...perWindow.values()].every((n) => n === 1),
+      JSON.stringify([...perWindow]),
+    ).toBe(true);
     expectNoBan(t, 'phase 1 (concurrency)');
   });
 
