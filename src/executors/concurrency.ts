@@ -5,12 +5,11 @@
  * retry) is in. p-limit holds the workers, each a loop of iterations (no promise or queue entry per request).
  */
 import pLimit from 'p-limit';
-import { z } from 'zod';
 import { planLimitPerMs, type Offered } from '../backoff/no-ban.js';
 import { DAY_S, MINUTE_S, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
-import { Count, DurationField } from '../core/fields.js';
 import type { PlanLane } from './lane.js';
+import { ConcurrencyPhase } from './phases.js';
 import type { Executor, PhaseEnv } from './phase.js';
 
 /** Iterations one worker may start per real millisecond at most: a bound far above any loopback round trip. */
@@ -40,12 +39,6 @@ async function closedLane(env: PhaseEnv, lane: PlanLane, workers: number, durati
   const limit = pLimit(workers);
   await Promise.all(Array.from({ length: workers }, () => limit(worker)));
 }
-
-export const ConcurrencyPhase = z.strictObject({
-  executor: z.literal('concurrency'),
-  workers: Count(10_000),
-  duration: DurationField,
-});
 
 /** Requests a limiter lets through `keys` in `durationMs`: every minute and day window the span may touch. */
 function limiterAllows(keys: readonly ApiKey[], durationMs: number): number {

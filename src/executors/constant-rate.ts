@@ -1,15 +1,7 @@
-/** constant-rate: open model, a fixed arrival rate per plan, evenly spaced on the run clock. */
-import { z } from 'zod';
-import { DurationField, RateField } from '../core/fields.js';
+import { ConstantRatePhase } from './phases.js';
 import type { Executor } from './phase.js';
 import { constantSchedule } from './pacing.js';
 import { planRate, runOpenModel } from './open-model.js';
-
-export const ConstantRatePhase = z.strictObject({
-  executor: z.literal('constant-rate'),
-  rate: RateField,
-  duration: DurationField,
-});
 
 export const constantRate: Executor<'constant-rate'> = {
   schema: ConstantRatePhase,

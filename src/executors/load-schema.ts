@@ -8,11 +8,8 @@ import { OPERATION_IDS, type OperationId } from '../api/operations.js';
 import { Count, DurationField } from '../core/fields.js';
 import type { DeepReadonly } from '../core/readonly.js';
 import { BurstPhase } from './burst.js';
-import { ConcurrencyPhase } from './concurrency.js';
-import { ConstantRatePhase } from './constant-rate.js';
 import type { ExecutorName } from './names.js';
-import { RampingRatePhase } from './ramping-rate.js';
-import { SaturatePhase } from './saturate.js';
+import { ConcurrencyPhase, ConstantRatePhase, RampingRatePhase, SaturatePhase } from './phases.js';
 
 /** One schema per executor, keyed by its public name (names.ts): none missing, none extra. */
 const PHASES = {

@@ -1,14 +1,7 @@
-/** ramping-rate: open model, stages of {rate, duration}, each ramping linearly from the previous rate (see pacing.ts). */
-import { z } from 'zod';
-import { DurationField, RateField } from '../core/fields.js';
+import { RampingRatePhase } from './phases.js';
 import type { Executor } from './phase.js';
 import { rampingSchedule } from './pacing.js';
 import { planRate, runOpenModel } from './open-model.js';
-
-export const RampingRatePhase = z.strictObject({
-  executor: z.literal('ramping-rate'),
-  stages: z.array(z.strictObject({ rate: RateField, duration: DurationField })).min(1),
-});
 
 export const rampingRate: Executor<'ramping-rate'> = {
   schema: RampingRatePhase,

@@ -13,13 +13,11 @@
  * a saturating run measures service time. The duration is on the run clock, turned into real seconds.
  */
 import type autocannon from 'autocannon';
-import { z } from 'zod';
 import type { OperationId } from '../api/operations.js';
 import type { PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import { MINUTE_MS } from '../backoff/response.js';
 import { TOLERANCE_MS } from '../backoff/key-state.js';
-import { Count, DurationField } from '../core/fields.js';
 import { PetloadError } from '../core/errors.js';
 import {
   answeredExchange,
@@ -31,6 +29,7 @@ import {
 import type { Budget } from './budget.js';
 import type { LoadContext } from './context.js';
 import type { PlanLane } from './lane.js';
+import { SaturatePhase } from './phases.js';
 import type { Executor } from './phase.js';
 import type { Traffic } from './traffic.js';
 
@@ -195,12 +194,6 @@ function resultOf(
     timeouts: r.timeouts,
   };
 }
-
-export const SaturatePhase = z.strictObject({
-  executor: z.literal('saturate'),
-  connections: Count(1000),
-  duration: DurationField,
-});
 
 export const saturate: Executor<'saturate'> = {
   schema: SaturatePhase,
