@@ -9,12 +9,14 @@ import type { BenchOptions } from './options.js';
 export const FIGURE_IDS = [
   'saturate',
   'checked-throughput',
+  'live-cost',
   'pacing',
   'low-rate-pacing',
   'latency',
   'reference-server',
   'memory',
   'check-cost',
+  'drift',
   'cli-start',
 ] as const;
 export type FigureId = (typeof FIGURE_IDS)[number];

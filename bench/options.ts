@@ -29,6 +29,10 @@ export interface BenchOptions {
   checkCostPasses: number;
   /** Runs of each command per round of the CLI start figure. */
   cliStartRunsPerRound: number;
+  /** Drift figure: real seconds of each of its two runs, repetitions of compare and of its rendering, nightly reports of the trend. */
+  driftRunS: number;
+  driftRepetitions: number;
+  trendReports: number;
   /** Where the JSON report goes. */
   outDir: string;
   /** Pin load generators and servers to different cores when possible. */
@@ -50,6 +54,9 @@ export const DEFAULT_OPTIONS: BenchOptions = Object.freeze({
   checkCostExchanges: 20_000,
   checkCostPasses: 10,
   cliStartRunsPerRound: 5,
+  driftRunS: 5,
+  driftRepetitions: 10,
+  trendReports: 365,
   outDir: 'reports/bench',
   pin: true,
   realClock: false,
@@ -148,6 +155,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions | null {
     checkCostExchanges: d.checkCostExchanges,
     checkCostPasses: d.checkCostPasses,
     cliStartRunsPerRound: d.cliStartRunsPerRound,
+    driftRunS: d.driftRunS,
+    driftRepetitions: d.driftRepetitions,
+    trendReports: d.trendReports,
     outDir: parsed.out ?? d.outDir,
     pin: parsed['no-pin'] !== true,
     realClock,

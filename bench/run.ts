@@ -7,8 +7,10 @@ import { availableParallelism, cpus, loadavg, platform, totalmem } from 'node:os
 import { join } from 'node:path';
 import type { BenchEnv, FigureId, FigureResult, Row } from './figure.js';
 import { cliStartFigure } from './figures/cli-start.js';
+import { driftFigure } from './figures/drift.js';
 import { checkCostFigure, memoryFigure } from './figures/in-process.js';
 import { latencyFigure } from './figures/latency.js';
+import { liveCostFigure } from './figures/live-cost.js';
 import { lowRateFigure } from './figures/low-rate.js';
 import { pacingFigure } from './figures/pacing.js';
 import { realClockFigure } from './figures/real-clock.js';
@@ -60,12 +62,14 @@ export async function runBench(
   if (want('saturate') || want('checked-throughput')) {
     await run(() => throughputFigures(env, { saturate: want('saturate'), checked: want('checked-throughput') }));
   }
+  if (want('live-cost')) await run(() => liveCostFigure(env));
   if (want('pacing')) await run(() => pacingFigure(env));
   if (want('low-rate-pacing')) await run(() => lowRateFigure(env));
   if (want('latency')) await run(() => latencyFigure(env));
   if (want('reference-server')) await run(() => referenceFigure(env));
   if (want('memory')) await run(() => memoryFigure(env));
   if (want('check-cost')) await run(() => checkCostFigure(env));
+  if (want('drift')) await run(() => driftFigure(env));
   if (want('cli-start')) await run(() => cliStartFigure(env));
   if (options.realClock) await run(() => realClockFigure(env));
 

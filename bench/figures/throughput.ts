@@ -44,7 +44,7 @@ interface Round {
 }
 
 /** Why a round of a figure counts or not. */
-type RoundVerdict = 'counted' | 'server-bound' | 'busy machine';
+export type RoundVerdict = 'counted' | 'server-bound' | 'busy machine';
 
 /** Whether a load generator had its core over its measured window (a share that could not be read counts). */
 export function hadItsCore(share: number | null): boolean {
@@ -55,7 +55,7 @@ export function hadItsCore(share: number | null): boolean {
  * A load generator that had its core counts; one that did not is server-bound when the server had its own core
  * over the same window (or when that could not be read), else it ran on a busy machine.
  */
-function generatorVerdict(share: number | null, serverShare: number | null): RoundVerdict {
+export function generatorVerdict(share: number | null, serverShare: number | null): RoundVerdict {
   if (hadItsCore(share)) return 'counted';
   return serverShare === null || serverShare >= MIN_LOAD_CPU_SHARE ? 'server-bound' : 'busy machine';
 }
@@ -193,7 +193,7 @@ interface FigureSpec {
 const definedOnly = (xs: readonly (number | null)[]): number[] => xs.filter((x): x is number => x !== null);
 
 /** `2 server-bound, 1 on a busy machine`: the rounds left out, by reason. */
-function leftOut(verdicts: readonly RoundVerdict[]): string {
+export function leftOut(verdicts: readonly RoundVerdict[]): string {
   const n = (v: RoundVerdict) => verdicts.filter((x) => x === v).length;
   const parts = [
     ...(n('server-bound') > 0 ? [`${n('server-bound')} server-bound`] : []),

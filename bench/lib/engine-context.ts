@@ -14,6 +14,7 @@ import type { Exchange } from '../../src/http/exchange.js';
 import type { Metrics } from '../../src/metrics/recorder.js';
 import { createRunContext } from '../../src/engine/run-context.js';
 import type { ApiKey } from '../../src/core/api-key.js';
+import type { RunEvents } from '../../src/core/run-events.js';
 
 export interface EngineContextOptions {
   baseUrl: string;
@@ -22,6 +23,8 @@ export interface EngineContextOptions {
   /** The engine's pool: as many connections as requests may be in flight (default 64). */
   connections?: number;
   onExchange?: (ex: Exchange) => void;
+  /** The run's event stream (check outcomes and exchanges go to it), as `--live` and `--metrics-port` listen to it. */
+  events?: RunEvents;
 }
 
 export interface EngineContext {
@@ -48,6 +51,7 @@ export function createEngineContext(o: EngineContextOptions): EngineContext {
     signal: new AbortController().signal,
     stopped: () => new Error('a request was sent after the bench stopped'),
     ...(o.onExchange ? { onExchange: o.onExchange } : {}),
+    ...(o.events ? { events: o.events } : {}),
   });
   return {
     ctx: run.loadContext({ progress() {}, log() {} }),

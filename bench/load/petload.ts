@@ -21,8 +21,10 @@
 import { PerformanceObserver } from 'node:perf_hooks';
 import { ScenarioSchema, type LoadSection } from '../../src/config/scenario.js';
 import { createClock } from '../../src/core/clock.js';
+import { createRunEvents, type RunEvents } from '../../src/core/run-events.js';
 import { runLoad } from '../../src/executors/run-load.js';
 import type { Exchange } from '../../src/http/exchange.js';
+import { startLivePage, startMetrics } from '../../src/live/index.js';
 import { emitResult } from '../lib/child-protocol.js';
 import { createEngineContext } from '../lib/engine-context.js';
 import { keyFromEnv } from '../lib/key.js';
@@ -31,7 +33,8 @@ import { spread } from '../lib/stats.js';
 export type LoadJob =
   /** `warmupS`: real seconds of the same phase on the same context first, left out of the result. */
   | { kind: 'saturate'; url: string; connections: number; seconds: number; warmupS: number }
-  | { kind: 'concurrency'; url: string; workers: number; seconds: number; warmupS: number }
+  /** `live`: with the live page and the metrics endpoint listening to the run's events, as `--live --metrics-port 0`. */
+  | { kind: 'concurrency'; url: string; workers: number; seconds: number; warmupS: number; live?: boolean }
   /** `seconds` of the run clock, which runs `scale` times faster than real time. */
   | {
       kind: 'constant-rate';
@@ -88,9 +91,27 @@ function loadSection(phase: Record<string, unknown>): LoadSection {
   }).load!;
 }
 
-async function throughput(job: Extract<LoadJob, { kind: 'saturate' | 'concurrency' }>): Promise<ThroughputResult> {
+type ThroughputJob = Extract<LoadJob, { kind: 'saturate' | 'concurrency' }>;
+
+/**
+ * A throughput phase; with `live`, a run's event stream goes to the engine context and the live page and the
+ * metrics endpoint listen to it (on free loopback ports, nobody reading them) from before the warm-up to the end.
+ */
+async function throughput(job: ThroughputJob): Promise<ThroughputResult> {
+  if (job.kind !== 'concurrency' || job.live !== true) return throughputOn(job, undefined);
+  const events = createRunEvents();
+  const page = await startLivePage(events, { port: 0 });
+  const metrics = await startMetrics(events, { port: 0 });
+  try {
+    return await throughputOn(job, events);
+  } finally {
+    await Promise.all([page.close(), metrics.close()]);
+  }
+}
+
+async function throughputOn(job: ThroughputJob, events: RunEvents | undefined): Promise<ThroughputResult> {
   const clock = createClock(1);
-  const engine = createEngineContext({ baseUrl: job.url, keys: [keyFromEnv()], clock });
+  const engine = createEngineContext({ baseUrl: job.url, keys: [keyFromEnv()], clock, ...(events ? { events } : {}) });
   const phaseOf = (seconds: number) => {
     const duration = `${seconds * 1000}ms`;
     return job.kind === 'saturate'
