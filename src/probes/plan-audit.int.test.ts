@@ -53,6 +53,8 @@ describe('the plan audit (ratelimit.day-enforced)', () => {
     expect(o.status, JSON.stringify(o)).toBe('pass');
     expect(o.info).toMatchObject({ dayLimitSold: 150, acceptedInDay: 150 });
     expect(typeof o.info.dayEnd).toBe('string');
+    const row = r.report.planTable?.find((p) => p.plan === 'free')?.rows.find((x) => x.figure === 'per-day limit');
+    expect(row).toMatchObject({ status: 'held', check: 'ratelimit.day-enforced' });
     expect(r.report.checks.filter((c) => c.status === 'fail').map((c) => c.id)).toEqual([]);
   });
 
@@ -62,6 +64,9 @@ describe('the plan audit (ratelimit.day-enforced)', () => {
     expect(o.status).toBe('fail');
     expect(o.evidence[0]!.message).toMatch(/^700 requests accepted in the day window; the plan sells 800 a day/);
     expect(o.info).toMatchObject({ dayLimitSold: 800, acceptedInDay: 700 });
+    // The plans table shows it: the per-day cell not held, with the figure measured.
+    const row = r.report.planTable?.find((p) => p.plan === 'free')?.rows.find((x) => x.figure === 'per-day limit');
+    expect(row).toMatchObject({ status: 'not held', check: 'ratelimit.day-enforced' });
   });
 
   it('refuses to run without a key marked for the audit, saying why', async () => {
