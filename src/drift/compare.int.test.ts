@@ -58,7 +58,11 @@ describe('compare: steady traffic, clean and slow', { timeout: 120_000 }, () => 
   });
 
   it('names a latency regression for each operation the slow fault affects', () => {
-    const c = compareReports(clean2, slow);
+    // Against the quieter of the two clean runs: a stall of the machine during a baseline (its p99 several hundred
+    // ms on a busy CI machine) is not what this test is about; the false-alarm test covers noisy pairs.
+    const worstP99 = (r: Report) => Math.max(...r.operations.map((o) => o.latency.p99));
+    const clean = worstP99(clean1) <= worstP99(clean2) ? clean1 : clean2;
+    const c = compareReports(clean, slow);
     expect(c.differences).toEqual(['faults: none (baseline) vs slow (current)']);
     expect(c.regressed, compareMarkdown(c)).toBe(true);
     expect(latencyNames(c), compareMarkdown(c)).toEqual(['createPet p99', 'getPet p99', 'listPets p99']);
@@ -72,6 +76,6 @@ describe('compare: steady traffic, clean and slow', { timeout: 120_000 }, () => 
     }
     expect(c.checks.newlyFailing).toEqual([]);
     // And back: the slow run as the baseline is no regression.
-    expect(compareReports(slow, clean1).regressions.filter((r) => r.kind === 'latency')).toEqual([]);
+    expect(compareReports(slow, clean).regressions.filter((r) => r.kind === 'latency')).toEqual([]);
   });
 });
