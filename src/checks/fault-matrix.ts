@@ -15,6 +15,9 @@ export const FAULT_MATRIX: Readonly<Record<FaultName, readonly CheckId[]>> = {
   'no-headers-on-errors': ['ratelimit.headers-on-errors'],
   'no-headers-on-429': ['ratelimit.headers-present'],
   'limit-not-enforced': ['ratelimit.enforced'],
+  // A compliance run never spends a day: nothing fails there. The plan audit fails exactly ratelimit.day-enforced
+  // (src/probes/plan-audit.int.test.ts).
+  'day-not-enforced': [],
   'wrong-plan-limit': ['ratelimit.limit-matches-plan'],
   'over-limit-503': ['ratelimit.enforced', 'contract.no-server-errors'],
   'non-atomic-counter': ['ratelimit.no-over-admission'],

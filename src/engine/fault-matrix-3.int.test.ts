@@ -9,4 +9,5 @@ faultMatrixSuite('fault matrix (3/3)', [
   'error-shape',
   'auth-bypass',
   'flaky',
+  'day-not-enforced',
 ]);

@@ -58,6 +58,22 @@ describe('the plan audit (ratelimit.day-enforced)', () => {
     expect(r.report.checks.filter((c) => c.status === 'fail').map((c) => c.id)).toEqual([]);
   });
 
+  it('with the day-not-enforced fault on, fails exactly ratelimit.day-enforced', { timeout: 60_000 }, async () => {
+    const r = await runScenario({
+      scenario: loadScenario('plan-audit'),
+      plans: ['free'],
+      planFigures: { free: { perDay: 150 } },
+      timeScale: 60,
+      faults: ['day-not-enforced'],
+      reportDir: reportDir(),
+    });
+    const o = dayEnforced(r.report);
+    expect(o.evidence[0]?.message).toMatch(
+      /^no refusal for the day came: \d+ requests accepted \(the plan sells 150 a day\)/,
+    );
+    expect(r.report.checks.filter((c) => c.status === 'fail').map((c) => c.id)).toEqual(['ratelimit.day-enforced']);
+  });
+
   it('fails naming both figures when the served day differs from the sold one', { timeout: 90_000 }, async () => {
     const r = await audit({ perMinute: 60, perDay: 800 }, { perMinute: 60, perDay: 700 }, 60);
     const o = dayEnforced(r.report);

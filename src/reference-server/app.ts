@@ -189,7 +189,7 @@ export class ReferenceApp {
       }
       const quota = state.quota;
       quota.roll(now);
-      const until = this.fault['limit-not-enforced'] ? 0 : quota.refusedUntil();
+      const until = this.fault['limit-not-enforced'] ? 0 : quota.refusedUntil(this.fault['day-not-enforced']);
       if (until !== 0) {
         state.ban.refused(until, now, performance.now());
         this.finish(res, this.refusal('rate_limited', until, now), quota.view(this.report, until), now, truncate);

@@ -84,6 +84,8 @@ const CHANGES: Record<Exclude<FaultName, 'flaky'>, string[]> = {
   'no-headers-on-errors': ['getUnknown', 'noKey', 'unknownKey', 'createInvalid'],
   'no-headers-on-429': ['overLimit'],
   'limit-not-enforced': ['overLimit'],
+  // A day is not spent by the fingerprint: see its own test below.
+  'day-not-enforced': [],
   'wrong-plan-limit': WITH_KEY,
   'over-limit-503': ['overLimit'],
   // Sequential requests cannot show a lost update: see the concurrent test below.
@@ -112,6 +114,7 @@ describe('each fault switches on exactly its misbehaviour', () => {
       'no-headers-on-errors',
       'no-headers-on-429',
       'limit-not-enforced',
+      'day-not-enforced',
       'wrong-plan-limit',
       'over-limit-503',
       'non-atomic-counter',
@@ -225,6 +228,18 @@ describe('what each fault does', () => {
     const r = await call(s.url, '/pets', { auth: free });
     expect(r.status).toBe(200);
     expect(rate(r).remaining).toBe(0);
+  });
+
+  it('day-not-enforced: the minute limit still refuses, the day limit never does', async () => {
+    const tiny = makeKey('enterprise-key-tiny', 'enterprise', { perMinute: 5, perDay: 8 });
+    const clock = manualClock(T0);
+    const s = await createReferenceServer({ keys: [tiny], clock, faults: ['day-not-enforced'] });
+    servers.push(s);
+    for (let i = 0; i < 5; i++) expect((await call(s.url, '/pets', { auth: tiny })).status).toBe(200);
+    expect((await call(s.url, '/pets', { auth: tiny })).status).toBe(429);
+    clock.advance(61_000);
+    // 5 more in the next minute: 10 in the day, past its 8, all accepted.
+    for (let i = 0; i < 5; i++) expect((await call(s.url, '/pets', { auth: tiny })).status).toBe(200);
   });
 
   it('wrong-plan-limit: Business limits for every plan, enforced', async () => {

@@ -13,6 +13,7 @@ export const FAULTS = {
   'no-headers-on-errors': 'no rate-limit headers on 400, 401 and 404',
   'no-headers-on-429': 'no rate-limit headers on 429',
   'limit-not-enforced': 'never answers 429 for the rate limit',
+  'day-not-enforced': 'never refuses for the day: only the minute limit is enforced',
   'wrong-plan-limit': 'gives every plan the Business limits (and enforces them)',
   'over-limit-503': 'answers 503 instead of 429',
   'non-atomic-counter': 'reads the counter, awaits, then writes it: concurrent requests slip through',

@@ -87,10 +87,13 @@ export class Quota {
     this.day.roll(now);
   }
 
-  /** When the refusal of a request now would end (server ms), or 0 when the request is admitted. */
-  refusedUntil(): number {
+  /**
+   * When the refusal of a request now would end (server ms), or 0 when the request is admitted. `minuteOnly`: the
+   * day's figure is not enforced (the day-not-enforced fault).
+   */
+  refusedUntil(minuteOnly = false): number {
     const m = this.minute.count >= this.limits.perMinute ? this.minute.end : 0;
-    const d = this.day.count >= this.limits.perDay ? this.day.end : 0;
+    const d = !minuteOnly && this.day.count >= this.limits.perDay ? this.day.end : 0;
     return Math.max(m, d);
   }
 
