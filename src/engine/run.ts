@@ -264,18 +264,7 @@ async function openJournal(
   try {
     const journal = startJournal(events, o.reportDir, {
       tool: { name: 'petload', version: VERSION },
-      scenario: {
-        name: scenario.name,
-        description: scenario.description,
-        ...(o.scenarioFile ? { file: o.scenarioFile } : {}),
-      },
-      target: {
-        url: target.url,
-        embedded: target.embedded,
-        timeScale: target.clock.scale,
-        faults: [...target.faults],
-        ...(target.variant ? { variant: target.variant } : {}),
-      },
+      ...describeRun(o, scenario, target),
       plans: s.plans,
       keys: s.keys.map((k) => ({ label: k.label, plan: k.plan, sacrificial: k.sacrificial })),
       startedAt: s.begunAt.toISOString(),
@@ -292,6 +281,24 @@ async function openJournal(
     await target.close();
     throw e;
   }
+}
+
+/** The scenario and target as the report and the journal name them. */
+function describeRun(o: RunOptions, scenario: Scenario, target: Target) {
+  return {
+    scenario: {
+      name: scenario.name,
+      description: scenario.description,
+      ...(o.scenarioFile ? { file: o.scenarioFile } : {}),
+    },
+    target: {
+      url: target.url,
+      embedded: target.embedded,
+      timeScale: target.clock.scale,
+      faults: [...target.faults],
+      ...(target.variant ? { variant: target.variant } : {}),
+    },
+  };
 }
 
 /** The caller's listeners, as sinks of the run's events. */
@@ -497,18 +504,7 @@ async function report(o: RunOptions, sent: RunRecord): Promise<RunResult> {
     return { expression: t.expression, checkId, severity, observed: r.observed, unit: r.unit, ok: r.ok };
   });
   const input = {
-    scenario: {
-      name: scenario.name,
-      description: scenario.description,
-      ...(o.scenarioFile ? { file: o.scenarioFile } : {}),
-    },
-    target: {
-      url: target.url,
-      embedded: target.embedded,
-      timeScale: run.clock.scale,
-      faults: [...target.faults],
-      ...(target.variant ? { variant: target.variant } : {}),
-    },
+    ...describeRun(o, scenario, target),
     plans: setup.plans,
     keys: setup.keys,
     startedAt: setup.begunAt,
