@@ -1,31 +1,79 @@
 #!/usr/bin/env node
-// `npm run build`: compiles src/ into dist/ (JavaScript and declarations, tsconfig.build.json), copies the
-// assets the compiled code reads next to itself (the HTML report's stylesheet and script), and records the
-// CLI's help texts as the compiled CLI prints them (dist/cli/help.json), which bin/petload.js prints for
-// `petload --help` and `petload <command> --help` without loading yargs and every command (three quarters
-// of the start-up time).
+// `npm run build`: compiles src/ into dist/ (JavaScript and declarations, tsconfig.build.json: the library that
+// `import ... from 'petload'` loads), copies the assets the compiled code reads next to itself (the HTML report's
+// stylesheet and script), and bundles the CLI into dist/bundle/ for bin/petload.js.
+//
+// Why a bundle: node 20 resolves, reads and compiles every ES module of a graph one by one, and the CLI's graph
+// is large (zod alone is 95 modules, yargs and its helpers 50): from dist/cli/main.js, `petload validate` started
+// in 4x node's own start-up. The bundle is the same compiled code in a few files: one entry and the chunks that
+// each command imports when it runs (esbuild's code splitting keeps every dynamic import a separate chunk).
+// It holds petload's own code and the packages named in BUNDLED with what they import; every other dependency
+// (undici, autocannon, prom-client, hdr-histogram-js, ...) stays an import of node_modules, loaded as before.
+//
+// The bundle sits one folder below dist/, as every compiled module does, so that the paths the code finds from
+// its own place (`../../scenarios/`, `../../package.json`, and uPlot through node_modules) hold in it too; the
+// report page's assets are copied next to it as next to dist/outputs/.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const at = (p) => fileURLToPath(new URL(`../${p}`, import.meta.url));
 const ASSETS = ['outputs/report-page.css', 'outputs/report-page.js'];
+/** The dependencies bundled with the CLI: the ones every command that sends nothing loads. */
+const BUNDLED = new Set(['zod', 'yargs', 'yaml', 'hdr-histogram-js']);
+const dependencies = Object.keys(JSON.parse(readFileSync(at('package.json'), 'utf8')).dependencies);
 
 rmSync(at('dist'), { recursive: true, force: true });
 const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
 execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
 for (const a of ASSETS) copyFileSync(at(`src/${a}`), at(`dist/${a}`));
-// The help texts as the compiled CLI prints them (not on a terminal: 110 columns): the top level's, and each
-// command's, keyed by the command's name ('' for the top level).
-const helpOf = (args) =>
-  execFileSync(process.execPath, [at('dist/cli/main.js'), ...args, '--help'], { cwd: root, encoding: 'utf8' });
-const { commands } = await import(pathToFileURL(at('dist/cli/commands.js')).href);
-const help = { '': helpOf([]) };
-for (const c of commands) {
-  const name = String(c.command).split(' ')[0];
-  help[name] = helpOf([name]);
-}
-writeFileSync(at('dist/cli/help.json'), `${JSON.stringify(help, null, 1)}\n`);
+
+/** The package a bare import names (`yargs/helpers` -> `yargs`, `@scope/x/y` -> `@scope/x`). */
+const packageOf = (spec) =>
+  spec
+    .split('/')
+    .slice(0, spec.startsWith('@') ? 2 : 1)
+    .join('/');
+
+await build({
+  entryPoints: { petload: at('dist/cli/main.js') },
+  outdir: at('dist/bundle'),
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'warning',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  // CommonJS code in a bundled package (hdr-histogram-js) calls require() for node's own modules (zlib).
+  banner: {
+    js: "import { createRequire as petloadRequire } from 'node:module';\nconst require = petloadRequire(import.meta.url);",
+  },
+  plugins: [
+    {
+      // yaml's ES module build (the one its exports map gives to every platform but node), so that the bundle
+      // leaves out what petload never calls: node's is CommonJS, which a bundle keeps whole.
+      name: 'yaml-as-es-module',
+      setup: (b) => b.onResolve({ filter: /^yaml$/ }, () => ({ path: at('node_modules/yaml/browser/index.js') })),
+    },
+    {
+      // petload's own imports of a dependency not in BUNDLED stay imports; a bundled package's own imports are
+      // bundled with it.
+      name: 'dependencies-stay-external',
+      setup: (b) =>
+        b.onResolve({ filter: /^[^./]/ }, (args) => {
+          const own = !args.importer.includes(join('node_modules', ''));
+          const name = packageOf(args.path);
+          return own && dependencies.includes(name) && !BUNDLED.has(name)
+            ? { path: args.path, external: true }
+            : undefined;
+        }),
+    },
+  ],
+});
+for (const a of ASSETS) copyFileSync(at(`src/${a}`), at(`dist/bundle/${a.split('/').at(-1)}`));

@@ -101,7 +101,8 @@ describe('the npm package', () => {
       'dist/index.js',
       'dist/index.d.ts',
       'dist/cli/main.js',
-      'dist/cli/help.json',
+      'dist/bundle/petload.js',
+      'dist/bundle/report-page.js',
       'dist/outputs/report-page.css',
       'dist/outputs/report-page.js',
       'scenarios/compliance.yaml',
@@ -149,22 +150,29 @@ describe('the npm package', () => {
     expect(html.length).toBeGreaterThan(50_000);
   }, 120_000);
 
-  it('prints the same help texts and version as the CLI itself', () => {
+  it('bundles the compiled CLI: the same help texts and version, the shipped scenarios, and report.html again', () => {
     const main = join(app, 'node_modules', 'petload', 'dist', 'cli', 'main.js');
-    const helps = JSON.parse(
-      readFileSync(join(app, 'node_modules', 'petload', 'dist', 'cli', 'help.json'), 'utf8'),
-    ) as Record<string, string>;
-    // The top-level help and one per command of the CLI's registry.
-    expect(Object.keys(helps).sort()).toEqual(['', ...commands.map((c) => String(c.command).split(' ')[0]!)].sort());
-    for (const args of [['--help'], ['run', '--help'], ['serve', '-h']]) {
-      const fast = ok(run(NPX, ['--no', '--', 'petload', ...args], app), `petload ${args.join(' ')}`);
-      expect(fast, args.join(' ')).toBe(ok(run(process.execPath, [main, ...args], app), `main.js ${args.join(' ')}`));
+    // The commands' help texts as yargs prints them (not on a terminal: 110 columns), and the version.
+    for (const args of [
+      ['--help'],
+      ...commands.map((c) => [String(c.command).split(' ')[0]!, '--help']),
+      ['--version'],
+    ]) {
+      const bundled = ok(run(NPX, ['--no', '--', 'petload', ...args], app), `petload ${args.join(' ')}`);
+      expect(bundled, args.join(' ')).toBe(
+        ok(run(process.execPath, [main, ...args], app), `main.js ${args.join(' ')}`),
+      );
     }
-    expect(helps['']).toContain('petload run <scenarios..>');
-    expect(helps.run).toContain('--github-summary');
-    const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-    expect(ok(run(NPX, ['--no', '--', 'petload', '--version'], app), 'petload --version').trim()).toBe(version);
-    expect(ok(run(process.execPath, [main, '--version'], app), 'main.js --version').trim()).toBe(version);
+    // A shipped scenario found by name, from the bundle's place in the package.
+    expect(ok(run(NPX, ['--no', '--', 'petload', 'validate', 'compliance'], app), 'petload validate')).toBe(
+      'ok compliance (compliance)\n',
+    );
+    // The report of the run above read back and every format written again: the page's assets found by the bundle.
+    const r = run(NPX, ['--no', '--', 'petload', 'report', join('out', 'report.json'), '--out', 'again'], app);
+    expect(r.status, r.stderr).toBe(0);
+    const html = readFileSync(join(app, 'again', 'report.html'), 'utf8');
+    expect(html).toContain('uPlot');
+    expect(html).toBe(readFileSync(join(app, 'out', 'report.html'), 'utf8'));
   }, 120_000);
 
   it('is imported with plain node: runScenario against createReferenceServer', () => {

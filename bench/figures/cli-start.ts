@@ -1,9 +1,9 @@
 /**
  * CLI start-up: every command that sends nothing, run as an installed package runs it (bin/petload.js, the
- * compiled CLI in dist/), against `node -e 0`, node's own start-up, taking turns run after run. Each command's
- * row gives the median of its runs over the median of node's; the goal is within 3x for each:
- * - `--help`: the help text the build recorded (dist/cli/help.json), no yargs;
- * - `list probes`: yargs and the command registry (name lists only);
+ * bundled CLI in dist/bundle/), against `node -e 0`, node's own start-up, taking turns run after run. Each
+ * command's row gives the median of its runs over the median of node's; the goal is within 3x for each:
+ * - `--help`: yargs and the command registry (name lists only), printing the help;
+ * - `list probes`: the same, printing the probes;
  * - `validate <a shipped scenario file>`: the scenario loader and its schema;
  * - `report <report.json> --out DIR`: reading a report and writing every format again;
  * - `k8s <scenario> ...`: the scenario, its shards and the manifests.
@@ -21,7 +21,7 @@ import { runCommand } from '../lib/processes.js';
 import { median } from '../lib/stats.js';
 
 const BIN = fileURLToPath(new URL('../../bin/petload.js', import.meta.url));
-const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../dist/bundle/petload.js', import.meta.url));
 const BUILD = fileURLToPath(new URL('../../scripts/build.js', import.meta.url));
 const SCENARIO = fileURLToPath(new URL('../../scenarios/compliance.yaml', import.meta.url));
 const TIMEOUT_MS = 30_000;

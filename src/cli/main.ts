@@ -44,7 +44,9 @@ let cli: Argv = yargs(argv)
   .alias('h', 'help')
   // The version is given, not guessed: yargs would look for a package.json near the working directory.
   .version(VERSION)
-  .wrap(Math.min(110, process.stdout.columns || 110))
+  // yargs renders the whole help of a command before it runs it, in case the command fails; wrapping that text is
+  // most of its cost (a tenth of `petload k8s`'s start), and only --help shows it: petload words its own failures.
+  .wrap(argv.some((a) => a === '--help' || a === '-h') ? Math.min(110, process.stdout.columns || 110) : null)
   // yargs' messages (passed as msg, or thrown as a YError) become one line naming the flag, what was expected
   // and what was found; errors thrown by a command's check or handler pass through as they are.
   .fail((msg, err) => {
