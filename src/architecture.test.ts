@@ -196,7 +196,7 @@ describe('the layers of src/', () => {
       "export * from '../e.js';",
       "import './side-effect.js';",
       "const f = await import('./f.js');",
-      "import { z } from 'zod';",
+      "import * as z from 'zod';",
     ].join('\n');
     expect(importSpecifiers(src)).toEqual(
       expect.arrayContaining(['./a.js', '../b/c.js', './d.js', '../e.js', './side-effect.js', './f.js']),

@@ -2,7 +2,7 @@
  * The Animal Store resources as zod schemas (docs/interface.md, "Resources").
  * Shared by the checks (to judge responses) and the reference server (to validate requests).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;

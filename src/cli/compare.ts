@@ -69,6 +69,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
         return true;
       }) as unknown as Argv<CompareArgs>,
   handler: async (args) => {
+    (await import('./one-shot.js')).parseWithoutCompiling();
     const { compareAndWrite, dirOfReport, readReportAt } = await import('./compare-files.js');
     const { compareConsole, compareExitCode } = await import('../drift/console.js').then(async (c) => ({
       ...c,

@@ -112,6 +112,7 @@ export const k8sCommand: CommandModule<object, K8sArgs> = {
         describe: 'passed to petload run',
       }) as unknown as Argv<K8sArgs>,
   handler: async (a) => {
+    (await import('./one-shot.js')).parseWithoutCompiling();
     const { printManifests } = await import('./k8s-manifests.js');
     printManifests(a);
   },

@@ -27,6 +27,7 @@ export const mergeCommand: CommandModule<object, MergeArgs> = {
         describe: 'directory for the merged reports',
       }) as unknown as Argv<MergeArgs>,
   handler: async (args) => {
+    (await import('./one-shot.js')).parseWithoutCompiling();
     const [{ renderConsoleSummary }, { mergeReports }, { readReportFile }, { writeReports }] = await Promise.all([
       import('../outputs/console.js'),
       import('../outputs/merge-reports.js'),

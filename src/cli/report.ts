@@ -61,6 +61,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
         describe: "where to write (default: the report.json's directory)",
       }) as unknown as Argv<ReportArgs>,
   handler: async (args) => {
+    (await import('./one-shot.js')).parseWithoutCompiling();
     if (args.recover !== undefined) return recover(args.recover, args.out);
     const file = args.file!;
     const [{ renderConsoleSummary }, { readReportFile }, { writeReports }] = await Promise.all([

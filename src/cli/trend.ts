@@ -27,6 +27,7 @@ export const trendCommand: CommandModule<object, TrendArgs> = {
         describe: 'where to write trend.html',
       }) as unknown as Argv<TrendArgs>,
   handler: async (args) => {
+    (await import('./one-shot.js')).parseWithoutCompiling();
     const [{ findReports, trend }, { trendHtml }, { writeFileAtomic }, { join }, { mkdir }] = await Promise.all([
       import('../drift/trend.js'),
       import('../drift/trend-html.js'),

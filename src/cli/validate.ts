@@ -20,6 +20,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       describe: 'Scenario files or shipped scenario names',
     }) as unknown as Argv<ValidateArgs>,
   handler: async (args) => {
+    (await import('./one-shot.js')).parseWithoutCompiling();
     const { loadScenario } = await import('../config/load-scenario.js');
     let invalid = 0;
     for (const file of args.files) {

@@ -7,7 +7,7 @@
  * Keys are secrets: they are shown only as a label and their last four characters.
  */
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   PLAN_NAMES,
   PUBLISHED_FIGURES,

@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PLAN_NAMES, type PlanFigures, type PlanName } from '../api/plans.js';
 import { PetloadError } from '../core/errors.js';
 import { formatIssues } from '../core/zod-issues.js';

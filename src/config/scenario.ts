@@ -4,7 +4,7 @@
  * that the rest of the code works on milliseconds and `Rate` values. The load section and each phase's schema
  * belong to the executors (src/executors/load-schema.ts). Loading, locating issues and freezing: load-scenario.ts.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { PLAN_NAMES } from '../api/plans.js';
 import { SEVERITIES } from '../checks/catalogue.js';
 import { parseThreshold } from '../checks/thresholds.js';

@@ -3,7 +3,7 @@
  * (src/executors/*.ts): durations and rates are strings parsed here, so that the rest of the code works on
  * milliseconds and `Rate` values.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DURATION_EXPECTED, parseDuration } from './duration.js';
 import { RATE_EXPECTED, parseRate } from './rate.js';
 

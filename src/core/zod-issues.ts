@@ -7,7 +7,7 @@
  * messages are replaced by plainer words. A custom message that already says what was found (it
  * contains "found") is used whole.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Edit distance counting a swap of two adjacent letters as one edit (optimal string alignment), since

@@ -3,7 +3,7 @@
  * that steer it. Documented in docs/compare.md. Like report.json, it never holds an API key: keys appear in
  * reports only as labels, and nothing here reads more than a report holds.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { PLAN_NAMES } from '../api/plans.js';
 import { PERCENTILE_LADDER } from '../outputs/html-charts.js';
 import { CheckStatusSchema } from '../report/schema.js';

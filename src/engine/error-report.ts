@@ -6,7 +6,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PetloadError } from '../core/errors.js';
 import { redactOutcome } from '../report/redact.js';
 import { lastPass, writeFileAtomic } from '../outputs/write.js';

@@ -17,6 +17,7 @@ import type { HttpClient } from '../http/exchange.js';
 import { assertReachable } from '../http/reachability.js';
 import type { ProbeContext } from '../probes/context.js';
 import { cheapList } from '../probes/context.js';
+import { probesInOrder } from '../probes/index.js';
 import { Refusals } from '../probes/window.js';
 import type { FaultName } from '../reference-server/faults.js';
 import type { WindowReport } from '../reference-server/limiter.js';
@@ -316,7 +317,7 @@ async function setUp(o: RunOptions, scenario: Scenario, startedAt: Date): Promis
   const plans = plansOf(o, target.keys);
   let shard: PreparedShard | null = null;
   try {
-    if (o.shard) shard = prepareShard(scenario, target.keys, plans, o.shard);
+    if (o.shard) shard = prepareShard(probesInOrder(scenario.probes), target.keys, plans, o.shard);
   } catch (e) {
     await target.close();
     throw e;

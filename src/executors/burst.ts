@@ -4,7 +4,7 @@
  * spread round-robin over the plan's keys the policy lets it use now; the share of a key that is waiting is
  * held back. A burst is one shot: nothing is retried.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { PlanLimits } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import { Count, parsedString } from '../core/fields.js';

@@ -3,7 +3,7 @@
  * its executor's (src/executors/<name>.ts); this file puts them together, and src/config/scenario.ts puts
  * the load section into a scenario.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { OPERATION_IDS, type OperationId } from '../api/operations.js';
 import { Count, DurationField } from '../core/fields.js';
 import type { DeepReadonly } from '../core/readonly.js';

@@ -2,7 +2,7 @@
  * An executor: a traffic shape, which owns its phase's schema, its length, its request estimate, how --rate and
  * --duration change it, and how it runs. What it gets to run one phase, and what it gives back.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { PlanName } from '../api/plans.js';
 import type { Offered } from '../backoff/no-ban.js';
 import type { ApiKey } from '../core/api-key.js';

@@ -3,7 +3,7 @@
  * so that reading a scenario (petload validate, k8s, list) loads no load machinery. Each executor's file uses its
  * schema from here; burst's, which needs nothing heavy, stays in burst.ts.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Count, DurationField, RateField } from '../core/fields.js';
 
 export const ConstantRatePhase = z.strictObject({

@@ -5,7 +5,7 @@
  * when the run finished without being killed. Every line is parsed with these schemas; a line of another version
  * or kind is refused.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { PLAN_NAMES } from '../api/plans.js';
 import { Counts, ReportSchema, ShardInfoSchema } from '../report/schema.js';
 import { SEVERITIES } from '../report/severity.js';

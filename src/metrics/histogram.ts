@@ -7,14 +7,16 @@
  * against ~25 ns (wasm). A few records per exchange stay far below the cost of the exchange itself, while a
  * wasm histogram lives outside the garbage-collected heap and leaks unless every holder calls destroy():
  * not a burden worth putting on every function that decodes or merges one.
+ *
+ * So the pure-JS histogram and its encoding are imported from their own files of the package (which has no
+ * exports map: each file is a stable CommonJS module with its declarations), not from its index: the index
+ * also loads the wasm build, the log reader and writer (whose number formats start ICU) and the recorders,
+ * which cost `petload report` some 25 ms of its start for nothing it uses.
  */
-import {
-  build,
-  decodeFromCompressedBase64,
-  encodeIntoCompressedBase64,
-  type Histogram as HdrHistogram,
-} from 'hdr-histogram-js';
-import type { z } from 'zod';
+import type { JsHistogram as HdrHistogram } from 'hdr-histogram-js/dist/JsHistogram.js';
+import { decompress, doDecode } from 'hdr-histogram-js/dist/JsHistogram.encoding.js';
+import { constructorFromBucketSize } from 'hdr-histogram-js/dist/JsHistogramFactory.js';
+import type * as z from 'zod';
 import type { LatencySummary as LatencySummarySchema } from '../report/schema.js';
 
 export type LatencySummary = z.infer<typeof LatencySummarySchema>;
@@ -38,14 +40,9 @@ export interface Histogram {
 const EXACT_DIGITS = 3;
 
 function buildImpl(precision: Precision): HdrHistogram {
-  return build({
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: MAX_MICROS,
-    numberOfSignificantValueDigits: precision === 'exact' ? EXACT_DIGITS : 2,
-    bitBucketSize: precision === 'exact' ? 64 : 32,
-    autoResize: false,
-    useWebAssembly: false,
-  });
+  const exact = precision === 'exact';
+  // autoResize stays off (the constructor's default): the range is fixed.
+  return new (constructorFromBucketSize(exact ? 64 : 32))(1, MAX_MICROS, exact ? EXACT_DIGITS : 2);
 }
 
 export function createHistogram(precision: Precision = 'exact'): Histogram {
@@ -81,14 +78,14 @@ export function totalCount(h: Histogram): number {
 
 /** Compressed base64 (the HdrHistogram V2 format), as carried in report.json. */
 export function encodeHistogram(h: Histogram): string {
-  return encodeIntoCompressedBase64(h.impl);
+  return h.impl.encodeIntoCompressedBase64();
 }
 
 /** Decode what encodeHistogram wrote; throws an Error naming the problem on anything else. */
 export function decodeHistogram(b64: string): Histogram {
   let impl: HdrHistogram;
   try {
-    impl = decodeFromCompressedBase64(b64, 64, false);
+    impl = doDecode(decompress(Buffer.from(b64.trim(), 'base64')), 64);
   } catch (e) {
     throw new Error(`not an encoded histogram: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -98,7 +95,9 @@ export function decodeHistogram(b64: string): Histogram {
         `(expected ${EXACT_DIGITS} digits up to ${MAX_MICROS} µs)`,
     );
   }
-  // Re-home the counts in a histogram of the standard shape so that merging never depends on the input's layout.
+  // A histogram of the standard shape is used as decoded; any other has its counts re-homed in one, so that merging
+  // never depends on the input's layout.
+  if (impl.lowestDiscernibleValue === 1 && impl.highestTrackableValue === MAX_MICROS) return { clamped: 0, impl };
   const h = createHistogram();
   h.impl.add(impl);
   return h;

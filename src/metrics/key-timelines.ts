@@ -4,7 +4,7 @@
  * an exhausted window (Remaining 0) stays visible; refusals keep every n-th one, n doubling.
  * Headers are read with the checks' parsers and anything unusable is skipped: judging them is the checks' job.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { PlanName } from '../api/plans.js';
 import type { KeyTimeline as KeyTimelineSchema } from '../report/schema.js';
 import { type Exchange, type HeaderMap, headerValues } from '../http/exchange.js';

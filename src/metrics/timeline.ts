@@ -7,7 +7,7 @@
  * freed by a merge are reset and reused rather than left to the collector: their counts live outside the
  * JS heap, where churn shows as resident memory that is slow to come back.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { TimelineBucket as TimelineBucketSchema } from '../report/schema.js';
 import { addInto, createHistogram, type Histogram, percentile, record, resetHistogram } from './histogram.js';
 

@@ -7,6 +7,7 @@ import { formatIssues } from '../core/zod-issues.js';
 import { type Report, ReportSchema } from '../report/schema.js';
 import { PetloadError } from '../core/errors.js';
 import { decodeHistogram } from '../metrics/histogram.js';
+import { orderedReport } from './json.js';
 
 const HINT = 'Give a report.json written by `petload run` (or by `petload merge`).';
 
@@ -40,7 +41,7 @@ export function parseReport(doc: unknown, source: string): Report {
       }
     }
   });
-  return res.data;
+  return orderedReport(res.data);
 }
 
 export function readReportFile(path: string): Report {

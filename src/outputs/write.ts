@@ -112,13 +112,14 @@ export async function writeReportsSettled(
     throw ioError(`create the report directory ${dir}`, e);
   }
   const res: SettledReports = { written: {}, failed: rendered.failed };
-  for (const name of names) {
-    const text = rendered.texts[name];
-    if (text === undefined) continue;
-    const path = join(dir, OUTPUTS[name].file);
-    await writeFileAtomic(path, text);
-    res.written[name] = path;
-  }
+  const paths = names
+    .filter((name) => rendered.texts[name] !== undefined)
+    .map((name) => [name, join(dir, OUTPUTS[name].file)] as const);
+  // The files at once (each write waits for its disk sync); the first error, once every write has settled.
+  const writes = await Promise.allSettled(paths.map(([name, path]) => writeFileAtomic(path, rendered.texts[name]!)));
+  const failed = writes.find((w) => w.status === 'rejected');
+  if (failed) throw failed.reason;
+  for (const [name, path] of paths) res.written[name] = path;
   return res;
 }
 

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PLANS, layerFigures, limitsFor, type PlanFigures } from '../api/plans.js';
 import { keyLabel, type ApiKey } from '../core/api-key.js';
 import { formatIssues } from '../core/zod-issues.js';

@@ -3,7 +3,7 @@
  * `petload report` re-renders from it and `petload merge` combines several. Documented in docs/reports.md.
  * It never holds an API key: keys appear only as labels.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { PLAN_NAMES } from '../api/plans.js';
 import { SEVERITIES } from './severity.js';
 

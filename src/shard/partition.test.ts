@@ -5,6 +5,7 @@ import { parseScenarioText } from '../config/load-scenario.js';
 import { resolveBurstSize } from '../executors/burst.js';
 import { isPetloadError } from '../core/errors.js';
 import { planRate } from '../executors/open-model.js';
+import { probesInOrder } from '../probes/index.js';
 import { prepareShard, shardKeys, shardProbes, shardScenario, shareOf } from './partition.js';
 
 const keys = parseKeys(
@@ -143,7 +144,7 @@ describe('partition', () => {
 
   it('runs each probe of each plan on exactly one shard', () => {
     const plans = ['free', 'pro'] as const;
-    const parts = shards(3).map((s) => shardProbes(scenario, plans, s));
+    const parts = shards(3).map((s) => shardProbes(probesInOrder(scenario.probes), plans, s));
     const all = parts[0]!.all;
     expect(all).toEqual([
       'auth',
@@ -156,7 +157,7 @@ describe('partition', () => {
     ]);
     const mine = parts.flatMap((p) => [...p.mine]);
     expect(mine.sort()).toEqual([...all].sort());
-    const prepared = shards(3).map((s) => prepareShard(scenario, keys, plans, s));
+    const prepared = shards(3).map((s) => prepareShard(probesInOrder(scenario.probes), keys, plans, s));
     for (const unit of all) {
       const [name, plan] = unit.includes(' [')
         ? [unit.split(' [')[0]!, unit.slice(unit.indexOf('[') + 1, -1)]

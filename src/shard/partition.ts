@@ -13,7 +13,7 @@ import type { ApiKey } from '../core/api-key.js';
 import type { Rate } from '../core/rate.js';
 import type { Phase, Scenario } from '../config/scenario.js';
 import { PetloadError } from '../core/errors.js';
-import { probesInOrder } from '../probes/index.js';
+import type { Probe } from '../probes/probe.js';
 
 export interface ShardSlot {
   index: number;
@@ -109,13 +109,16 @@ export function shardScenario(scenario: Scenario, s: ShardSlot): Scenario {
 export const probeUnit = (probe: string, plan: PlanName | null): string =>
   plan === null ? probe : `${probe} [${plan}]`;
 
+/** The probes of a run in the order one process runs them (probesInOrder of the scenario's probes). */
+export type RunProbes = readonly Pick<Probe, 'name' | 'perPlan'>[];
+
 /** The probe units (a probe, for each plan when it runs per plan) in run order, and which of them shard `s` runs. */
 export function shardProbes(
-  scenario: Scenario,
+  probes: RunProbes,
   plans: readonly PlanName[],
   s: ShardSlot,
 ): { all: string[]; mine: Set<string> } {
-  const all = probesInOrder(scenario.probes).flatMap((p) =>
+  const all = probes.flatMap((p) =>
     p.perPlan ? plans.map((plan) => probeUnit(p.name, plan)) : [probeUnit(p.name, null)],
   );
   return { all, mine: new Set(all.filter((_, i) => i % s.count === s.index)) };
@@ -130,22 +133,22 @@ export interface PreparedShard {
 }
 
 /**
- * A shard's keys and probes, from the target's keys and the plans to judge; throws (one line) when the run cannot
- * be sharded so. `scenario` is the shard's (shardScenario), whose probes are the whole run's.
+ * A shard's keys and probes, from the target's keys, the run's probes (the whole run's, in order) and the plans to
+ * judge; throws (one line) when the run cannot be sharded so.
  */
 export function prepareShard(
-  scenario: Scenario,
+  probes: RunProbes,
   keys: readonly ApiKey[],
   plans: readonly PlanName[],
   s: ShardSlot,
 ): PreparedShard {
   const mine = shardKeys(keys, plans, s);
-  const probes = shardProbes(scenario, plans, s);
+  const units = shardProbes(probes, plans, s);
   const notes = [
     `shard ${s.index} of ${s.count}: keys ${mine.map((k) => k.label).join(', ')}`,
-    ...(probes.all.length > 0
-      ? [`shard ${s.index} of ${s.count}: probes ${[...probes.mine].join(', ') || 'none (other shards run them)'}`]
+    ...(units.all.length > 0
+      ? [`shard ${s.index} of ${s.count}: probes ${[...units.mine].join(', ') || 'none (other shards run them)'}`]
       : []),
   ];
-  return { keys: mine, runsProbe: (probe, plan) => probes.mine.has(probeUnit(probe, plan)), notes };
+  return { keys: mine, runsProbe: (probe, plan) => units.mine.has(probeUnit(probe, plan)), notes };
 }
