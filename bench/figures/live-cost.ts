@@ -1,73 +1,59 @@
 /**
  * What `--live` and `--metrics-port` cost a run: checked throughput (petload `concurrency`, every passive check,
- * the load of the checked-throughput figure, bench/load/petload.ts) with the run's event stream going to the live
- * page and the metrics endpoint (both listening on free loopback ports, nobody reading them), as a ratio to the
- * same load with neither. Off and on take turns against one bare list server, round after round (every other
- * round on first), each after its own warm-up in the same process, so that each ratio compares runs seconds
- * apart. A round counts only when both runs had their core (the counting rule of throughput.ts); the table gives
- * the median ratio of the counted rounds, and each side's CPU time per request.
+ * the load of the checked-throughput figure) with the run's event stream going to the live page and the metrics
+ * endpoint (listening on free loopback ports, nobody reading them), as a ratio to the same load with neither.
+ *
+ * The effect is small (the sinks take a fraction of a microsecond of the forty or so a checked request costs)
+ * and this machine's speed moves by more than that from one second to the next: separate runs, or segments of a
+ * few seconds, measured the machine more than the sinks (ratios from 0.75 to 1.5 in one bench run). So one
+ * process (bench/load/petload.ts, `live-slices`) runs one phase against one bare list server and relays the run's
+ * events to the sinks in every other slice of SLICE_MS, as the CLI relays each run's events to its sinks; each
+ * slice with the sinks is compared with the mean of the slices on either side of it, which also cancels a steady
+ * drift. A triple counts only when the load generator had its core in all three (the counting rule of
+ * throughput.ts); the table gives the median ratio of the counted triples, and each side's CPU time per request.
+ * The phase lasts `--duration` x `--rounds` x 2 seconds (30 s by default: some 60 triples).
  */
 import { row, type BenchEnv, type FigureResult, type Row } from '../figure.js';
 import { runAutocannon } from '../lib/autocannon-cli.js';
-import { cpuOverWindow, sampleCpu, type CpuSampler } from '../lib/cpu-sampler.js';
+import { cpuOverWindow, sampleCpu } from '../lib/cpu-sampler.js';
 import { runNodeChild, startServerChild } from '../lib/processes.js';
 import { median } from '../lib/stats.js';
-import type { LoadJob, ThroughputResult } from '../load/petload.js';
+import type { LiveSlice, LiveSlicesResult, LoadJob } from '../load/petload.js';
 import { generatorVerdict, leftOut, MIN_LOAD_CPU_SHARE, type RoundVerdict } from './throughput.js';
 
-/** Real seconds each side warms up for before its measured window (at most `--warmup`), as in throughput.ts. */
+/** Real seconds of warm-up (slices too) before the measured phase (at most `--warmup`). */
 const LOAD_WARMUP_S = 1;
 /** With the live page and the metrics endpoint on, at least this share of the throughput without them. */
 const GOAL_RATIO = 0.95;
+/** Real ms of each slice. */
+const SLICE_MS = 250;
 
-type Side = 'off' | 'on';
-
-interface Round {
-  round: number;
-  off: ThroughputResult;
-  on: ThroughputResult;
-  /** The server's CPU share over each side's measured window (null: could not be read). */
-  serverCpuShare: Record<Side, number | null>;
+/** A slice with the sinks and the slices without them on either side. */
+interface Pair {
+  pair: number;
+  on: SliceFigures;
+  /** The mean of the two neighbours. */
+  off: SliceFigures;
   verdict: RoundVerdict;
 }
 
-async function runRound(env: BenchEnv, url: string, serverCpu: CpuSampler | undefined, round: number) {
-  const { options: o, pin, secret } = env;
-  const warmupS = Math.min(o.warmupS, LOAD_WARMUP_S);
-  const side = (live: boolean) => {
-    const job: LoadJob = { kind: 'concurrency', url, workers: o.connections, seconds: o.durationS, warmupS, live };
-    return runNodeChild<ThroughputResult>(pin.load, 'load/petload.ts', job, {
-      timeoutMs: (o.durationS + warmupS) * 1000 + 60_000,
-      secret,
-    });
-  };
-  const r: Partial<Record<Side, ThroughputResult>> = {};
-  const order: Side[] = round % 2 === 1 ? ['off', 'on'] : ['on', 'off'];
-  for (const s of order) r[s] = await side(s === 'on');
-  const off = r.off!;
-  const on = r.on!;
-  const samples = serverCpu?.samples() ?? [];
-  const share = (t: ThroughputResult) => cpuOverWindow(samples, t.window.from, t.window.to)?.share ?? null;
-  const serverCpuShare = { off: share(off), on: share(on) };
-  const verdict =
-    [generatorVerdict(off.cpuShare, serverCpuShare.off), generatorVerdict(on.cpuShare, serverCpuShare.on)].find(
-      (v) => v !== 'counted',
-    ) ?? 'counted';
-  const fmt = (t: ThroughputResult) =>
-    `${Math.round(t.requestsPerSecond)}/s (${t.cpuMicrosPerRequest.toFixed(1)} µs CPU each, CPU share ${t.cpuShare.toFixed(2)})`;
-  env.log(
-    `live-cost round ${round}/${o.rounds}: off ${fmt(off)}, on ${fmt(on)}, ratio ${(on.requestsPerSecond / off.requestsPerSecond).toFixed(3)}` +
-      (verdict === 'counted' ? '' : `: ${verdict}, not counted`),
-  );
-  return { round, off, on, serverCpuShare, verdict } satisfies Round;
+interface SliceFigures {
+  requestsPerSecond: number;
+  cpuMicrosPerRequest: number;
 }
 
-/** Every round against one bare list server that first answers autocannon for `--warmup`. */
-async function runRounds(env: BenchEnv): Promise<Round[]> {
+const figures = (s: LiveSlice): SliceFigures => ({
+  requestsPerSecond: (s.requests * 1000) / s.ms,
+  cpuMicrosPerRequest: s.cpuMicros / s.requests,
+});
+
+/** The measured phase's slices against one bare list server that first answers autocannon for `--warmup`. */
+async function runSlices(
+  env: BenchEnv,
+): Promise<{ slices: LiveSlice[]; serverShare: (s: LiveSlice) => number | null }> {
   const { options: o, pin, secret } = env;
   const server = await startServerChild(pin, { kind: 'list' }, secret);
   const serverCpu = server.pid === undefined ? undefined : sampleCpu(server.pid);
-  const rounds: Round[] = [];
   try {
     if (o.warmupS > 0)
       await runAutocannon(pin, {
@@ -76,17 +62,56 @@ async function runRounds(env: BenchEnv): Promise<Round[]> {
         durationS: o.warmupS,
         secret,
       });
-    for (let round = 1; round <= o.rounds; round++) rounds.push(await runRound(env, server.url, serverCpu, round));
+    const seconds = o.durationS * Math.max(1, o.rounds) * 2;
+    const warmupS = Math.min(o.warmupS, LOAD_WARMUP_S);
+    const job: LoadJob = {
+      kind: 'live-slices',
+      url: server.url,
+      workers: o.connections,
+      seconds,
+      sliceMs: SLICE_MS,
+      warmupS,
+    };
+    env.log(`live-cost: ${seconds} s of checked throughput, the live sinks on in every other ${SLICE_MS} ms slice`);
+    const { slices } = await runNodeChild<LiveSlicesResult>(pin.load, 'load/petload.ts', job, {
+      timeoutMs: (seconds + warmupS) * 1000 + 60_000,
+      secret,
+    });
+    const samples = serverCpu?.samples() ?? [];
+    return { slices, serverShare: (s) => cpuOverWindow(samples, s.from, s.to)?.share ?? null };
   } finally {
     serverCpu?.stop();
     await server.stop();
   }
-  return rounds;
 }
 
-function rows(rounds: readonly Round[], o: BenchEnv['options']): Row[] {
-  const counted = rounds.filter((r) => r.verdict === 'counted');
-  const basis = counted.length > 0 ? counted : rounds;
+/** Each slice with the sinks between two without them, against their mean. */
+function pairsOf(slices: readonly LiveSlice[], serverShare: (s: LiveSlice) => number | null): Pair[] {
+  const pairs: Pair[] = [];
+  for (let i = 1; i + 1 < slices.length; i++) {
+    const [before, on, after] = [slices[i - 1]!, slices[i]!, slices[i + 1]!];
+    if (!on.on || before.on || after.on || on.requests === 0 || before.requests === 0 || after.requests === 0) continue;
+    const [b, a] = [figures(before), figures(after)];
+    const verdict =
+      [before, on, after]
+        .map((s) => generatorVerdict(s.cpuMicros / 1000 / s.ms, serverShare(s)))
+        .find((v) => v !== 'counted') ?? 'counted';
+    pairs.push({
+      pair: pairs.length + 1,
+      on: figures(on),
+      off: {
+        requestsPerSecond: (b.requestsPerSecond + a.requestsPerSecond) / 2,
+        cpuMicrosPerRequest: (b.cpuMicrosPerRequest + a.cpuMicrosPerRequest) / 2,
+      },
+      verdict,
+    });
+  }
+  return pairs;
+}
+
+function rows(pairs: readonly Pair[], o: BenchEnv['options']): Row[] {
+  const counted = pairs.filter((r) => r.verdict === 'counted');
+  const basis = counted.length > 0 ? counted : pairs;
   const what = `petload concurrency, ${o.connections} workers, every passive check`;
   const measured = {
     value: median(basis.map((r) => r.on.requestsPerSecond)),
@@ -94,13 +119,13 @@ function rows(rounds: readonly Round[], o: BenchEnv['options']): Row[] {
     what: `${what}, --live and --metrics-port`,
   };
   const peer = { value: median(basis.map((r) => r.off.requestsPerSecond)), unit: 'req/s', what: `${what}, neither` };
-  const verdicts = rounds.map((r) => r.verdict);
+  const verdicts = pairs.map((r) => r.verdict);
   const note =
-    counted.length === rounds.length ? '' : ` (${counted.length} of ${rounds.length} rounds; ${leftOut(verdicts)})`;
+    counted.length === pairs.length ? '' : ` (${counted.length} of ${pairs.length} slices; ${leftOut(verdicts)})`;
   const ratioRow =
     counted.length === 0
       ? row({
-          figure: `live cost: not judged, no round counted (${leftOut(verdicts)})`,
+          figure: `live cost: not judged, no slice counted (${leftOut(verdicts)})`,
           measured,
           peer,
           score: null,
@@ -118,7 +143,7 @@ function rows(rounds: readonly Round[], o: BenchEnv['options']): Row[] {
           goal: { kind: 'at-least', value: GOAL_RATIO },
         });
   const cpuRow = row({
-    figure: `live cost: CPU per request${counted.length > 0 ? '' : ' (rounds not counted)'}`,
+    figure: `live cost: CPU per request${counted.length > 0 ? '' : ' (slices not counted)'}`,
     measured: {
       value: median(basis.map((r) => r.on.cpuMicrosPerRequest)),
       unit: 'µs',
@@ -142,22 +167,25 @@ function rows(rounds: readonly Round[], o: BenchEnv['options']): Row[] {
 
 export async function liveCostFigure(env: BenchEnv): Promise<FigureResult> {
   const o = env.options;
-  const rounds = await runRounds(env);
+  const { slices, serverShare } = await runSlices(env);
+  const pairs = pairsOf(slices, serverShare);
+  const counted = pairs.filter((p) => p.verdict === 'counted');
+  env.log(
+    `live-cost: ${pairs.length} slices with the sinks (${counted.length} counted), ratios ${pairs.map((p) => (p.on.requestsPerSecond / p.off.requestsPerSecond).toFixed(2)).join(' ')}`,
+  );
   return {
     id: 'live-cost',
-    rows: rows(rounds, o),
+    rows: rows(pairs, o),
     details: {
       connections: o.connections,
-      durationS: o.durationS,
+      sliceMs: SLICE_MS,
       warmupS: Math.min(o.warmupS, LOAD_WARMUP_S),
       minLoadCpuShare: MIN_LOAD_CPU_SHARE,
       goalRatio: GOAL_RATIO,
-      ratios: rounds.map((r) => r.on.requestsPerSecond / r.off.requestsPerSecond),
-      verdicts: rounds.map((r) => r.verdict),
-      cpuShare: rounds.map((r) => ({ off: r.off.cpuShare, on: r.on.cpuShare })),
-      serverCpuShare: rounds.map((r) => r.serverCpuShare),
-      cpuMicrosPerRequest: rounds.map((r) => ({ off: r.off.cpuMicrosPerRequest, on: r.on.cpuMicrosPerRequest })),
-      rounds,
+      ratios: pairs.map((r) => r.on.requestsPerSecond / r.off.requestsPerSecond),
+      verdicts: pairs.map((r) => r.verdict),
+      pairs,
+      slices: slices.map((s) => ({ ...s, serverCpuShare: serverShare(s) })),
     },
   };
 }

@@ -18,23 +18,28 @@
  *   about 25 after 3 s).
  * Only listPets is sent, the request every peer serves.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { ScenarioSchema, type LoadSection } from '../../src/config/scenario.js';
 import { createClock } from '../../src/core/clock.js';
-import { createRunEvents, type RunEvents } from '../../src/core/run-events.js';
+import { createRunEvents } from '../../src/core/run-events.js';
 import { runLoad } from '../../src/executors/run-load.js';
 import type { Exchange } from '../../src/http/exchange.js';
-import { startLivePage, startMetrics } from '../../src/live/index.js';
+import { startJournal } from '../../src/journal/writer.js';
+import { relayEvents, startLivePage, startMetrics } from '../../src/live/index.js';
 import { emitResult } from '../lib/child-protocol.js';
-import { createEngineContext } from '../lib/engine-context.js';
+import { createEngineContext, type EngineContext } from '../lib/engine-context.js';
 import { keyFromEnv } from '../lib/key.js';
 import { spread } from '../lib/stats.js';
 
 export type LoadJob =
   /** `warmupS`: real seconds of the same phase on the same context first, left out of the result. */
   | { kind: 'saturate'; url: string; connections: number; seconds: number; warmupS: number }
-  /** `live`: with the live page and the metrics endpoint listening to the run's events, as `--live --metrics-port 0`. */
-  | { kind: 'concurrency'; url: string; workers: number; seconds: number; warmupS: number; live?: boolean }
+  | { kind: 'concurrency'; url: string; workers: number; seconds: number; warmupS: number }
+  /** `seconds` of concurrency in slices of `sliceMs`, without and with the live sinks in turns (liveSlices below). */
+  | { kind: 'live-slices'; url: string; workers: number; seconds: number; sliceMs: number; warmupS: number }
   /** `seconds` of the run clock, which runs `scale` times faster than real time. */
   | {
       kind: 'constant-rate';
@@ -92,37 +97,128 @@ function loadSection(phase: Record<string, unknown>): LoadSection {
 }
 
 type ThroughputJob = Extract<LoadJob, { kind: 'saturate' | 'concurrency' }>;
+type LiveSlicesJob = Extract<LoadJob, { kind: 'live-slices' }>;
 
-/**
- * A throughput phase; with `live`, a run's event stream goes to the engine context and the live page and the
- * metrics endpoint listen to it (on free loopback ports, nobody reading them) from before the warm-up to the end.
- */
+export interface LiveSlice {
+  /** Whether the run's events went to the live sinks during the slice. */
+  on: boolean;
+  /** Epoch ms (the server's CPU share over the slice is read by the parent). */
+  from: number;
+  to: number;
+  /** Real ms, requests completed and CPU µs of the process, over the slice. */
+  ms: number;
+  requests: number;
+  cpuMicros: number;
+}
+
+export interface LiveSlicesResult {
+  slices: LiveSlice[];
+}
+
+/** What a concurrency or saturate job runs, as a load section of `seconds` real seconds. */
+function phaseOf(job: ThroughputJob | LiveSlicesJob, seconds: number): LoadSection {
+  const duration = `${seconds * 1000}ms`;
+  return loadSection(
+    job.kind === 'saturate'
+      ? { executor: 'saturate', connections: job.connections, duration }
+      : { executor: 'concurrency', workers: job.workers, duration },
+  );
+}
+
 async function throughput(job: ThroughputJob): Promise<ThroughputResult> {
-  if (job.kind !== 'concurrency' || job.live !== true) return throughputOn(job, undefined);
-  const events = createRunEvents();
-  const page = await startLivePage(events, { port: 0 });
-  const metrics = await startMetrics(events, { port: 0 });
+  const engine = createEngineContext({ baseUrl: job.url, keys: [keyFromEnv()], clock: createClock(1) });
   try {
-    return await throughputOn(job, events);
+    if (job.warmupS > 0) {
+      await runLoad(engine.ctx, phaseOf(job, job.warmupS));
+      engine.restartMetrics();
+    }
+    return await measured(engine, phaseOf(job, job.seconds), job.kind);
   } finally {
-    await Promise.all([page.close(), metrics.close()]);
+    await engine.close();
   }
 }
 
-async function throughputOn(job: ThroughputJob, events: RunEvents | undefined): Promise<ThroughputResult> {
-  const clock = createClock(1);
-  const engine = createEngineContext({ baseUrl: job.url, keys: [keyFromEnv()], clock, ...(events ? { events } : {}) });
-  const phaseOf = (seconds: number) => {
-    const duration = `${seconds * 1000}ms`;
-    return job.kind === 'saturate'
-      ? { executor: 'saturate', connections: job.connections, duration }
-      : { executor: 'concurrency', workers: job.workers, duration };
+/**
+ * One checked-throughput phase with the live page and the metrics endpoint listening (on free loopback ports,
+ * nobody reading them) to a stream of their own, and the run's event stream relayed to it (relayEvents) in every
+ * other slice of `sliceMs`, as `petload run --live --metrics-port` relays each run's events to its sinks: a slice
+ * without the relay is a run without sinks. The run's journal listens throughout, as in every run. Each slice's
+ * requests, real time and CPU time are noted at its end, so that the parent compares slices a fraction of a second
+ * apart.
+ */
+async function liveSlices(job: LiveSlicesJob): Promise<LiveSlicesResult> {
+  const key = keyFromEnv();
+  const run = createRunEvents();
+  const sinks = createRunEvents();
+  let requests = 0;
+  const engine = createEngineContext({
+    baseUrl: job.url,
+    keys: [key],
+    clock: createClock(1),
+    events: run,
+    onExchange: () => requests++,
+  });
+  // As every run: its journal listens to the run's events (so a run makes exchange events with or without sinks).
+  const dir = await mkdtemp(join(tmpdir(), 'petload-live-cost-'));
+  const journal = startJournal(run, dir, {
+    tool: { name: 'petload', version: 'bench' },
+    scenario: { name: 'bench', description: 'live cost' },
+    target: { url: job.url, embedded: false, timeScale: 1, faults: [] },
+    plans: [key.plan],
+    keys: [{ label: key.label, plan: key.plan, sacrificial: false }],
+    startedAt: new Date().toISOString(),
+    thresholds: [],
+  });
+  const page = await startLivePage(sinks, { port: 0 });
+  const metrics = await startMetrics(sinks, { port: 0 });
+  const slices: LiveSlicesResult['slices'] = [];
+  // A phase in slices that toggle the relay, each noted at its end (when `note`).
+  const sliced = async (seconds: number, note: boolean) => {
+    let stopRelay: (() => void) | null = null;
+    let from = { at: Date.now(), t: performance.now(), requests, cpu: process.cpuUsage() };
+    const toggle = () => {
+      const on = stopRelay !== null;
+      const to = { at: Date.now(), t: performance.now(), requests, cpu: process.cpuUsage() };
+      if (note)
+        slices.push({
+          on,
+          from: from.at,
+          to: to.at,
+          ms: to.t - from.t,
+          requests: to.requests - from.requests,
+          cpuMicros: to.cpu.user - from.cpu.user + (to.cpu.system - from.cpu.system),
+        });
+      if (stopRelay) {
+        stopRelay();
+        stopRelay = null;
+      } else stopRelay = relayEvents(run, sinks);
+      from = to;
+    };
+    const timer = setInterval(toggle, job.sliceMs);
+    try {
+      await runLoad(engine.ctx, phaseOf(job, seconds));
+    } finally {
+      clearInterval(timer);
+      (stopRelay as (() => void) | null)?.();
+    }
   };
-  if (job.warmupS > 0) {
-    await runLoad(engine.ctx, loadSection(phaseOf(job.warmupS)));
-    engine.restartMetrics();
+  try {
+    if (job.warmupS > 0) await sliced(job.warmupS, false);
+    await sliced(job.seconds, true);
+    return { slices };
+  } finally {
+    await Promise.all([page.close(), metrics.close(), engine.close()]);
+    await journal.close();
+    await rm(dir, { recursive: true, force: true });
   }
-  const phase = phaseOf(job.seconds);
+}
+
+/** One measured phase on the context: requests, CPU and GC over it (the metrics restarted just before). */
+async function measured(
+  engine: EngineContext,
+  phase: LoadSection,
+  kind: 'saturate' | 'concurrency',
+): Promise<ThroughputResult> {
   let gcMs = 0;
   const gc = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) gcMs += e.duration;
@@ -131,7 +227,7 @@ async function throughputOn(job: ThroughputJob, events: RunEvents | undefined): 
     gc.observe({ entryTypes: ['gc'] });
     const from = Date.now();
     const cpuFrom = process.cpuUsage();
-    const outcome = await runLoad(engine.ctx, loadSection(phase));
+    const outcome = await runLoad(engine.ctx, phase);
     const cpu = process.cpuUsage(cpuFrom);
     const window = { from, to: Date.now() };
     // Entries are delivered asynchronously: one more turn of the event loop takes in the last ones.
@@ -143,7 +239,7 @@ async function throughputOn(job: ThroughputJob, events: RunEvents | undefined): 
       cpuShare: (cpu.user + cpu.system) / 1000 / ph.durationMs,
       gcShare: gcMs / ph.durationMs,
     });
-    if (job.kind === 'saturate') {
+    if (kind === 'saturate') {
       const s = ph.saturate?.[0];
       if (s === undefined) throw new Error('saturate measured nothing');
       return {
@@ -178,7 +274,6 @@ async function throughputOn(job: ThroughputJob, events: RunEvents | undefined): 
     };
   } finally {
     gc.disconnect();
-    await engine.close();
   }
 }
 
@@ -235,4 +330,10 @@ async function pacing(job: Extract<LoadJob, { kind: 'constant-rate' }>): Promise
 }
 
 const job = JSON.parse(process.argv[2] ?? '') as LoadJob;
-emitResult(job.kind === 'constant-rate' ? await pacing(job) : await throughput(job));
+emitResult(
+  job.kind === 'constant-rate'
+    ? await pacing(job)
+    : job.kind === 'live-slices'
+      ? await liveSlices(job)
+      : await throughput(job),
+);
