@@ -318,10 +318,18 @@ export function derivePlanTable(
   });
 }
 
+/** The table of each report object (reports are not changed once made): every output of one report derives it once. */
+const derived = new WeakMap<Report, PlanTable>();
+
 /**
  * The table the outputs show: derived again from the report they render (redacted, and possibly merged or written
  * by an older petload), against the figures its plan table or its notes record.
  */
 export function planTableOf(report: Report): PlanTable {
-  return derivePlanTable(report, soldFromReport(report));
+  let table = derived.get(report);
+  if (table === undefined) {
+    table = derivePlanTable(report, soldFromReport(report));
+    derived.set(report, table);
+  }
+  return table;
 }
