@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   addInto,
+  checkEncodedHistogram,
   createHistogram,
   decodeHistogram,
   encodeHistogram,
@@ -9,6 +10,7 @@ import {
   MAX_MICROS,
   mergeEncoded,
   percentile,
+  percentiles,
   record,
   summarize,
   totalCount,
@@ -137,6 +139,28 @@ describe('encoding', () => {
     );
   });
 
+  it('percentiles in one pass equal each percentile on its own, in any order (property)', () => {
+    const values = fc.array(fc.oneof(fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 0, max: MAX_MICROS })), {
+      maxLength: 400,
+    });
+    const ps = fc.array(
+      fc.oneof(fc.constantFrom(0, 50, 99, 99.9, 99.99, 99.999, 100), fc.double({ min: 0, max: 100, noNaN: true })),
+      { minLength: 1, maxLength: 14 },
+    );
+    fc.assert(
+      fc.property(values, ps, (vs, list) => {
+        const h = histogramOf(vs);
+        expect(percentiles(h, list)).toEqual(list.map((p) => percentile(h, p)));
+      }),
+      { numRuns: 200 },
+    );
+    // 7 % of 100 is 7.000000000000001 in floating point: the count is 7 (one ulp less, rounded up), not 8.
+    const hundred = histogramOf(Array.from({ length: 100 }, (_, i) => (i + 1) * 1000));
+    expect(percentiles(hundred, [7])).toEqual([percentile(hundred, 7)]);
+    expect(percentiles(hundred, [7])).toEqual([7.003]); // 7 ms, as its highest equivalent value (8 ms: 8.007)
+    expect(() => percentiles(histogramOf([1]), [50, 101])).toThrow(RangeError);
+  });
+
   it('merges any number of encodings, none included', () => {
     const parts = [[1000, 2000], [3000], [], [4000, 5000, 6000]];
     const merged = decodeHistogram(mergeEncoded(parts.map((p) => encodeHistogram(histogramOf(p)))));
@@ -151,16 +175,21 @@ describe('encoding', () => {
     expect(a.clamped).toBe(1);
   });
 
-  it('rejects what is not an encoded histogram', () => {
-    expect(() => decodeHistogram('not base64 at all!')).toThrow(/^not an encoded histogram: /);
-    expect(() => decodeHistogram('')).toThrow(/^not an encoded histogram: /);
+  it('rejects what is not an encoded histogram (decoding it, or only checking it)', () => {
+    for (const read of [decodeHistogram, checkEncodedHistogram]) {
+      expect(() => read('not base64 at all!')).toThrow(/^not an encoded histogram: /);
+      expect(() => read('')).toThrow(/^not an encoded histogram: /);
+    }
+    expect(() => checkEncodedHistogram(encodeHistogram(histogramOf([0, 1000, MAX_MICROS])))).not.toThrow();
   });
 
-  it('rejects a histogram of another precision', () => {
+  it('rejects a histogram of another precision (decoding it, or only checking it)', () => {
     const coarse = createHistogram('coarse');
     record(coarse, 1000);
-    expect(() => decodeHistogram(encodeHistogram(coarse))).toThrow(
-      'not a petload histogram: 2 significant digits up to 3600000000 µs (expected 3 digits up to 3600000000 µs)',
-    );
+    for (const read of [decodeHistogram, checkEncodedHistogram]) {
+      expect(() => read(encodeHistogram(coarse))).toThrow(
+        'not a petload histogram: 2 significant digits up to 3600000000 µs (expected 3 digits up to 3600000000 µs)',
+      );
+    }
   });
 });

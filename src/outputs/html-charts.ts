@@ -3,7 +3,7 @@
  * only draws. Every series of a chart shares its x values, as uPlot wants.
  */
 import type { Report } from '../report/schema.js';
-import { decodeHistogram, percentile, totalCount } from '../metrics/histogram.js';
+import { decodeHistogram, percentiles, totalCount } from '../metrics/histogram.js';
 
 /** The percentiles of the latency spectrum; 100 is the maximum. */
 export const PERCENTILE_LADDER = [0, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.999, 100] as const;
@@ -58,7 +58,7 @@ function latencyChart(report: Report): LatencyChart | null {
     .filter((s): s is { op: Report['operations'][number]; encoded: string } => s.encoded !== undefined)
     .map(({ op, encoded }) => ({ name: op.operation, h: decodeHistogram(encoded) }))
     .filter(({ h }) => totalCount(h) > 0)
-    .map(({ name, h }) => ({ name, values: PERCENTILE_LADDER.map((p) => percentile(h, p)) }));
+    .map(({ name, h }) => ({ name, values: percentiles(h, PERCENTILE_LADDER) }));
   if (series.length === 0) return null;
   return { x: PERCENTILE_LADDER.map(spectrumX), series };
 }

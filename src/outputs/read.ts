@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { formatIssues } from '../core/zod-issues.js';
 import { type Report, ReportSchema } from '../report/schema.js';
 import { PetloadError } from '../core/errors.js';
-import { decodeHistogram } from '../metrics/histogram.js';
+import { checkEncodedHistogram } from '../metrics/histogram.js';
 import { orderedReport } from './json.js';
 
 const HINT = 'Give a report.json written by `petload run` (or by `petload merge`).';
@@ -32,7 +32,7 @@ export function parseReport(doc: unknown, source: string): Report {
   res.data.operations.forEach((op, i) => {
     for (const [name, b64] of Object.entries(op.histograms)) {
       try {
-        decodeHistogram(b64);
+        checkEncodedHistogram(b64);
       } catch (e) {
         throw invalid(
           source,
