@@ -7,7 +7,6 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseThreshold } from '../checks/thresholds.js';
 import { loadScenario } from '../config/load-scenario.js';
-import { applyOverrides } from '../config/overrides.js';
 import type { Scenario } from '../config/scenario.js';
 import { PetloadError } from '../core/errors.js';
 import { isLoopback, parseTargetUrl } from '../http/target-url.js';
@@ -97,14 +96,19 @@ function checkFlags(a: K8sArgs): CheckedFlags {
  * pods that refuse to run (keys are not known here: each shard checks it has keys of every plan); and its file,
  * for the ConfigMap, when it is one.
  */
-function checkedScenario(
+async function checkedScenario(
   a: K8sArgs,
   shards: number,
-): { scenario: Scenario; file: { basename: string; text: string } | undefined } {
-  const scenario = applyOverrides(loadScenario(a.scenario), {
-    ...(a.rate !== undefined ? { rate: a.rate } : {}),
-    ...(a.duration !== undefined ? { duration: a.duration } : {}),
-  });
+): Promise<{ scenario: Scenario; file: { basename: string; text: string } | undefined }> {
+  const loaded = loadScenario(a.scenario);
+  // The executors (which say how --rate and --duration change their phases) are loaded only for those flags.
+  const scenario =
+    a.rate === undefined && a.duration === undefined
+      ? loaded
+      : (await import('../config/overrides.js')).applyOverrides(loaded, {
+          ...(a.rate !== undefined ? { rate: a.rate } : {}),
+          ...(a.duration !== undefined ? { duration: a.duration } : {}),
+        });
   for (let index = 0; index < shards; index++) shardScenario(scenario, { index, count: shards });
   const isFile = a.scenario.includes('/') || /\.ya?ml$/i.test(a.scenario);
   // A ConfigMap entry is named by letters, digits, '-', '_' and '.' only.
@@ -114,9 +118,9 @@ function checkedScenario(
 }
 
 /** `petload k8s`: the manifests on stdout, after the lines that say how to apply them. */
-export function printManifests(a: K8sArgs): void {
+export async function printManifests(a: K8sArgs): Promise<void> {
   const { shards, target, mergeWait, timeoutMs } = checkFlags(a);
-  const { scenario, file } = checkedScenario(a, shards);
+  const { scenario, file } = await checkedScenario(a, shards);
   const startAt = a['start-at'] !== undefined ? parseStartAt(a['start-at']) : Date.parse(defaultStartAt(Date.now()));
   const runId =
     a['run-id'] !== undefined ? parseRunId(a['run-id']) : deriveRunId(scenario.name, target, shards, startAt);

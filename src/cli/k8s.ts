@@ -114,6 +114,6 @@ export const k8sCommand: CommandModule<object, K8sArgs> = {
   handler: async (a) => {
     (await import('./one-shot.js')).parseWithoutCompiling();
     const { printManifests } = await import('./k8s-manifests.js');
-    printManifests(a);
+    await printManifests(a);
   },
 };

@@ -157,8 +157,13 @@ describe('petload k8s', () => {
     expect(() => validate(noContainers as Manifest)).toThrow(/containers/);
   });
 
-  it('refuses in one line: a loopback target, too few connections for the shards, a bad secret name', async () => {
+  it('refuses in one line: a loopback target, too few connections for the shards, a bad secret name, a bad override', async () => {
     for (const [args, message] of [
+      [['capacity', ...FLAGS, '--shards', '2', '--duration', '0s'], /--duration "0s": expected a duration above zero/],
+      [
+        ['compliance', ...FLAGS, '--shards', '2', '--rate', '5/s'],
+        /--rate and --duration change load phases, and scenario compliance has none/,
+      ],
       [
         ['smoke', ...FLAGS.slice(2), '--target', 'http://127.0.0.1:8080/v1', '--shards', '2'],
         /--target: http:\/\/127.0.0.1:8080\/v1 is a loopback address/,
