@@ -5,8 +5,8 @@ FROM node:20-slim
 
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Every dependency first: a build step, if the project has one, may need the dev tools.
-RUN npm ci --no-audit --no-fund
+# Every dependency first (the build needs the dev tools), without `prepare`: the build runs once the sources are in.
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
 RUN npm run build --if-present \
  && npm prune --omit=dev --no-audit --no-fund \
