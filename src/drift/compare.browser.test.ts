@@ -4,14 +4,11 @@
  * current curve of each operation; p50 and p99 over time; the Limit per plan). Screenshots go to
  * reports/screenshots/ for a person to look at.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Report } from '../report/schema.js';
-import { CHROMIUM_LAUNCH_TIMEOUT_MS, launchChromium } from '../testing/chromium.js';
+import { chartPixels, openFile, SCREENSHOTS, useChromium, VIEWPORT, type WatchedPage } from '../testing/chromium.js';
 import { sampleReport } from '../testing/sample-report.js';
 import { compareReports } from './compare.js';
 import { compareHtml } from './html.js';
@@ -19,64 +16,12 @@ import { trend } from './trend.js';
 import { trendHtml } from './trend-html.js';
 import { logNormal, withLatencies } from '../testing/drift-histograms.js';
 
-const SCREENSHOTS = fileURLToPath(new URL('../../reports/screenshots/', import.meta.url));
-const VIEWPORT = { width: 1400, height: 900 };
+const chrome = useChromium('petload-compare-html-');
 
-let browser: Browser;
-let dir: string;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-  dir = await mkdtemp(join(tmpdir(), 'petload-compare-html-'));
-  await mkdir(SCREENSHOTS, { recursive: true });
-}, CHROMIUM_LAUNCH_TIMEOUT_MS);
-
-afterAll(async () => {
-  await browser?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
-
-async function open(html: string, name: string): Promise<{ page: Page; errors: string[]; requests: string[] }> {
-  const file = join(dir, `${name}.html`);
+async function open(html: string, name: string): Promise<WatchedPage> {
+  const file = join(chrome.dir(), `${name}.html`);
   await writeFile(file, html);
-  const page = await browser.newPage({ viewport: VIEWPORT });
-  const errors: string[] = [];
-  const requests: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('request', (r) => requests.push(r.url()));
-  const url = pathToFileURL(file).href;
-  await page.goto(url, { waitUntil: 'load' });
-  return { page, errors, requests: requests.filter((r) => r !== url) };
-}
-
-/** For each chart: its canvases, and per series colour how many pixels have (nearly) that colour. */
-function chartPixels(page: Page): Promise<{ id: string; canvases: number; width: number; byColour: number[] }[]> {
-  return page.$$eval('.chart', (els) =>
-    els.map((el) => {
-      const canvas = el.querySelector('canvas');
-      const colours = (JSON.parse(el.getAttribute('data-colors') ?? '[]') as string[]).map((hex) =>
-        [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)),
-      );
-      const out = {
-        id: el.id,
-        canvases: el.querySelectorAll('canvas').length,
-        width: canvas?.width ?? 0,
-        byColour: colours.map(() => 0),
-      };
-      if (!canvas || canvas.width === 0) return out;
-      const px = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
-      for (let i = 0; i < px.length; i += 4) {
-        if (px[i + 3]! < 250) continue;
-        for (const [k, c] of colours.entries())
-          if (Math.abs(px[i]! - c[0]!) + Math.abs(px[i + 1]! - c[1]!) + Math.abs(px[i + 2]! - c[2]!) < 24)
-            out.byColour[k]!++;
-      }
-      return out;
-    }),
-  );
+  return openFile(chrome.browser(), file);
 }
 
 const BASE = logNormal(3000, 4000, 0.4, 31);

@@ -1,37 +1,14 @@
-/**
- * The live page in a real headless Chromium (Debian's, via playwright-core), following a real run of the smoke
- * scenario against the embedded reference server (about 10 s of real time at a 10x clock): its figures change
- * while the run goes on, it says when the run has ended and links to report.html, which the same server serves;
- * no console or page error, and no request leaves the page's origin. Without the token, the server answers 403.
- */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { loadScenario } from '../config/load-scenario.js';
 import { createRunEvents } from '../core/run-events.js';
 import { runScenario } from '../engine/run.js';
-import { CHROMIUM_LAUNCH_TIMEOUT_MS, launchChromium } from '../testing/chromium.js';
+import { SCREENSHOTS, useChromium, watchedPage } from '../testing/chromium.js';
 import { startLivePage } from './live-page.js';
 import { relayEvents } from './relay.js';
 
-const SCREENSHOTS = fileURLToPath(new URL('../../reports/screenshots/', import.meta.url));
-
-let browser: Browser;
-let dir: string;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-  dir = await mkdtemp(join(tmpdir(), 'petload-live-'));
-  await mkdir(SCREENSHOTS, { recursive: true });
-}, CHROMIUM_LAUNCH_TIMEOUT_MS);
-
-afterAll(async () => {
-  await browser?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+const chrome = useChromium('petload-live-');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -46,19 +23,6 @@ async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms: numbe
   return v;
 }
 
-/** A page that records its console errors, page errors and every request it makes. */
-async function watchedPage(): Promise<{ page: Page; errors: string[]; requests: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  const errors: string[] = [];
-  const requests: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('request', (r) => requests.push(r.url()));
-  return { page, errors, requests };
-}
-
 const sentOn = async (page: Page) => Number(await page.textContent('#sent'));
 
 describe('the live page in headless Chromium', () => {
@@ -69,8 +33,8 @@ describe('the live page in headless Chromium', () => {
     const relay = createRunEvents();
     const live = await startLivePage(relay);
     const origin = new URL(live.url).origin;
-    const { page, errors, requests } = await watchedPage();
-    const other = await watchedPage();
+    const { page, errors, requests } = await watchedPage(chrome.browser());
+    const other = await watchedPage(chrome.browser());
     try {
       // The pages are open and following before the run sends anything.
       await page.goto(live.url, { waitUntil: 'load' });
@@ -80,7 +44,7 @@ describe('the live page in headless Chromium', () => {
       const run = runScenario({
         scenario: loadScenario('smoke'),
         timeScale: 10,
-        reportDir: join(dir, 'smoke'),
+        reportDir: join(chrome.dir(), 'smoke'),
         subscribe: (events) => {
           relayEvents(events, relay);
         },

@@ -3,36 +3,18 @@
  * network request and no console or page error, every chart draws its series, and a report without data
  * shows messages instead. Screenshots go to reports/screenshots/ for a person to look at.
  */
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pathToFileURL } from 'node:url';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { Report } from '../report/schema.js';
 import { verdictOf } from '../report/verdict.js';
-import { CHROMIUM_LAUNCH_TIMEOUT_MS, launchChromium } from '../testing/chromium.js';
+import { chartPixels, openFile, SCREENSHOTS, useChromium, VIEWPORT } from '../testing/chromium.js';
 import { SAMPLE_COUNTS, sampleReport } from '../testing/sample-report.js';
 import { writeReports } from './write.js';
 
-const SCREENSHOTS = fileURLToPath(new URL('../../reports/screenshots/', import.meta.url));
-
-/** A laptop's window: the first screen a reader sees. */
-const VIEWPORT = { width: 1400, height: 900 };
-
-let browser: Browser;
-let dir: string;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-  dir = await mkdtemp(join(tmpdir(), 'petload-html-'));
-  await mkdir(SCREENSHOTS, { recursive: true });
-}, CHROMIUM_LAUNCH_TIMEOUT_MS);
-
-afterAll(async () => {
-  await browser?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+const chrome = useChromium('petload-html-');
 
 interface Opened {
   page: Page;
@@ -42,58 +24,8 @@ interface Opened {
 }
 
 async function open(report: Report, name: string): Promise<Opened> {
-  const files = await writeReports(report, join(dir, name));
-  const page = await browser.newPage({ viewport: VIEWPORT });
-  const errors: string[] = [];
-  const requests: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('request', (r) => requests.push(r.url()));
-  const url = pathToFileURL(files.html).href;
-  await page.goto(url, { waitUntil: 'load' });
-  return { page, errors, requests: requests.filter((r) => r !== url), junit: await readFile(files.junit, 'utf8') };
-}
-
-interface ChartPixels {
-  id: string;
-  canvases: number;
-  width: number;
-  painted: number;
-  /** Per series colour: pixels of (nearly) that colour. */
-  byColour: number[];
-}
-
-/** For each chart container: its canvas, how many pixels are painted, and how many have each series' colour. */
-function chartPixels(page: Page): Promise<ChartPixels[]> {
-  return page.$$eval('.chart', (els) =>
-    els.map((el) => {
-      const canvas = el.querySelector('canvas');
-      const colours = (JSON.parse(el.getAttribute('data-colors') ?? '[]') as string[]).map((hex) =>
-        [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)),
-      );
-      const out = {
-        id: el.id,
-        canvases: el.querySelectorAll('canvas').length,
-        width: canvas?.width ?? 0,
-        painted: 0,
-        byColour: colours.map(() => 0),
-      };
-      if (!canvas || canvas.width === 0) return out;
-      const px = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
-      for (let i = 0; i < px.length; i += 4) {
-        if (px[i + 3]! === 0) continue;
-        out.painted++;
-        if (px[i + 3]! < 250) continue;
-        colours.forEach((c, k) => {
-          if (Math.abs(px[i]! - c[0]!) + Math.abs(px[i + 1]! - c[1]!) + Math.abs(px[i + 2]! - c[2]!) < 24)
-            out.byColour[k]!++;
-        });
-      }
-      return out;
-    }),
-  );
+  const files = await writeReports(report, join(chrome.dir(), name));
+  return { ...(await openFile(chrome.browser(), files.html)), junit: await readFile(files.junit, 'utf8') };
 }
 
 describe('report.html in headless Chromium', () => {
@@ -242,8 +174,8 @@ describe('report.html in headless Chromium', () => {
   });
 
   it('opens the check table at the row a link to report.html#check_... names', async () => {
-    const files = await writeReports(sampleReport(), join(dir, 'deep-link'));
-    const page = await browser.newPage({ viewport: VIEWPORT });
+    const files = await writeReports(sampleReport(), join(chrome.dir(), 'deep-link'));
+    const page = await chrome.browser().newPage({ viewport: VIEWPORT });
     try {
       await page.goto(`${pathToFileURL(files.html).href}#check_ratelimit.what-counts_pro`, { waitUntil: 'load' });
       await page.waitForSelector('#checks-section[open]');
