@@ -27,7 +27,7 @@ const LAYERS: Readonly<Record<string, readonly string[]>> = {
   shard: ['api', 'core', 'report', 'config', 'probes', 'executors'],
   outputs: ['api', 'core', 'report', 'metrics', 'checks', 'config', 'shard'],
   drift: ['api', 'core', 'report', 'metrics', 'checks', 'outputs'],
-  live: ['api', 'core', 'metrics', 'checks'],
+  live: ['api', 'core', 'metrics', 'checks', 'outputs'],
   journal: ['api', 'core', 'report', 'metrics', 'checks'],
   k8s: ['api', 'core'],
   engine: [

@@ -3,33 +3,8 @@
  * Content-Security-Policy, uPlot read from node_modules and inlined, the chart data embedded as JSON). The
  * page's own styles and script are here as text, so that nothing beside the compiled code needs copying.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { escapeAttr, escapeText as h } from '../outputs/escape.js';
-
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:";
-
-let uplot: { js: string; css: string } | undefined;
-
-function uplotAssets(): { js: string; css: string } {
-  if (uplot) return uplot;
-  const require = createRequire(import.meta.url);
-  uplot = {
-    js: readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8'),
-    css: readFileSync(require.resolve('uplot/dist/uPlot.min.css'), 'utf8'),
-  };
-  return uplot;
-}
-
-/** Script text inside <script>: a `</script` or `<!--` in it would end or confuse the element. */
-function inlineScript(js: string): string {
-  return js.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
-}
-
-/** JSON inside <script type="application/json">: with `<` escaped, no text can close the element. */
-function inlineJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c');
-}
+import { inlineJson, inlineScript, PAGE_CSP, uplotAssets } from '../outputs/page-parts.js';
 
 const PAGE_CSS = `
 :root { --bad: #c62828; --good: #1a7f37; --warn: #9a6700; --skip: #6e7781; --line: #d0d7de; --soft: #f6f8fa; --text: #1f2328; }
@@ -163,7 +138,7 @@ export function page(title: string, body: string, charts: readonly Chart[]): str
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<meta http-equiv="Content-Security-Policy" content="${escapeAttr(CSP)}">`,
+    `<meta http-equiv="Content-Security-Policy" content="${escapeAttr(PAGE_CSP)}">`,
     `<title>${h(title)}</title>`,
     `<style>${a.css}</style>`,
     `<style>${PAGE_CSS}</style>`,

@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { RunEvents } from '../core/run-events.js';
 import { closeServer, httpUrl, listen } from './listen.js';
+import { PAGE_CSP } from '../outputs/page-parts.js';
 import { LIVE_CSP_HEADER, renderLivePage } from './page.js';
 import { LiveState } from './state.js';
 
@@ -34,9 +35,6 @@ export interface LivePage {
   /** Ends every open event stream and stops the server (the page keeps what it last showed). */
   close(): Promise<void>;
 }
-
-/** report.html's own policy (src/outputs/html.ts), for serving it. */
-const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:";
 
 const COMMON_HEADERS = {
   'cache-control': 'no-store',
@@ -95,7 +93,7 @@ export async function startLivePage(events: RunEvents, options: LivePageOptions 
     if (file === null) return send(res, 404, 'text/plain; charset=utf-8', 'report.html is written when the run ends\n');
     const html = await readFile(file, 'utf8').catch(() => null);
     if (html === null) return send(res, 404, 'text/plain; charset=utf-8', 'report.html is no longer there\n');
-    send(res, 200, 'text/html; charset=utf-8', html, { 'content-security-policy': REPORT_CSP });
+    send(res, 200, 'text/html; charset=utf-8', html, { 'content-security-policy': PAGE_CSP });
   };
   const server = createServer((req, res) => {
     const rest = afterToken(req.url ?? '/', token);

@@ -3,14 +3,11 @@
  * node_modules, the page's own script inlined, a Content-Security-Policy that allows no request but the page's own
  * event stream). It holds no run data: the script fills it from the server's snapshots.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { inlineScript, PAGE_CSP, uplotAssets } from '../outputs/page-parts.js';
 import { PAGE_SCRIPT } from './page-script.js';
 
 /** report.html's policy, plus the page's own event stream (connect-src 'self'); no base, no form. */
-export const LIVE_CSP =
-  "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; connect-src 'self'; " +
-  "base-uri 'none'; form-action 'none'";
+export const LIVE_CSP = `${PAGE_CSP}; connect-src 'self'; base-uri 'none'; form-action 'none'`;
 
 /** The same as a response header, where a browser also honours frame-ancestors (no page may frame it). */
 export const LIVE_CSP_HEADER = `${LIVE_CSP}; frame-ancestors 'none'`;
@@ -33,23 +30,6 @@ table { border-collapse: collapse; width: 100%; } th, td { text-align: left; pad
 #end-notice { margin-top: 12px; padding: 12px 16px; border: 2px solid #0072B2; border-radius: 6px; background: #fff; }
 ul#problems { padding-left: 18px; margin: 0; } progress { width: 100%; }
 `;
-
-let uplot: { js: string; css: string } | undefined;
-
-function uplotAssets(): { js: string; css: string } {
-  if (uplot) return uplot;
-  const require = createRequire(import.meta.url);
-  uplot = {
-    js: readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8'),
-    css: readFileSync(require.resolve('uplot/dist/uPlot.min.css'), 'utf8'),
-  };
-  return uplot;
-}
-
-/** Script text inside <script>: a `</script` or `<!--` in it would end or confuse the element. */
-function inlineScript(js: string): string {
-  return js.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
-}
 
 function table(id: string, head: readonly string[], numeric: readonly number[] = []): string {
   const ths = head.map((h, i) => `<th${numeric.includes(i) ? ' class="num"' : ''}>${h}</th>`).join('');

@@ -5,7 +5,6 @@
  * the row of the check that judged it.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { FAILING_SEVERITIES } from '../checks/catalogue.js';
 import { planTableOf } from '../report/plan-table.js';
 import { type CheckResult, PLAN_TABLE_FIGURES, type PlanRow, type Report } from '../report/schema.js';
@@ -25,40 +24,18 @@ import {
   verdictWord,
 } from './format.js';
 import { type ChartData, chartData } from './html-charts.js';
+import { inlineJson, inlineScript, PAGE_CSP, uplotAssets } from './page-parts.js';
 
-interface Assets {
-  uplotJs: string;
-  uplotCss: string;
-  pageJs: string;
-  pageCss: string;
-}
+let page: { js: string; css: string } | undefined;
 
-let assets: Assets | undefined;
-
-function loadAssets(): Assets {
-  if (assets) return assets;
-  const require = createRequire(import.meta.url);
-  const read = (path: string | URL) => readFileSync(path, 'utf8');
-  assets = {
-    uplotJs: read(require.resolve('uplot/dist/uPlot.iife.min.js')),
-    uplotCss: read(require.resolve('uplot/dist/uPlot.min.css')),
-    pageJs: read(new URL('./report-page.js', import.meta.url)),
-    pageCss: read(new URL('./report-page.css', import.meta.url)),
+/** The report page's own script and stylesheet (next to this file in src/ and dist/), read once. */
+function pageAssets(): { js: string; css: string } {
+  page ??= {
+    js: readFileSync(new URL('./report-page.js', import.meta.url), 'utf8'),
+    css: readFileSync(new URL('./report-page.css', import.meta.url), 'utf8'),
   };
-  return assets;
+  return page;
 }
-
-/** Script text inside <script>: a `</script` or `<!--` in it would end or confuse the element. */
-function inlineScript(js: string): string {
-  return js.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
-}
-
-/** JSON inside <script type="application/json">: with `<` escaped, no text can close the element. */
-function inlineJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c');
-}
-
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:";
 
 type RowStatus = 'pass' | 'fail' | 'warn' | 'skip';
 
@@ -370,7 +347,7 @@ function navigation(report: Report): string {
 }
 
 export function renderHtml(report: Report): string {
-  const a = loadAssets();
+  const [uplot, own] = [uplotAssets(), pageAssets()];
   const data = chartData(report);
   const word = verdictWord(report.verdict);
   const counts = countsLine(report.summary);
@@ -381,10 +358,10 @@ export function renderHtml(report: Report): string {
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<meta http-equiv="Content-Security-Policy" content="${escapeAttr(CSP)}">`,
+    `<meta http-equiv="Content-Security-Policy" content="${escapeAttr(PAGE_CSP)}">`,
     `<title>${h(`petload ${report.scenario.name}: ${word}`)}</title>`,
-    `<style>${a.uplotCss}</style>`,
-    `<style>${a.pageCss}</style>`,
+    `<style>${uplot.css}</style>`,
+    `<style>${own.css}</style>`,
     '</head><body><main>',
     `<div class="banner ${report.verdict}"><div class="verdict" id="verdict">${word}</div>`,
     `<div><h1>petload ${h(report.scenario.name)}</h1><div class="counts" id="counts">${h(counts)}</div></div></div>`,
@@ -402,8 +379,8 @@ export function renderHtml(report: Report): string {
     metaSection(report),
     '</main>',
     `<script type="application/json" id="petload-data">${inlineJson(data)}</script>`,
-    `<script>${inlineScript(a.uplotJs)}</script>`,
-    `<script>${inlineScript(a.pageJs)}</script>`,
+    `<script>${inlineScript(uplot.js)}</script>`,
+    `<script>${inlineScript(own.js)}</script>`,
     '</body></html>',
     '',
   ].join('\n');

@@ -1,0 +1,33 @@
+/**
+ * What every HTML page of petload is made of (report.html, compare.html, trend.html, the live page): the
+ * Content-Security-Policy that allows no request, uPlot read from node_modules to be inlined, and the escaping of
+ * text put inside a <script> element.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+/** No request of any kind; inline styles and scripts, data: images. */
+export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:";
+
+let uplot: { js: string; css: string } | undefined;
+
+/** uPlot's script and stylesheet, read once. */
+export function uplotAssets(): { js: string; css: string } {
+  if (uplot) return uplot;
+  const require = createRequire(import.meta.url);
+  uplot = {
+    js: readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8'),
+    css: readFileSync(require.resolve('uplot/dist/uPlot.min.css'), 'utf8'),
+  };
+  return uplot;
+}
+
+/** Script text inside <script>: a `</script` or `<!--` in it would end or confuse the element. */
+export function inlineScript(js: string): string {
+  return js.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
+}
+
+/** JSON inside <script type="application/json">: with `<` escaped, no text can close the element. */
+export function inlineJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c');
+}
