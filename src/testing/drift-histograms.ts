@@ -5,6 +5,7 @@
 import { createHistogram, encodeHistogram, record, summarize } from '../metrics/histogram.js';
 import type { Report } from '../report/schema.js';
 import { type Buckets, bucketsOf } from '../drift/buckets.js';
+import { createPrng } from '../reference-server/prng.js';
 
 /** The encoded histogram (as report.json carries it) of values in microseconds. */
 export function encoded(micros: readonly number[]): string {
@@ -17,21 +18,9 @@ export function bucketed(micros: readonly number[]): Buckets {
   return bucketsOf(encoded(micros));
 }
 
-/** mulberry32, so that every test sample is the same on every run. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** n latencies (µs) from a log-normal distribution around `medianMicros` (spread sigma), seeded. */
 export function logNormal(n: number, medianMicros: number, sigma: number, seed: number): number[] {
-  const random = seeded(seed);
+  const random = createPrng(seed);
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     // Box-Muller.

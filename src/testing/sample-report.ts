@@ -16,6 +16,7 @@ import type { Clock } from '../core/clock.js';
 import type { Report } from '../report/schema.js';
 import type { Exchange, HeaderMap } from '../http/exchange.js';
 import { createMetrics, type MetricsSnapshot } from '../metrics/recorder.js';
+import { createPrng } from '../reference-server/prng.js';
 
 export const SAMPLE_KEYS: readonly ApiKey[] = parseKeys(
   {
@@ -43,18 +44,6 @@ export interface SampleRun {
   report: Report;
   /** The latencies recorded per operation, in microseconds, as the histograms received them. */
   latencies: Record<string, number[]>;
-}
-
-/** mulberry32: a small seeded generator, so that a seed always gives the same report. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WINDOW_MS = 60_000;
@@ -193,7 +182,7 @@ export function sampleRun(opts: SampleOptions = {}): SampleRun {
   const leak = opts.leak ?? '';
   const keys = opts.keys ?? SAMPLE_KEYS;
   const state: SampleState = {
-    random: rng(opts.seed ?? 1),
+    random: createPrng(opts.seed ?? 1),
     n: opts.requests ?? 240,
     epoch,
     leak,
