@@ -10,20 +10,12 @@ import {
   addInto,
   createHistogram,
   decodeHistogram,
-  encodeHistogram,
   type Histogram,
   percentile,
   resetHistogram,
-  summarize,
   totalCount,
 } from '../metrics/histogram.js';
-import {
-  ALL_HISTOGRAM,
-  ERROR_STATUS,
-  type MetricsSnapshot,
-  OPERATION_NAMES,
-  SERVICE_TIME_HISTOGRAM,
-} from '../metrics/recorder.js';
+import { ERROR_STATUS, type MetricsSnapshot, OPERATION_NAMES, operationSnapshot } from '../metrics/recorder.js';
 import { MAX_TIMELINE_BUCKETS, type TimelineBucket } from '../metrics/timeline.js';
 import { OTHER_OPERATION } from './aggregate.js';
 import type { JournalCheck, JournalInterval } from './format.js';
@@ -149,22 +141,7 @@ const orderOf = (name: string): number => {
 };
 
 function operationMetrics(name: string, s: OperationSum): MetricsSnapshot['operations'][number] {
-  const all = createHistogram();
-  const histograms: Record<string, string> = {};
-  for (const [cls, h] of [...s.latency].sort((a, b) => a[0].localeCompare(b[0]))) {
-    addInto(all, h);
-    histograms[cls] = encodeHistogram(h);
-  }
-  histograms[ALL_HISTOGRAM] = encodeHistogram(all);
-  histograms[SERVICE_TIME_HISTOGRAM] = encodeHistogram(s.service);
-  return {
-    operation: name,
-    count: s.count,
-    statusCounts: s.statusCounts,
-    latency: summarize(all),
-    serviceTime: summarize(s.service),
-    histograms,
-  };
+  return operationSnapshot(name, s.count, s.statusCounts, s.latency, s.service);
 }
 
 /** The metrics the journal's intervals add up to (no key timelines: the journal does not keep them; dropped: 0). */

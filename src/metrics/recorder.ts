@@ -91,6 +91,35 @@ class OperationState {
   }
 }
 
+/**
+ * One operation's part of a snapshot: its latency per status class, all of them together and its service time, as
+ * summaries and as encoded histograms (classes in name order). The recorder and the journal's replay both make it.
+ */
+export function operationSnapshot(
+  operation: string,
+  count: number,
+  statusCounts: Record<string, number>,
+  latencyByClass: ReadonlyMap<string, Histogram>,
+  serviceTime: Histogram,
+): MetricsSnapshot['operations'][number] {
+  const all = createHistogram();
+  const histograms: Record<string, string> = {};
+  for (const [cls, h] of [...latencyByClass].sort((a, b) => a[0].localeCompare(b[0]))) {
+    addInto(all, h);
+    histograms[cls] = encodeHistogram(h);
+  }
+  histograms[ALL_HISTOGRAM] = encodeHistogram(all);
+  histograms[SERVICE_TIME_HISTOGRAM] = encodeHistogram(serviceTime);
+  return {
+    operation,
+    count,
+    statusCounts,
+    latency: summarize(all),
+    serviceTime: summarize(serviceTime),
+    histograms,
+  };
+}
+
 function statusCountsRecord(counts: Map<number, number>): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [status, n] of counts) out[status === -1 ? ERROR_STATUS : String(status)] = n;
@@ -160,22 +189,9 @@ export function createMetrics(opts: { clock: Clock; startMono: number }): Metric
         const s = ops.get(name);
         if (s === undefined) continue;
         for (const [k, n] of s.statusCounts) totalCounts.set(k, (totalCounts.get(k) ?? 0) + n);
-        const all = createHistogram();
-        const histograms: Record<string, string> = {};
-        for (const [cls, h] of [...s.latencyByClass].sort((a, b) => a[0].localeCompare(b[0]))) {
-          addInto(all, h);
-          histograms[cls] = encodeHistogram(h);
-        }
-        histograms[ALL_HISTOGRAM] = encodeHistogram(all);
-        histograms[SERVICE_TIME_HISTOGRAM] = encodeHistogram(s.serviceTime);
-        operations.push({
-          operation: name,
-          count: s.count,
-          statusCounts: statusCountsRecord(s.statusCounts),
-          latency: summarize(all),
-          serviceTime: summarize(s.serviceTime),
-          histograms,
-        });
+        operations.push(
+          operationSnapshot(name, s.count, statusCountsRecord(s.statusCounts), s.latencyByClass, s.serviceTime),
+        );
       }
       const realSeconds = (clock.monotonic() - startMono) / clock.scale / 1000;
       return {
