@@ -14,12 +14,10 @@
  * The phase lasts `--duration` x `--rounds` x 2 seconds (30 s by default: some 60 triples).
  */
 import { row, type BenchEnv, type FigureResult, type Row } from '../figure.js';
-import { runAutocannon } from '../lib/autocannon-cli.js';
-import { cpuOverWindow, sampleCpu } from '../lib/cpu-sampler.js';
-import { runNodeChild, startServerChild } from '../lib/processes.js';
+import { runNodeChild } from '../lib/processes.js';
 import { median } from '../lib/stats.js';
 import type { LiveSlice, LiveSlicesResult, LoadJob } from '../load/petload.js';
-import { generatorVerdict, leftOut, MIN_LOAD_CPU_SHARE, type RoundVerdict } from './throughput.js';
+import { generatorVerdict, leftOut, MIN_LOAD_CPU_SHARE, type RoundVerdict, withListServer } from './throughput.js';
 
 /** Real seconds of warm-up (slices too) before the measured phase (at most `--warmup`). */
 const LOAD_WARMUP_S = 1;
@@ -47,42 +45,20 @@ const figures = (s: LiveSlice): SliceFigures => ({
   cpuMicrosPerRequest: s.cpuMicros / s.requests,
 });
 
-/** The measured phase's slices against one bare list server that first answers autocannon for `--warmup`. */
-async function runSlices(
-  env: BenchEnv,
-): Promise<{ slices: LiveSlice[]; serverShare: (s: LiveSlice) => number | null }> {
+/** The measured phase's slices against the warm list server, with the server's CPU share over a slice. */
+function runSlices(env: BenchEnv): Promise<{ slices: LiveSlice[]; serverShare: (s: LiveSlice) => number | null }> {
   const { options: o, pin, secret } = env;
-  const server = await startServerChild(pin, { kind: 'list' }, secret);
-  const serverCpu = server.pid === undefined ? undefined : sampleCpu(server.pid);
-  try {
-    if (o.warmupS > 0)
-      await runAutocannon(pin, {
-        url: `${server.url}/pets?limit=20`,
-        connections: o.connections,
-        durationS: o.warmupS,
-        secret,
-      });
+  return withListServer(env, async (url, serverShare) => {
     const seconds = o.durationS * Math.max(1, o.rounds) * 2;
     const warmupS = Math.min(o.warmupS, LOAD_WARMUP_S);
-    const job: LoadJob = {
-      kind: 'live-slices',
-      url: server.url,
-      workers: o.connections,
-      seconds,
-      sliceMs: SLICE_MS,
-      warmupS,
-    };
+    const job: LoadJob = { kind: 'live-slices', url, workers: o.connections, seconds, sliceMs: SLICE_MS, warmupS };
     env.log(`live-cost: ${seconds} s of checked throughput, the live sinks on in every other ${SLICE_MS} ms slice`);
     const { slices } = await runNodeChild<LiveSlicesResult>(pin.load, 'load/petload.ts', job, {
       timeoutMs: (seconds + warmupS) * 1000 + 60_000,
       secret,
     });
-    const samples = serverCpu?.samples() ?? [];
-    return { slices, serverShare: (s) => cpuOverWindow(samples, s.from, s.to)?.share ?? null };
-  } finally {
-    serverCpu?.stop();
-    await server.stop();
-  }
+    return { slices, serverShare };
+  });
 }
 
 /** Each slice with the sinks between two without them, against their mean. */

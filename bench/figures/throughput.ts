@@ -17,7 +17,7 @@
  */
 import { row, type BenchEnv, type FigureResult, type Row } from '../figure.js';
 import { runAutocannon, type AutocannonRun } from '../lib/autocannon-cli.js';
-import { type CpuSample, type CpuSampler, cpuOverWindow, sampleCpu } from '../lib/cpu-sampler.js';
+import { type CpuSample, cpuOverWindow, sampleCpu } from '../lib/cpu-sampler.js';
 import { runNodeChild, startServerChild } from '../lib/processes.js';
 import { median } from '../lib/stats.js';
 import type { LoadJob, ThroughputResult } from '../load/petload.js';
@@ -91,7 +91,8 @@ interface Setup {
   readonly url: string;
   readonly warmupS: number;
   /** The server's CPU time, sampled through every round. */
-  readonly serverCpu: CpuSampler | undefined;
+  /** The server's CPU share over a window. */
+  readonly serverShare: (w: { from: number; to: number }) => number | null;
 }
 
 /** The server's CPU share over a tool's measured window. */
@@ -144,10 +145,9 @@ async function runRound(s: Setup, round: number): Promise<Round> {
   // over a round favours each side of a ratio equally often.
   for (const step of round % 2 === 1 ? steps : steps.reverse()) await step();
   if (r.autocannon === undefined) throw new Error('the autocannon run of a round is missing');
-  const samples = s.serverCpu?.samples() ?? [];
-  const shares: Round['serverCpuShare'] = { autocannon: serverShareOver(samples, r.autocannon.window) };
-  if (r.saturate) shares.saturate = serverShareOver(samples, r.saturate.window);
-  if (r.concurrency) shares.concurrency = serverShareOver(samples, r.concurrency.window);
+  const shares: Round['serverCpuShare'] = { autocannon: s.serverShare(r.autocannon.window) };
+  if (r.saturate) shares.saturate = s.serverShare(r.saturate.window);
+  if (r.concurrency) shares.concurrency = s.serverShare(r.concurrency.window);
   s.env.log(
     `throughput round ${round}/${o.rounds}: autocannon ${describeAutocannon(r.autocannon, shares.autocannon)}` +
       (r.saturate ? `, saturate ${describe(r.saturate, shares.saturate)}` : '') +
@@ -156,14 +156,18 @@ async function runRound(s: Setup, round: number): Promise<Round> {
   return { ...r, autocannon: r.autocannon, serverCpuShare: shares };
 }
 
-/** Every round, against one bare list server that first answers autocannon for `--warmup`. */
-async function runRounds(s: Omit<Setup, 'url' | 'serverCpu'>): Promise<Round[]> {
-  const { options: o, pin, secret } = s.env;
+/**
+ * `fn` against one bare list server (on the server core) that first answers autocannon for `--warmup`, so that no
+ * measurement sees its JIT's progress; `serverShare` reads the server's CPU share over a window of `fn`'s.
+ */
+export async function withListServer<T>(
+  env: BenchEnv,
+  fn: (url: string, serverShare: (w: { from: number; to: number }) => number | null) => Promise<T>,
+): Promise<T> {
+  const { options: o, pin, secret } = env;
   const server = await startServerChild(pin, { kind: 'list' }, secret);
   const serverCpu = server.pid === undefined ? undefined : sampleCpu(server.pid);
-  const rounds: Round[] = [];
   try {
-    // The server answers a warm-up first, so that the first round does not measure its JIT's progress.
     if (o.warmupS > 0)
       await runAutocannon(pin, {
         url: `${server.url}/pets?limit=20`,
@@ -171,13 +175,21 @@ async function runRounds(s: Omit<Setup, 'url' | 'serverCpu'>): Promise<Round[]> 
         durationS: o.warmupS,
         secret,
       });
-    for (let round = 1; round <= o.rounds; round++)
-      rounds.push(await runRound({ ...s, url: server.url, serverCpu }, round));
+    return await fn(server.url, (w) => serverShareOver(serverCpu?.samples() ?? [], w));
   } finally {
     serverCpu?.stop();
     await server.stop();
   }
-  return rounds;
+}
+
+/** Every round against the warm list server. */
+async function runRounds(s: Omit<Setup, 'url' | 'serverShare'>): Promise<Round[]> {
+  return withListServer(s.env, async (url, serverShare) => {
+    const rounds: Round[] = [];
+    for (let round = 1; round <= s.env.options.rounds; round++)
+      rounds.push(await runRound({ ...s, url, serverShare }, round));
+    return rounds;
+  });
 }
 
 /** How a figure reads its side of a round, and how the table names it. */
