@@ -162,6 +162,8 @@ describe('the npm package', () => {
       expect(bundled, args.join(' ')).toBe(
         ok(run(process.execPath, [main, ...args], app), `main.js ${args.join(' ')}`),
       );
+      // Printable ASCII: the bundle measures such text without loading string-width (scripts/build.js).
+      expect(bundled, args.join(' ')).toMatch(/^[\x20-\x7e\n]*$/);
     }
     // A shipped scenario found by name, from the bundle's place in the package.
     expect(ok(run(NPX, ['--no', '--', 'petload', 'validate', 'compliance'], app), 'petload validate')).toBe(

@@ -44,7 +44,7 @@ export function parseLatencyThresholds(flags: readonly string[]): ThresholdFlags
 
 export const compareCommand: CommandModule<object, CompareArgs> = {
   command: 'compare <baseline> <current>',
-  describe: 'What changed between two runs: checks, the target’s figures, latency (with a statistical test)',
+  describe: "What changed between two runs: checks, the target's figures, latency (with a statistical test)",
   builder: (y: Argv) =>
     y
       .positional('baseline', { type: 'string', demandOption: true, describe: 'a report.json, or its directory' })

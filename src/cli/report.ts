@@ -39,7 +39,7 @@ interface ReportArgs {
 export const reportCommand: CommandModule<object, ReportArgs> = {
   command: 'report [file]',
   describe:
-    'Render report.json, junit.xml, summary.md and report.html again from a report.json, or rebuild them from a run’s journal (--recover DIR)',
+    "Render report.json, junit.xml, summary.md and report.html again from a report.json, or rebuild them from a run's journal (--recover DIR)",
   builder: (y: Argv) =>
     y
       .positional('file', {

@@ -12,7 +12,7 @@ interface TrendArgs {
 
 export const trendCommand: CommandModule<object, TrendArgs> = {
   command: 'trend <dirs..>',
-  describe: 'One page of many runs over time: verdicts, each check as a strip, p50/p99, each plan’s Limit',
+  describe: "One page of many runs over time: verdicts, each check as a strip, p50/p99, each plan's Limit",
   builder: (y: Argv) =>
     y
       .positional('dirs', {
