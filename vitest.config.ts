@@ -1,5 +1,4 @@
 import { defineConfig } from 'vitest/config';
-import WaitingFirst from './src/testing/sequencer.js';
 
 /** The packaging test packs and installs the whole package: it runs on its own, after the rest (vitest.package.config.ts). */
 export const PACKAGE_TEST = 'src/package.int.test.ts';
@@ -14,8 +13,6 @@ export default defineConfig({
     // Most integration tests wait on a scaled clock or a loopback server, not the CPU: three files at a time
     // keep a 2-core machine busy without starving the timing-sensitive ones.
     maxWorkers: 3,
-    // The files that wait on real clocks and servers start before the unit tests (src/testing/sequencer.ts).
-    sequence: { sequencer: WaitingFirst },
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },
