@@ -76,9 +76,9 @@ await build({
     {
       // yargs measures every cell of its help with string-width (three copies of it: yargs', cliui's and
       // wrap-ansi's), and each copy builds an Intl.Segmenter when it is loaded: ICU's set-up, 16 ms of every
-      // command's start on this machine, and again for the first emoji pattern. Each import of string-width gets
-      // a front that answers for printable ASCII (one column per character, in every version of it) and loads
-      // that copy, on first use, for any other text.
+      // command's start on this machine. Each import of string-width gets a front that answers for printable
+      // ASCII (one column per character, in every version of it) and loads that copy, on first use, for any
+      // other text. The packaging test holds the bundle's help texts to the compiled CLI's.
       name: 'string-width-on-demand',
       setup: (b) => {
         b.onResolve({ filter: /^string-width$/ }, async (args) => {
@@ -88,6 +88,7 @@ await build({
             resolveDir: args.resolveDir,
             pluginData: 'real',
           });
+          if (real.errors.length > 0) return { errors: real.errors };
           return { path: real.path, namespace: 'string-width-front' };
         });
         b.onLoad({ filter: /.*/, namespace: 'string-width-front' }, (args) => ({
