@@ -165,6 +165,15 @@ describe('the npm package', () => {
       // Printable ASCII: the bundle measures such text without loading string-width (scripts/build.js).
       expect(bundled, args.join(' ')).toMatch(/^[\x20-\x7e\n]*$/);
     }
+    // What the texts say, beyond being the same in both: the commands, and the package's own version.
+    const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    expect(ok(run(NPX, ['--no', '--', 'petload', '--version'], app), 'petload --version').trim()).toBe(version);
+    expect(ok(run(NPX, ['--no', '--', 'petload', '--help'], app), 'petload --help')).toContain(
+      'petload run <scenarios..>',
+    );
+    expect(ok(run(NPX, ['--no', '--', 'petload', 'run', '--help'], app), 'petload run --help')).toContain(
+      '--github-summary',
+    );
     // A shipped scenario found by name, from the bundle's place in the package.
     expect(ok(run(NPX, ['--no', '--', 'petload', 'validate', 'compliance'], app), 'petload validate')).toBe(
       'ok compliance (compliance)\n',

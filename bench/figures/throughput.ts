@@ -90,8 +90,7 @@ interface Setup {
   readonly want: { saturate: boolean; checked: boolean };
   readonly url: string;
   readonly warmupS: number;
-  /** The server's CPU time, sampled through every round. */
-  /** The server's CPU share over a window. */
+  /** The server's CPU share over a window (its CPU time is sampled through every round). */
   readonly serverShare: (w: { from: number; to: number }) => number | null;
 }
 
