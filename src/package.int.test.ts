@@ -44,8 +44,20 @@ function cleanEnv(): NodeJS.ProcessEnv {
   };
 }
 
-function run(cmd: string, args: string[], cwd: string, timeoutMs = 120_000): SpawnSyncReturns<string> {
-  return spawnSync(cmd, args, { cwd, env: cleanEnv(), encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 2 ** 20 });
+function run(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  timeoutMs = 120_000,
+  env: NodeJS.ProcessEnv = {},
+): SpawnSyncReturns<string> {
+  return spawnSync(cmd, args, {
+    cwd,
+    env: { ...cleanEnv(), ...env },
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    maxBuffer: 64 * 2 ** 20,
+  });
 }
 
 function ok(r: SpawnSyncReturns<string>, what: string): string {
@@ -174,6 +186,17 @@ describe('the npm package', () => {
     expect(ok(run(NPX, ['--no', '--', 'petload', 'run', '--help'], app), 'petload run --help')).toContain(
       '--github-summary',
     );
+    // One language whatever the locale: yargs would translate its complaints (`Unbekanntes Argument: frob`).
+    for (const locale of ['de_DE.UTF-8', 'ja_JP.UTF-8']) {
+      const env = { LANG: locale, LC_ALL: locale, LANGUAGE: locale.slice(0, 2) };
+      const bundled = run(NPX, ['--no', '--', 'petload', 'run', 'compliance', '--frob'], app, 60_000, env);
+      const compiled = run(process.execPath, [main, 'run', 'compliance', '--frob'], app, 60_000, env);
+      for (const r of [bundled, compiled]) {
+        expect(r.status, locale).toBe(2);
+        expect(r.stderr, locale).toContain('petload: unknown option --frob\n  hint: See `petload run --help`.\n');
+      }
+      expect(ok(run(NPX, ['--no', '--', 'petload', 'run', '--help'], app, 60_000, env), 'help')).toContain('Options:');
+    }
     // A shipped scenario found by name, from the bundle's place in the package.
     expect(ok(run(NPX, ['--no', '--', 'petload', 'validate', 'compliance'], app), 'petload validate')).toBe(
       'ok compliance (compliance)\n',

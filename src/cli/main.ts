@@ -36,6 +36,9 @@ class UsageFailure {
 
 let cli: Argv = yargs(argv)
   .scriptName('petload')
+  // One language whatever the environment's locale: yargs would translate its complaints from LANG/LC_ALL, and
+  // ./usage.ts words them from yargs' English messages (a German `Unbekanntes Argument` would pass through raw).
+  .locale('en')
   .usage('$0 <command> [options]\n\nLoad-testing and rate-limit compliance suite for the Animal Store API.')
   .strict()
   .demandCommand(1, `Name a command: ${commandNames.join(', ')}.`)
