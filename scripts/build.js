@@ -8,7 +8,7 @@
 // in 4x node's own start-up. The bundle is the same compiled code in a few files: one entry and the chunks that
 // each command imports when it runs (esbuild's code splitting keeps every dynamic import a separate chunk).
 // It holds petload's own code and the packages named in BUNDLED with what they import; every other dependency
-// (undici, autocannon, prom-client, p-limit, ...) stays an import of node_modules, loaded as before.
+// (undici, autocannon, p-limit, ...) stays an import of node_modules, loaded as before.
 //
 // The bundle sits one folder below dist/, as every compiled module does, so that the paths the code finds from
 // its own place (`../../scenarios/`, `../../package.json`, and uPlot through node_modules) hold in it too; the
