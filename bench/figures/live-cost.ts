@@ -25,6 +25,9 @@ const LOAD_WARMUP_S = 1;
 const GOAL_RATIO = 0.95;
 /** Real ms of each slice. */
 const SLICE_MS = 250;
+/** Real seconds the phase lasts at the least, whatever `--duration` says: some five triples, so that a busy machine's
+ * stalled slice (no request in 250 ms) does not leave the figure without one. */
+const MIN_SECONDS = 3;
 
 /** A slice with the sinks and the slices without them on either side. */
 interface Pair {
@@ -49,7 +52,7 @@ const figures = (s: LiveSlice): SliceFigures => ({
 function runSlices(env: BenchEnv): Promise<{ slices: LiveSlice[]; serverShare: (s: LiveSlice) => number | null }> {
   const { options: o, pin, secret } = env;
   return withListServer(env, async (url, serverShare) => {
-    const seconds = o.durationS * Math.max(1, o.rounds) * 2;
+    const seconds = Math.max(MIN_SECONDS, o.durationS * Math.max(1, o.rounds) * 2);
     const warmupS = Math.min(o.warmupS, LOAD_WARMUP_S);
     const job: LoadJob = { kind: 'live-slices', url, workers: o.connections, seconds, sliceMs: SLICE_MS, warmupS };
     env.log(`live-cost: ${seconds} s of checked throughput, the live sinks on in every other ${SLICE_MS} ms slice`);
