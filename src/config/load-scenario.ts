@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
 import { PetloadError } from '../core/errors.js';
 import { deepFreeze } from '../core/readonly.js';
+import { type Env, substituteEnv } from './env-subst.js';
 import { ScenarioSchema, type Scenario } from './scenario.js';
 import { describeIssues, didYouMean, formatPath } from '../core/zod-issues.js';
 
@@ -51,8 +52,12 @@ function displayPath(file: string): string {
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : file;
 }
 
-/** Load and validate a scenario by shipped name or by path. Throws PetloadError('E_SCENARIO') listing every issue. */
-export function loadScenario(nameOrPath: string): Scenario {
+/**
+ * Load and validate a scenario by shipped name or by path. Throws PetloadError('E_SCENARIO') listing every issue.
+ * `${VAR}` references in its values are read from `env` (default: the process's environment).
+ */
+export function loadScenario(nameOrPath: string, options: { env?: Env } = {}): Scenario {
+  const env = options.env ?? process.env;
   if (isBareName(nameOrPath)) {
     const names = shippedScenarioNames();
     if (!names.includes(nameOrPath)) {
@@ -63,9 +68,9 @@ export function loadScenario(nameOrPath: string): Scenario {
       );
     }
     const file = join(SCENARIOS_DIR, `${nameOrPath}.yaml`);
-    return parseScenarioText(readScenarioFile(file), displayPath(file), { expectedName: nameOrPath });
+    return parseScenarioText(readScenarioFile(file), displayPath(file), { expectedName: nameOrPath, env });
   }
-  return parseScenarioText(readScenarioFile(nameOrPath), displayPath(nameOrPath));
+  return parseScenarioText(readScenarioFile(nameOrPath), displayPath(nameOrPath), { env });
 }
 
 function readScenarioFile(file: string): string {
@@ -93,9 +98,14 @@ function readScenarioFile(file: string): string {
 
 /**
  * Parse and validate the text of a scenario file. `file` names it in messages. A shipped scenario's
- * `name` must equal its file's base name (`expectedName`).
+ * `name` must equal its file's base name (`expectedName`). With `env`, `${VAR}` references in its values are
+ * substituted first (./env-subst.ts); without, they stay as written.
  */
-export function parseScenarioText(text: string, file: string, options: { expectedName?: string } = {}): Scenario {
+export function parseScenarioText(
+  text: string,
+  file: string,
+  options: { expectedName?: string; env?: Env } = {},
+): Scenario {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   const at = (offset: number) => lines.linePos(offset);
@@ -129,6 +139,7 @@ export function parseScenarioText(text: string, file: string, options: { expecte
     ]);
   }
 
+  if (options.env !== undefined) input = substituted(input, options.env, file, doc, lines);
   const issues: Located[] = [];
   const result = ScenarioSchema.safeParse(input);
   if (!result.success) {
@@ -145,6 +156,21 @@ export function parseScenarioText(text: string, file: string, options: { expecte
   }
   if (issues.length > 0 || !result.success) fail(file, issues);
   return deepFreeze(result.data);
+}
+
+/** The document with its `${VAR}` references substituted; an unset variable without a default is an error. */
+function substituted(input: unknown, env: Env, file: string, doc: Document, lines: LineCounter): unknown {
+  const { value, unset } = substituteEnv(input, env);
+  if (unset.length > 0) {
+    fail(
+      file,
+      unset.map((u) => ({
+        ...locate(doc, lines, u.path, 'value'),
+        text: `${formatPath(u.path)}: the environment variable ${u.variable} is not set (set it, or give a default: \${${u.variable}:-value})`,
+      })),
+    );
+  }
+  return value;
 }
 
 function fail(file: string, issues: readonly Located[]): never {

@@ -12,6 +12,7 @@ import { Count } from '../core/fields.js';
 import type { DeepReadonly } from '../core/readonly.js';
 import { LoadSchema } from '../executors/load-schema.js';
 import { DEFAULT_PROBES, PROBE_NAMES } from '../probes/names.js';
+import { HeadersSchema } from './headers.js';
 import { PlanFiguresSchema } from './plan-figures.js';
 
 export type { BackoffSettings, LoadSection, OperationMix, Phase } from '../executors/load-schema.js';
@@ -82,6 +83,8 @@ export const ScenarioSchema = z
     requiresSacrificialKey: z.boolean().default(false),
     /** Refuse to run without a key marked for the audit: the plan audit spends a key's whole day. */
     requiresAuditKey: z.boolean().default(false),
+    /** Extra headers of every request (./headers.ts): a value, or { secretEnv: VAR } for a secret. */
+    headers: HeadersSchema.optional(),
   })
   .superRefine((s, ctx) => {
     if (s.probes.length === 0 && s.load === undefined) {

@@ -6,7 +6,8 @@
  * per-request closures beyond the promise executor): it measures the exchange on the run clock, reads at most
  * `maxBodyBytes`, and settles with an Exchange whatever the target does.
  */
-import { errors, Pool, util, type Dispatcher } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
+import { errors, Pool, type Dispatcher } from 'undici';
 import type { Clock } from '../core/clock.js';
 import { decodeBody, excerpt } from './body.js';
 import type {
@@ -233,7 +234,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private sent: number;
   private headersAt: number | null = null;
   /** Given by undici once the request is on a connection; null while it is queued. */
-  private abortRequest: ((err?: Error) => void) | null = null;
+  private controller: Dispatcher.DispatchController | null = null;
   private settled = false;
   private status: number | null = null;
   private headers: HeaderMap = NO_HEADERS;
@@ -285,7 +286,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   handleEvent(): void {
     // Still queued (no connection yet), it was never written.
     this.abort(
-      this.abortRequest === null
+      this.controller === null
         ? { kind: 'aborted', message: 'aborted by the caller before sending', unsent: 'cancelled' }
         : { kind: 'aborted', message: 'aborted by the caller' },
     );
@@ -299,17 +300,17 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private abort(error: TransportError): void {
     if (this.settled) return;
     this.settle(error, NO_BODY);
-    // A request still queued in the pool cannot be aborted yet: onConnect aborts it when it gets a connection.
-    this.abortRequest?.(ABANDONED);
+    // A request still queued in the pool cannot be aborted yet: onRequestStart aborts it when it gets a connection.
+    this.controller?.abort(ABANDONED);
   }
 
-  // undici's core calls the handler methods below (onConnect, onHeaders, onData, onComplete, onError). It
-  // also takes handlers of its newer controller API, but wraps each of them in an adapter object that parses
-  // the headers and trailers of every response: measurably slower on a load's hot path (see bench/).
+  // undici's controller API (onRequestStart ... onResponseError): its dispatcher wraps this handler in one small
+  // adapter per request, which parses the response's headers once (as this handler did itself before) and hands
+  // over a controller to abort the request with.
 
-  onConnect(abort: (err?: Error) => void): void {
+  onRequestStart(controller: Dispatcher.DispatchController): void {
     if (this.settled) {
-      abort(ABANDONED);
+      controller.abort(ABANDONED);
       return;
     }
     if (this.auth === 'valid' && this.spec.intent !== 'knock' && this.state.holdBack?.(this.keyLabel!) === true) {
@@ -317,42 +318,39 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
         { kind: 'aborted', message: 'held back unsent: the key is waiting out a Retry-After', unsent: 'held-back' },
         NO_BODY,
       );
-      abort(ABANDONED);
+      controller.abort(ABANDONED);
       return;
     }
-    this.abortRequest = abort;
+    this.controller = controller;
     this.sent = this.state.clock.monotonic();
   }
 
-  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
     // 1xx informational responses precede the real one.
-    if (this.settled || statusCode < 200) return true;
+    if (this.settled || statusCode < 200) return;
     this.headersAt = this.state.clock.monotonic();
     this.status = statusCode;
-    const headers = util.parseHeaders(rawHeaders) as HeaderMap;
-    this.headers = headers;
+    this.headers = headers as HeaderMap;
     const ct = headers['content-type'];
     this.contentType = Array.isArray(ct) ? ct[0] : ct;
-    return true;
   }
 
-  onData(chunk: Buffer): boolean {
-    if (this.settled) return true;
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
     const room = this.state.maxBodyBytes - this.bytes;
     if (chunk.length <= room) {
       this.chunks.push(chunk);
       this.bytes += chunk.length;
-      return true;
+      return;
     }
     // Over the cap: keep what fits, stop reading and drop the connection (the rest of the body is still coming).
     if (room > 0) this.chunks.push(chunk.subarray(0, room));
     const text = Buffer.concat(this.chunks).toString('utf8');
     this.settle(null, { kind: 'too-large', bytesRead: this.bytes + chunk.length, excerpt: excerpt(text) });
-    this.abortRequest?.(ABANDONED);
-    return true;
+    controller.abort(ABANDONED);
   }
 
-  onComplete(): void {
+  onResponseEnd(): void {
     if (this.settled) return;
     if (this.bytes === 0) {
       this.settle(null, NO_BODY);
@@ -365,7 +363,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.settle(null, this.state.bodies.decode(this.spec.path, raw, this.contentType), done);
   }
 
-  onError(err: Error): void {
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
     if (this.settled) return;
     this.settle(classify(err, this.headersAt !== null), NO_BODY);
   }

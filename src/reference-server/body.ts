@@ -18,15 +18,15 @@ export function readBody(req: IncomingMessage): Promise<BodyOutcome> {
     const settle = (outcome: BodyOutcome) => {
       if (settled) return;
       settled = true;
-      req.removeListener('data', onData);
+      req.removeListener('data', onChunk);
       resolve(outcome);
     };
-    const onData = (chunk: Buffer) => {
+    const onChunk = (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) settle({ kind: 'too-large' });
       else chunks.push(chunk);
     };
-    req.on('data', onData);
+    req.on('data', onChunk);
     req.on('end', () => settle({ kind: 'ok', text: Buffer.concat(chunks, size).toString('utf8') }));
     req.on('error', () => settle({ kind: 'aborted' }));
     req.on('close', () => settle({ kind: 'aborted' }));

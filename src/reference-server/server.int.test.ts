@@ -10,7 +10,7 @@ const pro = () => server.keys[1]!;
 const business = () => server.keys[2]!;
 
 /** Date on the server clock, Content-Type and the rate-limit triple, on every response. */
-function expectCommonHeaders(r: Reply): void {
+function expectSharedHeaders(r: Reply): void {
   expect(r.headers.get('content-type')).toBe('application/json');
   const { limit, remaining, reset, date } = rate(r);
   expect(Number.isInteger(limit) && limit > 0).toBe(true);
@@ -23,7 +23,7 @@ function expectCommonHeaders(r: Reply): void {
 function expectError(r: Reply, status: number, code: string): void {
   expect(r.status).toBe(status);
   expect(ErrorBody.parse(r.json)).toMatchObject({ code, status });
-  expectCommonHeaders(r);
+  expectSharedHeaders(r);
 }
 
 beforeAll(async () => {
@@ -49,7 +49,7 @@ describe('GET /pets', () => {
     const pets = Pets.parse(r.json);
     expect(pets).toHaveLength(20);
     expect(pets.map((p) => Number(p.id))).toEqual([...pets.map((p) => Number(p.id))].sort((a, b) => b - a));
-    expectCommonHeaders(r);
+    expectSharedHeaders(r);
     expect(rate(r).date * 1000).toBeGreaterThan(Date.now() + 300 * 86_400_000);
   });
 
@@ -88,7 +88,7 @@ describe('POST /pets', () => {
       body: '{"name":"Rex","categoryId":7,"status":"pending"}',
     });
     expect(a.status).toBe(201);
-    expectCommonHeaders(a);
+    expectSharedHeaders(a);
     const pa = Pet.parse(a.json);
     expect(pa).toMatchObject({ name: 'Rex', categoryId: 7, status: 'pending' });
     const b = await call(server.url, '/pets', { method: 'POST', auth: pro(), body: '{"name":"Mia","categoryId":8}' });
@@ -141,7 +141,7 @@ describe('GET /pets/{petId} (deprecated)', () => {
     const r = await call(server.url, `/pets/${created.id}`, { auth: pro() });
     expect(r.status).toBe(200);
     expect(Pet.parse(r.json)).toEqual(created);
-    expectCommonHeaders(r);
+    expectSharedHeaders(r);
     expect(r.headers.get('deprecation')).toMatch(/^@\d+$/);
     const since = Number(r.headers.get('deprecation')!.slice(1));
     expect(since * 1000).toBeLessThan(Date.UTC(2030, 11, 5));

@@ -110,7 +110,7 @@ export async function startHostileServer(upstream: string, behaviour: Behaviour)
   let seq = 0;
   const sockets = new Set<Socket>();
 
-  const onConnection = (socket: Socket) => {
+  const handleConnection = (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     // The client may reset or abandon a connection at any moment (body cap, timeout): never an error here.
@@ -155,7 +155,7 @@ export async function startHostileServer(upstream: string, behaviour: Behaviour)
     });
   };
 
-  const server: Server = createServer(onConnection);
+  const server: Server = createServer(handleConnection);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return {
