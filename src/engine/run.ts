@@ -31,6 +31,7 @@ import { runSchedule, type ScheduleOutcome } from './run-schedule.js';
 import { scheduleLines, scheduleReport } from './schedule-report.js';
 import { decideQuota, readDayQuota } from './quota.js';
 import { externalTarget, isLoopback, startEmbeddedTarget, type Target } from './target.js';
+import { watchTarget } from './target-sanity.js';
 import { prepareShard, shardScenario, type PreparedShard } from '../shard/partition.js';
 import { shardInfo, type ShardSpec } from '../shard/spec.js';
 import { waitUntil } from '../shard/start.js';
@@ -472,7 +473,7 @@ function abortOf(e: unknown, redact: Redactor): Aborted | null {
       ...(e instanceof Error && e.stack ? { note: `internal error, for the bug report: ${e.stack}` } : {}),
     };
   }
-  if (e.code === 'E_TARGET_UNREACHABLE' || e.code === 'E_KEY_BANNED')
+  if (e.code === 'E_TARGET_UNREACHABLE' || e.code === 'E_TARGET_NOT_API' || e.code === 'E_KEY_BANNED')
     return { reason: e.message, exitCode: e.exitCode, ...(e.hint !== undefined ? { hint: e.hint } : {}) };
   return null;
 }
@@ -545,7 +546,10 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   const thresholdSpecs = thresholdsOf(scenario, o);
   const setup = await setUp(o, scenario, startedAt);
   const { target, plans, keys, redact, events } = setup;
-  const signal = o.signal ?? new AbortController().signal;
+  // The run stops on the caller's signal, or once its first answers show the target is not the API (target-sanity.ts).
+  const notApi = new AbortController();
+  const sanity = target.embedded ? null : watchTarget(target.url, () => notApi.abort());
+  const signal = o.signal ? AbortSignal.any([o.signal, notApi.signal]) : notApi.signal;
   const deadline = drainDeadline(signal);
   // As many connections as requests may be in flight: a request queued in the pool would leave at a time
   // the backoff did not choose. Requests are not cancelled by an interrupt: they get until the drain deadline.
@@ -559,8 +563,9 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     connections: Math.max(POOL_CONNECTIONS, scenario.load?.maxInFlight ?? 0),
     timeoutMs: o.timeoutMs ?? 10_000,
     signal,
-    stopped: () => new Interrupted(),
+    stopped: () => sanity?.error ?? new Interrupted(),
     requestSignal: deadline.signal,
+    ...(sanity ? { onExchange: sanity.observe } : {}),
   });
   const remote = !target.embedded && (o.treatAsRemote === true || !isLoopback(target.url));
   let aborted: Aborted | undefined;
@@ -604,7 +609,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       aborted = { reason: 'every key is suspected banned', exitCode: EXIT.aborted, hint: ERRORS.E_KEY_BANNED.hint };
     }
   } catch (e) {
-    const a = abortOf(e, redact);
+    const a = abortOf(sanity?.error ?? e, redact);
     if (a === null) toolError = { error: e };
     else aborted = a;
     if (a?.note) events.emit({ type: 'note', text: a.note });
@@ -612,6 +617,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     run.finish();
     stopKeys();
   }
+  if (!aborted && sanity?.error) aborted = abortOf(sanity.error, redact) ?? undefined;
   if (!aborted && signal.aborted) aborted = { reason: 'interrupted', exitCode: EXIT.interrupted };
 
   // The one cleanup path. Nothing should be in flight by now; should something be, it gets the same grace as
