@@ -19,7 +19,7 @@ export interface DryRunOptions {
   readonly plans?: readonly PlanName[];
   /** The embedded server's clock speed (an external target runs on the real clock). */
   readonly timeScale?: number;
-  /** Whether the run would read each key's daily quota first (a remote target). */
+  /** Whether the run would guard each key's daily quota (a remote target). */
   readonly remote?: boolean;
 }
 
@@ -45,7 +45,7 @@ export function dryRunLines(o: DryRunOptions): string[] {
     : PLAN_NAMES.filter((p) => keys.some((k) => k.plan === p));
   const mine = keys.filter((k) => plans.includes(k.plan));
   const scale = embedded ? (o.timeScale ?? s.timeScale ?? 60) : 1;
-  const e = estimateRequests(s, mine, plans, { quotaRead: o.remote === true, scale });
+  const e = estimateRequests(s, mine, plans, { scale });
   const where = embedded ? `the embedded reference server (time x${scale}, keys made for the run)` : o.target!;
   return [
     `petload: dry run of ${s.name} against ${where}; nothing is sent`,
@@ -57,7 +57,7 @@ export function dryRunLines(o: DryRunOptions): string[] {
     `  expected duration ${describeDuration(e)}`,
     `  ${describeEstimate(e)}`,
     ...describeKeySpend(e).map((l) => `    ${l}`),
-    ...(o.remote ? ['  (each key also gets one request first that reads its remaining daily quota)'] : []),
+    ...(o.remote ? ["  (each key's daily quota left is read from the first answer on it: no request of its own)"] : []),
     ...e.schedule.reasons.map((r) => `  slower than it could be: ${r}`),
     `  fastest pass: ${e.schedule.fastestKeysPerPlan} keys per plan`,
   ];

@@ -61,12 +61,6 @@ describe('estimateRequests: probes', () => {
     ]);
   });
 
-  it('adds one request per key for the quota read when asked', () => {
-    const keys = keysOf({ plan: 'free' }, { plan: 'free' }, { plan: 'pro' });
-    const e = estimateRequests(scenario('probes: [list]'), keys, ['free', 'pro'], { quotaRead: true });
-    expect(e.plans.map((p) => p.probes)).toEqual([16 + 2, 16 + 1]);
-  });
-
   it('gives nothing to a plan without keys', () => {
     const e = estimateRequests(scenario('probes: [list]'), keysOf({ plan: 'free' }), ['free', 'pro']);
     expect(e.plans[1]).toEqual({ plan: 'pro', probes: 0, load: 0, total: 0 });

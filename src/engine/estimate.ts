@@ -23,7 +23,7 @@ import {
 
 export interface PlanEstimate {
   readonly plan: PlanName;
-  /** Requests of the probes on the plan's keys (and the quota read, one per key, when asked for). */
+  /** Requests of the probes on the plan's keys. */
   readonly probes: number;
   /** Requests of the load section on the plan's keys; Infinity when nothing bounds it. */
   readonly load: number;
@@ -38,7 +38,7 @@ export interface Estimate {
   readonly total: number;
   /** Why the load has no bound, when it has none. */
   readonly unbounded: readonly string[];
-  /** Requests per key label (probes, and the quota read when asked for). */
+  /** Requests per key label (probes, and the load's share). */
   readonly requestsByKey: Readonly<Record<string, number>>;
   /** The probe schedule the estimate follows. */
   readonly schedule: Schedule;
@@ -64,8 +64,6 @@ function unboundedReasons(load: LoadSection): string[] {
 }
 
 export interface EstimateOptions {
-  /** Count the one request per key that reads its remaining daily quota before a remote run. */
-  readonly quotaRead?: boolean;
   /** How many times faster than real time the run clock goes (default 1). */
   readonly scale?: number;
   /** Whether this run runs a probe for a plan (a shard runs only its share); default: every probe. */
@@ -93,7 +91,7 @@ export function estimateRequests(
   const requestsByKey: Record<string, number> = {};
   for (const k of keys) {
     if (!plans.includes(k.plan)) continue;
-    const n = (schedule.requestsByKey[k.label] ?? 0) + (options.quotaRead ? 1 : 0);
+    const n = schedule.requestsByKey[k.label] ?? 0;
     if (n > 0) requestsByKey[k.label] = n;
   }
 

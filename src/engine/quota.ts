@@ -43,7 +43,8 @@ export interface QuotaDecision {
   readonly problem?: string;
 }
 
-function keyLine(q: DayQuota): string {
+/** One key's day, for people: what it has left, or why that is unknown. */
+export function keyLine(q: DayQuota): string {
   return q.remaining === null
     ? `${q.key}: today's remaining quota is unknown (${q.unknownBecause ?? 'not reported'})`
     : `${q.key}: ${formatCount(q.remaining)} of ${formatCount(q.perDay)} requests left today`;

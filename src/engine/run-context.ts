@@ -41,6 +41,17 @@ export interface RunContextOptions {
   readonly events?: RunEvents;
   /** Called with every exchange the send path records, as it is (tests and the bench). */
   readonly onExchange?: (ex: Exchange) => void;
+  /** What every request of the run's probes and load goes through before the send path (a remote run's quota guard). */
+  readonly gate?: SendGate;
+}
+
+/** A step between the run's sends and the send path: it may hold a request back before passing it on (`next`). */
+export interface SendGate {
+  send(spec: RequestSpec, next: (spec: RequestSpec) => Promise<Exchange>): Promise<Exchange>;
+  sendSimultaneous(
+    specs: readonly RequestSpec[],
+    next: (specs: readonly RequestSpec[]) => Promise<Exchange[]>,
+  ): Promise<Exchange[]>;
 }
 
 /** What the executors' context adds to the run's: how the caller counts drops, shows progress and logs. */
@@ -117,9 +128,10 @@ export function createRunContext(o: RunContextOptions): RunContext {
         new PetloadError('E_INTERNAL', `a probe tried to send on ${spec.auth.key.label}, which is suspected banned`),
       );
     }
-    return path.send(spec);
+    return o.gate ? o.gate.send(spec, path.send) : path.send(spec);
   };
-  const sendSimultaneous = (specs: readonly RequestSpec[]) => path.sendSimultaneous(specs);
+  const sendSimultaneous = (specs: readonly RequestSpec[]) =>
+    o.gate ? o.gate.sendSimultaneous(specs, path.sendSimultaneous) : path.sendSimultaneous(specs);
   const plans = o.plans ?? [...figures.plans.keys()];
   let finished = false;
   const finish = () => {

@@ -16,7 +16,6 @@ import { ERRORS, PetloadError, isPetloadError, EXIT } from '../core/errors.js';
 import type { HttpClient } from '../http/exchange.js';
 import { assertReachable } from '../http/reachability.js';
 import type { ProbeContext } from '../probes/context.js';
-import { cheapList } from '../probes/context.js';
 import { probesInOrder } from '../probes/index.js';
 import { Refusals } from '../probes/window.js';
 import type { FaultName } from '../reference-server/faults.js';
@@ -29,8 +28,9 @@ import type { Report } from '../report/schema.js';
 import { describeDuration, describeEstimate, describeKeySpend, estimateRequests, type Estimate } from './estimate.js';
 import { runSchedule, type ScheduleOutcome } from './run-schedule.js';
 import { scheduleLines, scheduleReport } from './schedule-report.js';
-import { decideQuota, readDayQuota } from './quota.js';
+import { createQuotaGate } from './quota-gate.js';
 import { externalTarget, isLoopback, startEmbeddedTarget, type Target } from './target.js';
+import { watchTarget } from './target-sanity.js';
 import { prepareShard, shardScenario, type PreparedShard } from '../shard/partition.js';
 import { shardInfo, type ShardSpec } from '../shard/spec.js';
 import { waitUntil } from '../shard/start.js';
@@ -190,7 +190,7 @@ function preamble(
     `  expected duration ${describeDuration(estimate)}`,
     ...describeKeySpend(estimate).map((l) => `    ${l}`),
     ...estimate.schedule.reasons.map((r) => `  slower than it could be: ${r}`),
-    '  first, one request per key reads how much of its daily quota is left',
+    "  each key's daily quota left is read from the first answer on it, where its headers tell it; nothing is sent for it",
   ];
 }
 
@@ -359,27 +359,6 @@ function checkKeys({ scenario, plans, keys, target }: Setup): void {
   }
 }
 
-/** Before a remote run: announce it, read each key's remaining daily quota, and refuse what would use it up. */
-async function guardQuota(o: RunOptions, setup: Setup, run: RunContext, estimate: Estimate): Promise<void> {
-  const { events } = setup;
-  const quotas = [];
-  for (const key of setup.keys) quotas.push(readDayQuota(key, await run.path.send(cheapList(key, 'quota-read'))));
-  // The plan audit spends its keys' days by design (requiresAuditKey): that is what it is run for.
-  const allow = o.allowQuotaExhaustion === true || setup.scenario.requiresAuditKey;
-  const decision = decideQuota(estimate, quotas, allow);
-  for (const line of decision.lines) events.emit({ type: 'log', text: `  ${line}`, notice: true });
-  for (const line of decision.lines) events.emit({ type: 'note', text: `Daily quota before the run: ${line}.` });
-  if (!decision.proceed) {
-    throw new PetloadError(
-      'E_SAFETY',
-      `${decision.problem ?? "the run would use up a key's daily quota"}; nothing more was sent`,
-      {
-        hint: 'Run fewer plans or a shorter scenario, wait for the day window to reset, or pass --allow-quota-exhaustion if the keys may run dry.',
-      },
-    );
-  }
-}
-
 /** Every probe of the scenario, on each plan it runs on (a shard: its share), as the schedule lays them out. */
 async function runProbes(setup: Setup, run: RunContext, planned: Estimate): Promise<ScheduleOutcome> {
   const { plans, events } = setup;
@@ -472,7 +451,7 @@ function abortOf(e: unknown, redact: Redactor): Aborted | null {
       ...(e instanceof Error && e.stack ? { note: `internal error, for the bug report: ${e.stack}` } : {}),
     };
   }
-  if (e.code === 'E_TARGET_UNREACHABLE' || e.code === 'E_KEY_BANNED')
+  if (e.code === 'E_TARGET_UNREACHABLE' || e.code === 'E_TARGET_NOT_API' || e.code === 'E_KEY_BANNED')
     return { reason: e.message, exitCode: e.exitCode, ...(e.hint !== undefined ? { hint: e.hint } : {}) };
   return null;
 }
@@ -539,13 +518,36 @@ async function report(o: RunOptions, sent: RunRecord): Promise<RunResult> {
   return result;
 }
 
+/**
+ * What stops a run besides the caller's signal: a halt of its own, when its first answers show that the target is
+ * not the API (target-sanity.ts), or a key's first answer that the run would use up the key's day (quota-gate.ts,
+ * a remote target only). `signal` is the run's: the caller's or the halt.
+ */
+function guardsOf(o: RunOptions, { target, scenario, events }: Setup) {
+  const halt = new AbortController();
+  let halted: PetloadError | null = null;
+  const stop = (e: PetloadError) => {
+    halted ??= e;
+    halt.abort();
+  };
+  const sanity = target.embedded ? null : watchTarget(target.url, stop);
+  const remote = !target.embedded && (o.treatAsRemote === true || !isLoopback(target.url));
+  // The plan audit spends its keys' days by design (requiresAuditKey): that is what it is run for.
+  const allow = o.allowQuotaExhaustion === true || scenario.requiresAuditKey;
+  const say = (text: string) => events.emit({ type: 'log', text, notice: true });
+  const note = (text: string) => events.emit({ type: 'note', text });
+  const quota = remote ? createQuotaGate({ allow, say, note, stop }) : null;
+  const signal = o.signal ? AbortSignal.any([o.signal, halt.signal]) : halt.signal;
+  return { signal, halted: () => halted, sanity, quota, remote };
+}
+
 export async function runScenario(o: RunOptions): Promise<RunResult> {
   const startedAt = new Date();
   const scenario = o.shard ? shardScenario(o.scenario, o.shard) : o.scenario;
   const thresholdSpecs = thresholdsOf(scenario, o);
   const setup = await setUp(o, scenario, startedAt);
   const { target, plans, keys, redact, events } = setup;
-  const signal = o.signal ?? new AbortController().signal;
+  const { signal, halted, sanity, quota, remote } = guardsOf(o, setup);
   const deadline = drainDeadline(signal);
   // As many connections as requests may be in flight: a request queued in the pool would leave at a time
   // the backoff did not choose. Requests are not cancelled by an interrupt: they get until the drain deadline.
@@ -559,10 +561,11 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     connections: Math.max(POOL_CONNECTIONS, scenario.load?.maxInFlight ?? 0),
     timeoutMs: o.timeoutMs ?? 10_000,
     signal,
-    stopped: () => new Interrupted(),
+    stopped: () => halted() ?? new Interrupted(),
     requestSignal: deadline.signal,
+    ...(sanity ? { onExchange: sanity.observe } : {}),
+    ...(quota ? { gate: quota } : {}),
   });
-  const remote = !target.embedded && (o.treatAsRemote === true || !isLoopback(target.url));
   let aborted: Aborted | undefined;
   let toolError: { error: unknown } | null = null;
   let planned: Estimate | undefined;
@@ -580,7 +583,6 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       at: setup.begunAt.toISOString(),
     });
     planned = estimateRequests(scenario, keys, plans, {
-      quotaRead: remote,
       scale: target.clock.scale,
       ...(setup.shard ? { runs: setup.shard.runsProbe } : {}),
     });
@@ -591,26 +593,32 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       for (const text of preamble(scenario, target.url, plans, keys, estimate))
         events.emit({ type: 'log', text, notice: true });
       events.emit({ type: 'note', text: `Before the run: ${describeEstimate(estimate)}.` });
+      quota?.expect(estimate, keys);
     } else {
       // Not announced (a local target), but the plan is known all the same: it goes to the log.
       for (const text of scheduleLines(planned)) events.emit({ type: 'log', text, notice: false });
     }
     await assertReachable(target.url, 5000, signal);
     if (signal.aborted) throw new Interrupted();
-    if (estimate) await guardQuota(o, setup, run, estimate);
     scheduled = await runProbes(setup, run, planned);
     if (scenario.load && !signal.aborted) await runLoadSection(setup, run, scenario.load);
     if (run.keyStates.all().every((s) => s.suspectedBan)) {
       aborted = { reason: 'every key is suspected banned', exitCode: EXIT.aborted, hint: ERRORS.E_KEY_BANNED.hint };
     }
   } catch (e) {
-    const a = abortOf(e, redact);
+    const a = abortOf(halted() ?? e, redact);
     if (a === null) toolError = { error: e };
     else aborted = a;
     if (a?.note) events.emit({ type: 'note', text: a.note });
   } finally {
     run.finish();
     stopKeys();
+  }
+  const halt = halted();
+  if (!aborted && !toolError && halt) {
+    const a = abortOf(halt, redact);
+    if (a === null) toolError = { error: halt };
+    else aborted = a;
   }
   if (!aborted && signal.aborted) aborted = { reason: 'interrupted', exitCode: EXIT.interrupted };
 

@@ -126,21 +126,20 @@ describe.concurrent('a run against a remote target', () => {
     expect(r.stderr.split('\n').slice(0, 8)).toEqual([
       `petload: remote against the remote target ${t.url}`,
       `  plans enterprise; keys ${label}`,
-      '  about 32 requests: enterprise 31 (probes 1, load 30); 1 without a valid key',
+      '  about 31 requests: enterprise 30 (probes 0, load 30); 1 without a valid key',
       '  expected duration about 1 s, 0.0 minute windows of the target',
-      `    ${label}: 31 requests`,
-      '  first, one request per key reads how much of its daily quota is left',
+      `    ${label}: 30 requests`,
+      "  each key's daily quota left is read from the first answer on it, where its headers tell it; nothing is sent for it",
+      // From the load's first answer on the key: no request of its own.
       `  ${label}: 49 of 50 requests left today`,
       '',
     ]);
-    // Reachability, the quota read, the load.
-    expect(t.requests()).toBe(32);
-    expect(readReportJson(`${t.dir}/r`).notes).toContain(
-      `Daily quota before the run: ${label}: 49 of 50 requests left today.`,
-    );
+    // Reachability and the load: nothing else.
+    expect(t.requests()).toBe(31);
+    expect(readReportJson(`${t.dir}/r`).notes).toContain(`Daily quota: ${label}: 49 of 50 requests left today.`);
   });
 
-  it('stops before the run when the estimate exceeds what a key has left today (exit 2), having sent only the quota read', async (ctx) => {
+  it('stops before any traffic when the estimate exceeds what a key can have left today (exit 2)', async (ctx) => {
     const t = await smallDay(ctx);
     const r = await runCli(
       [
@@ -159,14 +158,32 @@ describe.concurrent('a run against a remote target', () => {
     );
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
-      "petload: the run would use up a key's daily quota: enterprise needs 61 requests, more than the 49 left today on its key; nothing more was sent",
+      "petload: the run would use up a key's daily quota: enterprise needs 60 requests, more than at most 50 left today on its key; nothing was sent",
     );
     expect(r.stderr).toContain(
       'hint: Run fewer plans or a shorter scenario, wait for the day window to reset, or pass --allow-quota-exhaustion',
     );
     expect(r.stderr).not.toMatch(STACK_LINE);
-    expect(t.requests()).toBe(2);
+    expect(t.requests()).toBe(0);
     expect(reportFilesIn(`${t.dir}/r`)).toEqual([]);
+  });
+
+  it('stops at the first answer on a key that has less left today than the run will send on it (exit 2)', async (ctx) => {
+    const t = await smallDay(ctx);
+    // Another client spent 25 of the key's 50 today.
+    for (let i = 0; i < 25; i++)
+      await fetch(`${t.url}/pets?limit=1`, { headers: { authorization: 'Bearer SECRET-ent-0123456789abcdef' } });
+    const r = await runCli(
+      ['run', t.file('remote.yaml', scenario('50/s')), '--target', t.url, '--keys-file', t.keysFile],
+      { env: { PETLOAD_TREAT_AS_REMOTE: '1' } },
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('  enterprise#1 (…cdef): 24 of 50 requests left today');
+    expect(r.stderr).toContain(
+      "petload: the run would use up a key's daily quota: enterprise#1 (…cdef) is to be sent 29 more requests, more than the 24 it has left today; nothing more was sent",
+    );
+    // Reachability and the key's first request, which read its day.
+    expect(t.requests()).toBe(25 + 2);
   });
 
   it('goes ahead with --allow-quota-exhaustion, saying so', async (ctx) => {
@@ -198,9 +215,11 @@ describe.concurrent('a run against a remote target', () => {
   });
 
   it('goes ahead when the headers do not tell the day, and says the day is unknown', async (ctx) => {
-    const t = await countedTarget(ctx, [{ key: 'SECRET-free-0123456789abcdef', plan: 'free' }], {
-      windowReport: 'minute',
-    });
+    const entries = [
+      { key: 'SECRET-free-0123456789abcdef', plan: 'free' },
+      { key: 'SECRET-free-1123456789abcdef', plan: 'free' },
+    ];
+    const t = await countedTarget(ctx, entries, { windowReport: 'minute' });
     const said: string[] = [];
     const result = await runScenario({
       scenario: parseScenarioText(scenario('10/s'), 'remote.yaml'),
@@ -211,10 +230,11 @@ describe.concurrent('a run against a remote target', () => {
       reportDir: `${t.dir}/r`,
     });
     expect(result.exitCode).toBe(0);
-    expect(said).toContain(
-      "  free#1 (…cdef): today's remaining quota is unknown (its rate-limit headers describe the minute window)",
-    );
-    expect(said).toContain('  free: whether the keys have the 7 more requests the run needs left today is unknown');
+    // Once for the run, not once per key, and nothing sent to learn it: reachability and the load only.
+    expect(said.filter((l) => l.includes('unknown'))).toEqual([
+      "  today's remaining quota is unknown (free#1 (…cdef)'s first answer: its rate-limit headers describe the minute window); nothing is sent to learn it, and each plan's requests fit in its keys' full daily quotas",
+    ]);
+    expect(t.requests()).toBe(1 + result.report.totals.requests);
   });
 
   it('is not announced for a loopback target without the testing aid', async (ctx) => {
