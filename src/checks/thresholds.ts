@@ -132,6 +132,47 @@ function isOperation(word: string): word is OperationName {
   return (OPERATION_NAMES as readonly string[]).includes(word);
 }
 
+/** The parser's cursor, for the parts of an expression parsed apart. */
+interface Cursor {
+  peek(): Token;
+  next(): Token;
+  expected(t: Token, what: string): never;
+  expectPunct(ch: string): Token;
+  parseOperation(): OperationName;
+  fail(pos: number, message: string): never;
+}
+
+/** `[listPets]`, `[traffic=probes]`, `[listPets,traffic=probes]`, or nothing: the operation and the traffic class. */
+function parseScope(
+  p: Cursor,
+  metric: ThresholdMetric,
+  given: OperationName | null,
+): { operation: OperationName | null; traffic: TrafficClass } {
+  let operation = given;
+  let traffic: TrafficClass | null = null;
+  if (p.peek().kind !== 'punct' || p.peek().text !== '[') return { operation, traffic: 'load' };
+  const open = p.next();
+  if ('status' in metric && metric.status.kind === 'dropped')
+    p.fail(open.pos, 'dropped sends belong to no operation and no traffic class: remove the [...] scope');
+  do {
+    const item = p.peek();
+    if (item.kind === 'word' && item.text === 'traffic') {
+      p.next();
+      if (traffic !== null) p.fail(item.pos, `the traffic is already given as ${traffic}`);
+      p.expectPunct('=');
+      const t = p.next();
+      traffic =
+        t.kind === 'word' && (t.text === 'load' || t.text === 'probes') ? t.text : p.expected(t, TRAFFIC_EXPECTED);
+    } else {
+      if (item.kind !== 'word') p.expected(item, `${OPERATION_EXPECTED} or traffic=${TRAFFIC_EXPECTED}`);
+      if (operation !== null) p.fail(item.pos, `the operation is already given as ${operation}`);
+      operation = p.parseOperation();
+    }
+  } while (p.peek().kind === 'punct' && p.peek().text === ',' && p.next());
+  p.expectPunct(']');
+  return { operation, traffic: traffic ?? 'load' };
+}
+
 /** Parses one threshold expression; throws a PetloadError (E_USAGE) naming the column and what was expected. */
 export function parseThreshold(text: string): Threshold {
   const fail = (pos: number, message: string): never => {
@@ -202,28 +243,9 @@ export function parseThreshold(text: string): Threshold {
   }
 
   // scope
-  let traffic: TrafficClass | null = null;
-  if (peek().kind === 'punct' && peek().text === '[') {
-    const open = next();
-    if ('status' in metric && metric.status.kind === 'dropped')
-      fail(open.pos, 'dropped sends belong to no operation and no traffic class: remove the [...] scope');
-    do {
-      const item = peek();
-      if (item.kind === 'word' && item.text === 'traffic') {
-        next();
-        if (traffic !== null) fail(item.pos, `the traffic is already given as ${traffic}`);
-        expectPunct('=');
-        const t = next();
-        traffic =
-          t.kind === 'word' && (t.text === 'load' || t.text === 'probes') ? t.text : expected(t, TRAFFIC_EXPECTED);
-      } else {
-        if (item.kind !== 'word') expected(item, `${OPERATION_EXPECTED} or traffic=${TRAFFIC_EXPECTED}`);
-        if (operation !== null) fail(item.pos, `the operation is already given as ${operation}`);
-        operation = parseOperation();
-      }
-    } while (peek().kind === 'punct' && peek().text === ',' && next());
-    expectPunct(']');
-  }
+  const scope = parseScope({ peek, next, expected, expectPunct, parseOperation, fail }, metric, operation);
+  operation = scope.operation;
+  const traffic = scope.traffic;
 
   // comparison
   const c = next();
@@ -247,7 +269,7 @@ export function parseThreshold(text: string): Threshold {
   if (end.kind !== 'end') expected(end, 'end of input');
 
   const measure = measureOf(metric, unit, value, { value: v, unitPos }, fail);
-  const threshold = { source: text.trim(), ...measure, operation, traffic: traffic ?? 'load', comparison, value };
+  const threshold = { source: text.trim(), ...measure, operation, traffic, comparison, value };
   return { ...threshold, expression: formatExpression(threshold) };
 }
 
