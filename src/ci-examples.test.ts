@@ -42,8 +42,8 @@ describe('docs/examples/github-nightly.yml', () => {
       [
         'a step that both uses an action and runs a command',
         text.replace(
-          '      - name: Install petload\n        run:',
-          '      - name: Install petload\n        uses: actions/checkout@v4\n        run:',
+          '      - name: Install petload\n',
+          '      - name: Install petload\n        uses: actions/checkout@v4\n',
         ),
         /run/,
       ],
@@ -121,5 +121,24 @@ describe('docs/examples/gitlab-ci.yml', () => {
     // petload writes DIR/junit.xml for one scenario and DIR/<scenario>/junit.xml for several (docs/reports.md).
     expect(job.artifacts.reports.junit).toEqual(['petload-report/junit.xml', 'petload-report/*/junit.xml']);
     expect(read(GITLAB)).not.toMatch(/--key\b/);
+  });
+});
+
+describe('how the examples and the README install petload', () => {
+  // petload is not on the npm registry: `npm install --global petload` is a 404. Each installs the tarball that
+  // `npm pack` makes of a checkout (src/package.int.test.ts installs such a tarball and runs it).
+  const fromRegistry = /npm (?:install|i)\b[^\n]*\s(?:--global|-g|--save-dev|-D)\s+petload(?:@\S*)?\s*(?:$|#|\n)/m;
+  it.each([GITHUB, GITLAB, 'README.md'])('%s: clone, npm ci, npm pack, install the .tgz; never the registry', (p) => {
+    const text = read(p);
+    expect(text).not.toMatch(fromRegistry);
+    expect(text).toMatch(/\bnpm ci\b/);
+    expect(text).toMatch(/\bnpm pack\b/);
+    expect(text).toMatch(/npm install --global \S*petload-\S*\.tgz/);
+  });
+
+  it('the pattern it refuses is the one the examples used to hold', () => {
+    expect('npm install --global petload\n').toMatch(fromRegistry);
+    expect('    run: npm install --global petload\n').toMatch(fromRegistry);
+    expect('npm install --global ./petload-0.1.0.tgz\n').not.toMatch(fromRegistry);
   });
 });

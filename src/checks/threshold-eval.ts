@@ -1,6 +1,7 @@
 /** Thresholds judged on a run's metrics (thresholds.ts parses them). */
 import { addInto, decodeHistogram, type Histogram, percentile, summarize, totalCount } from '../metrics/histogram.js';
 import { ALL_HISTOGRAM, ERROR_STATUS, type MetricsSnapshot, type OperationName } from '../metrics/recorder.js';
+import { operationsOf, totalsOf } from '../metrics/traffic.js';
 import type { Comparison, StatusSelector, Threshold, ThresholdMetric, TimeUnit } from './thresholds.js';
 
 export interface ThresholdEvaluation {
@@ -29,9 +30,11 @@ function compare(a: number, op: Comparison, b: number): boolean {
 
 const MICROS_PER: Record<TimeUnit, number> = { us: 1, ms: 1000, s: 1_000_000 };
 
-function latencyHistogram(snap: MetricsSnapshot, operation: OperationName | null): Histogram | null {
+type Operations = MetricsSnapshot['operations'];
+
+function latencyHistogram(ops: Operations, operation: OperationName | null): Histogram | null {
   let merged: Histogram | null = null;
-  for (const op of snap.operations) {
+  for (const op of ops) {
     if (operation !== null && op.operation !== operation) continue;
     const b64 = op.histograms[ALL_HISTOGRAM];
     if (b64 === undefined) continue;
@@ -74,23 +77,27 @@ function matching(counts: Record<string, number>, status: StatusSelector, transp
 }
 
 /**
- * Evaluates a threshold against a run's metrics. With no request in scope (or, for dropped, nothing sent or
+ * Evaluates a threshold against a run's metrics, on the traffic class it names (the load's by default). With no
+ * request in scope (or, for dropped, nothing sent or
  * dropped), `observed` is null and the threshold fails: unlike k6, which passes thresholds without data, a
  * rule about traffic that never happened (an operation the mix never reached, a run that sent nothing) is
  * a sign of a broken run and must not read as a pass.
  */
 export function evaluateThreshold(t: Threshold, snap: MetricsSnapshot): ThresholdEvaluation {
   const m = t.metric;
+  // One traffic class: the load's unless the rule says traffic=probes (a probe's deliberate 429s are not the load's).
+  const ops = operationsOf(snap, t.traffic);
   if (m.kind === 'rate' || m.kind === 'count') {
-    const op = t.operation === null ? null : snap.operations.find((o) => o.operation === t.operation);
+    const op = t.operation === null ? null : ops.find((o) => o.operation === t.operation);
     let hits: number;
     let total: number;
     if (m.status.kind === 'dropped') {
       hits = snap.totals.dropped;
-      total = snap.totals.requests + snap.totals.dropped;
+      total = totalsOf(operationsOf(snap, 'load')).requests + snap.totals.dropped;
     } else if (t.operation === null) {
-      hits = matching(snap.totals.statusCounts, m.status, snap.totals.transportErrors);
-      total = snap.totals.requests;
+      const c = totalsOf(ops);
+      hits = matching(c.statusCounts, m.status, c.errors);
+      total = c.requests;
     } else {
       hits = op ? matching(op.statusCounts, m.status, op.statusCounts[ERROR_STATUS] ?? 0) : 0;
       total = op?.count ?? 0;
@@ -101,7 +108,7 @@ export function evaluateThreshold(t: Threshold, snap: MetricsSnapshot): Threshol
     const scale = t.unit === '%' ? 100 : 1;
     return { observed: (hits * scale) / total, unit: t.unit, ok: compare(hits * scale, t.comparison, t.value * total) };
   }
-  const h = latencyHistogram(snap, t.operation);
+  const h = latencyHistogram(ops, t.operation);
   if (h === null) return { observed: null, unit: t.unit, ok: false };
   const unit = t.unit as TimeUnit;
   const observedMicros = latencyMicros(h, m);

@@ -35,6 +35,12 @@ describe('parseThreshold: valid expressions and their normalised form', () => {
     ['rate(errors) < 0.5 %', 'rate(errors) < 0.5%'],
     ['p(0) > 0ms', 'p(0) > 0ms'],
     ['p(100) < 1s', 'p(100) < 1s'],
+    // Traffic classes: the load's is the default and not written; the probes' must be asked for.
+    ['count(429)[traffic=probes] > 0', 'count(429)[traffic=probes] > 0'],
+    ['count(429)[traffic=load] == 0', 'count(429) == 0'],
+    ['p95(listPets)[traffic=probes] < 500ms', 'p(95)[listPets,traffic=probes] < 500ms'],
+    ['p(95)[ traffic = probes , listPets ] < 500ms', 'p(95)[listPets,traffic=probes] < 500ms'],
+    ['rate(5xx)[getPet,traffic=load] == 0', 'rate(5xx)[getPet] == 0'],
   ])('%s', (text, expression) => {
     const t = parseThreshold(text);
     expect(t.expression).toBe(expression);
@@ -49,10 +55,12 @@ describe('parseThreshold: valid expressions and their normalised form', () => {
       expression: 'p(95)[listPets] < 250ms',
       metric: { kind: 'percentile', percentile: 95 },
       operation: 'listPets',
+      traffic: 'load',
       comparison: '<',
       value: 250,
       unit: 'ms',
     });
+    expect(parseThreshold('count(429)[traffic=probes] > 0')).toMatchObject({ operation: null, traffic: 'probes' });
     expect(parseThreshold('rate(status=429)[getPet] >= 0.5%')).toMatchObject({
       metric: { kind: 'rate', status: { kind: 'code', code: 429 } },
       operation: 'getPet',
@@ -100,7 +108,15 @@ describe('parseThreshold: invalid expressions', () => {
       'column 7: expected an operation (listPets, createPet, getPet, other), found "deletePet"',
     ],
     ['p(95)[listPets < 1s', 'column 16: expected "]", found "<"'],
-    ['p95(listPets)[getPet] < 1s', 'column 14: the operation is already given as listPets'],
+    ['p95(listPets)[getPet] < 1s', 'column 15: the operation is already given as listPets'],
+    ['p(95)[listPets,getPet] < 1s', 'column 16: the operation is already given as listPets'],
+    ['p(95)[traffic=probes,traffic=load] < 1s', 'column 22: the traffic is already given as probes'],
+    ['p(95)[traffic=all] < 1s', 'column 15: expected a traffic class (load or probes), found "all"'],
+    ['p(95)[traffic probes] < 1s', 'column 15: expected "=", found "probes"'],
+    [
+      'p(95)[listPets,] < 1s',
+      'column 16: expected an operation (listPets, createPet, getPet, other) or traffic=a traffic class (load or probes), found "]"',
+    ],
     ['p95(pets) < 1s', 'column 5: expected an operation (listPets, createPet, getPet, other), found "pets"'],
     ['rate(418x) < 1%', `column 6: expected ${STATUS}, found "418x"`],
     ['rate(600) < 1%', `column 6: expected ${STATUS}, found "600"`],
@@ -113,7 +129,10 @@ describe('parseThreshold: invalid expressions', () => {
     ['rate(429) < 150%', 'column 13: a percentage must be from 0 to 100, found 150'],
     ['rate(429) < 5', 'column 13: a rate without % is a fraction from 0 to 1, found 5 (write 5% for a percentage)'],
     ['rate(429) < 5ms', 'column 14: expected % or nothing after a rate, found "ms"'],
-    ['rate(dropped)[listPets] == 0', 'column 14: dropped sends belong to no operation: remove the [...] scope'],
+    [
+      'rate(dropped)[listPets] == 0',
+      'column 14: dropped sends belong to no operation and no traffic class: remove the [...] scope',
+    ],
     ['count(5xx) < 1%', 'column 15: expected a plain integer for a count, found unit "%"'],
     ['count(5xx) == 0.5', 'column 15: expected an integer for a count, found 0.5'],
   ])('%j', (text, message) => {
@@ -221,5 +240,38 @@ describe('evaluateThreshold', () => {
       unit: '',
       ok: false,
     });
+  });
+
+  it("judges the load's traffic unless the rule selects the probes'", () => {
+    const m = createMetrics({ clock, startMono: 0 });
+    const load = { class: 'load', name: 'phase 1 (constant-rate)' } as const;
+    const probes = { class: 'probes', name: 'enforce' } as const;
+    for (let i = 1; i <= 20; i++) m.record({ ...at(2, { status: 200 }), traffic: load });
+    // The enforce probe's deliberate refusals, and its slow burst.
+    for (let i = 1; i <= 5; i++) m.record({ ...at(600, { status: 429 }), traffic: probes });
+    const s = m.snapshot();
+    expect(s.traffic).toEqual({ measured: 'load', load: ['phase 1 (constant-rate)'], probes: ['enforce'] });
+    const judge = (text: string) => evaluateThreshold(parseThreshold(text), s);
+    expect(judge('count(429) == 0')).toMatchObject({ observed: 0, ok: true });
+    expect(judge('count(429)[traffic=probes] == 5')).toMatchObject({ observed: 5, ok: true });
+    expect(judge('p(99) < 10ms')).toMatchObject({ ok: true });
+    expect(judge('p(99)[listPets,traffic=probes] < 10ms')).toMatchObject({ ok: false });
+    expect(judge('rate(2xx) == 1')).toMatchObject({ observed: 1, ok: true });
+  });
+
+  it("has no load data in a run without load: the probes' traffic is only judged when asked for", () => {
+    const m = createMetrics({ clock, startMono: 0 });
+    m.record({ ...at(3, { status: 429 }), traffic: { class: 'probes', name: 'enforce' } });
+    const s = m.snapshot();
+    expect(s.traffic?.measured).toBe('probes');
+    expect(s.probeOperations).toBeUndefined();
+    expect(evaluateThreshold(parseThreshold('count(429) == 0'), s)).toMatchObject({ observed: null, ok: false });
+    expect(evaluateThreshold(parseThreshold('count(429)[traffic=probes] == 1'), s)).toMatchObject({ ok: true });
+  });
+
+  it('reads a report of an older version (no traffic classes) as the load', () => {
+    const { traffic: _t, probeOperations: _p, ...legacy } = snap;
+    expect(evaluateThreshold(parseThreshold('count(429) < 10'), legacy)).toMatchObject({ observed: 2, ok: true });
+    expect(evaluateThreshold(parseThreshold('count(429)[traffic=probes] < 10'), legacy).observed).toBeNull();
   });
 });

@@ -5,6 +5,7 @@
  */
 import { OPERATION_IDS } from '../api/operations.js';
 import { PetloadError } from '../core/errors.js';
+import type { TrafficClass } from '../http/exchange.js';
 import type { OperationName } from '../metrics/recorder.js';
 import type { ThresholdCheckId } from './catalogue.js';
 
@@ -42,6 +43,8 @@ export type Threshold = Measure & {
   expression: string;
   /** The operation the rule is scoped to; null: all requests. */
   operation: OperationName | null;
+  /** The traffic it judges: the load's (default), or the probes' when it says `traffic=probes`. */
+  traffic: TrafficClass;
   comparison: Comparison;
   value: number;
 };
@@ -59,8 +62,11 @@ export type Threshold = Measure & {
  *              | digit "xx"                             a class, 1xx..5xx (4xx includes 429)
  *              | "errors"                               transport errors: no response
  *              | "dropped"                              sends that could not start on time (no scope)
- *   scope      = "[" operation "]"
+ *   scope      = "[" item { "," item } "]"              at most one operation and one traffic
+ *   item       = operation | "traffic" "=" traffic
  *   operation  = "listPets" | "createPet" | "getPet" | "other"
+ *   traffic    = "load" | "probes"                      default load: the load phases' requests; probes: the
+ *                                                       probes' own (their bursts and deliberate 429s)
  *   comparison = "<" | "<=" | ">" | ">=" | "==" | "!="
  *   value      = number [unit]
  *   unit       = "us" | "ms" | "s"                      required after a latency metric
@@ -68,7 +74,8 @@ export type Threshold = Measure & {
  *   number     = digits ["." digits]                    count takes an integer and no unit
  *
  * Latency is measured from the intended send time. rate = matching requests / requests in scope
- * (dropped: dropped / (requests + dropped)).
+ * (dropped: dropped / (requests + dropped)). Every rule judges one traffic class: the load's unless it says
+ * `traffic=probes` (`count(429)[traffic=probes] > 0`, `p(95)[listPets,traffic=probes] < 500ms`).
  */
 
 interface Token {
@@ -87,6 +94,7 @@ const METRIC_EXPECTED = 'a metric (p(N), pN, avg, min, med, max, rate(...) or co
 const OPERATION_EXPECTED = `an operation (${OPERATION_NAMES.join(', ')})`;
 const STATUS_EXPECTED = 'a status (a code like 429, a class like 5xx, errors or dropped)';
 const TIME_UNIT_EXPECTED = 'a time unit (us, ms or s)';
+const TRAFFIC_EXPECTED = 'a traffic class (load or probes)';
 
 function describe(t: Token): string {
   return t.kind === 'end' ? 'end of input' : `"${t.text}"`;
@@ -105,7 +113,7 @@ function tokenize(text: string, fail: (pos: number, message: string) => never): 
     if (cmp !== undefined) {
       tokens.push({ kind: 'comparison', text: cmp, pos: i });
       i += cmp.length;
-    } else if ('()[]=%'.includes(c)) {
+    } else if ('()[]=%,'.includes(c)) {
       tokens.push({ kind: 'punct', text: c, pos: i });
       i++;
     } else if (WORD.test(c)) {
@@ -122,6 +130,47 @@ function tokenize(text: string, fail: (pos: number, message: string) => never): 
 
 function isOperation(word: string): word is OperationName {
   return (OPERATION_NAMES as readonly string[]).includes(word);
+}
+
+/** The parser's cursor, for the parts of an expression parsed apart. */
+interface Cursor {
+  peek(): Token;
+  next(): Token;
+  expected(t: Token, what: string): never;
+  expectPunct(ch: string): Token;
+  parseOperation(): OperationName;
+  fail(pos: number, message: string): never;
+}
+
+/** `[listPets]`, `[traffic=probes]`, `[listPets,traffic=probes]`, or nothing: the operation and the traffic class. */
+function parseScope(
+  p: Cursor,
+  metric: ThresholdMetric,
+  given: OperationName | null,
+): { operation: OperationName | null; traffic: TrafficClass } {
+  let operation = given;
+  let traffic: TrafficClass | null = null;
+  if (p.peek().kind !== 'punct' || p.peek().text !== '[') return { operation, traffic: 'load' };
+  const open = p.next();
+  if ('status' in metric && metric.status.kind === 'dropped')
+    p.fail(open.pos, 'dropped sends belong to no operation and no traffic class: remove the [...] scope');
+  do {
+    const item = p.peek();
+    if (item.kind === 'word' && item.text === 'traffic') {
+      p.next();
+      if (traffic !== null) p.fail(item.pos, `the traffic is already given as ${traffic}`);
+      p.expectPunct('=');
+      const t = p.next();
+      traffic =
+        t.kind === 'word' && (t.text === 'load' || t.text === 'probes') ? t.text : p.expected(t, TRAFFIC_EXPECTED);
+    } else {
+      if (item.kind !== 'word') p.expected(item, `${OPERATION_EXPECTED} or traffic=${TRAFFIC_EXPECTED}`);
+      if (operation !== null) p.fail(item.pos, `the operation is already given as ${operation}`);
+      operation = p.parseOperation();
+    }
+  } while (p.peek().kind === 'punct' && p.peek().text === ',' && p.next());
+  p.expectPunct(']');
+  return { operation, traffic: traffic ?? 'load' };
 }
 
 /** Parses one threshold expression; throws a PetloadError (E_USAGE) naming the column and what was expected. */
@@ -194,14 +243,9 @@ export function parseThreshold(text: string): Threshold {
   }
 
   // scope
-  if (peek().kind === 'punct' && peek().text === '[') {
-    const open = next();
-    if (operation !== null) fail(open.pos, `the operation is already given as ${operation}`);
-    if ('status' in metric && metric.status.kind === 'dropped')
-      fail(open.pos, 'dropped sends belong to no operation: remove the [...] scope');
-    operation = parseOperation();
-    expectPunct(']');
-  }
+  const scope = parseScope({ peek, next, expected, expectPunct, parseOperation, fail }, metric, operation);
+  operation = scope.operation;
+  const traffic = scope.traffic;
 
   // comparison
   const c = next();
@@ -225,7 +269,7 @@ export function parseThreshold(text: string): Threshold {
   if (end.kind !== 'end') expected(end, 'end of input');
 
   const measure = measureOf(metric, unit, value, { value: v, unitPos }, fail);
-  const threshold = { source: text.trim(), ...measure, operation, comparison, value };
+  const threshold = { source: text.trim(), ...measure, operation, traffic, comparison, value };
   return { ...threshold, expression: formatExpression(threshold) };
 }
 
@@ -274,8 +318,10 @@ function formatMetric(metric: ThresholdMetric): string {
   }
 }
 
+/** The normalised expression: the load's traffic is the default and not written (older ids stay the same). */
 function formatExpression(t: Omit<Threshold, 'expression'>): string {
-  const scope = t.operation === null ? '' : `[${t.operation}]`;
+  const items = [...(t.operation === null ? [] : [t.operation]), ...(t.traffic === 'probes' ? ['traffic=probes'] : [])];
+  const scope = items.length === 0 ? '' : `[${items.join(',')}]`;
   return `${formatMetric(t.metric)}${scope} ${t.comparison} ${t.value}${t.unit}`;
 }
 

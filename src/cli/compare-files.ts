@@ -4,7 +4,7 @@
  * (atomically) with compare.md appended to a GitHub job summary.
  */
 import { existsSync, statSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { PetloadError } from '../core/errors.js';
 import { compareReports } from '../drift/compare.js';
@@ -49,6 +49,8 @@ export async function baselineFor(path: string, name: string): Promise<Report | 
   return null;
 }
 
+const OUT_HINT = 'Give a directory petload can create or write to (compare: --out DIR).';
+
 export interface WrittenComparison {
   comparison: Comparison;
   files: { dir: string; json: string; markdown: string; html: string };
@@ -56,7 +58,10 @@ export interface WrittenComparison {
   summaryProblem: string | null;
 }
 
-/** Compare, write the three files into `out` (default: the current report's directory) and append the summary. */
+/**
+ * Compare, write the three files into `out` (default: the current report's directory; created with its parents
+ * when missing, as run, report, merge and trend create theirs) and append the summary.
+ */
 export async function compareAndWrite(
   baseline: Report,
   current: Report,
@@ -73,9 +78,15 @@ export async function compareAndWrite(
     markdown: join(dir, 'compare.md'),
     html: join(dir, 'compare.html'),
   };
-  await writeFileAtomic(files.json, `${JSON.stringify(comparison, null, 2)}\n`);
-  await writeFileAtomic(files.markdown, compareMarkdown(comparison));
-  await writeFileAtomic(files.html, compareHtml(comparison));
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? String(e);
+    throw new PetloadError('E_USAGE', `cannot create ${dir} (${code})`, { cause: e, hint: OUT_HINT });
+  }
+  await writeFileAtomic(files.json, `${JSON.stringify(comparison, null, 2)}\n`, OUT_HINT);
+  await writeFileAtomic(files.markdown, compareMarkdown(comparison), OUT_HINT);
+  await writeFileAtomic(files.html, compareHtml(comparison), OUT_HINT);
   const summary = githubSummaryFile(githubSummary, process.env);
   const summaryProblem = summary === null ? null : await appendGithubSummary(summary, files.markdown);
   return { comparison, files, summaryProblem };

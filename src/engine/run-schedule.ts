@@ -174,6 +174,9 @@ function stepContext(
     if (alone) await takeTurn();
     return direct ? out(specs, send) : turns.shared(() => out(specs, send));
   };
+  // Every request of the step is the probe's traffic, measured apart from the load's (src/metrics/recorder.ts).
+  const traffic = { class: 'probes', name: step.probe } as const;
+  const own = (spec: RequestSpec): RequestSpec => ({ ...spec, traffic });
   const ctx: ProbeContext = {
     ...base,
     // Others' requests in flight at the mark (sent, not settled) and those sent after it: however busy the
@@ -184,8 +187,8 @@ function stepContext(
     },
     keyStates: keyView(base.keyStates, step.keys),
     refusals: refusals.scoped(step.keys),
-    send: (spec) => via([spec], () => base.send(spec)),
-    sendSimultaneous: (specs) => via(specs, () => base.sendSimultaneous(specs)),
+    send: (spec) => via([spec], () => base.send(own(spec))),
+    sendSimultaneous: (specs) => via(specs, () => base.sendSimultaneous(specs.map(own))),
   };
   return {
     ctx,

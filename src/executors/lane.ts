@@ -68,6 +68,8 @@ export interface LaneOptions {
   readonly keys: readonly ApiKey[];
   /** The exchanges' tag: the executor's name. */
   readonly tag: string;
+  /** The phase's label (`phase 1 (constant-rate)`): the exchanges' traffic is the load's, under that name. */
+  readonly phase?: string;
   readonly signal: AbortSignal;
   /** Local run-clock time at which the phase ends: no retry waits past it. */
   readonly endsAt: number;
@@ -165,6 +167,7 @@ export class PlanLane {
       const { ctx, traffic, maxTries, budget, maxInFlight } = this.shared;
       let key = first;
       let spec: RequestSpec = traffic.spec(key, this.options.tag);
+      if (this.options.phase !== undefined) spec.traffic = { class: 'load', name: this.options.phase };
       if (intended !== undefined) spec.intended = intended;
       for (let tries = 1; ; tries++) {
         const sentAt = this.sending(key, tries);

@@ -86,6 +86,7 @@ export async function runLoad(ctx: LoadContext, load: LoadSection): Promise<Load
           plan,
           keys: ctx.keys.filter((k) => k.plan === plan),
           tag: phase.executor,
+          phase: label,
           signal,
           endsAt,
         }),

@@ -399,6 +399,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       overlapped,
       tag: spec.tag,
       intent: spec.intent,
+      traffic: spec.traffic,
       parsed: new ResponseMemo(state.dates),
     };
     if (state.onSettled !== null) {

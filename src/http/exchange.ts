@@ -44,6 +44,18 @@ export interface TransportError {
 export const REQUEST_INTENTS = ['knock'] as const;
 export type RequestIntent = (typeof REQUEST_INTENTS)[number];
 
+/**
+ * The traffic an exchange belongs to: a load phase's (named by its label, `phase 1 (constant-rate)`) or a probe's
+ * (named by the probe, `burst`). The metrics keep the two apart: the load's latency is the service's, the probes'
+ * is what their deliberate bursts and refusals cost (docs/reports.md, "Traffic classes").
+ */
+export const TRAFFIC_CLASSES = ['load', 'probes'] as const;
+export type TrafficClass = (typeof TRAFFIC_CLASSES)[number];
+export interface TrafficSource {
+  readonly class: TrafficClass;
+  readonly name: string;
+}
+
 /** How a request authenticated: with a key of the keys file, with nothing, or with a deliberately bad credential. */
 export type AuthKind = 'valid' | 'none' | 'invalid';
 
@@ -75,6 +87,8 @@ export interface Exchange {
   readonly tag: string;
   /** The request's intent, copied from its RequestSpec (undefined: an ordinary request). */
   readonly intent?: RequestIntent | undefined;
+  /** Whose traffic it is, copied from its RequestSpec (undefined: the load's, as an unnamed sender's). */
+  readonly traffic?: TrafficSource | undefined;
   /**
    * What has been parsed from the response, filled on first read (src/http/parsed.ts: rateLimitOf, dateOf).
    * Absent on an exchange built by hand: each read then parses afresh.
@@ -97,6 +111,8 @@ export interface RequestSpec {
   tag: string;
   /** `knock`: deliberately sent inside a running Retry-After (see RequestIntent); absent for ordinary requests. */
   intent?: RequestIntent;
+  /** Whose traffic it is: a load phase or a probe, by name (the engine sets it; absent counts as load). */
+  traffic?: TrafficSource;
   signal?: AbortSignal;
 }
 

@@ -8,6 +8,7 @@ import { decodeHistogram, mergeEncoded, summarize } from './histogram.js';
 import { mergeKeyTimelines } from './key-timelines.js';
 import { ALL_HISTOGRAM, type MetricsSnapshot, OPERATION_NAMES, SERVICE_TIME_HISTOGRAM } from './recorder.js';
 import { mergeTimelines } from './timeline.js';
+import { operationsOf } from './traffic.js';
 
 type OperationMetrics = MetricsSnapshot['operations'][number];
 
@@ -46,15 +47,39 @@ const orderOf = (name: string): number => {
   return i === -1 ? OPERATION_NAMES.length : i;
 };
 
-export function mergeSnapshots(a: MetricsSnapshot, b: MetricsSnapshot): MetricsSnapshot {
+function mergeOperations(a: readonly OperationMetrics[], b: readonly OperationMetrics[]): OperationMetrics[] {
   const byName = new Map<string, OperationMetrics>();
-  for (const op of [...a.operations, ...b.operations].map(requireExact)) {
+  for (const op of [...a, ...b].map(requireExact)) {
     const seen = byName.get(op.operation);
     byName.set(op.operation, seen === undefined ? op : mergeOperation(seen, op));
   }
-  const operations = [...byName.values()].sort(
+  return [...byName.values()].sort(
     (x, y) => orderOf(x.operation) - orderOf(y.operation) || x.operation.localeCompare(y.operation),
   );
+}
+
+/**
+ * The operations of the merged runs, class by class (the load's with the load's, the probes' with the probes'). A
+ * report of an older version mixes them: merged with it, every request is merged together, as that version did.
+ */
+function mergeClasses(
+  a: MetricsSnapshot,
+  b: MetricsSnapshot,
+): Pick<MetricsSnapshot, 'operations' | 'traffic' | 'probeOperations'> {
+  if (a.traffic === undefined || b.traffic === undefined)
+    return { operations: mergeOperations(a.operations, b.operations) };
+  const load = mergeOperations(operationsOf(a, 'load'), operationsOf(b, 'load'));
+  const probes = mergeOperations(operationsOf(a, 'probes'), operationsOf(b, 'probes'));
+  const measured = load.length > 0 || probes.length === 0 ? 'load' : 'probes';
+  const names = (k: 'load' | 'probes') => [...new Set([...a.traffic![k], ...b.traffic![k]])];
+  return {
+    operations: measured === 'load' ? load : probes,
+    traffic: { measured, load: names('load'), probes: names('probes') },
+    ...(measured === 'load' && probes.length > 0 ? { probeOperations: probes } : {}),
+  };
+}
+
+export function mergeSnapshots(a: MetricsSnapshot, b: MetricsSnapshot): MetricsSnapshot {
   return {
     totals: {
       requests: a.totals.requests + b.totals.requests,
@@ -63,7 +88,7 @@ export function mergeSnapshots(a: MetricsSnapshot, b: MetricsSnapshot): MetricsS
       statusCounts: addCounts(a.totals.statusCounts, b.totals.statusCounts),
       rps: a.totals.rps + b.totals.rps,
     },
-    operations,
+    ...mergeClasses(a, b),
     timeline: mergeTimelines(a.timeline, b.timeline),
     keyTimelines: mergeKeyTimelines(a.keyTimelines, b.keyTimelines),
   };

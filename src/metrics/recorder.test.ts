@@ -12,6 +12,8 @@ const SnapshotSchema = ReportSchema.pick({
   operations: true,
   timeline: true,
   keyTimelines: true,
+  traffic: true,
+  probeOperations: true,
 }).strict();
 
 /** A run clock standing still at `mono` (run-clock ms), `scale` times faster than real time. */
@@ -136,9 +138,38 @@ describe('createMetrics', () => {
     expect(createMetrics({ clock: clockAt(1, 0), startMono: 0 }).snapshot()).toEqual({
       totals: { requests: 0, dropped: 0, transportErrors: 0, statusCounts: {}, rps: 0 },
       operations: [],
+      traffic: { measured: 'load', load: [], probes: [] },
       timeline: { bucketMs: 1000, buckets: [] },
       keyTimelines: [],
     });
+  });
+
+  it("keeps the load's traffic and the probes' apart, each sender by name", () => {
+    const m = createMetrics({ clock: clockAt(1, 10_000), startMono: 0 });
+    const ex = (ms: number, traffic?: { class: 'load' | 'probes'; name: string }) => ({
+      ...buildExchange({ timing: { intended: 0, sent: 0, headers: ms, done: ms } }),
+      ...(traffic ? { traffic } : {}),
+    });
+    for (let i = 0; i < 10; i++) m.record(ex(2, { class: 'load', name: 'phase 1 (constant-rate)' }));
+    m.record(ex(3)); // no source: the load's, named by its tag
+    for (let i = 0; i < 4; i++) m.record(ex(900, { class: 'probes', name: 'burst' }));
+    const s = m.snapshot();
+    expect(s.traffic).toEqual({ measured: 'load', load: ['phase 1 (constant-rate)', 'test'], probes: ['burst'] });
+    expect(s.operations.map((o) => [o.operation, o.count])).toEqual([['listPets', 11]]);
+    expect(s.operations[0]!.latency.max).toBeLessThan(10);
+    expect(s.probeOperations!.map((o) => [o.operation, o.count])).toEqual([['listPets', 4]]);
+    expectNear(s.probeOperations![0]!.latency.p50, 900);
+    expect(s.totals.requests).toBe(15);
+    expect(s.timeline.buckets.reduce((n, b) => n + b.sent, 0)).toBe(11);
+  });
+
+  it("measures the probes' traffic in a run without load, and says so", () => {
+    const m = createMetrics({ clock: clockAt(1, 10_000), startMono: 0 });
+    m.record({ ...buildExchange({}), traffic: { class: 'probes', name: 'auth' } });
+    const s = m.snapshot();
+    expect(s.traffic).toEqual({ measured: 'probes', load: [], probes: ['auth'] });
+    expect(s.operations.map((o) => o.count)).toEqual([1]);
+    expect(s.probeOperations).toBeUndefined();
   });
 
   it('reports cheap progress figures', () => {

@@ -12,7 +12,7 @@
 import type { OperationId } from '../api/operations.js';
 import type { Clock } from '../core/clock.js';
 import type { Report } from '../report/schema.js';
-import type { Exchange } from '../http/exchange.js';
+import type { Exchange, TrafficClass } from '../http/exchange.js';
 import {
   addInto,
   createHistogram,
@@ -26,7 +26,8 @@ import {
 import { KeyTimelines } from './key-timelines.js';
 import { Timeline } from './timeline.js';
 
-export type MetricsSnapshot = Pick<Report, 'totals' | 'operations' | 'timeline' | 'keyTimelines'>;
+export type MetricsSnapshot = Pick<Report, 'totals' | 'operations' | 'timeline' | 'keyTimelines'> &
+  Partial<Pick<Report, 'traffic' | 'probeOperations'>>;
 
 /** Cheap running figures for a live progress line (snapshot() encodes every histogram: tens of ms). */
 export interface MetricsProgress {
@@ -126,28 +127,49 @@ function statusCountsRecord(counts: Map<number, number>): Record<string, number>
   return out;
 }
 
+/** One traffic class's operations, timeline and the names of its senders. */
+class ClassState {
+  readonly ops = new Map<OperationName, OperationState>();
+  readonly timeline = new Timeline();
+  readonly names = new Set<string>();
+  count = 0;
+
+  op(name: OperationName): OperationState {
+    let s = this.ops.get(name);
+    if (s === undefined) {
+      s = new OperationState();
+      this.ops.set(name, s);
+    }
+    return s;
+  }
+
+  operations(): MetricsSnapshot['operations'] {
+    const out: MetricsSnapshot['operations'] = [];
+    for (const name of OPERATION_NAMES) {
+      const s = this.ops.get(name);
+      if (s === undefined) continue;
+      out.push(operationSnapshot(name, s.count, statusCountsRecord(s.statusCounts), s.latencyByClass, s.serviceTime));
+    }
+    return out;
+  }
+}
+
 export function createMetrics(opts: { clock: Clock; startMono: number }): Metrics {
   const { clock, startMono } = opts;
   const toMicros = 1000 / clock.scale;
-  const ops = new Map<OperationName, OperationState>();
-  const timeline = new Timeline();
+  const classes: Record<TrafficClass, ClassState> = { load: new ClassState(), probes: new ClassState() };
   const keys = new KeyTimelines();
   let requests = 0;
   let transportErrors = 0;
   let dropped = 0;
 
-  function opState(name: OperationName): OperationState {
-    let s = ops.get(name);
-    if (s === undefined) {
-      s = new OperationState();
-      ops.set(name, s);
-    }
-    return s;
-  }
-
   return {
     record(ex) {
-      const op = opState(ex.operation ?? 'other');
+      // An exchange without a traffic source is the load's (saturate's, a test's): only probes are set apart.
+      const cls = classes[ex.traffic?.class ?? 'load'];
+      cls.names.add(ex.traffic?.name ?? ex.tag);
+      cls.count++;
+      const op = cls.op(ex.operation ?? 'other');
       const status = ex.status;
       const statusKey = status ?? -1;
       requests++;
@@ -158,7 +180,7 @@ export function createMetrics(opts: { clock: Clock; startMono: number }): Metric
       const latency = (done - intended) * toMicros;
       record(op.latencyOf(statusClass(status)), latency);
       record(op.serviceTime, (done - sent) * toMicros);
-      timeline.add(sent - startMono, status, latency);
+      cls.timeline.add(sent - startMono, status, latency);
       keys.add(ex, (headers ?? done) - startMono);
     },
 
@@ -169,7 +191,7 @@ export function createMetrics(opts: { clock: Clock; startMono: number }): Metric
     progress() {
       const p: MetricsProgress = { requests, dropped, transportErrors, s2xx: 0, s4xx: 0, s429: 0, s5xx: 0, p99: null };
       const all = createHistogram();
-      for (const s of ops.values()) {
+      for (const s of [...classes.load.ops.values(), ...classes.probes.ops.values()]) {
         for (const [status, n] of s.statusCounts) {
           if (status === 429) p.s429 += n;
           else if (status >= 200 && status < 300) p.s2xx += n;
@@ -183,16 +205,11 @@ export function createMetrics(opts: { clock: Clock; startMono: number }): Metric
     },
 
     snapshot() {
-      const operations: MetricsSnapshot['operations'] = [];
       const totalCounts = new Map<number, number>();
-      for (const name of OPERATION_NAMES) {
-        const s = ops.get(name);
-        if (s === undefined) continue;
+      for (const s of [...classes.load.ops.values(), ...classes.probes.ops.values()])
         for (const [k, n] of s.statusCounts) totalCounts.set(k, (totalCounts.get(k) ?? 0) + n);
-        operations.push(
-          operationSnapshot(name, s.count, statusCountsRecord(s.statusCounts), s.latencyByClass, s.serviceTime),
-        );
-      }
+      // The load's figures when any load phase sent; else the probes' (a run without load), and said so.
+      const measured: TrafficClass = classes.load.count > 0 || classes.probes.count === 0 ? 'load' : 'probes';
       const realSeconds = (clock.monotonic() - startMono) / clock.scale / 1000;
       return {
         totals: {
@@ -202,8 +219,10 @@ export function createMetrics(opts: { clock: Clock; startMono: number }): Metric
           statusCounts: statusCountsRecord(totalCounts),
           rps: realSeconds > 0 ? requests / realSeconds : 0,
         },
-        operations,
-        timeline: timeline.snapshot(),
+        operations: classes[measured].operations(),
+        traffic: { measured, load: [...classes.load.names], probes: [...classes.probes.names] },
+        ...(measured === 'load' && classes.probes.count > 0 ? { probeOperations: classes.probes.operations() } : {}),
+        timeline: classes[measured].timeline.snapshot(),
         keyTimelines: keys.snapshot(),
       };
     },

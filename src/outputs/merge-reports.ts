@@ -149,6 +149,8 @@ export function mergeReports(inputs: readonly SourcedReport[]): Report {
       (r): MetricsSnapshot => ({
         totals: r.totals,
         operations: r.operations,
+        ...(r.traffic ? { traffic: r.traffic } : {}),
+        ...(r.probeOperations ? { probeOperations: r.probeOperations } : {}),
         timeline: r.timeline,
         keyTimelines: r.keyTimelines,
       }),

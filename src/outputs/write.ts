@@ -21,16 +21,19 @@ export type WrittenReports = Record<OutputName, string>;
 
 const OUT_DIR_HINT = 'Give a writable directory (--report-dir or --out).';
 
-function ioError(what: string, e: unknown): PetloadError {
+function ioError(what: string, e: unknown, hint = OUT_DIR_HINT): PetloadError {
   const code = (e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e));
-  return new PetloadError('E_USAGE', `cannot ${what} (${code})`, { cause: e, hint: OUT_DIR_HINT });
+  return new PetloadError('E_USAGE', `cannot ${what} (${code})`, { cause: e, hint });
 }
 
 /** Temporary files written by this process so far: with the pid, a name no other write uses. */
 let temporaries = 0;
 
-/** Write `text` to `path` so that `path` holds either its old content or all of `text`, never a part. */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
+/**
+ * Write `text` to `path` so that `path` holds either its old content or all of `text`, never a part. `hint` is
+ * the error's hint when it cannot (default: names --report-dir and --out; a command with only one gives its own).
+ */
+export async function writeFileAtomic(path: string, text: string, hint = OUT_DIR_HINT): Promise<void> {
   // Unique by pid, time and count, and opened with 'wx' (never over another file); not random: the first random
   // bytes of a process cost 5 ms of `petload report`'s start.
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now().toString(36)}.${++temporaries}.tmp`);
@@ -45,7 +48,7 @@ export async function writeFileAtomic(path: string, text: string): Promise<void>
     await rename(tmp, path);
   } catch (e) {
     await rm(tmp, { force: true });
-    throw ioError(`write ${path}`, e);
+    throw ioError(`write ${path}`, e, hint);
   }
 }
 

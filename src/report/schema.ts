@@ -100,6 +100,19 @@ export const OperationMetrics = z.object({
   histograms: z.record(z.string(), z.string()),
 });
 
+/**
+ * Whose traffic the run's per-operation figures describe (absent in reports of older versions, whose `operations`
+ * mix every request: read them as the load's). `measured` is the class of `operations` and `timeline`: the load's
+ * when any load phase sent, else the probes' (a compliance run: its latency is the probes'). `load` names the
+ * phases that sent, `probes` the probes that did.
+ */
+export const TrafficSchema = z.object({
+  measured: z.enum(['load', 'probes']),
+  load: z.array(z.string()),
+  probes: z.array(z.string()),
+});
+export type TrafficReport = z.infer<typeof TrafficSchema>;
+
 export const TimelineBucket = z.object({
   /** Bucket start, ms since the run started, on the run clock (scaled like the target's clock). */
   t: z.number(),
@@ -208,7 +221,12 @@ export const ReportSchema = z.object({
     statusCounts: z.record(z.string(), z.number().int()),
     rps: z.number(),
   }),
+  /** Per operation, the traffic `traffic.measured` names: the load's, or the probes' in a run without load. */
   operations: z.array(OperationMetrics),
+  /** What the traffic classes are (absent in reports of older versions: `operations` then holds every request). */
+  traffic: TrafficSchema.optional(),
+  /** The probes' traffic per operation, when `operations` is the load's and probes sent (histograms included). */
+  probeOperations: z.array(OperationMetrics).optional(),
   timeline: z.object({ bucketMs: z.number(), buckets: z.array(TimelineBucket) }),
   keyTimelines: z.array(KeyTimeline),
   /** Facts the run measured where the interface is silent (e.g. "limit=101 is clamped"). */
