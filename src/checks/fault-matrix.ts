@@ -22,6 +22,7 @@ export const FAULT_MATRIX: Readonly<Record<FaultName, readonly CheckId[]>> = {
   'over-limit-503': ['ratelimit.enforced', 'contract.no-server-errors'],
   'non-atomic-counter': ['ratelimit.no-over-admission'],
   'shared-quota': ['ratelimit.key-isolation'],
+  'per-instance': ['ratelimit.enforced'],
   'invalid-keys-drain': ['auth.no-quota-drain'],
   'schema-drift': ['list.schema', 'create.returns-pet', 'get.returns-pet'],
   'list-envelope': ['list.schema'],

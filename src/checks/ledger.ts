@@ -150,6 +150,24 @@ export class Ledger {
     }
   }
 
+  /**
+   * Turn the failures of a check on a plan into skips with `reason` (naming the check that judges the defect they
+   * echo), their evidence dropped: for judgements that can only be told to be echoes at the end of the run.
+   */
+  excuse(id: AnyCheckId, plan: PlanName | null, reason: string): void {
+    const o = this.outcomes.get(id)?.get(plan ?? '');
+    if (o === undefined || o.failed === 0) return;
+    o.skipped += o.failed;
+    o.failed = 0;
+    o.evidence = [];
+    const r = this.redact(reason);
+    if (!o.skipReasons.includes(r)) {
+      if (o.skipReasons.length >= MAX_REASONS) o.skipReasons.pop();
+      o.skipReasons.push(r);
+    }
+    this.tell(o, r);
+  }
+
   /** Record a measured fact (info checks, and facts reported alongside a verdict). */
   info(id: AnyCheckId, plan: PlanName | null, key: string, value: unknown): void {
     this.slot(id, plan).info[key] = value;

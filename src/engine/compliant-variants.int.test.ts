@@ -50,6 +50,9 @@ describe('compliant reference server', () => {
         );
         expect(algorithm.byPlan.length).toBeGreaterThan(0);
       }
+      // One counter answers every key: no fleet is read into the interleaving of concurrent answers.
+      const counters = r.report.checks.find((c) => c.id === 'ratelimit.algorithm')!.byPlan.map((p) => p.info.counters);
+      expect(counters.every((n) => n === '1')).toBe(true);
     });
   }
 });

@@ -7,6 +7,7 @@ faultMatrixSuite('fault matrix (2/3)', [
   'over-limit-503',
   'non-atomic-counter',
   'shared-quota',
+  'per-instance',
   'invalid-keys-drain',
   'schema-drift',
 ]);

@@ -55,6 +55,9 @@ interface Answer {
 interface KeyState {
   readonly quota: Quota;
   readonly ban: BanGuard;
+  /** Under `per-instance`: the second replica's counter, answering every other request (`turn`). */
+  readonly other?: Quota;
+  turn?: number;
 }
 
 const BASE = '/v1';
@@ -100,7 +103,8 @@ export class ReferenceApp {
     const shared = this.fault['shared-quota'] ? new Quota(PLANS.free) : undefined;
     for (const k of config.keys) {
       const quota = shared ? shared.sharedWith(limitsOf(k)) : new Quota(limitsOf(k));
-      this.keyStates.set(k, { quota, ban: new BanGuard(config.ban) });
+      const other = this.fault['per-instance'] ? new Quota(limitsOf(k)) : undefined;
+      this.keyStates.set(k, { quota, ban: new BanGuard(config.ban), ...(other ? { other, turn: 0 } : {}) });
     }
     this.bypass = this.fault['auth-bypass']
       ? {
@@ -187,7 +191,7 @@ export class ReferenceApp {
         this.finish(res, this.refusal('key_banned', bannedUntil, now), view, now, truncate);
         return;
       }
-      const quota = state.quota;
+      const quota = replica(state);
       quota.roll(now);
       const until = this.fault['limit-not-enforced'] ? 0 : quota.refusedUntil(this.fault['day-not-enforced']);
       if (until !== 0) {
@@ -383,6 +387,13 @@ export class ReferenceApp {
     res.writeHead(500, ['Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body))]);
     res.end(body);
   }
+}
+
+/** The counter that answers this request: the key's one, or under `per-instance` each replica's in turn. */
+function replica(state: KeyState): Quota {
+  if (state.other === undefined) return state.quota;
+  state.turn = (state.turn ?? 0) + 1;
+  return state.turn % 2 === 1 ? state.quota : state.other;
 }
 
 /**

@@ -91,6 +91,8 @@ const CHANGES: Record<Exclude<FaultName, 'flaky'>, string[]> = {
   // Sequential requests cannot show a lost update: see the concurrent test below.
   'non-atomic-counter': [],
   'shared-quota': ['otherKey'],
+  // The first answer of each key is the first replica's, as a single counter's; the rest alternate.
+  'per-instance': ['get', 'getUnknown', 'create', 'listAfterUnknown', 'createInvalid', 'listAfterInvalid', 'overLimit'],
   'invalid-keys-drain': ['listAfterUnknown', 'createInvalid', 'listAfterInvalid', 'otherKey'],
   'schema-drift': PET_BODIES,
   'list-envelope': LISTS,
@@ -119,6 +121,7 @@ describe('each fault switches on exactly its misbehaviour', () => {
       'over-limit-503',
       'non-atomic-counter',
       'shared-quota',
+      'per-instance',
       'invalid-keys-drain',
       'schema-drift',
       'list-envelope',
@@ -272,6 +275,17 @@ describe('what each fault does', () => {
     const faulty = await burst(['non-atomic-counter']);
     expect(faulty.accepted).toBeGreaterThan(10);
     expect(faulty.distinctRemaining).toBeLessThan(faulty.accepted);
+  });
+
+  it('per-instance: two counters answer in turn, each keeping the limit alone (twice the limit accepted)', async () => {
+    const s = await start(['per-instance']);
+    const replies = [];
+    for (let i = 0; i < 121; i++) replies.push(await call(s.url, '/pets?limit=1', { auth: free }));
+    expect(replies.filter((r) => r.status === 200).length).toBe(120);
+    expect(replies[120]!.status).toBe(429);
+    expect(replies.slice(0, 4).map((r) => rate(r).remaining)).toEqual([59, 59, 58, 58]);
+    // Another key has counters of its own.
+    expect(rate(await call(s.url, '/pets', { auth: freeB })).remaining).toBe(59);
   });
 
   it('shared-quota: exhausting one key exhausts another', async () => {

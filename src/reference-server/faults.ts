@@ -18,6 +18,8 @@ export const FAULTS = {
   'over-limit-503': 'answers 503 instead of 429',
   'non-atomic-counter': 'reads the counter, awaits, then writes it: concurrent requests slip through',
   'shared-quota': 'one counter for all keys',
+  'per-instance':
+    'answers alternately from two counters per key, as two replicas with local counters behind a balancer',
   'invalid-keys-drain': 'charges requests with unknown keys to every real key',
   'schema-drift': 'categoryId as a string in every Pet',
   'list-envelope': 'list wrapped in {"data": [...]}',

@@ -19,6 +19,7 @@
  */
 import { MINUTE_S, type PlanLimits, type PlanName } from '../../api/plans.js';
 import type { Ledger } from '../ledger.js';
+import type { CounterReader } from './counters.js';
 
 /** One answer of a valid key with usable X-RateLimit-* (what the stream checks read too). */
 export interface AlgorithmSample {
@@ -84,8 +85,8 @@ interface KeyTrack {
 export interface AlgorithmReader {
   see(plan: PlanName, key: string, limits: PlanLimits | undefined, s: AlgorithmSample): void;
   shapeOf(plan: PlanName | null): Shape;
-  /** The info check's outcome per plan that had any answer. */
-  record(ledger: Ledger): void;
+  /** The info check's outcome per plan that had any answer, with how many independent counters answer a key. */
+  record(ledger: Ledger, counters?: Pick<CounterReader, 'countersOf' | 'evidenceOf'>): void;
 }
 
 const median = (xs: readonly number[]): number => {
@@ -208,6 +209,25 @@ function describe(f: PlanFacts, shape: Shape): Record<string, string> {
   }
 }
 
+/**
+ * Several counters answer a key: each keeps the limit alone, so the fleet admits about their number times the figure.
+ * Their interleaved answers say nothing reliable of one counter's shape (one's Remaining "rises" to the other's).
+ */
+function describeInstances(
+  f: PlanFacts,
+  n: number,
+  seen: { keys: number; returns: number } | null,
+): Record<string, string> {
+  const returns =
+    seen === null ? '' : `: ${seen.returns} answers on ${seen.keys} key(s) continued another counter's sequence`;
+  return {
+    shape: `${n} independent counters: the limit is kept per instance, not for the fleet`,
+    counters: String(n),
+    limit: String(f.limit),
+    evidence: `Remaining sequences that interleave, each going down by one on its own${returns}`,
+  };
+}
+
 export function createAlgorithmReader(): AlgorithmReader {
   const plans = new Map<PlanName, PlanFacts>();
   const keys = new Map<string, KeyTrack>();
@@ -239,7 +259,7 @@ export function createAlgorithmReader(): AlgorithmReader {
 
   const shapeOf = (plan: PlanName | null): Shape => shapeOfFacts(plan === null ? undefined : plans.get(plan));
 
-  const record = (ledger: Ledger): void => {
+  const record: AlgorithmReader['record'] = (ledger, counters) => {
     for (const [plan, f] of plans) {
       if (f.pairs === 0) {
         ledger.skip(
@@ -250,7 +270,10 @@ export function createAlgorithmReader(): AlgorithmReader {
         continue;
       }
       const shape = shapeOf(plan);
-      for (const [k, v] of Object.entries(describe(f, shape))) ledger.info('ratelimit.algorithm', plan, k, v);
+      const n = counters?.countersOf(plan) ?? 1;
+      const figures =
+        n >= 2 ? describeInstances(f, n, counters!.evidenceOf(plan)) : { ...describe(f, shape), counters: '1' };
+      for (const [k, v] of Object.entries(figures)) ledger.info('ratelimit.algorithm', plan, k, v);
       ledger.pass('ratelimit.algorithm', plan);
     }
   };

@@ -33,6 +33,7 @@ import type { Exchange } from '../../http/exchange.js';
 import { ietfTriple } from '../../http/ratelimit-fields.js';
 import { MAX_EVIDENCE, type Ledger } from '../ledger.js';
 import { createAlgorithmReader, MOVING_SHAPES, type AlgorithmReader } from './algorithm.js';
+import { COUNTERS_REASON, createCounterReader, excuseEchoes, type CounterReader } from './counters.js';
 import type { RateLimitRead } from './ratelimit.js';
 import { is2xx, type Recorder, type View } from './view.js';
 
@@ -137,6 +138,8 @@ export interface StreamJudge {
   finish(ledger: Ledger): void;
   /** The limiter's shape per plan, as read so far. */
   readonly algorithm: AlgorithmReader;
+  /** How many independent counters answer a key, per plan, as read so far. */
+  readonly counters: CounterReader;
 }
 
 /**
@@ -394,25 +397,33 @@ function skipUnusable(v: View, rl: RateLimitRead | null, r: Recorder, st: KeySta
   st.last = null;
 }
 
+/** Several counters answering the plan's keys, and the over-admission that makes found by ratelimit.enforced. */
+const perInstance = (ledger: Ledger, counters: CounterReader, plan: PlanName | null): boolean =>
+  counters.countersOf(plan) >= 2 && overAdmitted(ledger, plan);
+
 /** Record what was held, now that the limiter's shape and the run's over-admissions are known. */
-function recordHeld(ledger: Ledger, held: Held, algorithm: AlgorithmReader): void {
+function recordHeld(ledger: Ledger, held: Held, algorithm: AlgorithmReader, counters: CounterReader): void {
   const overAdmits = ledger.all().some((o) => o.id === 'ratelimit.no-over-admission' && o.failed > 0);
   for (const [plan, h] of held.rises) {
-    const reason = overAdmits
-      ? CONCURRENT_RISE_REASON
-      : MOVING_SHAPES.has(algorithm.shapeOf(plan))
-        ? MOVING_REASON
-        : null;
+    const reason = perInstance(ledger, counters, plan)
+      ? COUNTERS_REASON
+      : overAdmits
+        ? CONCURRENT_RISE_REASON
+        : MOVING_SHAPES.has(algorithm.shapeOf(plan))
+          ? MOVING_REASON
+          : null;
     record(ledger, 'ratelimit.window-consistency', plan, h, reason);
   }
   held.rises.clear();
   for (const [id, byPlan] of held.moving) {
     for (const [plan, h] of byPlan) {
-      const reason = MOVING_SHAPES.has(algorithm.shapeOf(plan))
-        ? MOVING_REASON
-        : overAdmitted(ledger, plan)
-          ? SHORT_WINDOW_REASON
-          : null;
+      const reason = perInstance(ledger, counters, plan)
+        ? COUNTERS_REASON
+        : MOVING_SHAPES.has(algorithm.shapeOf(plan))
+          ? MOVING_REASON
+          : overAdmitted(ledger, plan)
+            ? SHORT_WINDOW_REASON
+            : null;
       record(ledger, id, plan, h, reason);
     }
   }
@@ -422,6 +433,7 @@ function recordHeld(ledger: Ledger, held: Held, algorithm: AlgorithmReader): voi
 export function createStreamJudge(): StreamJudge {
   const keys = new Map<string, KeyState>();
   const algorithm = createAlgorithmReader();
+  const counters = createCounterReader();
   const held: Held = { rises: new Map(), moving: new Map() };
 
   // Completed exchanges of the run, by credential: with a valid key (per key, and in all), without one.
@@ -453,7 +465,7 @@ export function createStreamJudge(): StreamJudge {
       noKey,
     };
     if (ex.plan !== null) {
-      algorithm.see(ex.plan, ex.keyLabel, v.planLimits, {
+      const sample = {
         limit: cur.limit,
         remaining: cur.remaining,
         reset: cur.reset,
@@ -462,15 +474,18 @@ export function createStreamJudge(): StreamJudge {
         done: cur.done,
         accepted: is2xx(cur.status),
         overlapped: cur.overlapped,
-      });
+      };
+      algorithm.see(ex.plan, ex.keyLabel, v.planLimits, sample);
+      counters.see(ex.plan, ex.keyLabel, sample);
     }
     judgeDecrements(st, cur, v, r, held);
     judgeConsistency(st, cur, v, r, held);
     remember(st, cur);
   };
   const finish = (ledger: Ledger): void => {
-    recordHeld(ledger, held, algorithm);
-    algorithm.record(ledger);
+    recordHeld(ledger, held, algorithm, counters);
+    excuseEchoes(ledger, counters, (plan) => overAdmitted(ledger, plan));
+    algorithm.record(ledger, counters);
   };
-  return Object.assign(judge, { finish, algorithm });
+  return Object.assign(judge, { finish, algorithm, counters });
 }

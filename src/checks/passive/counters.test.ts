@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { Ledger } from '../ledger.js';
+import { outcomeOf } from '../../testing/exchange-builder.js';
+import { COUNTERS_REASON, createCounterReader, excuseEchoes, MIN_RETURNS } from './counters.js';
+
+const T0 = 1_900_000_020_000;
+const R = T0 / 1000;
+
+/** One key's answers, each sent after the one before completed: [seconds after T0, Remaining, Reset (s), accepted]. */
+function countersOf(steps: readonly (readonly [number, number, number, boolean?])[], limit = 60): number {
+  const reader = createCounterReader();
+  steps.forEach(([at, remaining, reset, accepted = true], i) => {
+    reader.see('free', 'free#1', {
+      limit,
+      remaining,
+      reset,
+      serverMs: T0 + at * 1000,
+      sent: i * 10,
+      done: i * 10 + 5,
+      accepted,
+      overlapped: false,
+    });
+  });
+  return reader.countersOf('free');
+}
+
+/** n answers from `counters` fixed windows opened a second apart, answering in turn, from `at` s on. */
+function inTurn(n: number, counters: number, at = 0, first = 59): [number, number, number][] {
+  return Array.from({ length: n }, (_, i) => [
+    at + i * 0.1,
+    first - Math.floor(i / counters),
+    R + at + 60 + (i % counters),
+  ]);
+}
+
+describe('independent counters', () => {
+  it('reads one counter from a sequence going down by one, across windows', () => {
+    const one = Array.from({ length: 30 }, (_, i): [number, number, number] => [i * 0.1, 59 - i, R + 60]);
+    const next = Array.from({ length: 10 }, (_, i): [number, number, number] => [61 + i * 0.1, 59 - i, R + 121]);
+    expect(countersOf([...one, ...next])).toBe(1);
+  });
+
+  it('reads two counters answering in turn, and three', () => {
+    expect(countersOf(inTurn(20, 2))).toBe(2);
+    expect(countersOf(inTurn(30, 3))).toBe(3);
+  });
+
+  it('still two after the windows turned over', () => {
+    expect(countersOf([...inTurn(20, 2), ...inTurn(20, 2, 62)])).toBe(2);
+  });
+
+  it(`needs ${MIN_RETURNS} returns: one rise back to an earlier sequence is no fleet`, () => {
+    // 59..50 under one Reset, a lower jump (requests of others), then one value that continues the first sequence.
+    const steps: [number, number, number][] = [];
+    for (let i = 0; i < 10; i++) steps.push([i * 0.1, 59 - i, R + 60]);
+    steps.push([1.1, 40, R + 60], [1.2, 49, R + 60], [1.3, 39, R + 60]);
+    expect(countersOf(steps)).toBe(1);
+  });
+
+  it('reads nothing from overlapped answers or refusals', () => {
+    for (const change of [{ overlapped: true }, { accepted: false }]) {
+      const reader = createCounterReader();
+      for (const [i, [at, remaining, reset]] of inTurn(20, 2).entries()) {
+        const s = { limit: 60, remaining, reset, serverMs: T0 + at * 1000, sent: i * 10, done: i * 10 + 5 };
+        reader.see('free', 'k', { ...s, accepted: true, overlapped: false, ...change });
+      }
+      expect(reader.countersOf('free')).toBe(1);
+    }
+  });
+});
+
+describe('one defect, one failure on a fleet of local counters', () => {
+  const fleet = { countersOf: () => 2, evidenceOf: () => ({ keys: 1, returns: 9 }), see: () => {} };
+  const failed = () => {
+    const ledger = new Ledger();
+    ledger.fail('ratelimit.enforced', 'free', '69 requests accepted');
+    ledger.fail('ratelimit.remaining-decrements', 'free', 'Remaining 58 after 58');
+    ledger.fail('ratelimit.quota-restored', 'free', 'still refused');
+    ledger.pass('ratelimit.quota-restored', 'pro');
+    ledger.fail('contract.error-shape', 'free', 'no status');
+    return ledger;
+  };
+
+  it("turns the sequence checks' failures into skips naming ratelimit.enforced, which keeps its failure and cause", () => {
+    const ledger = failed();
+    excuseEchoes(ledger, fleet, () => true);
+    expect(outcomeOf(ledger, 'ratelimit.remaining-decrements')).toMatchObject({
+      failed: 0,
+      skipped: 1,
+      evidence: [],
+      skipReasons: [COUNTERS_REASON],
+    });
+    expect(outcomeOf(ledger, 'ratelimit.quota-restored', 'free')).toMatchObject({ failed: 0, skipped: 1 });
+    expect(outcomeOf(ledger, 'ratelimit.quota-restored', 'pro')).toMatchObject({ passed: 1, skipped: 0 });
+    expect(outcomeOf(ledger, 'ratelimit.enforced')?.failed).toBe(1);
+    expect(outcomeOf(ledger, 'ratelimit.enforced')?.info.cause).toMatch(/^2 independent counters/);
+    // Another defect is not an echo.
+    expect(outcomeOf(ledger, 'contract.error-shape')?.failed).toBe(1);
+    // A check that recorded nothing gets no outcome.
+    expect(outcomeOf(ledger, 'retry-after.honest')).toBeUndefined();
+  });
+
+  it('leaves every failure where ratelimit.enforced found no over-admission, or one counter answers', () => {
+    for (const [counters, over] of [
+      [fleet, false],
+      [{ ...fleet, countersOf: () => 1 }, true],
+    ] as const) {
+      const ledger = failed();
+      excuseEchoes(ledger, counters, () => over);
+      expect(outcomeOf(ledger, 'ratelimit.remaining-decrements')?.failed).toBe(1);
+    }
+  });
+});

@@ -1,0 +1,173 @@
+/**
+ * How many independent counters answer a key (docs/checks.md, "Fleets and approximate limiters"): replicas with
+ * local counters behind a balancer each keep the limit alone, and a key's answers interleave their sequences.
+ *
+ * Read from a key's sequential accepted answers (each sent after the one before completed, neither overlapping
+ * another request on the key), split into tracks: a track is one counter's sequence, its answers of one Limit under
+ * one Reset (whole-second rounding apart), Remaining going down by exactly one from answer to answer. An answer
+ * continues the track of the answer before it when it can; else an earlier track it continues exactly (a **return**:
+ * the sequence of another counter picked up where it was left); else it opens a track. One counter never returns:
+ * within one window its Remaining only falls, so an earlier track, left at a higher Remaining, is never continued.
+ * Several counters answering in turn return nearly every time. A key is read as several counters after
+ * `MIN_RETURNS` returns; the count is the round most returns went (how many tracks answered before a counter's turn
+ * came back), which a stale track or a window turning over does not change.
+ */
+import type { PlanName } from '../../api/plans.js';
+import type { CheckId } from '../catalogue.js';
+import type { Ledger } from '../ledger.js';
+
+/** One answer, as the stream checks read it. */
+export interface CounterSample {
+  readonly limit: number;
+  readonly remaining: number;
+  readonly reset: number;
+  /** Target-clock ms of the answer (Date, else the local clock). */
+  readonly serverMs: number;
+  readonly sent: number;
+  readonly done: number;
+  readonly accepted: boolean;
+  readonly overlapped: boolean;
+}
+
+interface Track {
+  readonly limit: number;
+  readonly reset: number;
+  remaining: number;
+}
+
+interface KeyTracks {
+  tracks: Track[];
+  /** The track of the key's previous answer, null when the chain broke (an overlap, a refusal, no usable triple). */
+  prev: Track | null;
+  lastDone: number;
+  /** The tracks of the key's last answers, newest last. */
+  recent: Track[];
+  returns: number;
+  /** How many returns went round how many tracks (index: tracks in the round, up to MAX_TRACKS). */
+  rounds: number[];
+}
+
+/** Tracks remembered per key: more than a fleet of this many replicas is read as this many. */
+const MAX_TRACKS = 4;
+/** Returns before a key is read as several counters: one could be a coincidence (a late write, a refill). */
+export const MIN_RETURNS = 3;
+
+export interface CounterReader {
+  see(plan: PlanName, key: string, s: CounterSample): void;
+  /** The most independent counters seen answering one key of the plan (1 when none interleaved). */
+  countersOf(plan: PlanName | null): number;
+  /** The keys read as several counters, and their returns, per plan (for the evidence). */
+  evidenceOf(plan: PlanName | null): { keys: number; returns: number } | null;
+}
+
+const continues = (t: Track, s: CounterSample): boolean =>
+  t.limit === s.limit && Math.abs(t.reset - s.reset) <= 1 && t.remaining - 1 === s.remaining;
+
+/** How many tracks answered since `t` last did, `t` included: the round its counter's turn came back after. */
+function roundOf(k: KeyTracks, t: Track): number {
+  const between = new Set<Track>();
+  for (let i = k.recent.length - 1; i >= 0 && k.recent[i] !== t; i--) between.add(k.recent[i]!);
+  return Math.min(MAX_TRACKS, between.size + 1);
+}
+
+function follow(k: KeyTracks, s: CounterSample): void {
+  // A track whose Reset has passed is a window that ended: no counter continues it.
+  k.tracks = k.tracks.filter((x) => x.reset * 1000 >= s.serverMs - 1000);
+  if (k.prev !== null && !k.tracks.includes(k.prev)) k.prev = null;
+  const sequential = !s.overlapped && s.sent > k.lastDone;
+  k.lastDone = Math.max(k.lastDone, s.done);
+  if (!sequential || !s.accepted) {
+    k.prev = null;
+    return;
+  }
+  const prev = k.prev;
+  let t = prev !== null && continues(prev, s) ? prev : undefined;
+  if (t === undefined) {
+    t = k.tracks.find((x) => x !== prev && continues(x, s));
+    if (t !== undefined && prev !== null) {
+      k.returns++;
+      const n = roundOf(k, t);
+      k.rounds[n] = (k.rounds[n] ?? 0) + 1;
+    }
+  }
+  if (t === undefined) {
+    t = { limit: s.limit, reset: s.reset, remaining: s.remaining };
+    k.tracks.push(t);
+    if (k.tracks.length > MAX_TRACKS) k.tracks.shift();
+  } else t.remaining = s.remaining;
+  k.prev = t;
+  k.recent.push(t);
+  if (k.recent.length > 2 * MAX_TRACKS) k.recent.shift();
+}
+
+/** The key's counters: the round most returns went (the smaller on a tie), once it has returned often enough. */
+function countersOfKey(k: KeyTracks): number {
+  if (k.returns < MIN_RETURNS) return 1;
+  let best = 1;
+  for (let n = 2; n <= MAX_TRACKS; n++) if ((k.rounds[n] ?? 0) > (k.rounds[best] ?? 0)) best = n;
+  return best;
+}
+
+export function createCounterReader(): CounterReader {
+  const keys = new Map<string, KeyTracks & { plan: PlanName }>();
+  const several = (plan: PlanName | null) => [...keys.values()].filter((k) => k.plan === plan && countersOfKey(k) >= 2);
+
+  return {
+    see(plan, key, s) {
+      let k = keys.get(key);
+      if (k === undefined)
+        keys.set(key, (k = { plan, tracks: [], prev: null, lastDone: -Infinity, recent: [], returns: 0, rounds: [] }));
+      follow(k, s);
+    },
+    countersOf: (plan) => Math.max(1, ...several(plan).map(countersOfKey)),
+    evidenceOf: (plan) => {
+      const ks = several(plan);
+      return ks.length === 0 ? null : { keys: ks.length, returns: ks.reduce((a, k) => a + k.returns, 0) };
+    },
+  };
+}
+
+/** Why the sequence checks skip the answers of a plan whose keys several counters answer. */
+export const COUNTERS_REASON =
+  "the key's answers come from several independent counters, each keeping the limit alone (see ratelimit.algorithm): that over-admission is ratelimit.enforced's";
+
+/**
+ * The checks whose failures on a plan answered by several counters are echoes of that one defect: the sequences
+ * interleave (decrements, window consistency), a wait ends on one counter while another answers (quota restored,
+ * Retry-After honest), a key's requests spread over counters it does not share with itself (key isolation), a
+ * burst is admitted by every counter (no over-admission), and the deprecated endpoint's request seems not to count
+ * when the next answer comes from the other counter (deprecation.behaviour-unchanged).
+ */
+const ECHOES: readonly CheckId[] = [
+  'ratelimit.remaining-decrements',
+  'ratelimit.window-consistency',
+  'ratelimit.quota-restored',
+  'ratelimit.key-isolation',
+  'retry-after.honest',
+  'ratelimit.no-over-admission',
+  'deprecation.behaviour-unchanged',
+];
+
+/**
+ * At the end of the run: on each plan whose keys several counters answer and where ratelimit.enforced found the
+ * over-admission, the sequence checks' failures are skips naming it (one defect, one failure). Where enforced did
+ * not fail, they stand: the defect would otherwise go unnamed.
+ */
+export function excuseEchoes(
+  ledger: Ledger,
+  counters: CounterReader,
+  overAdmitted: (plan: PlanName | null) => boolean,
+): void {
+  const plans = new Set(ledger.all().map((o) => o.plan));
+  for (const plan of plans) {
+    const n = counters.countersOf(plan);
+    if (n < 2 || !overAdmitted(plan)) continue;
+    ledger.info(
+      'ratelimit.enforced',
+      plan,
+      'cause',
+      `${n} independent counters answer each key, each keeping the limit alone (see ratelimit.algorithm): the fleet admits up to ${n} times the figure`,
+    );
+    for (const id of ECHOES) ledger.excuse(id, plan, COUNTERS_REASON);
+  }
+}
