@@ -61,7 +61,7 @@ export interface RunOptions {
    */
   targetClock?: Clock;
   /**
-   * Treat a loopback target as remote: announce the run and check the keys' daily quota first. A testing
+   * Treat a loopback target as remote: announce the run and guard the keys' daily quota. A testing
    * aid (the CLI sets it from PETLOAD_TREAT_AS_REMOTE=1), since tests may not send traffic off the machine.
    */
   treatAsRemote?: boolean;
