@@ -606,8 +606,9 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       aborted = { reason: 'every key is suspected banned', exitCode: EXIT.aborted, hint: ERRORS.E_KEY_BANNED.hint };
     }
   } catch (e) {
-    const a = abortOf(halted() ?? e, redact);
-    if (a === null) toolError = { error: e };
+    const error = halted() ?? e;
+    const a = abortOf(error, redact);
+    if (a === null) toolError = { error };
     else aborted = a;
     if (a?.note) events.emit({ type: 'note', text: a.note });
   } finally {
