@@ -3,7 +3,7 @@
  * server unless --target), writes its reports, prints a summary, and sets the exit code: the worst of the runs
  * (interrupted 130 > aborted 3 > fail 1 > pass 0). Ctrl-C (or SIGTERM) stops new sends, lets in-flight requests
  * finish for up to 2 s, writes the reports with verdict `aborted` and exits 130; a second one exits at once.
- * Against a remote target the engine first announces the run and checks the keys' daily quota (src/engine/quota.ts);
+ * Against a remote target the engine first announces the run and guards the keys' daily quota (src/engine/quota-gate.ts);
  * PETLOAD_TREAT_AS_REMOTE=1 gives a loopback target that treatment, for tests.
  *
  * This file is the command as the parser sees it (its flags and their checks) and loads only name lists: what a

@@ -1,8 +1,8 @@
 /**
- * Before a run against a remote target: how much of each key's daily quota is left, read from one cheap
- * request per key, and whether the run's estimate (estimate.ts) fits in it. A run that would use up a key's
- * day stops before it starts unless the user says it may (--allow-quota-exhaustion): a production key with
- * no quota left for the day is an outage for whoever else uses it.
+ * A run against a remote target: how much of each key's daily quota is left, read from a response on the key
+ * (quota-gate.ts reads the first one), and whether the run's estimate (estimate.ts) fits in it. A run that would
+ * use up a key's day stops unless the user says it may (--allow-quota-exhaustion): a production key with no quota
+ * left for the day is an outage for whoever else uses it.
  */
 import type { PlanName } from '../api/plans.js';
 import { readWindow } from '../backoff/response.js';

@@ -202,13 +202,22 @@ function stepContext(
 async function waitForAddress(step: Step, ctx: ProbeContext, { base, counts }: Shared, t0: number): Promise<void> {
   const { clock } = base;
   // The address lane follows the plan's times: a drain started early would meet a spent address window.
-  if (step.unkeyed > 0) await waitUntil(ctx, Math.min(t0 + step.at, clock.now() + (MINUTE_S + 2) * 1000));
+  const what = `${step.probe}${step.plan ? ` [${step.plan}]` : ''}`;
+  if (step.unkeyed > 0) {
+    await waitUntil(ctx, Math.min(t0 + step.at, clock.now() + (MINUTE_S + 2) * 1000), {
+      who: 'requests without a key',
+      for: `the client address's window the schedule gave them (${what})`,
+    });
+  }
   if (step.straddle) {
     // It lasts across the address window's end: start on a key window opened well after that window began.
     const s = base.keyStates.all().find((k) => k.key.label === step.keys[0]);
     const keyFresh = s?.used ? Math.max(s.minuteWindowEndsBy ?? 0, s.blockedUntil) : 0;
     const bound = clock.now() + (MINUTE_S + 2) * 1000;
-    await waitUntil(ctx, Math.min(bound, Math.max(counts.addressOpen + STRADDLE_MARGIN_MS, keyFresh)));
+    await waitUntil(ctx, Math.min(bound, Math.max(counts.addressOpen + STRADDLE_MARGIN_MS, keyFresh)), {
+      who: step.keys[0] ?? 'requests without a key',
+      for: `a window of its own that lasts across the client address's window (${what})`,
+    });
   }
 }
 

@@ -61,7 +61,7 @@ export interface RunOptions {
    */
   targetClock?: Clock;
   /**
-   * Treat a loopback target as remote: announce the run and check the keys' daily quota first. A testing
+   * Treat a loopback target as remote: announce the run and guard the keys' daily quota. A testing
    * aid (the CLI sets it from PETLOAD_TREAT_AS_REMOTE=1), since tests may not send traffic off the machine.
    */
   treatAsRemote?: boolean;
@@ -606,8 +606,9 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       aborted = { reason: 'every key is suspected banned', exitCode: EXIT.aborted, hint: ERRORS.E_KEY_BANNED.hint };
     }
   } catch (e) {
-    const a = abortOf(halted() ?? e, redact);
-    if (a === null) toolError = { error: e };
+    const error = halted() ?? e;
+    const a = abortOf(error, redact);
+    if (a === null) toolError = { error };
     else aborted = a;
     if (a?.note) events.emit({ type: 'note', text: a.note });
   } finally {

@@ -118,7 +118,10 @@ async function followBan(ctx: ProbeContext, key: ApiKey, tag: string, ban: Excha
   let next = nextPoll(ban, blindGap);
   const followed: Followed = { end: null, lastBanned: ban, polls: 0 };
   while (followed.polls < MAX_POLLS && !ctx.signal.aborted) {
-    await waitUntil(ctx, Math.min(next, deadline));
+    await waitUntil(ctx, Math.min(next, deadline), {
+      who: key.label,
+      for: 'its ban to end (ban)',
+    });
     if (ctx.signal.aborted) break;
     const ex = await ctx.send(knockSpec(key, tag));
     followed.polls++;
@@ -142,7 +145,10 @@ async function recover(ctx: ProbeContext, key: ApiKey, tag: string, end: Exchang
   if (isAccepted(end)) return end;
   const wait = Math.min(retryAfterMs(end) ?? MINUTE_S * 1000, MINUTE_S * 1000 + TOLERANCE_MS);
   const bound = ctx.clock.now() + (MINUTE_S + 2) * 1000;
-  await waitUntil(ctx, Math.min(Math.max(end.localTime + wait, ctx.keyStates.get(key).blockedUntil), bound));
+  await waitUntil(ctx, Math.min(Math.max(end.localTime + wait, ctx.keyStates.get(key).blockedUntil), bound), {
+    who: key.label,
+    for: 'the end of the wait its 429 asked for, to see it recover (ban)',
+  });
   return ctx.send(cheapList(key, tag));
 }
 
@@ -170,7 +176,10 @@ async function knockRounds(ctx: ProbeContext, victim: KeyState, tag: string): Pr
   for (let i = 0; i < MAX_ROUNDS && !ctx.signal.aborted; i++) {
     // Start on a key that may be sent on: past the previous refusal and any Retry-After it got (bounded).
     const bound = ctx.clock.now() + (MINUTE_S + 2) * 1000;
-    await waitUntil(ctx, Math.min(Math.max(k.round?.refusalEnd ?? 0, victim.blockedUntil), bound));
+    await waitUntil(ctx, Math.min(Math.max(k.round?.refusalEnd ?? 0, victim.blockedUntil), bound), {
+      who: key.label,
+      for: 'its window to restart before the next round of knocks (ban)',
+    });
     const run = await exhaust(ctx, key, tag, minuteQuota(key));
     k.rounds++;
     if (run.refusal === null && run.rolledOver) k.rolledOver++;

@@ -63,11 +63,28 @@ export const cheapList = (key: ApiKey, tag: string) => keySpec(key, 'listPets', 
 
 export const isAccepted = (ex: Exchange) => ex.status !== null && ex.status >= 200 && ex.status < 300;
 
+/** What a wait is for, for the progress lines: whose wait it is (a key's label) and what it waits for. */
+export interface WaitReason {
+  readonly who: string;
+  readonly for: string;
+}
+
+/** Waits shorter than this (real ms) go without a progress line. */
+const TELL_WAIT_MS = 2000;
+
+/** `free#2 (…9a3f): waiting 42 s for its window to restart`: a log line as a noticeable wait begins. */
+export function waitLine(reason: WaitReason, realMs: number): string {
+  return `${reason.who}: waiting ${Math.round(realMs / 1000)} s for ${reason.for}`;
+}
+
 /**
  * Wait on the run clock until `localTime`, abortable. A timer may fire up to a real millisecond early (a scaled
- * clock makes that many clock ms): the wait goes on until the time has really come, a few rounds at most.
+ * clock makes that many clock ms): the wait goes on until the time has really come, a few rounds at most. With a
+ * reason, a wait of a few real seconds or more says what it is for (ctx.log), so that progress never stalls unexplained.
  */
-export async function waitUntil(ctx: ProbeContext, localTime: number): Promise<void> {
+export async function waitUntil(ctx: ProbeContext, localTime: number, reason?: WaitReason): Promise<void> {
+  const realMs = (localTime - ctx.clock.now()) / ctx.clock.scale;
+  if (reason && realMs >= TELL_WAIT_MS && !ctx.signal.aborted) ctx.log(waitLine(reason, realMs));
   for (let round = 0; round < 8 && !ctx.signal.aborted; round++) {
     const ms = localTime - ctx.clock.now();
     if (ms <= 0) return;
@@ -111,7 +128,7 @@ export async function freshKey(
   const readyAt = (s: (typeof candidates)[number]) => Math.max(s.minuteWindowEndsBy ?? 0, s.blockedUntil);
   const best = candidates.reduce((a, b) => (readyAt(a) <= readyAt(b) ? a : b));
   const bound = ctx.clock.now() + (MINUTE_S + 2) * 1000;
-  await waitUntil(ctx, Math.min(readyAt(best), bound));
+  await waitUntil(ctx, Math.min(readyAt(best), bound), { who: best.key.label, for: 'its window to restart' });
   return { key: best.key, how: 'waited' };
 }
 
@@ -128,9 +145,12 @@ export async function roomyKey(
   if (!s) return null;
   const how = s.used ? 'waited' : 'unused';
   s.used = true;
-  await waitUntil(ctx, Math.min(s.blockedUntil, ctx.clock.now() + (MINUTE_S + 2) * 1000));
+  await waitUntil(ctx, Math.min(s.blockedUntil, ctx.clock.now() + (MINUTE_S + 2) * 1000), heldBack(s.key));
   return { key: s.key, how };
 }
+
+/** The wait of a key refused with a 429: until its Retry-After (or its window) ends. */
+const heldBack = (key: ApiKey): WaitReason => ({ who: key.label, for: 'the end of the wait its 429 asked for' });
 
 /** Skip every listed check for a plan with one reason. */
 export function skipAll(ctx: ProbeContext, ids: readonly CheckId[], plan: PlanName | null, reason: string): void {
@@ -149,7 +169,7 @@ export async function usableKey(ctx: ProbeContext, plan: PlanName): Promise<ApiK
   const pick = ready.find((s) => s.used) ?? ready[0];
   if (pick) return pick.key;
   const soonest = states.reduce((a, b) => (a.blockedUntil <= b.blockedUntil ? a : b));
-  await waitUntil(ctx, Math.min(soonest.blockedUntil, now + (MINUTE_S + 2) * 1000));
+  await waitUntil(ctx, Math.min(soonest.blockedUntil, now + (MINUTE_S + 2) * 1000), heldBack(soonest.key));
   return soonest.key;
 }
 
@@ -169,7 +189,7 @@ export async function sendPatiently(ctx: ProbeContext, spec: RequestSpec, tries 
         : s.blockedUntil > ctx.clock.now()
           ? s.blockedUntil
           : (s.minuteWindowEndsBy ?? ctx.clock.now() + MINUTE_S * 1000);
-    await waitUntil(ctx, Math.min(until, ctx.clock.now() + (MINUTE_S + 2) * 1000));
+    await waitUntil(ctx, Math.min(until, ctx.clock.now() + (MINUTE_S + 2) * 1000), heldBack(spec.auth.key));
     ex = await ctx.send(spec);
   }
   return ex;

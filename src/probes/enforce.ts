@@ -113,7 +113,7 @@ async function openWindow(ctx: ProbeContext, plan: PlanName, fk: FreshKey, tag: 
     ctx.log(
       `enforce [${plan}]: ${key.label}'s window was already open and partly spent (another client is using the key, or requests of others were counted against it); again on a fresh window`,
     );
-    await waitUntil(ctx, until);
+    await waitUntil(ctx, until, { who: key.label, for: `a fresh window to restart the count (enforce [${plan}])` });
     first = await ctx.send(cheapList(key, tag));
     fresh = true; // the window it opens is fresh, unless something else is counted against the key meanwhile
     inUse = first.error === null && windowInUseUntil(ctx, first, key, true) !== null;
@@ -308,7 +308,10 @@ async function refillFollowUp(
   const wait = retryAfterMs(r);
   const minuteEnds = serverTimeOf(run.first) + WINDOW_MS - FOLLOW_UP_MARGIN_MS;
   if (wait === null || wait > FOLLOW_UP_MAX_MS || serverTimeOf(r) + wait + 250 >= minuteEnds) return false;
-  await waitUntil(ctx, r.localTime + wait + 250);
+  await waitUntil(ctx, r.localTime + wait + 250, {
+    who: key.label,
+    for: `its 429's Retry-After to end (enforce [${plan}])`,
+  });
   const ex = await ctx.send(cheapList(key, tag));
   if (!isAccepted(ex)) {
     if (ex.status === 429) ctx.refusals.push(key, ex);

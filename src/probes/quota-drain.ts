@@ -37,7 +37,10 @@ export const quotaDrainProbe: Probe = {
             tag,
           });
           if (ex.status === 429)
-            await waitUntil(ctx, ex.localTime + Math.min(retryAfterMs(ex) ?? WINDOW_MS, WINDOW_MS));
+            await waitUntil(ctx, ex.localTime + Math.min(retryAfterMs(ex) ?? WINDOW_MS, WINDOW_MS), {
+              who: 'requests without a key',
+              for: `the client address's window to restart (quota-drain [${plan}])`,
+            });
           else sent++;
         }
         const last = await ctx.send(cheapList(fk.key, tag));

@@ -25,7 +25,10 @@ export const retryAfterHonestProbe: Probe = {
       if (!asked.ok) return ctx.ledger.skip(id, plan, `the 429 gives no wait to judge: ${asked.reason}`);
       const wait = asked.waitMs;
       // Exactly the given time plus 250 ms; bounded by the window length.
-      await waitUntil(ctx, r.ex.localTime + Math.min(wait, WINDOW_MS) + 250);
+      await waitUntil(ctx, r.ex.localTime + Math.min(wait, WINDOW_MS) + 250, {
+        who: r.key.label,
+        for: `its 429's Retry-After to end (retry-after-honest [${plan}])`,
+      });
       const ex = await ctx.send(cheapList(r.key, tag));
       const why = notJudgeable(ex);
       if (why !== null) return ctx.ledger.skip(id, plan, why);
