@@ -4,6 +4,7 @@
  * header that says how the target was reached.
  */
 import { type ExtraHeader, resolveHeaders } from '../config/headers.js';
+import { CUT_MIN } from '../config/redactor.js';
 import type { Scenario } from '../config/scenario.js';
 import { describeProtocols, type NetworkOptions, type Protocol, redactProxyUrl } from '../http/network.js';
 import { VERSION } from './version.js';
@@ -47,11 +48,10 @@ export function resolveNetwork(network: RunNetwork | undefined, scenario: Scenar
   const secrets: NetworkSecret[] = extra
     .filter((h) => h.secret && h.value !== '')
     .map((h) => ({ text: h.value, name: `header ${h.name}` }));
-  if (n.proxy !== undefined) {
-    const url = URL.canParse(n.proxy) ? new URL(n.proxy) : null;
-    for (const part of [url?.password, url?.username])
-      if (part) secrets.push({ text: decodeURIComponent(part), name: 'proxy credentials' });
-  }
+  // A proxy's password (its user name is no secret); a short one is never printed, but could not be redacted
+  // without hiding ordinary words with it.
+  const password = n.proxy !== undefined && URL.canParse(n.proxy) ? decodeURIComponent(new URL(n.proxy).password) : '';
+  if (password.length >= CUT_MIN) secrets.push({ text: password, name: 'proxy password' });
   const proxy = n.proxy === undefined ? undefined : redactProxyUrl(n.proxy);
   const client: NetworkOptions = {
     ...(n.proxy !== undefined ? { proxy: n.proxy } : {}),

@@ -498,15 +498,14 @@ function abortOf(e: unknown, redact: Redactor): Aborted | null {
   return null;
 }
 
-/** Is anything answering at the target? Then the header line on how it was reached (protocol, proxy, TLS). */
+/** Is anything answering at the target? Then, for an external one, the header line on how it was reached. */
 async function reachable(o: RunOptions, setup: Setup, signal: AbortSignal): Promise<void> {
   const { target, network, events } = setup;
   const protocols = await assertReachable(target.url, o.timeoutMs ?? 5000, signal, network.client);
   for (const p of protocols) setup.protocols.add(p);
-  if (protocols.length === 0) return;
-  const text = network.describe(protocols);
-  events.emit({ type: 'log', text, notice: isSpecialNetwork(o.network) });
-  events.emit({ type: 'note', text: text.replace(/^petload: c/, 'C') });
+  // The embedded server is always plain HTTP/1.1 on loopback: nothing to say.
+  if (protocols.length === 0 || target.embedded) return;
+  events.emit({ type: 'log', text: network.describe(protocols), notice: isSpecialNetwork(o.network) });
 }
 
 /** What report.json's target says of the network: the protocols spoken and the proxy (credentials hidden). */
