@@ -157,6 +157,7 @@ export function createRunContext(o: RunContextOptions): RunContext {
       plans,
       keys,
       baseUrl: o.baseUrl,
+      ...(o.network ? { network: o.network } : {}),
       send,
       sendSimultaneous,
       inFlight: () => path.inFlight(),
