@@ -13,7 +13,8 @@ import { type Listening, makeTlsFiles, startForwardProxy, startTlsFront, type Tl
 import { createHttpClient } from './client.js';
 import type { Exchange } from './exchange.js';
 import type { NetworkOptions } from './network.js';
-import { tlsHint } from './reachability.js';
+import { assertReachable, tlsHint } from './reachability.js';
+import { PetloadError } from '../core/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'petload-tls-'));
 let files: TlsFiles;
@@ -109,5 +110,29 @@ describe('the client through a forward proxy', () => {
     ]);
     expect(proxy.seen[0]!.headers['x-tenant']).toBe('acme');
     expect(https.seen.map((s) => s.headers['x-tenant'])).toEqual(['acme', 'acme']);
+  });
+});
+
+describe('the reachability check through a proxy', () => {
+  async function refusal(target: string, network: NetworkOptions): Promise<PetloadError> {
+    const e = await assertReachable(target, 3000, undefined, network).then(
+      () => new Error('reachable'),
+      (err: unknown) => err,
+    );
+    expect(e).toBeInstanceOf(PetloadError);
+    return e as PetloadError;
+  }
+
+  it('names the proxy that refused or does not listen, with a hint on the proxy variables', async () => {
+    const refusing = await startForwardProxy({ refuseAll: true });
+    fronts.push(refusing);
+    const https = await front('https');
+    for (const target of [ref.url, https.url]) {
+      const e = await refusal(target, { proxy: refusing.url, ca: pem(files.ca) });
+      expect(e.message).toMatch(/is unreachable: .*Proxy .*407/);
+      expect(e.hint).toMatch(/^The proxy refused the request: check HTTP_PROXY \/ HTTPS_PROXY/);
+    }
+    const dead = await refusal(ref.url, { proxy: 'http://127.0.0.1:9' });
+    expect(dead.message).toMatch(/is unreachable: ECONNREFUSED \(nothing listens on the proxy 127\.0\.0\.1:9\)$/);
   });
 });

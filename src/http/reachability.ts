@@ -8,8 +8,11 @@ import { createHttpClient } from './client.js';
 import type { TransportError } from './exchange.js';
 import type { NetworkOptions, Protocol } from './network.js';
 
-function why(error: TransportError, url: URL, timeoutMs: number): string {
-  const hostPort = `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+function why(error: TransportError, target: URL, timeoutMs: number, proxy: string | undefined): string {
+  // Through a proxy, the connection that failed is the proxy's.
+  const url = proxy !== undefined && URL.canParse(proxy) ? new URL(proxy) : target;
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  const hostPort = `${proxy !== undefined ? 'the proxy ' : ''}${url.hostname}:${port}`;
   switch (error.kind) {
     case 'refused':
       return `ECONNREFUSED (nothing listens on ${hostPort})`;
@@ -22,7 +25,7 @@ function why(error: TransportError, url: URL, timeoutMs: number): string {
   }
 }
 
-/** TLS failures by what to do about them: the hint replaces "Check --target and that the service is up". */
+/** TLS and proxy failures by what to do about them: the hint replaces "Check --target and that the service is up". */
 const TLS_HINTS: readonly (readonly [RegExp, string])[] = [
   [
     /SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT|CERT_UNTRUSTED|self[- ]signed certificate|unable to verify the first certificate/i,
@@ -40,10 +43,14 @@ const TLS_HINTS: readonly (readonly [RegExp, string])[] = [
     /CERT_HAS_EXPIRED|CERT_NOT_YET_VALID/i,
     "The target's certificate is expired or not yet valid: check the target and this machine's clock.",
   ],
+  [
+    /Proxy response|Proxy Authentication/i,
+    'The proxy refused the request: check HTTP_PROXY / HTTPS_PROXY (its credentials go in its URL: http://user:password@host:port) and NO_PROXY.',
+  ],
 ];
 
 /**
- * The hint for a TLS failure, or undefined for any other one. A TLS 1.3 server that refuses a client without a
+ * The hint for a TLS or proxy failure, or undefined for any other one. A TLS 1.3 server that refuses a client without a
  * certificate closes the connection after the handshake: a reset of an https target may be that too.
  */
 export function tlsHint(error: TransportError, https: boolean): string | undefined {
@@ -83,7 +90,7 @@ export async function assertReachable(
     const hint = tlsHint(ex.error, url.protocol === 'https:');
     throw new PetloadError(
       'E_TARGET_UNREACHABLE',
-      `target ${url.origin}${url.pathname} is unreachable: ${why(ex.error, url, timeoutMs)}`,
+      `target ${url.origin}${url.pathname} is unreachable: ${why(ex.error, url, timeoutMs, network?.proxy)}`,
       hint !== undefined ? { hint } : undefined,
     );
   } finally {

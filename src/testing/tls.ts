@@ -176,10 +176,14 @@ export function startTlsFront(upstream: string, files: TlsFiles, kind: 'https' |
   return listen(server, 'https', path, seen);
 }
 
-/** A forward proxy on 127.0.0.1 (npm's `proxy`): plain requests by absolute URL, https ones by CONNECT, all noted. */
-export function startForwardProxy(): Promise<Listening> {
+/**
+ * A forward proxy on 127.0.0.1 (npm's `proxy`): plain requests by absolute URL, https ones by CONNECT, all noted.
+ * `refuseAll`: it answers 407 Proxy Authentication Required to everything.
+ */
+export function startForwardProxy(options: { refuseAll?: boolean } = {}): Promise<Listening> {
   const seen: Seen[] = [];
   const server = createProxy(createHttpServer());
+  if (options.refuseAll) server.authenticate = () => false;
   const note = (req: AnyRequest) =>
     seen.push({
       method: req.method ?? '',
