@@ -129,7 +129,7 @@ describe('the reachability check through a proxy', () => {
     const https = await front('https');
     for (const target of [ref.url, https.url]) {
       const e = await refusal(target, { proxy: refusing.url, ca: pem(files.ca) });
-      expect(e.message).toMatch(/is unreachable: .*Proxy .*407/);
+      expect(e.message).toMatch(/is unreachable: .*Proxy .*407.*\(through the proxy http:\/\/127\.0\.0\.1:\d+\)$/);
       expect(e.hint).toMatch(/^The proxy refused the request: check HTTP_PROXY \/ HTTPS_PROXY/);
     }
     const dead = await refusal(ref.url, { proxy: 'http://127.0.0.1:9' });

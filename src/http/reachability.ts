@@ -6,7 +6,7 @@ import { realClock } from '../core/clock.js';
 import { PetloadError } from '../core/errors.js';
 import { createHttpClient } from './client.js';
 import type { TransportError } from './exchange.js';
-import type { NetworkOptions, Protocol } from './network.js';
+import { type NetworkOptions, type Protocol, redactProxyUrl } from './network.js';
 
 function why(error: TransportError, target: URL, timeoutMs: number, proxy: string | undefined): string {
   // Through a proxy, the connection that failed is the proxy's.
@@ -90,7 +90,7 @@ export async function assertReachable(
     const hint = tlsHint(ex.error, url.protocol === 'https:');
     throw new PetloadError(
       'E_TARGET_UNREACHABLE',
-      `target ${url.origin}${url.pathname} is unreachable: ${why(ex.error, url, timeoutMs, network?.proxy)}`,
+      `target ${url.origin}${url.pathname} is unreachable: ${why(ex.error, url, timeoutMs, network?.proxy)}${network?.proxy !== undefined && ex.error.kind !== 'refused' ? ` (through the proxy ${redactProxyUrl(network.proxy)})` : ''}`,
       hint !== undefined ? { hint } : undefined,
     );
   } finally {
