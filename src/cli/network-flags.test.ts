@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PetloadError } from '../core/errors.js';
+import { makeTlsFiles } from '../testing/tls.js';
 import { readNetworkFlags } from './network-flags.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'petload-netflags-'));
@@ -13,7 +14,8 @@ const file = (name: string, text: string) => {
   return p;
 };
 const CERT = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
-const KEY = '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n';
+const tls = makeTlsFiles(dir);
+const pem = (f: string) => readFileSync(f, 'utf8');
 const remote = 'https://staging.example.com/v1';
 
 function refused(a: Parameters<typeof readNetworkFlags>[0], env = {}): string {
@@ -29,22 +31,20 @@ function refused(a: Parameters<typeof readNetworkFlags>[0], env = {}): string {
 
 describe('the network flags', () => {
   it('read the CA (with NODE_EXTRA_CA_CERTS), the client certificate, HTTP/2 and the headers', () => {
-    const extra = file('extra.pem', CERT.replace('MIIB', 'EXTRA'));
     const n = readNetworkFlags(
       {
         target: remote,
-        ca: file('ca.pem', CERT),
-        'client-cert': file('c.pem', CERT),
-        'client-key': file('c.key', KEY),
+        ca: tls.ca,
+        'client-cert': tls.clientCert,
+        'client-key': tls.clientKey,
         http2: true,
         header: ['X-Tenant: acme'],
         'header-secret': ['X-Token=TOKEN'],
       },
-      { NODE_EXTRA_CA_CERTS: extra, TOKEN: 'a-secret-token' },
+      { NODE_EXTRA_CA_CERTS: tls.serverCert, TOKEN: 'a-secret-token' },
     );
-    expect(n.ca).toContain('MIIB');
-    expect(n.ca).toContain('EXTRA');
-    expect(n.clientCert).toEqual({ cert: CERT, key: KEY });
+    expect(n.ca).toBe(`${pem(tls.ca)}\n${pem(tls.serverCert)}`);
+    expect(n.clientCert).toEqual({ cert: pem(tls.clientCert), key: pem(tls.clientKey) });
     expect(n.http2).toBe(true);
     expect(n.flagHeaders).toEqual([
       { name: 'x-tenant', value: 'acme', secret: false },
@@ -79,11 +79,17 @@ describe('the network flags', () => {
       /^--ca: .*missing\.pem: cannot read it \(no such file\)$/,
     );
     expect(refused({ target: remote, ca: file('notpem.txt', 'hello') })).toMatch(/expected CA certificates in PEM/);
+    expect(refused({ target: remote, ca: file('broken.pem', CERT) })).toMatch(
+      /certificate \(number 1\) that does not parse$/,
+    );
+    expect(refused({ target: remote, 'client-cert': tls.clientCert, 'client-key': tls.serverKey })).toMatch(
+      /^--client-cert and --client-key: .*key values mismatch/,
+    );
     const encrypted = file(
       'enc.key',
       '-----BEGIN ENCRYPTED PRIVATE KEY-----\nx\n-----END ENCRYPTED PRIVATE KEY-----\n',
     );
-    expect(refused({ target: remote, 'client-cert': file('c2.pem', CERT), 'client-key': encrypted })).toMatch(
+    expect(refused({ target: remote, 'client-cert': tls.clientCert, 'client-key': encrypted })).toMatch(
       /found an encrypted one/,
     );
     expect(refused({ target: remote, header: ['Authorization: Bearer x'] })).toMatch(/Authorization cannot be set/);

@@ -4,6 +4,8 @@
  * the run's options (src/engine/network.ts); every problem is a usage error naming the flag or the variable.
  */
 import { readFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { createSecureContext } from 'node:tls';
 import type { Argv } from 'yargs';
 import { type ExtraHeader, parseHeaderFlag, parseHeaderSecretFlag, resolveHeaders } from '../config/headers.js';
 import type { Scenario } from '../config/scenario.js';
@@ -66,9 +68,27 @@ function readPem(flag: string, file: string, marker: RegExp, expected: string): 
     return usage(`${flag}: ${file}: cannot read it (${code === 'ENOENT' ? 'no such file' : (code ?? 'unreadable')})`);
   }
   if (!marker.test(text)) usage(`${flag}: ${file}: expected ${expected} in PEM, found no such block`);
+  const certs = text.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  certs.forEach((block, i) => {
+    // TLS skips a certificate that does not parse without a word: say so now.
+    try {
+      new X509Certificate(block);
+    } catch {
+      usage(`${flag}: ${file}: expected ${expected} in PEM, found a certificate (number ${i + 1}) that does not parse`);
+    }
+  });
   if (/-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type: 4,ENCRYPTED/.test(text))
     usage(`${flag}: ${file}: expected a key without a passphrase, found an encrypted one (openssl pkey -in F -out F2)`);
   return text;
+}
+
+/** What TLS makes of the PEM files: a certificate that does not parse, or a key that is not the certificate's. */
+function checkTls(flags: string, options: { ca?: string; cert?: string; key?: string }): void {
+  try {
+    createSecureContext(options);
+  } catch (e) {
+    usage(`${flags}: ${(e as Error).message.replace(/^error:[0-9A-F]+:[^:]*:[^:]*:/, '')}`);
+  }
 }
 
 /** NODE_EXTRA_CA_CERTS' certificates: node drops them once a CA is given, so --ca adds them itself. */
@@ -113,7 +133,7 @@ export function readNetworkFlags(
     ...(a['header-secret'] ?? []).map((h) => parseHeaderSecretFlag(h, env)),
   ];
   const cert = /-----BEGIN CERTIFICATE-----/;
-  return {
+  const read = {
     ...proxyOf(a, env),
     ...(a.ca !== undefined
       ? { ca: readPem('--ca', a.ca, cert, 'CA certificates') + extraCaCerts(env), caFile: a.ca }
@@ -130,6 +150,9 @@ export function readNetworkFlags(
     ...(a.http2 ? { http2: true } : {}),
     flagHeaders,
   };
+  if (read.ca !== undefined) checkTls('--ca', { ca: read.ca });
+  if (read.clientCert !== undefined) checkTls('--client-cert and --client-key', read.clientCert);
+  return read;
 }
 
 /** A scenario's run network: the command's, with the scenario's headers under the flags'. */
