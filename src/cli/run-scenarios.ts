@@ -19,6 +19,8 @@ import type { RunOptions, RunResult } from '../engine/run.js';
 import { isLoopback } from '../http/target-url.js';
 import { type ShardSpec, shardSpecFrom } from '../shard/spec.js';
 import { type RunSinks, startRunSinks } from './run-sinks.js';
+import { networkFor, readNetworkFlags } from './network-flags.js';
+import type { RunNetwork } from '../engine/network.js';
 import { appendGithubSummary, githubSummaryFile } from './github-summary.js';
 import { createPlanBoard, type PlanBoard } from './plan-board.js';
 import { createProgressReporter, type ProgressReporter, type ProgressStats, type ProgressStream } from './progress.js';
@@ -93,6 +95,8 @@ interface RunInputs {
   readonly remote: boolean;
   /** The file each summary.md is appended to (GitHub Actions' job summary), or null. */
   readonly githubSummary: string | null;
+  /** Each scenario's network: proxy, CA, client certificate, HTTP/2, its headers and the flags'. */
+  readonly networkOf: ReadonlyMap<Scenario, RunNetwork>;
 }
 
 /** Scenarios with their overrides, the shard, every scenario's keys: any error in them is an error now. */
@@ -122,11 +126,21 @@ function readInputs(argv: RunArgs): RunInputs {
       keySource ? resolveKeys(keySource.entries, keySource.name, runFigures(scenario, plansFile)) : undefined,
     ]),
   );
-  const redactWhole = createRedactor([...keysOf.values()].flatMap((k) => k ?? [])).whole;
+  const flags = readNetworkFlags(argv, process.env);
+  const networkOf = new Map(
+    scenarios.map(({ arg, scenario }) => [scenario, networkFor(flags, scenario, arg, process.env)]),
+  );
+  const headerSecrets = [...networkOf.values()].flatMap((n) =>
+    (n.headers ?? []).filter((h) => h.secret).map((h) => ({ text: h.value, name: `header ${h.name}` })),
+  );
+  const redactWhole = createRedactor(
+    [...keysOf.values()].flatMap((k) => k ?? []),
+    headerSecrets,
+  ).whole;
   const treatAsRemote = process.env.PETLOAD_TREAT_AS_REMOTE === '1';
   const remote = argv.target !== undefined && (treatAsRemote || !isLoopback(argv.target));
   const githubSummary = githubSummaryFile(argv['github-summary'], process.env);
-  return { scenarios, shard, keysOf, plansFile, redactWhole, treatAsRemote, remote, githubSummary };
+  return { scenarios, shard, keysOf, plansFile, redactWhole, treatAsRemote, remote, githubSummary, networkOf };
 }
 
 /** Where the run talks to the user on stderr: the progress board, log lines and notices. */
@@ -237,6 +251,7 @@ function scenarioRunOptions(
     ...(inputs.shard ? { shard: inputs.shard } : {}),
     ...(argv.threshold ? { thresholds: argv.threshold } : {}),
     ...(argv.timeout !== undefined ? { timeoutMs: parseTimeoutFlag(argv.timeout) } : {}),
+    ...(inputs.networkOf.has(scenario) ? { network: inputs.networkOf.get(scenario)! } : {}),
     reportDir: run.reportDir,
     signal: run.signal,
     ...(out.subscribe ? { subscribe: out.subscribe } : {}),

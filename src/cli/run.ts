@@ -19,8 +19,9 @@ import { FAULT_NAMES, type FaultName } from '../reference-server/faults.js';
 import { WINDOW_REPORTS, type WindowReport } from '../reference-server/limiter.js';
 import { parseLingerFlag, parsePortFlag } from './run-sinks.js';
 import { githubSummaryFile } from './github-summary.js';
+import { type NetworkArgs, networkOptions } from './network-flags.js';
 
-export interface RunArgs {
+export interface RunArgs extends NetworkArgs {
   scenarios: string[];
   rate?: string;
   duration?: string;
@@ -299,6 +300,7 @@ async function checkRunFlags(a: Partial<RunArgs>): Promise<true> {
   if (a.baseline !== undefined && !existsSync(a.baseline))
     throw new PetloadError('E_USAGE', `--baseline: ${a.baseline}: no such file or directory`);
   if (a.timeout !== undefined) parseTimeoutFlag(a.timeout);
+  (await import('./network-flags.js')).readNetworkFlags(a, process.env);
   if (a['time-scale'] !== undefined) parseTimeScaleFlag(a['time-scale']);
   if (a['ban-threshold'] !== undefined) parseBanThresholdFlag(a['ban-threshold']);
   if (a['ban-seconds'] !== undefined) parseBanSecondsFlag(a['ban-seconds']);
@@ -319,7 +321,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
   command: 'run <scenarios..>',
   describe: 'Run scenarios (shipped names or YAML files) against a target, write reports, set the exit code',
   builder: (y: Argv) =>
-    shardAndSummaryOptions(runOptions(embeddedServerOptions(targetOptions(y)))).check((a) =>
+    shardAndSummaryOptions(networkOptions(runOptions(embeddedServerOptions(targetOptions(y))))).check((a) =>
       checkRunFlags(a as Partial<RunArgs>),
     ) as never,
   handler: async (argv) => {

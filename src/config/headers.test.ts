@@ -44,6 +44,9 @@ describe('--header and --header-secret', () => {
       /Authorization cannot be set/,
     );
     expect(usageError(() => parseHeaderSecretFlag('X-A=TOKEN', { TOKEN: 'a\r\nX-Evil: 1' }))).toMatch(/line break/);
+    expect(usageError(() => parseHeaderSecretFlag('X-A=TOKEN', { TOKEN: 'short' }))).toBe(
+      '--header-secret X-A: TOKEN: expected a secret of at least 8 characters, found a shorter one',
+    );
   });
 });
 

@@ -10,6 +10,7 @@
  */
 import * as z from 'zod';
 import { PetloadError } from '../core/errors.js';
+import { CUT_MIN } from './redactor.js';
 
 /** A header petload sends with every request. `name` is lower-case. */
 export interface ExtraHeader {
@@ -115,6 +116,9 @@ function secretValue(env: Readonly<Record<string, string | undefined>>, variable
     usage(`${where}: the environment variable ${variable} is not set (it holds the header's value)`);
   const problem = headerValueProblem(value);
   if (problem !== null) usage(`${where}: ${variable}: ${problem}`);
+  // A shorter secret could not be hidden in reports without hiding ordinary words with it.
+  if (value.trim().length < CUT_MIN)
+    usage(`${where}: ${variable}: expected a secret of at least ${CUT_MIN} characters, found a shorter one`);
   return value.trim();
 }
 

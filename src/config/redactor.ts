@@ -82,10 +82,20 @@ function apply(text: string, spans: Span[]): string {
 
 const identity = Object.assign((t: string) => t, { whole: (t: string) => t });
 
-export function createRedactor(keys: readonly Pick<ApiKey, 'secret' | 'label'>[]): Redactor {
-  const secrets: Secret[] = keys
-    .filter((k) => k.secret.length > 0)
-    .map((k) => ({ text: k.secret, replacement: `[key ${k.label}]`, cutMin: cutMinFor(k.secret.length) }))
+/**
+ * `others`: secrets that are not keys (a secret header's value, a proxy's password), hidden the same way as
+ * `[<name>]`.
+ */
+export function createRedactor(
+  keys: readonly Pick<ApiKey, 'secret' | 'label'>[],
+  others: readonly { readonly text: string; readonly name: string }[] = [],
+): Redactor {
+  const secrets: Secret[] = [
+    ...keys.map((k) => ({ text: k.secret, replacement: `[key ${k.label}]` })),
+    ...others.map((o) => ({ text: o.text, replacement: `[${o.name}]` })),
+  ]
+    .filter((s) => s.text.length > 0)
+    .map((s) => ({ ...s, cutMin: cutMinFor(s.text.length) }))
     .sort((a, b) => b.text.length - a.text.length);
   if (secrets.length === 0) return identity;
   // Cheap test first: most texts hold no key and no cut mark.

@@ -15,6 +15,7 @@ import type { RunEvents } from '../core/run-events.js';
 import { PetloadError } from '../core/errors.js';
 import type { LoadContext } from '../executors/context.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
+import type { NetworkOptions } from '../http/network.js';
 import { createMetrics, type Metrics } from '../metrics/recorder.js';
 import { createSendPath, exchangeEvent, type SendPath } from './send-path.js';
 
@@ -41,6 +42,8 @@ export interface RunContextOptions {
   readonly events?: RunEvents;
   /** Called with every exchange the send path records, as it is (tests and the bench). */
   readonly onExchange?: (ex: Exchange) => void;
+  /** How the target is reached (proxy, CA, client certificate, HTTP/2, headers). */
+  readonly network?: NetworkOptions;
   /** What every request of the run's probes and load goes through before the send path (a remote run's quota guard). */
   readonly gate?: SendGate;
 }
@@ -121,6 +124,7 @@ export function createRunContext(o: RunContextOptions): RunContext {
     ...(o.requestSignal ? { requestSignal: o.requestSignal } : {}),
     ...(o.onExchange ? { onExchange: o.onExchange } : {}),
     ...(o.events ? { events: o.events } : {}),
+    ...(o.network ? { network: o.network } : {}),
   });
   const send = (spec: RequestSpec): Promise<Exchange> => {
     if (spec.auth.kind === 'key' && keyStates.get(spec.auth.key).suspectedBan) {
@@ -165,6 +169,7 @@ export function createRunContext(o: RunContextOptions): RunContext {
       plans,
       keys,
       baseUrl: o.baseUrl,
+      ...(o.network ? { network: o.network } : {}),
       send,
       sendSimultaneous,
       inFlight: () => path.inFlight(),

@@ -37,6 +37,8 @@ import { waitUntil } from '../shard/start.js';
 import { unfinishedNotice } from '../journal/previous.js';
 import { startJournal, type Journal } from '../journal/writer.js';
 import { VERSION } from './version.js';
+import { isSpecialNetwork, resolveNetwork, type ResolvedNetwork, type RunNetwork } from './network.js';
+import { describeProtocols, type Protocol } from '../http/network.js';
 
 export interface RunOptions {
   /** A validated scenario (src/config/scenario.ts). */
@@ -96,6 +98,8 @@ export interface RunOptions {
   amendReport?: (report: Report) => Report;
   /** One shard of a sharded run (src/shard/): its keys, its share of the load and probes, a common start. */
   shard?: ShardSpec;
+  /** How the target is reached (src/engine/network.ts): proxy, CA, client certificate, HTTP/2, extra headers. */
+  network?: RunNetwork;
 }
 
 export interface RunResult {
@@ -250,6 +254,9 @@ interface Setup {
   notes: { all(): string[] };
   /** The run's journal in its report directory (src/journal): closed after the report is written. */
   journal: Journal;
+  /** How the target is reached, and the protocols its connections spoke so far. */
+  network: ResolvedNetwork;
+  protocols: Set<Protocol>;
 }
 
 /**
@@ -313,6 +320,7 @@ function wireSinks(o: RunOptions, events: RunEvents): void {
 }
 
 async function setUp(o: RunOptions, scenario: Scenario, startedAt: Date): Promise<Setup> {
+  const network = resolveNetwork(o.network, scenario);
   const target = await openTarget(o, scenario);
   const plans = plansOf(o, target.keys);
   let shard: PreparedShard | null = null;
@@ -323,7 +331,7 @@ async function setUp(o: RunOptions, scenario: Scenario, startedAt: Date): Promis
     throw e;
   }
   const keys = shard?.keys ?? target.keys.filter((k) => plans.includes(k.plan));
-  const redact = createRedactor(target.keys);
+  const redact = createRedactor(target.keys, network.secrets);
   const events = createRunEvents(redact);
   const notes = collectNotes(events);
   wireSinks(o, events);
@@ -334,7 +342,20 @@ async function setUp(o: RunOptions, scenario: Scenario, startedAt: Date): Promis
   if (late > 1000)
     events.emit({ type: 'note', text: `shard ${o.shard!.index} began ${(late / 1000).toFixed(1)} s after --start-at` });
   if (keys.length > 0) events.emit({ type: 'note', text: figuresNote(keys) });
-  return { scenario, target, plans, shard, keys, begunAt, redact, events, notes, journal };
+  return {
+    scenario,
+    target,
+    plans,
+    shard,
+    keys,
+    begunAt,
+    redact,
+    events,
+    notes,
+    journal,
+    network,
+    protocols: new Set(),
+  };
 }
 
 /** Refuse a run that cannot be judged or must not start: no key for the plans, no sacrificial key when needed. */
@@ -456,6 +477,25 @@ function abortOf(e: unknown, redact: Redactor): Aborted | null {
   return null;
 }
 
+/** Is anything answering at the target? Then, for an external one, the header line on how it was reached. */
+async function reachable(o: RunOptions, setup: Setup, signal: AbortSignal): Promise<void> {
+  const { target, network, events } = setup;
+  const protocols = await assertReachable(target.url, o.timeoutMs ?? 5000, signal, network.client);
+  for (const p of protocols) setup.protocols.add(p);
+  // The embedded server is always plain HTTP/1.1 on loopback: nothing to say.
+  if (protocols.length === 0 || target.embedded) return;
+  events.emit({ type: 'log', text: network.describe(protocols), notice: isSpecialNetwork(o.network) });
+}
+
+/** What report.json's target says of the network: the protocols spoken and the proxy (credentials hidden). */
+function networkOfReport(setup: Setup): { protocol?: 'HTTP/1.1' | 'HTTP/2' | 'HTTP/1.1 and HTTP/2'; proxy?: string } {
+  const protocol = describeProtocols([...setup.protocols]);
+  return {
+    ...(protocol !== undefined ? { protocol } : {}),
+    ...(setup.network.proxy !== undefined ? { proxy: setup.network.proxy } : {}),
+  };
+}
+
 /** What a run did, as the report needs it. */
 interface RunRecord {
   readonly setup: Setup;
@@ -483,8 +523,11 @@ async function report(o: RunOptions, sent: RunRecord): Promise<RunResult> {
     run.ledger.judge(checkId as `threshold.${string}`, null, r.ok, () => thresholdMessage(t.expression, r));
     return { expression: t.expression, checkId, severity, observed: r.observed, unit: r.unit, ok: r.ok };
   });
+  for (const p of run.path.client.protocols()) setup.protocols.add(p);
+  const described = describeRun(o, scenario, target);
   const input = {
-    ...describeRun(o, scenario, target),
+    ...described,
+    target: { ...described.target, ...networkOfReport(setup) },
     plans: setup.plans,
     keys: setup.keys,
     startedAt: setup.begunAt,
@@ -560,6 +603,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     events,
     connections: Math.max(POOL_CONNECTIONS, scenario.load?.maxInFlight ?? 0),
     timeoutMs: o.timeoutMs ?? 10_000,
+    network: setup.network.client,
     signal,
     stopped: () => halted() ?? new Interrupted(),
     requestSignal: deadline.signal,
@@ -598,7 +642,8 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       // Not announced (a local target), but the plan is known all the same: it goes to the log.
       for (const text of scheduleLines(planned)) events.emit({ type: 'log', text, notice: false });
     }
-    await assertReachable(target.url, 5000, signal);
+    // The reachability check waits as long as a request may (--timeout), 5 s by default.
+    await reachable(o, setup, signal);
     if (signal.aborted) throw new Interrupted();
     scheduled = await runProbes(setup, run, planned);
     if (scenario.load && !signal.aborted) await runLoadSection(setup, run, scenario.load);

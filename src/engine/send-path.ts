@@ -12,6 +12,7 @@ import type { Clock } from '../core/clock.js';
 import type { KeyStates } from '../backoff/key-state.js';
 import type { RunEvents } from '../core/run-events.js';
 import { rateLimitOf } from '../http/parsed.js';
+import type { NetworkOptions } from '../http/network.js';
 
 export interface SendPathOptions {
   baseUrl: string;
@@ -32,6 +33,8 @@ export interface SendPathOptions {
   events?: RunEvents;
   /** Called with every recorded exchange, as it is (tests and the bench read them; a sink listens to `events`). */
   onExchange?: (ex: Exchange) => void;
+  /** How the target is reached (proxy, CA, client certificate, HTTP/2, headers). */
+  network?: NetworkOptions;
 }
 
 /** The exchange event of an exchange: labels and numbers only (src/core/run-events.ts). */
@@ -81,6 +84,7 @@ export function createSendPath(o: SendPathOptions): SendPath {
     timeoutMs: o.timeoutMs,
     holdBack,
     onSettled: record,
+    ...(o.network ? { network: o.network } : {}),
   });
   const extra = o.requestSignal;
   // One listener for the run, not one per request: the client abandons what it has in flight when it fires.
@@ -114,6 +118,7 @@ export function createSendPath(o: SendPathOptions): SendPath {
         timeoutMs: o.timeoutMs,
         holdBack,
         onSettled: record,
+        ...(o.network ? { network: o.network } : {}),
       });
       const abandon = () => burst.abortAll();
       extra?.addEventListener('abort', abandon, { once: true });

@@ -8,6 +8,7 @@ import type { ApiKey } from '../core/api-key.js';
 import type { Clock } from '../core/clock.js';
 import type { KeyStates } from '../backoff/key-state.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
+import type { NetworkOptions } from '../http/network.js';
 
 export interface LoadContext {
   readonly clock: Clock;
@@ -19,6 +20,8 @@ export interface LoadContext {
   readonly keys: readonly ApiKey[];
   /** Target base URL (for executors that bring their own client, such as saturate). */
   readonly baseUrl: string;
+  /** How the target is reached (headers, client certificate, proxy), for executors that bring their own client. */
+  readonly network?: NetworkOptions;
   send(spec: RequestSpec): Promise<Exchange>;
   /**
    * Send every spec at once over at least `specs.length` connections (a dedicated pool, closed afterwards), for

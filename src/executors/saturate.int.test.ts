@@ -1,3 +1,5 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PLANS } from '../api/plans.js';
 import { makeKey } from '../reference-server/test-client.js';
@@ -70,5 +72,40 @@ describe('saturate', () => {
     expect(slowest).toBeGreaterThanOrEqual(result!.latencyMs.p50);
     // The key timeline read the rate-limit headers of the answers.
     expect(snap.keyTimelines.find((k) => k.key === business.label)?.remaining.length).toBeGreaterThan(0);
+  });
+
+  it("sends the run's headers with petload's own credential, and is skipped through a proxy it cannot use", async () => {
+    const t = await startLoadTarget([business], 10);
+    targets.push(t);
+    const seen: IncomingHttpHeaders[] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.headers);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    const headers: [string, string][] = [
+      ['user-agent', 'petload/test'],
+      ['x-tenant', 'acme'],
+    ];
+    const load = parseLoad({ phases: [{ executor: 'saturate', connections: 2, duration: '1s' }] });
+    try {
+      await runLoad({ ...t.ctx, baseUrl, network: { headers } }, load);
+      expect(seen.length).toBeGreaterThan(0);
+      for (const h of seen) {
+        expect(h).toMatchObject({ 'user-agent': 'petload/test', 'x-tenant': 'acme' });
+        expect(h.authorization).toBe(`Bearer ${business.secret}`);
+      }
+      const sent = seen.length;
+      const proxied = await runLoad({ ...t.ctx, baseUrl, network: { headers, proxy: 'http://127.0.0.1:9' } }, load);
+      expect(proxied.phases[0]!.saturate).toEqual([]);
+      expect(t.logs).toContain(
+        'phase 1 (saturate): saturate skipped: autocannon cannot go through a proxy (HTTP_PROXY/HTTPS_PROXY)',
+      );
+      expect(seen).toHaveLength(sent);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

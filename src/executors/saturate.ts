@@ -208,6 +208,12 @@ export const saturate: Executor<'saturate'> = {
     const basePath = base.pathname.replace(/\/$/, '');
     const realMs = phase.duration / ctx.clock.scale;
     const results: SaturateResult[] = [];
+    const network = ctx.network ?? {};
+    if (network.proxy !== undefined) {
+      // autocannon connects to the target itself: it would go around the proxy the rest of the run goes through.
+      ctx.log(`${env.label}: saturate skipped: autocannon cannot go through a proxy (HTTP_PROXY/HTTPS_PROXY)`);
+      return { saturate: results };
+    }
     for (const lane of env.lanes) {
       if (env.signal.aborted || budget.spent) break;
       const key = await lane.waitForKey(ctx.clock.now() + MINUTE_MS + TOLERANCE_MS);
@@ -223,11 +229,14 @@ export const saturate: Executor<'saturate'> = {
         duration: realMs / 1000,
         sampleInt: Math.max(10, Math.min(1000, realMs / 10)),
         timeout: TIMEOUT_S,
+        // The run's headers (User-Agent, --header, the scenario's), then petload's own credential; HTTP/1.1 only.
         headers: {
-          authorization: `Bearer ${key.secret}`,
           accept: 'application/json',
           'content-type': 'application/json',
+          ...Object.fromEntries(network.headers ?? []),
+          authorization: `Bearer ${key.secret}`,
         },
+        ...(network.clientCert ? { tlsOptions: { cert: network.clientCert.cert, key: network.clientCert.key } } : {}),
         requests,
         ...(Number.isFinite(budget.remaining) ? { maxOverallRequests: budget.remaining } : {}),
       };

@@ -7,7 +7,8 @@
  * `maxBodyBytes`, and settles with an Exchange whatever the target does.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { errors, Pool, type Dispatcher } from 'undici';
+import { createSecureContext, rootCertificates, type SecureContext, type TLSSocket } from 'node:tls';
+import { buildConnector, errors, Pool, ProxyAgent, type Dispatcher } from 'undici';
 import type { Clock } from '../core/clock.js';
 import { decodeBody, excerpt } from './body.js';
 import type {
@@ -20,6 +21,7 @@ import type {
   TransportError,
   TransportErrorKind,
 } from './exchange.js';
+import { type NetworkOptions, type Protocol, protocolOfAlpn } from './network.js';
 import { parseTargetUrl } from './target-url.js';
 import { DateCache, ResponseMemo } from './parsed.js';
 
@@ -45,6 +47,8 @@ export interface HttpClientOptions {
    * throw rejects that promise with the error instead.
    */
   onSettled?: (spec: RequestSpec, exchange: Exchange) => void;
+  /** How the target is reached: proxy, CA, client certificate, HTTP/2, extra headers (./network.ts). */
+  network?: NetworkOptions;
 }
 
 const DEFAULT_CONNECTIONS = 16;
@@ -168,7 +172,11 @@ interface OverlapGroup {
 }
 
 interface ClientState {
-  readonly pool: Pool;
+  readonly pool: Dispatcher;
+  /** The request's origin (a proxy agent dispatches by it; a pool has its own). */
+  readonly origin: string;
+  /** Accept, then the run's extra headers (name, value, ...): each request's list starts as a copy. */
+  readonly headers: readonly string[];
   readonly clock: Clock;
   readonly basePath: string;
   readonly timeoutMs: number;
@@ -271,13 +279,19 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     }
     spec.signal?.addEventListener('abort', this);
     this.state.live.add(this);
-    const headers = ['accept', 'application/json'];
+    const headers = this.state.headers.slice();
     const auth = spec.auth;
     if (auth.kind === 'key') headers.push('authorization', `Bearer ${auth.key.secret}`);
     else if (auth.kind === 'raw') headers.push('authorization', auth.header);
     if (spec.body !== undefined) headers.push('content-type', spec.contentType ?? 'application/json');
     this.state.pool.dispatch(
-      { path: this.state.basePath + spec.path, method: spec.method, headers, body: spec.body ?? null },
+      {
+        origin: this.state.origin,
+        path: this.state.basePath + spec.path,
+        method: spec.method,
+        headers,
+        body: spec.body ?? null,
+      },
       this,
     );
   }
@@ -429,22 +443,79 @@ function joinOverlap(groups: Map<string, OverlapGroup>, label: string): OverlapG
   return group;
 }
 
-function destroyPool(pool: Pool): void {
+function destroyPool(pool: Dispatcher): void {
   pool.destroy().catch(() => undefined);
+}
+
+/** Accept (unless the run sets its own), then the run's extra headers, as undici's flat list. */
+function requestHeaders(extra: readonly (readonly [string, string])[]): string[] {
+  const own = extra.some(([name]) => name === 'accept') ? [] : ['accept', 'application/json'];
+  return [...own, ...extra.flat()];
+}
+
+/** A connector that notes the protocol each new connection speaks (its ALPN protocol; none: HTTP/1.1). */
+function observed(connect: buildConnector.connector, seen: Set<Protocol>): buildConnector.connector {
+  return (options, callback) =>
+    connect(options, (...result) => {
+      if (result[0] === null) seen.add(protocolOfAlpn((result[1] as TLSSocket).alpnProtocol));
+      callback(...result);
+    });
+}
+
+/** node's bundled CAs and the given ones, and a client certificate: one TLS context for every connection. */
+function secureContextOf(network: NetworkOptions, withCert: boolean): SecureContext | undefined {
+  const cert = withCert ? network.clientCert : undefined;
+  if (network.ca === undefined && cert === undefined) return undefined;
+  return createSecureContext({
+    ...(network.ca !== undefined ? { ca: [...rootCertificates, network.ca] } : {}),
+    ...(cert !== undefined ? { cert: cert.cert, key: cert.key } : {}),
+  });
+}
+
+/**
+ * The dispatcher of one client: a Pool on the target's origin, or undici's ProxyAgent through `network.proxy`
+ * (CONNECT for an https target, absolute URLs for an http one, as curl does). Either way every connection to the
+ * target is made by a connector that notes its protocol.
+ */
+function createDispatcher(origin: string, o: HttpClientOptions, seen: Set<Protocol>): Dispatcher {
+  const network = o.network ?? {};
+  const connectTimeout = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const allowH2 = network.http2 === true;
+  const poolOptions = {
+    connections: o.connections ?? DEFAULT_CONNECTIONS,
+    pipelining: 1,
+    // The per-exchange deadline covers headers and body; undici's own timers would only duplicate it.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    allowH2,
+  };
+  const secureContext = secureContextOf(network, true);
+  const targetTls = { timeout: connectTimeout, allowH2, ...(secureContext ? { secureContext } : {}) };
+  if (network.proxy === undefined) {
+    return new Pool(origin, { ...poolOptions, connect: observed(buildConnector(targetTls), seen) });
+  }
+  const proxyContext = secureContextOf(network, false);
+  return new ProxyAgent({
+    uri: network.proxy,
+    proxyTunnel: new URL(origin).protocol === 'https:',
+    requestTls: targetTls,
+    proxyTls: { timeout: connectTimeout, ...(proxyContext ? { secureContext: proxyContext } : {}) },
+    ...poolOptions,
+    factory: (at, options) => {
+      const { connect } = options as { connect: buildConnector.connector };
+      return new Pool(at, { ...poolOptions, ...options, connect: observed(connect, seen) });
+    },
+  });
 }
 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const url = parseTargetUrl(options.baseUrl);
-  const pool = new Pool(url.origin, {
-    connections: options.connections ?? DEFAULT_CONNECTIONS,
-    pipelining: 1,
-    // The per-exchange deadline below covers headers and body; undici's own timers would only duplicate it.
-    headersTimeout: 0,
-    bodyTimeout: 0,
-    connectTimeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-  });
+  const protocols = new Set<Protocol>();
+  const pool = createDispatcher(url.origin, options, protocols);
   const state: ClientState = {
     pool,
+    origin: url.origin,
+    headers: requestHeaders(options.network?.headers ?? []),
     clock: options.clock,
     basePath: url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -471,6 +542,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     },
     inFlight: () => state.live.size,
     idle: () => state.live.idle(),
+    protocols: () => [...protocols],
     abortAll(): void {
       for (const handler of state.live.all()) handler.handleEvent();
     },

@@ -125,6 +125,8 @@ export interface HttpClient {
   idle(): Promise<void>;
   /** Abandon every request in flight or queued, as if each one's signal had aborted. */
   abortAll(): void;
+  /** The protocols its connections spoke so far, in the order first seen ('HTTP/1.1', 'HTTP/2'). */
+  protocols(): readonly ('HTTP/1.1' | 'HTTP/2')[];
   close(): Promise<void>;
 }
 

@@ -44,7 +44,7 @@ describe('assertReachable', () => {
       res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
     });
     const port = await listen(server, new Set());
-    await expect(assertReachable(`http://127.0.0.1:${port}/v1`)).resolves.toBeUndefined();
+    await expect(assertReachable(`http://127.0.0.1:${port}/v1`)).resolves.toEqual(['HTTP/1.1']);
     expect(seen).toHaveLength(1);
     expect(seen[0]?.url).toBe('/v1/');
     expect(seen[0]?.headers.authorization).toBeUndefined();

@@ -196,6 +196,10 @@ export const ReportSchema = z.object({
     timeScale: z.number(),
     faults: z.array(z.string()),
     variant: z.record(z.string(), z.string()).optional(),
+    /** The protocol the run's connections spoke (absent: none was made, or a report of an older version). */
+    protocol: z.enum(['HTTP/1.1', 'HTTP/2', 'HTTP/1.1 and HTTP/2']).optional(),
+    /** The forward proxy the run went through, its credentials hidden (absent: direct). */
+    proxy: z.string().optional(),
   }),
   plans: z.array(z.enum(PLAN_NAMES)),
   keys: z.array(z.object({ label: z.string(), plan: z.enum(PLAN_NAMES), sacrificial: z.boolean() })),
