@@ -436,16 +436,19 @@ function watchKeys(events: RunEvents, run: RunContext): () => void {
 async function runLoadSection(setup: Setup, run: RunContext, load: LoadSection): Promise<void> {
   const { clock } = run;
   const { events } = setup;
-  let last = { sent: 0, at: clock.monotonic() };
+  // From what was sent before the load (the probes): the first line's rate is the load's, not the run's so far.
+  let last = { sent: run.metrics.progress().requests, at: clock.monotonic() };
   const outcome = await runLoad(
     run.loadContext({
       progress: (p) => {
         if (!events.wants('phase')) return;
         const m = run.metrics.progress();
         const now = clock.monotonic();
-        const rate = now > last.at ? ((m.requests - last.sent) * 1000) / (now - last.at) : 0;
+        // Per real second: run-clock ms are `scale` times shorter than real ones.
+        const rate = now > last.at ? ((m.requests - last.sent) * 1000 * clock.scale) / (now - last.at) : 0;
         last = { sent: m.requests, at: now };
-        const progress = { ...p, sent: m.requests, rate, s2xx: m.s2xx, s4xx: m.s4xx, s429: m.s429, p99Ms: m.p99 };
+        const counts = { sent: m.requests, rate, s2xx: m.s2xx, s4xx: m.s4xx, s429: m.s429, p99Ms: m.p99 };
+        const progress = { ...p, ...counts, timeScale: clock.scale };
         events.emit({ type: 'phase', progress });
       },
       log: (text) => events.emit({ type: 'log', text, notice: false }),

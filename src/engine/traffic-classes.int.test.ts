@@ -28,7 +28,16 @@ describe('traffic classes on a run', { timeout: 60_000 }, () => {
   it('measures the load apart from the probes; count(429) == 0 holds though the enforce probe was refused', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'petload-traffic-'));
     try {
-      const { report } = await runScenario({ scenario: parseScenarioText(SCENARIO, 'inline.yaml'), reportDir: dir });
+      const rates: number[] = [];
+      const { report } = await runScenario({
+        scenario: parseScenarioText(SCENARIO, 'inline.yaml'),
+        reportDir: dir,
+        subscribe: (events) => events.on('phase', (e) => rates.push(e.progress.rate)),
+      });
+      // Per real second, from the load's start: the probes' requests before it never make the first line absurd.
+      // Two free keys at 50 % of 60/min on a 60x clock: 60 requests a real second.
+      expect(rates[0]).toBe(0);
+      expect(Math.max(...rates)).toBeLessThan(100);
       expect(report.traffic).toEqual({ measured: 'load', load: ['phase 1 (constant-rate)'], probes: ['enforce'] });
       const load = report.operations.reduce((n, o) => n + o.count, 0);
       const probes = (report.probeOperations ?? []).reduce((n, o) => n + o.count, 0);

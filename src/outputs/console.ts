@@ -104,6 +104,14 @@ function planTableLines(report: Report, paint: (style: Style, s: string) => stri
   ];
 }
 
+/** The run's rate per real second, with the run clock's beside it when it is scaled. */
+export function rateLine(report: Report): string {
+  const t = report.totals;
+  const scale = report.target.timeScale;
+  const clock = scale === 1 ? '' : `, ${(t.rps / scale).toFixed(1)}/s on the x${scale} run clock`;
+  return `${t.requests} requests, ${t.rps.toFixed(1)}/s per real second${clock}`;
+}
+
 /** A latency table of some operations under its title; nothing when there are none. */
 function latencyLines(ops: Report['operations'], title: string, paint: (style: Style, s: string) => string): string[] {
   if (ops.length === 0) return [];
@@ -181,12 +189,7 @@ export function renderConsoleSummary(report: Report, opts: ConsoleOptions): stri
   );
   if (report.operations.length > 0 || (report.probeOperations ?? []).length > 0) {
     const t = report.totals;
-    out.push(
-      paint(
-        'dim',
-        `  ${t.rps.toFixed(1)} requests/s (all ${t.requests} requests, per real second); ${t.dropped} dropped sends; ${t.transportErrors} transport errors`,
-      ),
-    );
+    out.push(paint('dim', `  ${rateLine(report)}; ${t.dropped} dropped sends; ${t.transportErrors} transport errors`));
   }
 
   if (report.thresholds.length > 0) {
