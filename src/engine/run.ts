@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 import { PLAN_NAMES, describeLimits, layerFigures, type PlanFigures, type PlanName } from '../api/plans.js';
 import type { Severity } from '../checks/catalogue.js';
 import { parseThreshold, thresholdCheckId, type Threshold } from '../checks/thresholds.js';
-import { evaluateThreshold, thresholdMessage } from '../checks/threshold-eval.js';
+import { ABORTED_UNJUDGED, evaluateThreshold, thresholdMessage } from '../checks/threshold-eval.js';
 import type { LoadSection, Scenario } from '../config/scenario.js';
 import { createRedactor, type Redactor } from '../config/keys-file.js';
 import type { ApiKey } from '../core/api-key.js';
@@ -501,11 +501,17 @@ async function report(o: RunOptions, sent: RunRecord): Promise<RunResult> {
     events.emit({ type: 'log', text: schedule.note, notice: false });
   }
   const thresholds = thresholdSpecs.map((t) => {
-    const checkId = thresholdCheckId(t.parsed);
+    const checkId = thresholdCheckId(t.parsed) as `threshold.${string}`;
     const r = evaluateThreshold(t.parsed, snapshot);
     const severity = t.severity;
-    run.ledger.judge(checkId as `threshold.${string}`, null, r.ok, () => thresholdMessage(t.expression, r));
-    return { expression: t.expression, checkId, severity, observed: r.observed, unit: r.unit, ok: r.ok };
+    const judged = { expression: t.expression, checkId, severity, observed: r.observed, unit: r.unit, ok: r.ok };
+    // A run aborted before the traffic a rule is about: nothing to judge, and no failure to add to the abort.
+    if (aborted && r.observed === null) {
+      run.ledger.skip(checkId, null, ABORTED_UNJUDGED);
+      return { ...judged, notJudged: ABORTED_UNJUDGED };
+    }
+    run.ledger.judge(checkId, null, r.ok, () => thresholdMessage(t.expression, r));
+    return judged;
   });
   const input = {
     ...describeRun(o, scenario, target),

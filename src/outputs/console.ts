@@ -197,7 +197,7 @@ export function renderConsoleSummary(report: Report, opts: ConsoleOptions): stri
     for (const t of report.thresholds) {
       const w = thresholdWord(t);
       out.push(
-        `  ${paint(w === 'PASS' ? 'green' : w === 'FAIL' ? 'red' : 'yellow', w)} ${clean(t.expression)}  observed ${formatObserved(t)}`,
+        `  ${paint(w === 'PASS' ? 'green' : w === 'FAIL' ? 'red' : w === 'SKIP' ? 'dim' : 'yellow', w)} ${clean(t.expression)}  ${t.notJudged === undefined ? 'observed ' : ''}${formatObserved(t)}`,
       );
     }
   }

@@ -211,7 +211,7 @@ function thresholdsSection(report: Report): string {
   if (report.thresholds.length === 0) return '';
   const rows = report.thresholds.map((t) => {
     const w = thresholdWord(t);
-    const s: RowStatus = w === 'PASS' ? 'pass' : w === 'FAIL' ? 'fail' : 'warn';
+    const s: RowStatus = w === 'PASS' ? 'pass' : w === 'FAIL' ? 'fail' : w === 'SKIP' ? 'skip' : 'warn';
     return `<tr><td><code>${h(t.expression)}</code></td><td>${h(t.severity)}</td><td class="num">${h(formatObserved(t))}</td><td>${badge(s)}</td></tr>`;
   });
   return (
