@@ -116,6 +116,9 @@ export function evaluateThreshold(t: Threshold, snap: MetricsSnapshot): Threshol
   return { observed: observedMicros / MICROS_PER[unit], unit, ok: compare(observedMicros, t.comparison, limitMicros) };
 }
 
+/** Why a threshold of an aborted run that had no data for it is not judged (its check is skipped with it). */
+export const ABORTED_UNJUDGED = 'not judged: the run was aborted';
+
 /**
  * The one-line message of a threshold's outcome: `p(95) < 250ms: observed 12.5ms`, or, when nothing was in
  * its scope, `count(5xx) == 0: observed no data (no request in its scope)` (no unit glued to "no data").

@@ -28,6 +28,13 @@ describe('progressLine', () => {
       'phase 1 (constant-rate): 2.5 s, sent 1234, 57.0/s, 2xx 1200 / 4xx 30 / 429 4, p99 -',
     );
   });
+
+  it('gives the rate per real second, with the run clock beside it when the clock is scaled', () => {
+    expect(progressLine(stats({ rate: 1270.1, timeScale: 60 }))).toBe(
+      'phase 1 (constant-rate): 1 min 5 s of 3 min 0 s (x60 clock), sent 1234, 1270.1/s real, 21.2/s run clock, ' +
+        '2xx 1200 / 4xx 30 / 429 4, p99 12.3 ms',
+    );
+  });
 });
 
 describe('createProgressReporter', () => {

@@ -32,10 +32,14 @@ const PLAIN_EVERY_MS = 5000;
 
 /** One line of progress, without a line ending. */
 export function progressLine(s: ProgressStats): string {
+  const scale = s.timeScale ?? 1;
+  const clock = scale === 1 ? '' : ` (x${scale} clock)`;
   const elapsed =
     s.totalMs > 0 ? `${formatDuration(s.elapsedMs)} of ${formatDuration(s.totalMs)}` : formatDuration(s.elapsedMs);
   const p99 = s.p99Ms === null ? '-' : `${formatMs(s.p99Ms)} ms`;
-  return `${s.phase}: ${elapsed}, sent ${s.sent}, ${s.rate.toFixed(1)}/s, 2xx ${s.s2xx} / 4xx ${s.s4xx} / 429 ${s.s429}, p99 ${p99}`;
+  // The rate per real second; on a scaled clock, the run clock's beside it (what the scenario's rates are in).
+  const rate = `${s.rate.toFixed(1)}/s${scale === 1 ? '' : ` real, ${(s.rate / scale).toFixed(1)}/s run clock`}`;
+  return `${s.phase}: ${elapsed}${clock}, sent ${s.sent}, ${rate}, 2xx ${s.s2xx} / 4xx ${s.s4xx} / 429 ${s.s429}, p99 ${p99}`;
 }
 
 export function createProgressReporter(stream: ProgressStream, options: ProgressOptions = {}): ProgressReporter {

@@ -14,8 +14,10 @@ export interface ProgressStats {
   totalMs: number;
   /** Requests sent so far. */
   sent: number;
-  /** Requests per run-clock second, recently. */
+  /** Requests per real second, recently (0 on a phase's first line: nothing to measure over yet). */
   rate: number;
+  /** How much faster than real time the run clock goes (absent or 1: not scaled); elapsed times are on it. */
+  timeScale?: number;
   s2xx: number;
   /** 4xx other than 429. */
   s4xx: number;

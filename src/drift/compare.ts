@@ -9,7 +9,7 @@ import type { Report } from '../report/schema.js';
 import { diffChecks } from './checks.js';
 import { diffContract } from './contract.js';
 import { differencesOf, requireSameRun, runRef } from './identity.js';
-import { diffOperations, latencyMessage } from './latency.js';
+import { diffOperations, latencyMessage, latencyTrafficOf, trafficMismatch } from './latency.js';
 import {
   COMPARE_SCHEMA_VERSION,
   type CompareOptions,
@@ -79,19 +79,22 @@ export function compareReports(baseline: Report, current: Report, options: Compa
   requireSameRun(b, c, o.allowDifferent);
   const checks = diffChecks(baseline, current);
   const operations = diffOperations(baseline, current, o);
+  // Latency only between runs of one traffic class: the load's against the load's, the probes' against the probes'.
+  const mismatch = trafficMismatch(baseline, current);
   // Checks first: a newly failing contract says more than a slower percentile.
   const regressions = [...checkRegressions(checks), ...latencyRegressions(operations)];
   return {
     schemaVersion: COMPARE_SCHEMA_VERSION,
     baseline: b,
     current: c,
-    differences: differencesOf(b, c),
+    differences: [...differencesOf(b, c), ...(mismatch === null ? [] : [`latency ${mismatch}`])],
     options: o,
     regressed: regressions.length > 0,
     regressions,
     checks,
     contract: diffContract(baseline, current),
     operations,
+    latencyTraffic: latencyTrafficOf(baseline, current),
   };
 }
 

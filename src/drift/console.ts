@@ -3,6 +3,7 @@
  * Plain ASCII markers; colour only when asked; a target's text is never sent to the terminal raw.
  */
 import { checksLine, type DriftVerdict, driftRows, headline } from './drifts.js';
+import { trafficWords } from '../metrics/traffic.js';
 import type { Comparison } from './schema.js';
 
 export interface CompareConsoleOptions {
@@ -33,6 +34,15 @@ const STYLE: Record<DriftVerdict, Style> = {
   PASSING: 'green',
 };
 
+/** ` of the load's requests`, or why latency was not compared; nothing for a compare.json of an older version. */
+export function latencyOf(c: Comparison): string {
+  const t = c.latencyTraffic;
+  if (t === undefined) return '';
+  if (!t.compared)
+    return ` (not compared: the baseline's is of ${trafficWords(t.baseline)}, the current's of ${trafficWords(t.current)})`;
+  return ` of ${trafficWords(t.current)}`;
+}
+
 export function compareConsole(c: Comparison, options: CompareConsoleOptions = {}): string {
   const paint = (style: Style, s: string) => (options.color ? `\x1b[${ANSI[style]}m${s}\x1b[0m` : s);
   const max = options.maxDrifts ?? 12;
@@ -61,7 +71,7 @@ export function compareConsole(c: Comparison, options: CompareConsoleOptions = {
     paint('dim', `  checks: ${checksLine(c)}`),
     paint(
       'dim',
-      `  latency: ${judged} of ${c.operations.length} operations judged, ${c.operations.filter((o) => o.regression).length} regressed`,
+      `  latency${latencyOf(c)}: ${judged} of ${c.operations.length} operations judged, ${c.operations.filter((o) => o.regression).length} regressed`,
     ),
   );
   return `${out.join('\n')}\n`;

@@ -6,6 +6,7 @@
 import { escapeText as h } from '../outputs/escape.js';
 import { spectrumX } from '../outputs/html-charts.js';
 import { checksLine, driftRows, headline } from './drifts.js';
+import { latencyOf } from './console.js';
 import { formatBreadth } from './latency.js';
 import { type Chart, chartBox, page } from './page.js';
 import { type Comparison, type OperationDrift, PERCENTILES, type RunRef, SPECTRUM_PERCENTILES } from './schema.js';
@@ -123,7 +124,8 @@ function operationsSection(c: Comparison): string {
     ];
   });
   const head = ['operation', 'requests#', 'p50#', 'p90#', 'p99#', 'max#', 'req/s#', 'errors#', 'tests', 'verdict'];
-  return `<h2 id="operations-title">Latency (ms) and throughput per operation</h2>${dataTable('operations', head, rows)}`;
+  const traffic = c.latencyTraffic ? `<p class="note" id="latency-traffic">Latency${h(latencyOf(c))}.</p>` : '';
+  return `<h2 id="operations-title">Latency (ms) and throughput per operation</h2>${traffic}${dataTable('operations', head, rows)}`;
 }
 
 function runRow(side: string, r: RunRef): string[] {

@@ -6,6 +6,7 @@
  * superiority by that margin >= minSuperiority): see docs/compare.md for why all three.
  */
 import { decodeHistogram, percentile, totalCount } from '../metrics/histogram.js';
+import { type MeasuredTraffic, measuredTraffic, trafficWords } from '../metrics/traffic.js';
 import type { OperationMetricsT, Report } from '../report/schema.js';
 import { type Buckets, bucketsOf } from './buckets.js';
 import {
@@ -69,11 +70,49 @@ function marginMs(thresholds: Record<PercentileName, Threshold | null>): number 
   return judged.length > 0 ? Math.min(...judged) : 0;
 }
 
-function shiftTest(b: Buckets, c: Buckets, options: CompareOptions, margin: number): ShiftTest {
+/** Status-class histograms of an operation (src/metrics/recorder.ts): every name but `all` and `serviceTime`. */
+const NOT_A_KIND = new Set(['all', 'serviceTime']);
+
+/**
+ * The kind of answer (a status class) that holds most of the operation's requests on both sides, with its
+ * buckets: at least half of each side's requests and minSamples each. Null when no kind does.
+ */
+function mainKindOf(
+  bo: OperationMetricsT,
+  co: OperationMetricsT,
+  options: CompareOptions,
+): { status: string; bb: Buckets; cb: Buckets } | null {
+  if (options.histogram !== 'all') return null;
+  for (const status of Object.keys(bo.histograms)) {
+    const b64b = bo.histograms[status];
+    const b64c = co.histograms[status];
+    if (NOT_A_KIND.has(status) || b64b === undefined || b64c === undefined) continue;
+    const bb = bucketsOf(b64b);
+    const cb = bucketsOf(b64c);
+    const most = (n: number, of: number) => n >= options.minSamples && 2 * n >= of;
+    if (most(bb.total, bo.count) && most(cb.total, co.count)) return { status, bb, cb };
+  }
+  return null;
+}
+
+type MainKind = ReturnType<typeof mainKindOf>;
+
+function shiftTest(b: Buckets, c: Buckets, options: CompareOptions, margin: number, kind: MainKind): ShiftTest {
   const mw = mannWhitney(b, c);
   const ks = kolmogorovSmirnov(b, c);
   const direction = mw.p < options.alpha && mw.z !== 0 ? (mw.z > 0 ? 'slower' : 'faster') : 'same';
   const beyond = superiorityBy(b, c, margin * 1000);
+  // A slowdown carried by every answer of the operation's main kind is broad, though answers of another kind (a
+  // limiter's refusals, answered before the slow part) were not slowed.
+  const mainKind =
+    kind === null
+      ? null
+      : {
+          status: kind.status,
+          n1: kind.bb.total,
+          n2: kind.cb.total,
+          superiorityBeyondMargin: superiorityBy(kind.bb, kind.cb, margin * 1000),
+        };
   return {
     histogram: options.histogram,
     n1: mw.n1,
@@ -84,7 +123,8 @@ function shiftTest(b: Buckets, c: Buckets, options: CompareOptions, margin: numb
     superiority: mw.superiority,
     marginMs: margin,
     superiorityBeyondMargin: beyond,
-    broad: beyond >= options.minSuperiority,
+    mainKind,
+    broad: Math.max(beyond, mainKind?.superiorityBeyondMargin ?? 0) >= options.minSuperiority,
     ksD: ks.d,
     ksP: ks.p,
     direction,
@@ -136,7 +176,14 @@ function percentileChange(
 }
 
 /** Why an operation's latency is not judged, or null when it is. */
-function notJudged(op: string, b: OperationMetricsT | undefined, c: OperationMetricsT | undefined, o: CompareOptions) {
+function notJudged(
+  op: string,
+  b: OperationMetricsT | undefined,
+  c: OperationMetricsT | undefined,
+  o: CompareOptions,
+  traffic: string | null,
+) {
+  if (traffic !== null) return traffic;
   if (b === undefined) return `${op} is not in the baseline run`;
   if (c === undefined) return `${op} is not in the current run`;
   if (b.histograms[o.histogram] === undefined || c.histograms[o.histogram] === undefined)
@@ -146,18 +193,24 @@ function notJudged(op: string, b: OperationMetricsT | undefined, c: OperationMet
   return null;
 }
 
-function operationDrift(base: Report, cur: Report, name: string, options: CompareOptions): OperationDrift {
+function operationDrift(
+  base: Report,
+  cur: Report,
+  name: string,
+  options: CompareOptions,
+  traffic: string | null,
+): OperationDrift {
   const bo = base.operations.find((o) => o.operation === name);
   const co = cur.operations.find((o) => o.operation === name);
   const b = bo ? sideOf(base, bo, options.histogram) : null;
   const c = co ? sideOf(cur, co, options.histogram) : null;
-  const note = notJudged(name, bo, co, options);
+  const note = notJudged(name, bo, co, options, traffic);
   const thresholds = thresholdsFor(options, name);
   let judged: Sides['judged'] = null;
   if (note === null) {
     const bb = bucketsOf(bo!.histograms[options.histogram]!);
     const cb = bucketsOf(co!.histograms[options.histogram]!);
-    judged = { bb, cb, test: shiftTest(bb, cb, options, marginMs(thresholds)) };
+    judged = { bb, cb, test: shiftTest(bb, cb, options, marginMs(thresholds), mainKindOf(bo!, co!, options)) };
   }
   const spectrum = {
     baseline: spectrumOf(bo?.histograms[options.histogram]),
@@ -177,11 +230,29 @@ function operationDrift(base: Report, cur: Report, name: string, options: Compar
   };
 }
 
+/** Whose traffic each run's latency describes, and whether the two can be compared (only the same class). */
+export function latencyTrafficOf(
+  baseline: Report,
+  current: Report,
+): { baseline: MeasuredTraffic; current: MeasuredTraffic; compared: boolean } {
+  const b = measuredTraffic(baseline);
+  const c = measuredTraffic(current);
+  return { baseline: b, current: c, compared: b === c };
+}
+
+/** Why latency is not compared between the two runs: their traffic classes differ. Null when they do not. */
+export function trafficMismatch(baseline: Report, current: Report): string | null {
+  const t = latencyTrafficOf(baseline, current);
+  if (t.compared) return null;
+  return `not compared: the baseline's latency is of ${trafficWords(t.baseline)}, the current's of ${trafficWords(t.current)}`;
+}
+
 export function diffOperations(baseline: Report, current: Report, options: CompareOptions): OperationDrift[] {
   const names = [...new Set([...baseline.operations, ...current.operations].map((o) => o.operation))];
   const rank = (n: string) => (ORDER.includes(n) ? ORDER.indexOf(n) : ORDER.length);
   names.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
-  return names.map((n) => operationDrift(baseline, current, n, options));
+  const traffic = trafficMismatch(baseline, current);
+  return names.map((n) => operationDrift(baseline, current, n, options, traffic));
 }
 
 /** One line for a percentile's change with the tests behind it. */
@@ -195,7 +266,14 @@ export function latencyMessage(op: OperationDrift, p: PercentileChange): string 
   return `${op.operation} ${p.percentile} ${formatMs(p.baselineMs)} ms -> ${formatMs(p.currentMs)} ms (${formatChangeMs(p.changeMs)}, ${formatRatio(p.changeRatio)})${stats}`;
 }
 
-/** `A(+5 ms)=0.97`: the share of pairs in which the current request is slower by more than the margin. */
+/**
+ * `A(+5 ms)=0.97`: the share of pairs in which the current request is slower by more than the margin; with the
+ * main kind of answer's own when there is one (`A(+5 ms)=0.86; 2xx: A(+5 ms)=1.00`).
+ */
 export function formatBreadth(t: ShiftTest): string {
-  return `A(+${formatMs(t.marginMs)} ms)=${t.superiorityBeyondMargin.toFixed(2)}`;
+  const a = (v: number) => `A(+${formatMs(t.marginMs)} ms)=${v.toFixed(2)}`;
+  const k = t.mainKind;
+  const all = a(t.superiorityBeyondMargin);
+  // The kind's own only where it says something else (a kind that holds every request says the same).
+  return k && a(k.superiorityBeyondMargin) !== all ? `${all}; ${k.status}: ${a(k.superiorityBeyondMargin)}` : all;
 }

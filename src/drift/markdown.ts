@@ -3,6 +3,7 @@
  * first, then the checks, each plan's contract, latency and throughput per operation, and how it was judged.
  */
 import { mdText as mdEscape } from '../outputs/markdown.js';
+import { latencyOf } from './console.js';
 import { checksLine, driftRows, headline } from './drifts.js';
 import { formatBreadth } from './latency.js';
 import { type Comparison, type OperationDrift, PERCENTILES, type RunRef } from './schema.js';
@@ -119,6 +120,7 @@ function operationsSection(c: Comparison): string[] {
   return [
     `### Latency and throughput per operation (ms, ${c.options.histogram === 'all' ? 'from the intended send time' : 'service time'})`,
     '',
+    ...(c.latencyTraffic ? [`Latency${mdText(latencyOf(c))}.`, ''] : []),
     ...table(
       ['operation', 'requests#', 'p50#', 'p90#', 'p99#', 'max#', 'req/s#', 'errors#', 'tests', 'verdict'],
       c.operations.map(operationCells),

@@ -220,7 +220,19 @@ export const ShiftTestSchema = z.object({
   marginMs: z.number(),
   /** P(current request slower than a baseline one by more than marginMs) + half P(by exactly that). */
   superiorityBeyondMargin: z.number(),
-  /** superiorityBeyondMargin >= minSuperiority: most requests are slower by more than the margin, not a few. */
+  /**
+   * The same breadth within the kind of answer (status class: 2xx, 4xx, 429, 5xx, error) that holds most of the
+   * operation's requests on both sides, when it does (at least half of each side, minSamples each); null when none
+   * does, or for the service-time histogram (kept for every request only). Absent in older compare.json files.
+   */
+  mainKind: z
+    .object({ status: z.string(), n1: z.number().int(), n2: z.number().int(), superiorityBeyondMargin: z.number() })
+    .nullable()
+    .optional(),
+  /**
+   * Most requests are slower by more than the margin, not a few: superiorityBeyondMargin, or the main kind's, is at
+   * least minSuperiority (a slowdown every answer carries is broad even when the refusals of another kind are not).
+   */
   broad: z.boolean(),
   /** Kolmogorov-Smirnov distance between the two distributions, and its p-value (shown, not used to judge). */
   ksD: z.number(),
@@ -289,5 +301,16 @@ export const CompareSchema = z.object({
   checks: ChecksDiffSchema,
   contract: z.array(PlanContractSchema),
   operations: z.array(OperationDriftSchema),
+  /**
+   * Whose traffic each run's latency describes (`load`, `probes` in a run without load, `all` for a report of an
+   * older version), and whether latency was compared: only between runs of the same class. Absent in older files.
+   */
+  latencyTraffic: z
+    .object({
+      baseline: z.enum(['load', 'probes', 'all']),
+      current: z.enum(['load', 'probes', 'all']),
+      compared: z.boolean(),
+    })
+    .optional(),
 });
 export type Comparison = z.infer<typeof CompareSchema>;

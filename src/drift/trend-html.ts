@@ -4,6 +4,7 @@
  * values each plan was sent over time. The files that were skipped are listed first, with why.
  */
 import { escapeAttr, escapeText as h } from '../outputs/escape.js';
+import { trafficWords } from '../metrics/traffic.js';
 import { FAILING_SEVERITIES } from '../report/severity.js';
 import { type Chart, type ChartSeries, chartBox, page } from './page.js';
 import type { TrendCheck, TrendGroup, TrendPage, TrendRun } from './trend.js';
@@ -128,12 +129,20 @@ function groupSection(g: TrendGroup, gi: number, charts: Chart[]): string {
     `<h3>Verdict per run</h3><table class="strip" id="verdicts-${gi}">${verdicts}</table>${runsTable(g)}` +
     checksStrip(g, gi) +
     `<div class="chart-grid"><section class="panel"><h3>p50 (dashed) and p99 per operation</h3>` +
+    `<p class="note" id="trend-traffic-${gi}">${h(trafficNote(g))}</p>` +
     `${chartBox(`trend-latency-${gi}`, lat !== null, 'No latency was recorded in these runs.')}</section>` +
     `<section class="panel"><h3>Limit sent per plan (highest value of each run)</h3>` +
     `${chartBox(`trend-limits-${gi}`, lim !== null, 'No X-RateLimit-Limit was recorded in these runs.')}</section></div>` +
     limitsTable(g) +
     `</section>`
   );
+}
+
+/** Whose traffic the latency chart shows, and the runs left out of it. */
+function trafficNote(g: TrendGroup): string {
+  const t = g.latencyTraffic;
+  const left = t.leftOut === 0 ? '' : `; ${t.leftOut} run(s) of another traffic class left out (not comparable)`;
+  return `Of ${trafficWords(t.measured)}${left}.`;
 }
 
 export function trendHtml(t: TrendPage): string {

@@ -139,3 +139,17 @@ describe('findReports', () => {
     expect(locked.text === '{}' || locked.error === 'EACCES').toBe(true);
   });
 });
+
+describe('trend: latency of one traffic class', () => {
+  it("charts the newest run's class and leaves out runs of another, counted and said", () => {
+    const page = trend([
+      { path: 'old/report.json', text: variant('2030-01-01T00:00:00.000Z', (r) => delete r.traffic) },
+      { path: 'new/report.json', text: variant('2030-01-02T00:00:00.000Z') },
+    ]);
+    const [g] = page.groups;
+    expect(g!.latencyTraffic).toEqual({ measured: 'load', leftOut: 1 });
+    for (const op of g!.operations) expect(op.p99[0]).toBeNull();
+    expect(g!.operations[0]!.p99[1]).not.toBeNull();
+    expect(trendHtml(page)).toContain('Of the load&#39;s requests; 1 run(s) of another traffic class left out');
+  });
+});

@@ -8,6 +8,7 @@ import type { Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PlanName } from '../api/plans.js';
+import { type MeasuredTraffic, measuredTraffic } from '../metrics/traffic.js';
 import { parseReport } from '../outputs/read.js';
 import { type CheckResult, REPORT_SCHEMA_VERSION, type Report } from '../report/schema.js';
 import type { Severity } from '../report/severity.js';
@@ -63,6 +64,8 @@ export interface TrendGroup {
   runs: TrendRun[];
   checks: TrendCheck[];
   operations: TrendOperation[];
+  /** Whose traffic `operations` is (the newest run's class), and how many runs of another class were left out. */
+  latencyTraffic: { measured: MeasuredTraffic; leftOut: number };
   limits: TrendLimits[];
 }
 
@@ -138,10 +141,22 @@ function trendChecks(reports: readonly Report[]): TrendCheck[] {
   return [...rows.values()];
 }
 
+/**
+ * Whose traffic the group's latency is: the newest run's class. Runs of another class (a report of an older
+ * version, whose latency mixes the probes' with the load's) are left out of the latency chart and counted.
+ */
+function trendTraffic(reports: readonly Report[]): TrendGroup['latencyTraffic'] {
+  const measured = measuredTraffic(reports[reports.length - 1]!);
+  return { measured, leftOut: reports.filter((r) => measuredTraffic(r) !== measured).length };
+}
+
 function trendOperations(reports: readonly Report[]): TrendOperation[] {
+  const { measured } = trendTraffic(reports);
   const names = [...new Set(reports.flatMap((r) => r.operations.map((o) => o.operation)))];
   return names.map((operation) => {
-    const ops = reports.map((r) => r.operations.find((o) => o.operation === operation));
+    const ops = reports.map((r) =>
+      measuredTraffic(r) === measured ? r.operations.find((o) => o.operation === operation) : undefined,
+    );
     return {
       operation,
       p50: ops.map((o) => (o ? o.latency.p50 : null)),
@@ -190,6 +205,7 @@ export function trend(reportFiles: readonly ReportFile[]): TrendPage {
         runs: runs.map((x) => trendRun(x.path, x.report)),
         checks: trendChecks(reports),
         operations: trendOperations(reports),
+        latencyTraffic: trendTraffic(reports),
         limits: trendLimits(reports),
       };
     });

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ledger } from '../checks/ledger.js';
 import { parseThreshold, thresholdCheckId } from '../checks/thresholds.js';
-import { evaluateThreshold, thresholdMessage } from '../checks/threshold-eval.js';
+import { ABORTED_UNJUDGED, evaluateThreshold, thresholdMessage } from '../checks/threshold-eval.js';
 import { createRedactor } from '../config/keys-file.js';
 import { EXIT, PetloadError } from '../core/errors.js';
 import { type JournalContents, readJournal } from '../journal/reader.js';
@@ -72,8 +72,14 @@ function judgeThresholds(
     const parsed = parseThreshold(expression);
     const checkId = thresholdCheckId(parsed);
     const r = evaluateThreshold(parsed, metrics);
+    const judged = { expression, checkId, severity, observed: r.observed, unit: r.unit, ok: r.ok };
+    // A recovered run is aborted: a rule with no data is not judged (as in runScenario).
+    if (r.observed === null) {
+      ledger.skip(checkId as `threshold.${string}`, null, ABORTED_UNJUDGED);
+      return { ...judged, notJudged: ABORTED_UNJUDGED };
+    }
     ledger.judge(checkId as `threshold.${string}`, null, r.ok, () => thresholdMessage(expression, r));
-    return { expression, checkId, severity, observed: r.observed, unit: r.unit, ok: r.ok };
+    return judged;
   });
   return { thresholds, ledger };
 }

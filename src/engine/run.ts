@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 import { PLAN_NAMES, describeLimits, layerFigures, type PlanFigures, type PlanName } from '../api/plans.js';
 import type { Severity } from '../checks/catalogue.js';
 import { parseThreshold, thresholdCheckId, type Threshold } from '../checks/thresholds.js';
-import { evaluateThreshold, thresholdMessage } from '../checks/threshold-eval.js';
+import { ABORTED_UNJUDGED, evaluateThreshold, thresholdMessage } from '../checks/threshold-eval.js';
 import type { LoadSection, Scenario } from '../config/scenario.js';
 import { createRedactor, type Redactor } from '../config/keys-file.js';
 import type { ApiKey } from '../core/api-key.js';
@@ -436,16 +436,19 @@ function watchKeys(events: RunEvents, run: RunContext): () => void {
 async function runLoadSection(setup: Setup, run: RunContext, load: LoadSection): Promise<void> {
   const { clock } = run;
   const { events } = setup;
-  let last = { sent: 0, at: clock.monotonic() };
+  // From what was sent before the load (the probes): the first line's rate is the load's, not the run's so far.
+  let last = { sent: run.metrics.progress().requests, at: clock.monotonic() };
   const outcome = await runLoad(
     run.loadContext({
       progress: (p) => {
         if (!events.wants('phase')) return;
         const m = run.metrics.progress();
         const now = clock.monotonic();
-        const rate = now > last.at ? ((m.requests - last.sent) * 1000) / (now - last.at) : 0;
+        // Per real second: run-clock ms are `scale` times shorter than real ones.
+        const rate = now > last.at ? ((m.requests - last.sent) * 1000 * clock.scale) / (now - last.at) : 0;
         last = { sent: m.requests, at: now };
-        const progress = { ...p, sent: m.requests, rate, s2xx: m.s2xx, s4xx: m.s4xx, s429: m.s429, p99Ms: m.p99 };
+        const counts = { sent: m.requests, rate, s2xx: m.s2xx, s4xx: m.s4xx, s429: m.s429, p99Ms: m.p99 };
+        const progress = { ...p, ...counts, timeScale: clock.scale };
         events.emit({ type: 'phase', progress });
       },
       log: (text) => events.emit({ type: 'log', text, notice: false }),
@@ -517,11 +520,17 @@ async function report(o: RunOptions, sent: RunRecord): Promise<RunResult> {
     events.emit({ type: 'log', text: schedule.note, notice: false });
   }
   const thresholds = thresholdSpecs.map((t) => {
-    const checkId = thresholdCheckId(t.parsed);
+    const checkId = thresholdCheckId(t.parsed) as `threshold.${string}`;
     const r = evaluateThreshold(t.parsed, snapshot);
     const severity = t.severity;
-    run.ledger.judge(checkId as `threshold.${string}`, null, r.ok, () => thresholdMessage(t.expression, r));
-    return { expression: t.expression, checkId, severity, observed: r.observed, unit: r.unit, ok: r.ok };
+    const judged = { expression: t.expression, checkId, severity, observed: r.observed, unit: r.unit, ok: r.ok };
+    // A run aborted before the traffic a rule is about: nothing to judge, and no failure to add to the abort.
+    if (aborted && r.observed === null) {
+      run.ledger.skip(checkId, null, ABORTED_UNJUDGED);
+      return { ...judged, notJudged: ABORTED_UNJUDGED };
+    }
+    run.ledger.judge(checkId, null, r.ok, () => thresholdMessage(t.expression, r));
+    return judged;
   });
   for (const p of run.path.client.protocols()) setup.protocols.add(p);
   const described = describeRun(o, scenario, target);

@@ -108,7 +108,7 @@ export const PAGE_SCRIPT = `
     var share = p.totalMs > 0 ? Math.min(1, p.elapsedMs / p.totalMs) : 0;
     bar.value = share;
     text('phase', p.phase + ': ' + (p.totalMs > 0 ? Math.round(100 * share) + ' % of ' + seconds(p.totalMs / 1000) + ' (run clock)' : 'running') +
-      '; ' + p.sent + ' sent, ' + p.rate.toFixed(1) + '/s (run clock)' + (p.p99Ms == null ? '' : ', p99 ' + ms(p.p99Ms)));
+      '; ' + p.sent + ' sent, ' + p.rate.toFixed(1) + '/s (real)' + (p.p99Ms == null ? '' : ', p99 ' + ms(p.p99Ms)));
   }
 
   function ended(e) {

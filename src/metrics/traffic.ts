@@ -39,3 +39,8 @@ export function trafficWords(m: MeasuredTraffic): string {
   if (m === 'probes') return "the probes' requests (this run has no load)";
   return 'every request, load and probes together (a report of an older version)';
 }
+
+/** The same in a word or two, for chart notes: `load`, `probes (no load)`, `all requests`. */
+export function trafficWord(m: MeasuredTraffic): string {
+  return m === 'load' ? 'load' : m === 'probes' ? 'probes (no load)' : 'all requests';
+}

@@ -6,6 +6,7 @@
  */
 import { NOT_EXERCISED } from '../checks/catalogue.js';
 import { basename, dirname, sep } from 'node:path';
+import { measuredTraffic, trafficWords } from '../metrics/traffic.js';
 import { planTableOf } from '../report/plan-table.js';
 import type { CheckResult, PlanCellStatus, PlanRow, Report } from '../report/schema.js';
 import { verdictOf } from '../report/verdict.js';
@@ -103,6 +104,28 @@ function planTableLines(report: Report, paint: (style: Style, s: string) => stri
   ];
 }
 
+/** The run's rate per real second, with the run clock's beside it when it is scaled. */
+export function rateLine(report: Report): string {
+  const t = report.totals;
+  const scale = report.target.timeScale;
+  const clock = scale === 1 ? '' : `, ${(t.rps / scale).toFixed(1)}/s on the x${scale} run clock`;
+  return `${t.requests} requests, ${t.rps.toFixed(1)}/s per real second${clock}`;
+}
+
+/** A latency table of some operations under its title; nothing when there are none. */
+function latencyLines(ops: Report['operations'], title: string, paint: (style: Style, s: string) => string): string[] {
+  if (ops.length === 0) return [];
+  const head = ['operation', 'count', 'p50', 'p95', 'p99', 'max'];
+  const rows = ops.map((op) => [
+    clean(op.operation, 40),
+    String(op.count),
+    ...[op.latency.p50, op.latency.p95, op.latency.p99, op.latency.max].map(formatMs),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => `  ${r.map((c, i) => pad(c, widths[i]!, i > 0)).join('  ')}`;
+  return ['', paint('bold', `${title} (ms, from the intended send time)`), paint('dim', line(head)), ...rows.map(line)];
+}
+
 export function renderConsoleSummary(report: Report, opts: ConsoleOptions): string {
   const paint = (style: Style, s: string) => (opts.color ? `\x1b[${ANSI[style]}m${s}\x1b[0m` : s);
   const word = verdictWord(report.verdict);
@@ -159,28 +182,14 @@ export function renderConsoleSummary(report: Report, opts: ConsoleOptions): stri
     if (unexercised.length > 0) skipLine(UNEXERCISED_LINE, unexercised);
   }
 
-  if (report.operations.length > 0) {
-    const head = ['operation', 'count', 'p50', 'p95', 'p99', 'max'];
-    const rows = report.operations.map((op) => [
-      clean(op.operation, 40),
-      String(op.count),
-      ...[op.latency.p50, op.latency.p95, op.latency.p99, op.latency.max].map(formatMs),
-    ]);
-    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-    const line = (r: string[]) => `  ${r.map((c, i) => pad(c, widths[i]!, i > 0)).join('  ')}`;
-    out.push(
-      '',
-      paint('bold', 'Latency (ms, from the intended send time)'),
-      paint('dim', line(head)),
-      ...rows.map(line),
-    );
+  const measured = measuredTraffic(report);
+  out.push(...latencyLines(report.operations, `Latency of ${trafficWords(measured)}`, paint));
+  out.push(
+    ...latencyLines(report.probeOperations ?? [], "Latency of the probes' requests (apart: not the load's)", paint),
+  );
+  if (report.operations.length > 0 || (report.probeOperations ?? []).length > 0) {
     const t = report.totals;
-    out.push(
-      paint(
-        'dim',
-        `  ${t.rps.toFixed(1)} requests/s; ${t.dropped} dropped sends; ${t.transportErrors} transport errors`,
-      ),
-    );
+    out.push(paint('dim', `  ${rateLine(report)}; ${t.dropped} dropped sends; ${t.transportErrors} transport errors`));
   }
 
   if (report.thresholds.length > 0) {
@@ -188,7 +197,7 @@ export function renderConsoleSummary(report: Report, opts: ConsoleOptions): stri
     for (const t of report.thresholds) {
       const w = thresholdWord(t);
       out.push(
-        `  ${paint(w === 'PASS' ? 'green' : w === 'FAIL' ? 'red' : 'yellow', w)} ${clean(t.expression)}  observed ${formatObserved(t)}`,
+        `  ${paint(w === 'PASS' ? 'green' : w === 'FAIL' ? 'red' : w === 'SKIP' ? 'dim' : 'yellow', w)} ${clean(t.expression)}  ${t.notJudged === undefined ? 'observed ' : ''}${formatObserved(t)}`,
       );
     }
   }

@@ -86,6 +86,7 @@ export function statusClasses(
 
 /** The observed value of a threshold with its unit, or `no data`. */
 export function formatObserved(t: Report['thresholds'][number]): string {
+  if (t.notJudged !== undefined) return t.notJudged;
   if (t.observed === null) return 'no data';
   const v =
     t.unit === 'ms' ? formatMs(t.observed) : Number.isInteger(t.observed) ? String(t.observed) : t.observed.toFixed(3);
@@ -143,7 +144,8 @@ export function targetLine(report: Report): string {
 }
 
 /** PASS, FAIL (a failing severity broke) or WARN (a severity that does not fail the run broke). */
-export function thresholdWord(t: Report['thresholds'][number]): 'PASS' | 'FAIL' | 'WARN' {
+export function thresholdWord(t: Report['thresholds'][number]): 'PASS' | 'FAIL' | 'WARN' | 'SKIP' {
+  if (t.notJudged !== undefined) return 'SKIP';
   if (t.ok) return 'PASS';
   return FAILING_SEVERITIES.has(t.severity) ? 'FAIL' : 'WARN';
 }

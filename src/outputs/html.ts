@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { FAILING_SEVERITIES } from '../checks/catalogue.js';
+import { measuredTraffic, trafficWord, trafficWords } from '../metrics/traffic.js';
 import { planTableOf } from '../report/plan-table.js';
 import { type CheckResult, PLAN_TABLE_FIGURES, type PlanRow, type Report } from '../report/schema.js';
 import { escapeAttr, escapeText as h } from './escape.js';
@@ -210,7 +211,7 @@ function thresholdsSection(report: Report): string {
   if (report.thresholds.length === 0) return '';
   const rows = report.thresholds.map((t) => {
     const w = thresholdWord(t);
-    const s: RowStatus = w === 'PASS' ? 'pass' : w === 'FAIL' ? 'fail' : 'warn';
+    const s: RowStatus = w === 'PASS' ? 'pass' : w === 'FAIL' ? 'fail' : w === 'SKIP' ? 'skip' : 'warn';
     return `<tr><td><code>${h(t.expression)}</code></td><td>${h(t.severity)}</td><td class="num">${h(formatObserved(t))}</td><td>${badge(s)}</td></tr>`;
   });
   return (
@@ -235,13 +236,13 @@ function chartsSection(report: Report, data: ChartData): string {
     panel(
       'latency-title',
       'Latency percentiles per operation',
-      `<p class="note">ms from the intended send time (no coordinated omission)</p>` +
+      `<p class="note" id="latency-chart-traffic">${h(trafficWord(measuredTraffic(report)))}; ms from the intended send time (no coordinated omission)</p>` +
         chartOrEmpty('chart-latency', data.latency !== null, 'No latency was recorded in this run.'),
     ),
     panel(
       'traffic-title',
       'Requests sent per second, and p99 latency',
-      `<p class="note">${t.requests} requests, ${t.rps.toFixed(1)}/s; buckets of ${h(formatDuration(report.timeline.bucketMs))}${h(scaled)}</p>` +
+      `<p class="note">${h(trafficWord(measuredTraffic(report)))}; ${t.requests} requests in all, ${t.rps.toFixed(1)}/s; buckets of ${h(formatDuration(report.timeline.bucketMs))}${h(scaled)}</p>` +
         chartOrEmpty('chart-rate', data.timeline !== null, 'No traffic timeline was recorded in this run.'),
     ),
     ...(data.timeline !== null
@@ -272,8 +273,8 @@ function chartsSection(report: Report, data: ChartData): string {
   return `<h2 id="charts-title">Charts</h2><div class="chart-grid">${panels.join('')}</div>`;
 }
 
-function latencyTable(report: Report): string {
-  const rows = report.operations.map((op) => {
+function latencyRows(ops: Report['operations']): string[] {
+  return ops.map((op) => {
     const l = op.latency;
     const sc = statusClasses(op.statusCounts);
     const cells = [
@@ -286,15 +287,33 @@ function latencyTable(report: Report): string {
     ];
     return `<tr><td>${h(op.operation)}</td>${cells.map((c) => `<td class="num">${h(String(c))}</td>`).join('')}</tr>`;
   });
-  if (rows.length === 0) return '';
+}
+
+function opsTable(id: string, rows: string[]): string {
   const head = ['requests', 'min', 'mean', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max', '2xx', '4xx', '429', '5xx'];
+  return (
+    `<table class="data" id="${id}"><thead><tr><th>operation</th>${head.map((c) => `<th class="num">${c}</th>`).join('')}</tr></thead>` +
+    `<tbody>${rows.join('')}</tbody></table>`
+  );
+}
+
+/** The requests per operation of the measured traffic, then the probes' own table when the load is measured. */
+function latencyTable(report: Report): string {
+  const rows = latencyRows(report.operations);
+  const probes = latencyRows(report.probeOperations ?? []);
+  if (rows.length === 0 && probes.length === 0) return '';
   const t = report.totals;
+  const measured = measuredTraffic(report);
   return (
     `<h2 id="latency-table-title">Requests per operation</h2>` +
-    `<p class="note">${t.requests} requests, ${t.rps.toFixed(1)}/s; ${t.dropped} dropped sends; ${t.transportErrors} transport errors. ` +
+    `<p class="note">${t.requests} requests in all, ${t.rps.toFixed(1)}/s (per real second); ${t.dropped} dropped sends; ${t.transportErrors} transport errors. ` +
     `Milliseconds from the intended send time, from the recorded histograms.</p>` +
-    `<table class="data" id="latency"><thead><tr><th>operation</th>${head.map((c) => `<th class="num">${c}</th>`).join('')}</tr></thead>` +
-    `<tbody>${rows.join('')}</tbody></table>`
+    (rows.length > 0
+      ? `<p class="note" id="latency-traffic">Of ${h(trafficWords(measured))}:</p>${opsTable('latency', rows)}`
+      : '') +
+    (probes.length > 0
+      ? `<p class="note" id="probe-latency-title">Of the probes' requests, measured apart (their bursts, waits and deliberate refusals are not the load's; ${h((report.traffic?.probes ?? []).join(', '))}):</p>${opsTable('probe-latency', probes)}`
+      : '')
   );
 }
 

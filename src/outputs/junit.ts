@@ -84,6 +84,8 @@ function checkCases(check: CheckResult): Case[] {
 function thresholdCase(t: Report['thresholds'][number]): Case {
   const classname = 'petload.threshold';
   const name = t.checkId;
+  if (t.notJudged !== undefined)
+    return { classname, name, kind: 'skipped', body: `<skipped message="${escapeAttr(t.notJudged)}"/>` };
   const line = `${t.expression}: observed ${formatObserved(t)}`;
   if (t.ok) return { classname, name, kind: 'pass', body: systemOut(line) };
   if (!FAILING_SEVERITIES.has(t.severity)) {

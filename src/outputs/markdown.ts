@@ -3,6 +3,7 @@
  * (sold against measured), then what failed. No emoji: the status words (PASS, FAIL, ABORTED, WARN, SKIP; held,
  * not held, not measured) read the same in every renderer and in plain text.
  */
+import { measuredTraffic, trafficWords } from '../metrics/traffic.js';
 import { planTableOf } from '../report/plan-table.js';
 import type { PlanRow, Report } from '../report/schema.js';
 import { verdictOf } from '../report/verdict.js';
@@ -145,16 +146,15 @@ function skippedSection(skipped: readonly Check[]): string[] {
   ];
 }
 
-function latencySection(report: Report): string[] {
-  if (report.operations.length === 0) return [];
-  const t = report.totals;
+function latencyTable(title: string, ops: Report['operations']): string[] {
+  if (ops.length === 0) return [];
   return [
     '',
-    '### Latency (ms, from the intended send time)',
+    `### ${title} (ms, from the intended send time)`,
     '',
     ...table(
       ['operation', 'requests#', 'p50#', 'p90#', 'p95#', 'p99#', 'max#', '2xx#', '4xx#', '429#', '5xx#'],
-      report.operations.map((op) => {
+      ops.map((op) => {
         const l = op.latency;
         const sc = statusClasses(op.statusCounts);
         return [
@@ -168,6 +168,18 @@ function latencySection(report: Report): string[] {
         ];
       }),
     ),
+  ];
+}
+
+/** The measured traffic's latency, then the probes' own table when the load is measured. */
+function latencySection(report: Report): string[] {
+  const probes = report.probeOperations ?? [];
+  if (report.operations.length === 0 && probes.length === 0) return [];
+  const t = report.totals;
+  const words = trafficWords(measuredTraffic(report));
+  return [
+    ...latencyTable(`Latency of ${words}`, report.operations),
+    ...latencyTable("Latency of the probes' requests (apart: not the load's)", probes),
     '',
     `Dropped sends: ${t.dropped}. Transport errors: ${t.transportErrors}.`,
   ];

@@ -5,8 +5,9 @@
 import { retryAfterForProbe } from '../checks/passive/retry-after.js';
 import { cheapList, isAccepted, probeTag, waitUntil } from './context.js';
 import type { Probe } from './probe.js';
-import { FOREIGN, notJudgeable, refusedAs } from './reasons.js';
+import { FOREIGN, notJudgeable } from './reasons.js';
 import { OTHER_WINDOW, refusalFor, refusedBy, WAIT_TRIES } from './refusal.js';
+import { waitedOutMessage } from './waited-out.js';
 import { exhaustSpan, WINDOW_MS } from './window.js';
 
 export const retryAfterHonestProbe: Probe = {
@@ -37,12 +38,8 @@ export const retryAfterHonestProbe: Probe = {
       if (by !== 'later') {
         if (ex.status === 429) ctx.refusals.push(r.key, ex);
         if (by === 'other') return ctx.ledger.skip(id, plan, OTHER_WINDOW);
-        return ctx.ledger.fail(
-          id,
-          plan,
-          `refused again (${refusedAs(ex)}) after waiting Retry-After (${wait / 1000} s) + 250 ms`,
-          ex,
-        );
+        // The evidence holds the promise, the return and the answer: it stands alone (src/probes/waited-out.ts).
+        return ctx.ledger.fail(id, plan, waitedOutMessage(r.ex, ex, wait), ex);
       }
       r = { key: r.key, ex };
     }

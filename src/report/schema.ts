@@ -141,6 +141,8 @@ export const ThresholdResult = z.object({
   observed: z.number().nullable(),
   unit: z.string(),
   ok: z.boolean(),
+  /** Why it was not judged (ok is then false and its check skipped): an aborted run that had no data for it. */
+  notJudged: z.string().optional(),
 });
 
 /** The figures of the plan table, in its order (src/report/plan-table.ts derives it; docs/reports.md). */

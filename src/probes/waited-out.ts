@@ -1,0 +1,36 @@
+/**
+ * The evidence of a wait that was not enough (retry-after.honest): the 429 that promised (its Retry-After, Reset
+ * and Date), when petload came back, and what the target answered then, in one message that stands alone: a
+ * reader of the console, junit.xml or summary.md needs no other file to see the promise and how it was kept.
+ */
+import { headerValue, type Exchange } from '../http/exchange.js';
+
+/** A header's value as the target sent it (bounded: a target's text can be absurd), or `none`. */
+function header(ex: Exchange, name: string): string {
+  const v = headerValue(ex.headers, name);
+  if (v === undefined) return 'none';
+  return v.length > 60 ? `${v.slice(0, 60)}…` : v;
+}
+
+/** Retry-After, X-RateLimit-Reset and Date of an answer. */
+const promiseHeaders = (ex: Exchange): string =>
+  `Retry-After: ${header(ex, 'retry-after')}, X-RateLimit-Reset: ${header(ex, 'x-ratelimit-reset')}, Date: ${header(ex, 'date')}`;
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+/**
+ * `refused again (429) after waiting Retry-After (56 s) + 250 ms; the 429 that promised: Retry-After: 56, …;
+ * petload came back 56.3 s after it (at …Z, petload's clock); the answer then: 429, Retry-After: 14, …`.
+ * Times on the run clock, the target's when its clock is scaled.
+ */
+export function waitedOutMessage(promised: Exchange, again: Exchange, waitMs: number): string {
+  const after = again.timing.sent - promised.timing.done;
+  const at = new Date(promised.localTime + after).toISOString();
+  const answer = again.status === null ? `no response (${again.error?.kind ?? 'error'})` : String(again.status);
+  return (
+    `refused again (${answer}) after waiting Retry-After (${waitMs / 1000} s) + 250 ms; ` +
+    `the 429 that promised: ${promiseHeaders(promised)}; ` +
+    `petload came back ${seconds(after)} after it (at ${at}, petload's clock); ` +
+    `the answer then: ${answer}, ${promiseHeaders(again)}`
+  );
+}
