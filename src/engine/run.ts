@@ -20,7 +20,7 @@ import { cheapList } from '../probes/context.js';
 import { probesInOrder } from '../probes/index.js';
 import { Refusals } from '../probes/window.js';
 import type { FaultName } from '../reference-server/faults.js';
-import type { WindowReport } from '../reference-server/limiter.js';
+import type { MinuteLimiter, WindowReport } from '../reference-server/limiter.js';
 import { runLoad, type LoadOutcome } from '../executors/run-load.js';
 import { finalizeRun, type Failure } from './finalize.js';
 import { createRunContext, type RunContext } from './run-context.js';
@@ -70,6 +70,8 @@ export interface RunOptions {
   timeScale?: number;
   faults?: readonly FaultName[];
   windowReport?: WindowReport;
+  /** Embedded server only: how it keeps the minute figure (a fixed window, or a sliding log). */
+  minuteLimiter?: MinuteLimiter;
   countErrors?: boolean;
   /** Embedded server only: its ban rule (violations tolerated in one Retry-After, ban length in server seconds). */
   ban?: { threshold?: number; seconds?: number };
@@ -225,6 +227,7 @@ function openTarget(o: RunOptions, scenario: Scenario): Promise<Target> {
     faults: o.faults ?? [],
     windowReport: o.windowReport ?? 'tightest',
     countErrors: o.countErrors ?? false,
+    ...(o.minuteLimiter ? { minuteLimiter: o.minuteLimiter } : {}),
     plans: o.plans ?? scenario.plans ?? DEFAULT_PLANS,
     keysPerPlan: scenario.keysPerPlan,
     sacrificial: scenario.requiresSacrificialKey,

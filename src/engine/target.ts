@@ -8,13 +8,15 @@ import { keyLabel, type ApiKey } from '../core/api-key.js';
 import { parseTargetUrl } from '../http/target-url.js';
 import type { FaultName } from '../reference-server/faults.js';
 import { createReferenceServer } from '../reference-server/index.js';
-import type { WindowReport } from '../reference-server/limiter.js';
+import type { MinuteLimiter, WindowReport } from '../reference-server/limiter.js';
 import { createClock, realClock, type Clock } from '../core/clock.js';
 
 export interface EmbeddedOptions {
   timeScale: number;
   faults: readonly FaultName[];
   windowReport: WindowReport;
+  /** How the server keeps the minute figure (default: a fixed window from a key's first request). */
+  minuteLimiter?: MinuteLimiter;
   countErrors: boolean;
   plans: readonly PlanName[];
   keysPerPlan: number;
@@ -87,10 +89,12 @@ export async function startEmbeddedTarget(o: EmbeddedOptions): Promise<Target> {
     faults: [...o.faults],
     windowReport: o.windowReport,
     countErrors: o.countErrors,
+    ...(o.minuteLimiter ? { minuteLimiter: o.minuteLimiter } : {}),
     ...(o.ban?.threshold !== undefined ? { banThreshold: o.ban.threshold } : {}),
     ...(o.ban?.seconds !== undefined ? { banSeconds: o.ban.seconds } : {}),
   });
   const variant: Record<string, string> = { windowReport: o.windowReport, countErrors: o.countErrors ? 'yes' : 'no' };
+  if (o.minuteLimiter !== undefined) variant.minuteLimiter = o.minuteLimiter;
   if (o.ban?.threshold !== undefined) variant.banThreshold = String(o.ban.threshold);
   if (o.ban?.seconds !== undefined) variant.banSeconds = String(o.ban.seconds);
   return {

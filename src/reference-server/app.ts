@@ -16,7 +16,7 @@ import { KeyRing, parseAuthorization, type Credential } from './auth.js';
 import { BanGuard, type BanPolicy } from './ban.js';
 import { MAX_BODY_BYTES, parseJson, parseNewPet, readBody, type BodyOutcome } from './body.js';
 import { FAULT_NAMES, type FaultName } from './faults.js';
-import { AddressLimiter, Quota, type WindowReport, type WindowView } from './limiter.js';
+import { AddressLimiter, type MinuteLimiter, Quota, type WindowReport, type WindowView } from './limiter.js';
 import { createPrng } from './prng.js';
 import { parseListQuery } from './query.js';
 import {
@@ -34,6 +34,8 @@ export interface AppConfig {
   readonly clock: Clock;
   readonly faults: ReadonlySet<FaultName>;
   readonly windowReport: WindowReport;
+  /** How the minute figure is kept (default: a fixed window from the subject's first request). */
+  readonly minuteLimiter?: MinuteLimiter;
   /** Whether 4xx answers to a valid key (other than 401 and 429) consume its quota. */
   readonly countErrors: boolean;
   readonly ban: BanPolicy;
@@ -82,7 +84,7 @@ export class ReferenceApp {
   private readonly keyStates = new Map<ApiKey, KeyState>();
   /** The identity of every unknown bearer token under `auth-bypass`. */
   private readonly bypass: KeyState | undefined;
-  private readonly addresses = new AddressLimiter(PLANS.free);
+  private readonly addresses: AddressLimiter;
   private readonly store: PetStore;
   private readonly random: () => number;
   private readonly date = new HttpDate();
@@ -99,11 +101,13 @@ export class ReferenceApp {
     this.slowMs = config.slowMs;
     this.fault = Object.fromEntries(FAULT_NAMES.map((n) => [n, config.faults.has(n)])) as Record<FaultName, boolean>;
     this.ring = new KeyRing(config.keys);
+    const minute = config.minuteLimiter ?? 'fixed-window';
+    this.addresses = new AddressLimiter(PLANS.free, minute);
     const limitsOf = (k: ApiKey) => (this.fault['wrong-plan-limit'] ? PLANS.business : k.limits);
     const shared = this.fault['shared-quota'] ? new Quota(PLANS.free) : undefined;
     for (const k of config.keys) {
-      const quota = shared ? shared.sharedWith(limitsOf(k)) : new Quota(limitsOf(k));
-      const other = this.fault['per-instance'] ? new Quota(limitsOf(k)) : undefined;
+      const quota = shared ? shared.sharedWith(limitsOf(k)) : Quota.of(limitsOf(k), minute);
+      const other = this.fault['per-instance'] ? Quota.of(limitsOf(k), minute) : undefined;
       this.keyStates.set(k, { quota, ban: new BanGuard(config.ban), ...(other ? { other, turn: 0 } : {}) });
     }
     this.bypass = this.fault['auth-bypass']
@@ -209,7 +213,7 @@ export class ReferenceApp {
           }, NON_ATOMIC_GAP_MS);
           return;
         }
-        quota.consume();
+        quota.consume(now);
       }
       this.finish(res, answer, quota.view(this.report), now, truncate);
     } catch (e) {
@@ -238,11 +242,11 @@ export class ReferenceApp {
       this.finish(res, this.refusal('rate_limited', until, now), quota.view(this.report, until), now, truncate);
       return;
     }
-    quota.consume();
+    quota.consume(now);
     if (this.fault['invalid-keys-drain'] && cred.kind === 'bearer') {
       for (const s of this.keyStates.values()) {
         s.quota.roll(now);
-        s.quota.consume();
+        s.quota.consume(now);
       }
     }
     this.finish(res, cred.kind === 'none' ? this.missingKey : this.invalidKey, quota.view(this.report), now, truncate);
