@@ -7,7 +7,12 @@ import { CHECK_IDS } from '../checks/catalogue.js';
 import type { MinuteLimiter, WindowReport } from '../reference-server/limiter.js';
 import { complianceRun } from '../testing/compliance-run.js';
 
-const VARIANTS: { windowReport?: WindowReport; countErrors?: boolean; minuteLimiter?: MinuteLimiter }[] = [
+const VARIANTS: {
+  windowReport?: WindowReport;
+  countErrors?: boolean;
+  minuteLimiter?: MinuteLimiter;
+  instances?: number;
+}[] = [
   {},
   { windowReport: 'minute' },
   { windowReport: 'day' },
@@ -15,6 +20,8 @@ const VARIANTS: { windowReport?: WindowReport; countErrors?: boolean; minuteLimi
   { countErrors: false },
   // A sliding log: Reset moves forward with each request, truthfully; the plan's promise is kept.
   { minuteLimiter: 'sliding-log', windowReport: 'minute' },
+  // A fleet over one shared, atomic counter: two instances in turn, clocks a second apart, answers out of order.
+  { instances: 2 },
 ];
 
 describe('compliant reference server', () => {

@@ -72,6 +72,8 @@ export interface RunOptions {
   windowReport?: WindowReport;
   /** Embedded server only: how it keeps the minute figure (a fixed window, or a sliding log). */
   minuteLimiter?: MinuteLimiter;
+  /** Embedded server only: instances answering in turn over its one limiter, clocks a second apart. */
+  instances?: number;
   countErrors?: boolean;
   /** Embedded server only: its ban rule (violations tolerated in one Retry-After, ban length in server seconds). */
   ban?: { threshold?: number; seconds?: number };
@@ -228,6 +230,7 @@ function openTarget(o: RunOptions, scenario: Scenario): Promise<Target> {
     windowReport: o.windowReport ?? 'tightest',
     countErrors: o.countErrors ?? false,
     ...(o.minuteLimiter ? { minuteLimiter: o.minuteLimiter } : {}),
+    ...(o.instances ? { instances: o.instances } : {}),
     plans: o.plans ?? scenario.plans ?? DEFAULT_PLANS,
     keysPerPlan: scenario.keysPerPlan,
     sacrificial: scenario.requiresSacrificialKey,

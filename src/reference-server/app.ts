@@ -36,6 +36,11 @@ export interface AppConfig {
   readonly windowReport: WindowReport;
   /** How the minute figure is kept (default: a fixed window from the subject's first request). */
   readonly minuteLimiter?: MinuteLimiter;
+  /**
+   * Instances answering over the one limiter (default 1): each answer comes from the next instance in turn, whose
+   * clock is offset (together a second apart) for its Date and Reset, and answers complete in a shuffled order.
+   */
+  readonly instances?: number;
   /** Whether 4xx answers to a valid key (other than 401 and 429) consume its quota. */
   readonly countErrors: boolean;
   readonly ban: BanPolicy;
@@ -71,6 +76,10 @@ const PET_ID = /^[1-9]\d{0,15}$/;
 const IGNORED_LIMIT = 150;
 /** The await `non-atomic-counter` puts between reading and writing the counter, real ms. */
 const NON_ATOMIC_GAP_MS = 20;
+/** How far apart the clocks of a fleet's first and last instances are, ms. */
+const INSTANCE_SPREAD_MS = 1000;
+/** The most real ms a fleet's answer waits before it goes out (completion order shuffled). */
+const INSTANCE_JITTER_MS = 5;
 /** Shares of requests the `flaky` fault resets, and answers with truncated JSON. */
 const FLAKY_RESET = 0.1;
 const FLAKY_TRUNCATE = 0.1;
@@ -93,12 +102,15 @@ export class ReferenceApp {
   private readonly missingKey: Answer;
   private readonly invalidKey: Answer;
   private readonly slowMs: number;
+  private readonly instances: number;
+  private turn = 0;
 
   constructor(config: AppConfig) {
     this.clock = config.clock;
     this.report = config.windowReport;
     this.countErrors = config.countErrors;
     this.slowMs = config.slowMs;
+    this.instances = config.instances ?? 1;
     this.fault = Object.fromEntries(FAULT_NAMES.map((n) => [n, config.faults.has(n)])) as Record<FaultName, boolean>;
     this.ring = new KeyRing(config.keys);
     const minute = config.minuteLimiter ?? 'fixed-window';
@@ -370,9 +382,24 @@ export class ReferenceApp {
   private finish(res: ServerResponse, answer: Answer, view: WindowView, now: number, truncate: boolean): void {
     let body = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
     if (truncate) body = body.subarray(0, body.length >> 1);
+    if (this.instances > 1) return this.fromInstance(res, answer, view, now, body);
     const headers = this.headersFor(answer, view, now, body.length);
     if (this.fault.slow) setTimeout(writeAnswer, this.slowMs, res, answer.status, headers, body);
     else writeAnswer(res, answer.status, headers, body);
+  }
+
+  /**
+   * An answer of the next instance of a fleet over the one limiter: the decision was the shared counter's, the
+   * clock is the instance's (Date and Reset, a TTL read on its clock, the first instance's exact, the last one's a
+   * second ahead), and it goes
+   * out after a short random delay, so that concurrent answers complete out of order.
+   */
+  private fromInstance(res: ServerResponse, answer: Answer, view: WindowView, now: number, body: Buffer): void {
+    const i = this.turn++ % this.instances;
+    const offset = Math.round((i / (this.instances - 1)) * INSTANCE_SPREAD_MS);
+    const headers = this.headersFor(answer, { ...view, resetMs: view.resetMs + offset }, now + offset, body.length);
+    const delay = this.random() * INSTANCE_JITTER_MS + (this.fault.slow ? this.slowMs : 0);
+    setTimeout(writeAnswer, delay, res, answer.status, headers, body);
   }
 
   /**

@@ -38,6 +38,11 @@ const ReferenceServerOptions = z.strictObject({
   windowReport: z.enum(WINDOW_REPORTS).default('tightest'),
   /** How the minute figure is kept: a fixed window from the subject's first request, or a sliding log. */
   minuteLimiter: z.enum(MINUTE_LIMITERS).default('fixed-window'),
+  /**
+   * Instances answering in turn over the one limiter (a fleet over a shared, atomic counter): their clocks a second
+   * apart for Date and Reset, their answers completing in a shuffled order. Compliant.
+   */
+  instances: z.number().int().min(1).max(8).default(1),
   /** Whether 400/404/405/413 answers to a valid key consume its quota. */
   countErrors: z.boolean().default(false),
   /** Requests tolerated during a running Retry-After before a ban (see ban.ts). */
@@ -92,6 +97,7 @@ export async function createReferenceServer(options: ReferenceServerOptions = {}
     faults: new Set(o.faults),
     windowReport: o.windowReport,
     minuteLimiter: o.minuteLimiter,
+    instances: o.instances,
     countErrors: o.countErrors,
     ban: { threshold: o.banThreshold, durationMs: o.banSeconds * 1000, graceMs: o.banGraceMs },
     slowMs: o.slowMs,
