@@ -4,15 +4,24 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CHECK_IDS } from '../checks/catalogue.js';
-import type { WindowReport } from '../reference-server/limiter.js';
+import type { MinuteLimiter, WindowReport } from '../reference-server/limiter.js';
 import { complianceRun } from '../testing/compliance-run.js';
 
-const VARIANTS: { windowReport?: WindowReport; countErrors?: boolean }[] = [
+const VARIANTS: {
+  windowReport?: WindowReport;
+  countErrors?: boolean;
+  minuteLimiter?: MinuteLimiter;
+  instances?: number;
+}[] = [
   {},
   { windowReport: 'minute' },
   { windowReport: 'day' },
   { windowReport: 'tightest', countErrors: true },
   { countErrors: false },
+  // A sliding log: Reset moves forward with each request, truthfully; the plan's promise is kept.
+  { minuteLimiter: 'sliding-log', windowReport: 'minute' },
+  // A fleet over one shared, atomic counter: two instances in turn, clocks a second apart, answers out of order.
+  { instances: 2 },
 ];
 
 describe('compliant reference server', () => {
@@ -42,17 +51,20 @@ describe('compliant reference server', () => {
         expect(judged.has(id), `${id} was not judged`).toBe(true);
       }
       // The reference server's limiter is a fixed window from each key's first request, and is named so wherever
-      // the headers describe the minute window.
-      if (v.windowReport === undefined || v.windowReport === 'minute') {
-        const algorithm = r.report.checks.find((c) => c.id === 'ratelimit.algorithm')!;
+      // the headers describe the minute window (unless it keeps a sliding log).
+      const algorithm = r.report.checks.find((c) => c.id === 'ratelimit.algorithm')!;
+      if (v.minuteLimiter === 'sliding-log') {
+        // Read from the moves of its Reset where the answers show them, else unknown: never a fixed window.
+        for (const p of algorithm.byPlan) expect(p.info.shape, p.plan ?? '').toMatch(/^(sliding window|unknown)/);
+      } else if (v.windowReport === undefined || v.windowReport === 'minute') {
         expect(algorithm.byPlan.map((p) => [p.plan, p.info.shape])).toEqual(
           algorithm.byPlan.map((p) => [p.plan, "fixed window from a key's first request"]),
         );
         expect(algorithm.byPlan.length).toBeGreaterThan(0);
       }
       // One counter answers every key: no fleet is read into the interleaving of concurrent answers.
-      const counters = r.report.checks.find((c) => c.id === 'ratelimit.algorithm')!.byPlan.map((p) => p.info.counters);
-      expect(counters.every((n) => n === '1')).toBe(true);
+      const read = algorithm.byPlan.filter((p) => p.info.shape !== undefined);
+      expect(read.map((p) => p.info.counters)).toEqual(read.map(() => '1'));
     });
   }
 });

@@ -19,7 +19,7 @@ import type { ProbeContext } from '../probes/context.js';
 import { probesInOrder } from '../probes/index.js';
 import { Refusals } from '../probes/window.js';
 import type { FaultName } from '../reference-server/faults.js';
-import type { WindowReport } from '../reference-server/limiter.js';
+import type { MinuteLimiter, WindowReport } from '../reference-server/limiter.js';
 import { runLoad, type LoadOutcome } from '../executors/run-load.js';
 import { finalizeRun, type Failure } from './finalize.js';
 import { createRunContext, type RunContext } from './run-context.js';
@@ -72,6 +72,10 @@ export interface RunOptions {
   timeScale?: number;
   faults?: readonly FaultName[];
   windowReport?: WindowReport;
+  /** Embedded server only: how it keeps the minute figure (a fixed window, or a sliding log). */
+  minuteLimiter?: MinuteLimiter;
+  /** Embedded server only: instances answering in turn over its one limiter, clocks a second apart. */
+  instances?: number;
   countErrors?: boolean;
   /** Embedded server only: its ban rule (violations tolerated in one Retry-After, ban length in server seconds). */
   ban?: { threshold?: number; seconds?: number };
@@ -229,6 +233,8 @@ function openTarget(o: RunOptions, scenario: Scenario): Promise<Target> {
     faults: o.faults ?? [],
     windowReport: o.windowReport ?? 'tightest',
     countErrors: o.countErrors ?? false,
+    ...(o.minuteLimiter ? { minuteLimiter: o.minuteLimiter } : {}),
+    ...(o.instances ? { instances: o.instances } : {}),
     plans: o.plans ?? scenario.plans ?? DEFAULT_PLANS,
     keysPerPlan: scenario.keysPerPlan,
     sacrificial: scenario.requiresSacrificialKey,

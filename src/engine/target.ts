@@ -8,13 +8,17 @@ import { keyLabel, type ApiKey } from '../core/api-key.js';
 import { parseTargetUrl } from '../http/target-url.js';
 import type { FaultName } from '../reference-server/faults.js';
 import { createReferenceServer } from '../reference-server/index.js';
-import type { WindowReport } from '../reference-server/limiter.js';
+import type { MinuteLimiter, WindowReport } from '../reference-server/limiter.js';
 import { createClock, realClock, type Clock } from '../core/clock.js';
 
 export interface EmbeddedOptions {
   timeScale: number;
   faults: readonly FaultName[];
   windowReport: WindowReport;
+  /** How the server keeps the minute figure (default: a fixed window from a key's first request). */
+  minuteLimiter?: MinuteLimiter;
+  /** Instances answering in turn over the server's one limiter, their clocks a second apart (default 1). */
+  instances?: number;
   countErrors: boolean;
   plans: readonly PlanName[];
   keysPerPlan: number;
@@ -87,10 +91,14 @@ export async function startEmbeddedTarget(o: EmbeddedOptions): Promise<Target> {
     faults: [...o.faults],
     windowReport: o.windowReport,
     countErrors: o.countErrors,
+    ...(o.minuteLimiter ? { minuteLimiter: o.minuteLimiter } : {}),
+    ...(o.instances ? { instances: o.instances } : {}),
     ...(o.ban?.threshold !== undefined ? { banThreshold: o.ban.threshold } : {}),
     ...(o.ban?.seconds !== undefined ? { banSeconds: o.ban.seconds } : {}),
   });
   const variant: Record<string, string> = { windowReport: o.windowReport, countErrors: o.countErrors ? 'yes' : 'no' };
+  if (o.minuteLimiter !== undefined) variant.minuteLimiter = o.minuteLimiter;
+  if (o.instances !== undefined) variant.instances = String(o.instances);
   if (o.ban?.threshold !== undefined) variant.banThreshold = String(o.ban.threshold);
   if (o.ban?.seconds !== undefined) variant.banSeconds = String(o.ban.seconds);
   return {

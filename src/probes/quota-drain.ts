@@ -7,11 +7,20 @@ import { retryAfterMs } from '../backoff/key-state.js';
 import { cheapList, isAccepted, othersSince, probeTag, sendPatiently, waitUntil } from './context.js';
 import type { Probe } from './probe.js';
 import { FOREIGN, notJudgeable, refusedAs } from './reasons.js';
-import { HEADER_CHECKS, sameWindow, tripleOf, WINDOW_MS } from './window.js';
+import { MINUTE_S } from '../api/plans.js';
+import { HEADER_CHECKS, type Triple, tripleOf, WINDOW_MS } from './window.js';
 import { withRoomyKey } from './with-key.js';
 
 /** Requests with distinct unknown keys the quota-drain probe sends between its two valid ones. */
 export const DRAIN_REQUESTS = 50;
+
+/**
+ * Whether the two answers count in one stretch of the limiter: the same Limit, under the same Reset, or one moved
+ * forward by less than a window (a sliding log's, with each request): a window that ended in between would begin
+ * with a Reset at least a window after the first one's, and its count from nothing would hide a drain.
+ */
+const oneStretch = (a: Triple, b: Triple): boolean =>
+  a.limit === b.limit && b.reset >= a.reset - 1 && b.reset < a.reset + MINUTE_S - 1;
 
 export const quotaDrainProbe: Probe = {
   name: 'quota-drain',
@@ -56,7 +65,7 @@ export const quotaDrainProbe: Probe = {
           );
         }
         if (!t1 || !t2) return ctx.ledger.skip(id, plan, `no usable X-RateLimit-* headers (${HEADER_CHECKS})`);
-        if (!sameWindow(t1, t2)) {
+        if (!oneStretch(t1, t2)) {
           why2 = 'the window changed during the sequence twice; not judged';
           continue; // the window ended in between: try once more
         }

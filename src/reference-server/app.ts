@@ -16,7 +16,7 @@ import { KeyRing, parseAuthorization, type Credential } from './auth.js';
 import { BanGuard, type BanPolicy } from './ban.js';
 import { MAX_BODY_BYTES, parseJson, parseNewPet, readBody, type BodyOutcome } from './body.js';
 import { FAULT_NAMES, type FaultName } from './faults.js';
-import { AddressLimiter, Quota, type WindowReport, type WindowView } from './limiter.js';
+import { AddressLimiter, type MinuteLimiter, Quota, type WindowReport, type WindowView } from './limiter.js';
 import { createPrng } from './prng.js';
 import { parseListQuery } from './query.js';
 import {
@@ -34,6 +34,13 @@ export interface AppConfig {
   readonly clock: Clock;
   readonly faults: ReadonlySet<FaultName>;
   readonly windowReport: WindowReport;
+  /** How the minute figure is kept (default: a fixed window from the subject's first request). */
+  readonly minuteLimiter?: MinuteLimiter;
+  /**
+   * Instances answering over the one limiter (default 1): each answer comes from the next instance in turn, whose
+   * clock is offset (together a second apart) for its Date and Reset, and answers complete in a shuffled order.
+   */
+  readonly instances?: number;
   /** Whether 4xx answers to a valid key (other than 401 and 429) consume its quota. */
   readonly countErrors: boolean;
   readonly ban: BanPolicy;
@@ -69,6 +76,10 @@ const PET_ID = /^[1-9]\d{0,15}$/;
 const IGNORED_LIMIT = 150;
 /** The await `non-atomic-counter` puts between reading and writing the counter, real ms. */
 const NON_ATOMIC_GAP_MS = 20;
+/** How far apart the clocks of a fleet's first and last instances are, ms. */
+const INSTANCE_SPREAD_MS = 1000;
+/** The most real ms a fleet's answer waits before it goes out (completion order shuffled). */
+const INSTANCE_JITTER_MS = 5;
 /** Shares of requests the `flaky` fault resets, and answers with truncated JSON. */
 const FLAKY_RESET = 0.1;
 const FLAKY_TRUNCATE = 0.1;
@@ -82,7 +93,7 @@ export class ReferenceApp {
   private readonly keyStates = new Map<ApiKey, KeyState>();
   /** The identity of every unknown bearer token under `auth-bypass`. */
   private readonly bypass: KeyState | undefined;
-  private readonly addresses = new AddressLimiter(PLANS.free);
+  private readonly addresses: AddressLimiter;
   private readonly store: PetStore;
   private readonly random: () => number;
   private readonly date = new HttpDate();
@@ -91,19 +102,24 @@ export class ReferenceApp {
   private readonly missingKey: Answer;
   private readonly invalidKey: Answer;
   private readonly slowMs: number;
+  private readonly instances: number;
+  private turn = 0;
 
   constructor(config: AppConfig) {
     this.clock = config.clock;
     this.report = config.windowReport;
     this.countErrors = config.countErrors;
     this.slowMs = config.slowMs;
+    this.instances = config.instances ?? 1;
     this.fault = Object.fromEntries(FAULT_NAMES.map((n) => [n, config.faults.has(n)])) as Record<FaultName, boolean>;
     this.ring = new KeyRing(config.keys);
+    const minute = config.minuteLimiter ?? 'fixed-window';
+    this.addresses = new AddressLimiter(PLANS.free, minute);
     const limitsOf = (k: ApiKey) => (this.fault['wrong-plan-limit'] ? PLANS.business : k.limits);
     const shared = this.fault['shared-quota'] ? new Quota(PLANS.free) : undefined;
     for (const k of config.keys) {
-      const quota = shared ? shared.sharedWith(limitsOf(k)) : new Quota(limitsOf(k));
-      const other = this.fault['per-instance'] ? new Quota(limitsOf(k)) : undefined;
+      const quota = shared ? shared.sharedWith(limitsOf(k)) : Quota.of(limitsOf(k), minute);
+      const other = this.fault['per-instance'] ? Quota.of(limitsOf(k), minute) : undefined;
       this.keyStates.set(k, { quota, ban: new BanGuard(config.ban), ...(other ? { other, turn: 0 } : {}) });
     }
     this.bypass = this.fault['auth-bypass']
@@ -209,7 +225,7 @@ export class ReferenceApp {
           }, NON_ATOMIC_GAP_MS);
           return;
         }
-        quota.consume();
+        quota.consume(now);
       }
       this.finish(res, answer, quota.view(this.report), now, truncate);
     } catch (e) {
@@ -238,11 +254,11 @@ export class ReferenceApp {
       this.finish(res, this.refusal('rate_limited', until, now), quota.view(this.report, until), now, truncate);
       return;
     }
-    quota.consume();
+    quota.consume(now);
     if (this.fault['invalid-keys-drain'] && cred.kind === 'bearer') {
       for (const s of this.keyStates.values()) {
         s.quota.roll(now);
-        s.quota.consume();
+        s.quota.consume(now);
       }
     }
     this.finish(res, cred.kind === 'none' ? this.missingKey : this.invalidKey, quota.view(this.report), now, truncate);
@@ -366,9 +382,24 @@ export class ReferenceApp {
   private finish(res: ServerResponse, answer: Answer, view: WindowView, now: number, truncate: boolean): void {
     let body = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
     if (truncate) body = body.subarray(0, body.length >> 1);
+    if (this.instances > 1) return this.fromInstance(res, answer, view, now, body);
     const headers = this.headersFor(answer, view, now, body.length);
     if (this.fault.slow) setTimeout(writeAnswer, this.slowMs, res, answer.status, headers, body);
     else writeAnswer(res, answer.status, headers, body);
+  }
+
+  /**
+   * An answer of the next instance of a fleet over the one limiter: the decision was the shared counter's, the
+   * clock is the instance's (Date and Reset, a TTL read on its clock, the first instance's exact, the last one's a
+   * second ahead), and it goes
+   * out after a short random delay, so that concurrent answers complete out of order.
+   */
+  private fromInstance(res: ServerResponse, answer: Answer, view: WindowView, now: number, body: Buffer): void {
+    const i = this.turn++ % this.instances;
+    const offset = Math.round((i / (this.instances - 1)) * INSTANCE_SPREAD_MS);
+    const headers = this.headersFor(answer, { ...view, resetMs: view.resetMs + offset }, now + offset, body.length);
+    const delay = this.random() * INSTANCE_JITTER_MS + (this.fault.slow ? this.slowMs : 0);
+    setTimeout(writeAnswer, delay, res, answer.status, headers, body);
   }
 
   /**

@@ -13,10 +13,10 @@ import { createClock, type Clock } from '../core/clock.js';
 import { PetloadError } from '../core/errors.js';
 import { ReferenceApp } from './app.js';
 import { FAULT_NAMES, type FaultName } from './faults.js';
-import { WINDOW_REPORTS } from './limiter.js';
+import { MINUTE_LIMITERS, WINDOW_REPORTS } from './limiter.js';
 
 export { FAULTS, FAULT_NAMES, type FaultName } from './faults.js';
-export { WINDOW_REPORTS, type WindowReport } from './limiter.js';
+export { MINUTE_LIMITERS, type MinuteLimiter, WINDOW_REPORTS, type WindowReport } from './limiter.js';
 
 const ReferenceServerOptions = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
@@ -36,6 +36,13 @@ const ReferenceServerOptions = z.strictObject({
   faults: z.array(z.enum(FAULT_NAMES as [FaultName, ...FaultName[]])).default([]),
   /** Which window the rate-limit headers describe. */
   windowReport: z.enum(WINDOW_REPORTS).default('tightest'),
+  /** How the minute figure is kept: a fixed window from the subject's first request, or a sliding log. */
+  minuteLimiter: z.enum(MINUTE_LIMITERS).default('fixed-window'),
+  /**
+   * Instances answering in turn over the one limiter (a fleet over a shared, atomic counter): their clocks a second
+   * apart for Date and Reset, their answers completing in a shuffled order. Compliant.
+   */
+  instances: z.number().int().min(1).max(8).default(1),
   /** Whether 400/404/405/413 answers to a valid key consume its quota. */
   countErrors: z.boolean().default(false),
   /** Requests tolerated during a running Retry-After before a ban (see ban.ts). */
@@ -89,6 +96,8 @@ export async function createReferenceServer(options: ReferenceServerOptions = {}
     clock,
     faults: new Set(o.faults),
     windowReport: o.windowReport,
+    minuteLimiter: o.minuteLimiter,
+    instances: o.instances,
     countErrors: o.countErrors,
     ban: { threshold: o.banThreshold, durationMs: o.banSeconds * 1000, graceMs: o.banGraceMs },
     slowMs: o.slowMs,

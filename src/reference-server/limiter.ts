@@ -7,6 +7,13 @@
  */
 import { DAY_S, MINUTE_S, type PlanLimits, type WindowName } from '../api/plans.js';
 
+/**
+ * How the minute figure is kept: a fixed window from the subject's first request, or a sliding log (the accepted
+ * requests of the trailing minute; Reset is when the log will have drained, a minute after its newest request).
+ */
+export const MINUTE_LIMITERS = ['fixed-window', 'sliding-log'] as const;
+export type MinuteLimiter = (typeof MINUTE_LIMITERS)[number];
+
 /** Which window the rate-limit headers describe: always one, always the other, or the one with fewer left. */
 export const WINDOW_REPORTS = ['tightest', 'minute', 'day'] as const;
 export type WindowReport = (typeof WINDOW_REPORTS)[number];
@@ -26,8 +33,14 @@ class Window {
   count = 0;
   constructor(readonly lengthMs: number) {}
 
+  /** When the window ends (the Reset it announces). */
   get end(): number {
     return this.start + this.lengthMs;
+  }
+
+  /** When a refused request would be accepted again. */
+  get freesAt(): number {
+    return this.end;
   }
 
   roll(now: number): void {
@@ -36,11 +49,47 @@ class Window {
       this.count = 0;
     }
   }
+
+  add(_now: number): void {
+    this.count++;
+  }
+}
+
+/**
+ * A sliding log: the times of the requests counted in the trailing window. It announces the end of the log (its newest request plus the window: Remaining is the figure again
+ * then) and frees a place when its oldest request slides out. Memory: at most the figure's worth of times.
+ */
+class SlidingLog extends Window {
+  private readonly times: number[] = [];
+
+  override get end(): number {
+    return (this.times.at(-1) ?? this.start) + this.lengthMs;
+  }
+
+  override get freesAt(): number {
+    return (this.times[0] ?? this.start) + this.lengthMs;
+  }
+
+  override roll(now: number): void {
+    let drop = 0;
+    while (drop < this.times.length && this.times[drop]! + this.lengthMs <= now) drop++;
+    if (drop > 0) this.times.splice(0, drop);
+    this.count = this.times.length;
+    this.start = this.times[0] ?? now - (now % 1000);
+  }
+
+  override add(now: number): void {
+    this.times.push(Math.max(now, this.times.at(-1) ?? -Infinity));
+    this.count = this.times.length;
+  }
 }
 
 /** The counters of one subject. Several quotas share one under the `shared-quota` fault. */
 class Counters {
-  readonly minute = new Window(MINUTE_S * 1000);
+  readonly minute: Window;
+  constructor(minute: MinuteLimiter = 'fixed-window') {
+    this.minute = minute === 'sliding-log' ? new SlidingLog(MINUTE_S * 1000) : new Window(MINUTE_S * 1000);
+  }
   readonly day = new Window(DAY_S * 1000);
   /** Server time of the last request, for idle expiry. */
   lastSeen = 0;
@@ -71,6 +120,11 @@ export class Quota {
     this.day = counters.day;
   }
 
+  /** A subject's quota whose minute figure is kept by `minute`. */
+  static of(limits: PlanLimits, minute: MinuteLimiter): Quota {
+    return new Quota(limits, new Counters(minute));
+  }
+
   /** A quota with other figures over the same counters. */
   sharedWith(limits: PlanLimits): Quota {
     return new Quota(limits, this.counters);
@@ -92,13 +146,13 @@ export class Quota {
    * day's figure is not enforced (the day-not-enforced fault).
    */
   refusedUntil(minuteOnly = false): number {
-    const m = this.minute.count >= this.limits.perMinute ? this.minute.end : 0;
+    const m = this.minute.count >= this.limits.perMinute ? this.minute.freesAt : 0;
     const d = !minuteOnly && this.day.count >= this.limits.perDay ? this.day.end : 0;
     return Math.max(m, d);
   }
 
-  consume(): void {
-    this.minute.count++;
+  consume(now: number): void {
+    this.minute.add(now);
     this.day.count++;
   }
 
@@ -111,7 +165,10 @@ export class Quota {
     };
   }
 
-  /** Writes back a count read earlier plus one: requests that ran in between are lost (a deliberate fault). */
+  /**
+   * Writes back a count read earlier plus one: requests that ran in between are lost (a deliberate fault). On a
+   * fixed window only: a log keeps every request.
+   */
   consumeFrom(s: QuotaSnapshot): void {
     this.minute.count = this.minute.start === s.minuteStart ? s.minuteCount + 1 : this.minute.count + 1;
     this.day.count = this.day.start === s.dayStart ? s.dayCount + 1 : this.day.count + 1;
@@ -140,13 +197,16 @@ export class Quota {
 export class AddressLimiter {
   private readonly quotas = new Map<string, Quota>();
 
-  constructor(private readonly limits: PlanLimits) {}
+  constructor(
+    private readonly limits: PlanLimits,
+    private readonly minute: MinuteLimiter = 'fixed-window',
+  ) {}
 
   /** The address's quota, rolled to `now`. */
   quota(address: string, now: number): Quota {
     let q = this.quotas.get(address);
     if (q === undefined) {
-      q = new Quota(this.limits);
+      q = Quota.of(this.limits, this.minute);
       this.quotas.set(address, q);
     }
     q.roll(now);

@@ -54,6 +54,12 @@ const RATE_SPREAD = 1.5;
 interface PlanFacts {
   pairs: number;
   holds: number;
+  /**
+   * Holds of an accepted answer whose Reset is less than a window ahead of it: a window's fixed end, which a sliding
+   * log (its Reset a window after its newest request) never shows. Without one, a fixed window cannot be told from a
+   * log whose requests all came within a second or two.
+   */
+  aged: number;
   moves: number;
   /** Moves whose new Reset is about a window ahead of the answer (a log drained a window after its newest request). */
   movesAWindowAhead: number;
@@ -104,6 +110,7 @@ function newFacts(): PlanFacts {
   return {
     pairs: 0,
     holds: 0,
+    aged: 0,
     moves: 0,
     movesAWindowAhead: 0,
     earlyRises: 0,
@@ -152,6 +159,7 @@ function readPair(f: PlanFacts, k: KeyTrack, p: AlgorithmSample, s: AlgorithmSam
   }
   if (s.remaining === p.remaining - 1 || s.remaining === p.remaining) {
     f.holds++;
+    if (s.accepted && s.reset * 1000 - s.serverMs <= MINUTE_MS - 2 * TOLERANCE_MS) f.aged++;
     if (!f.resets.has(p.reset)) {
       f.resets.add(p.reset);
       if (p.reset % MINUTE_S === 0) f.aligned++;
@@ -165,8 +173,10 @@ function shapeOfFacts(f: PlanFacts | undefined): Shape {
   if (f.earlyRises > 0 && f.moves > 0) return 'token-bucket';
   if (f.moves >= 2 && f.movesAWindowAhead * 2 >= f.moves) return 'sliding-window';
   if (f.moves >= 2 && steadyRefill(f.rates)) return 'token-bucket';
-  // A Reset that held for a while, or a window seen to turn over: a few answers in one second say nothing.
-  if (f.moves === 0 && f.holds > 0 && (f.turnovers > 0 || f.longestHoldMs >= FIXED_EVIDENCE_MS)) return 'fixed-window';
+  // A Reset that held for a while, or a window seen to turn over: a few answers in one second say nothing. And one
+  // held under a Reset less than a window ahead: a sliding log's answers in one second look like a window's, and it
+  // turns over alike (drained, it starts again).
+  if (f.moves === 0 && f.aged > 0 && (f.turnovers > 0 || f.longestHoldMs >= FIXED_EVIDENCE_MS)) return 'fixed-window';
   return 'unknown';
 }
 
@@ -190,7 +200,7 @@ function describeBucket(f: PlanFacts, evidence: string): Record<string, string> 
 }
 
 function describe(f: PlanFacts, shape: Shape): Record<string, string> {
-  const evidence = `${f.pairs} pairs of sequential answers: ${f.holds} with the same Reset (held up to ${(f.longestHoldMs / 1000).toFixed(0)} s; ${f.turnovers} windows turned over), ${f.moves} with Reset moved before the earlier one had passed, ${f.earlyRises} with Remaining rising within a minute of a fresh start, ${f.lateRises} later`;
+  const evidence = `${f.pairs} pairs of sequential answers: ${f.holds} with the same Reset (${f.aged} of them less than a window ahead; held up to ${(f.longestHoldMs / 1000).toFixed(0)} s; ${f.turnovers} windows turned over), ${f.moves} with Reset moved before the earlier one had passed, ${f.earlyRises} with Remaining rising within a minute of a fresh start, ${f.lateRises} later`;
   switch (shape) {
     case 'fixed-window': {
       const aligned = f.resets.size >= 2 && f.aligned === f.resets.size;

@@ -13,7 +13,7 @@ import {
   type ExchangeParts,
 } from '../../testing/exchange-builder.js';
 import { readRateLimit } from './ratelimit.js';
-import { createStreamJudge } from './stream.js';
+import { createStreamJudge, UNTOLD_REASON } from './stream.js';
 import { createRecorder, createViewer } from './view.js';
 
 const DEC = 'ratelimit.remaining-decrements';
@@ -440,5 +440,35 @@ describe('ratelimit.algorithm from the stream', () => {
       });
     }
     expect(outcomeOf(s.settled(), 'ratelimit.algorithm')?.info.shape).toBe("fixed window from a key's first request");
+  });
+});
+
+describe('a Reset that moves forward with the requests, from few answers', () => {
+  const R = Math.floor(FIXED_NOW / 1000);
+  /** A key's windows as a sliding log would tell them from requests within a second, then a Reset moved forward. */
+  const fewAnswers = (held: number[]): Step[] => [
+    ...held.map((at, i) => ({ at, remaining: 59 - i, reset: R + 60 })),
+    // Drained (or ended) and started again a window later.
+    { at: 61, remaining: 59, reset: R + 121 },
+    { at: 61.5, remaining: 58, reset: R + 121 },
+    // Two seconds on, on a request that overlapped another (not read for the limiter's shape): Reset moved with it.
+    { at: 63, remaining: 57, reset: R + 123, overlapped: true },
+  ];
+
+  it('is not a failure where the answers cannot tell a fixed window from a sliding log, and the shape is unknown', () => {
+    const s = session();
+    s.see(...fewAnswers([0, 0.4, 0.8]));
+    const l = s.settled();
+    expect(countsOf(l, WIN).failed).toBe(0);
+    expect(outcomeOf(l, WIN)?.skipReasons).toContain(UNTOLD_REASON);
+    expect(outcomeOf(l, 'ratelimit.algorithm')?.info.shape).toBe('unknown');
+  });
+
+  it('fails where a Reset held while the requests went on (a fixed window, whose end does not move)', () => {
+    const s = session();
+    s.see(...fewAnswers([0, 4, 8]));
+    const l = s.settled();
+    expect(outcomeOf(l, 'ratelimit.algorithm')?.info.shape).toBe("fixed window from a key's first request");
+    expect(messages(l, WIN)).toEqual([expect.stringMatching(/^Reset moved from \d+ to \d+ \(Limit 60\)/)]);
   });
 });

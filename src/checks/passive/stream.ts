@@ -191,7 +191,16 @@ interface Held {
   readonly rises: Map<PlanName | null, HeldRises>;
   /** The headers' movement, per check and plan, until the limiter's shape is known (the end of the run). */
   readonly moving: Map<HeldCheck, Map<PlanName | null, HeldRises>>;
+  /**
+   * Resets moved forward with the requests (a window after an accepted answer), per plan: a sliding log's truth, a
+   * fixed window's defect; which one is known once the limiter's shape is, if the evidence tells at all.
+   */
+  readonly forward: Map<PlanName | null, HeldRises>;
 }
+
+/** A Reset that moved forward with the requests, where the answers cannot tell a fixed window from a sliding log. */
+export const UNTOLD_REASON =
+  "Reset moved forward with the requests, a window after an accepted answer, as a sliding log's does; the answers cannot tell a fixed window from a sliding one (ratelimit.algorithm: unknown), so it is not judged a defect";
 
 function holdMoving(held: Held, id: HeldCheck, ex: Exchange, message: string): void {
   let byPlan = held.moving.get(id);
@@ -303,7 +312,9 @@ function roseInFlightTogether(st: KeyState, cur: Seen): boolean {
  * A new Reset for the same Limit: not judged (none), or judged with what moved too soon (null when nothing did) and
  * a day's figure announced on windows of a minute (null unless so).
  */
-type NewReset = { judged: false } | { judged: true; moved: string | null; minuteLimitWrong: string | null };
+type NewReset =
+  | { judged: false }
+  | { judged: true; moved: string | null; minuteLimitWrong: string | null; withRequests?: boolean };
 const NO_NEW_RESET: NewReset = { judged: false };
 
 /** A new Reset for the same Limit must follow the end of the previous window, at least a window later. */
@@ -314,7 +325,16 @@ function judgeNewReset(st: KeyState, cur: Seen, v: View): NewReset {
   const window = v.planLimits === undefined ? null : windowOfLimit(cur.limit, v.planLimits);
   if (nowS < p.reset - 1) {
     const moved = `Reset moved from ${p.reset} to ${cur.reset} (Limit ${cur.limit}) at ${v.nowSource} ${Math.floor(nowS)}, before the earlier window was due to end`;
-    return { judged: true, moved, minuteLimitWrong: null };
+    // Forward, to a window after an accepted answer, with the count going on (no restart): where a sliding log's
+    // Reset goes with each request.
+    const withRequests =
+      window !== null &&
+      is2xx(cur.status) &&
+      cur.remaining <= p.remaining &&
+      cur.reset > p.reset &&
+      cur.reset - nowS >= WINDOW_SECONDS[window] - 2 &&
+      cur.reset - nowS <= WINDOW_SECONDS[window] + 2;
+    return { judged: true, moved, minuteLimitWrong: null, withRequests };
   }
   if (window !== null && cur.reset - p.reset < WINDOW_SECONDS[window] - 1) {
     // A Limit that matches no figure of the plan is limit-matches-plan's failure; its window is unknown.
@@ -357,6 +377,8 @@ function judgeConsistency(st: KeyState, cur: Seen, v: View, r: Recorder, held: H
   let minuteLimitWrong: string | null = null;
   if (reset.judged) {
     judged = true;
+    if (reset.moved !== null && reset.withRequests === true && moved === null && rise === null)
+      return holdIn(held.forward, v.ex, reset.moved);
     if (reset.moved !== null) moved = moved === null ? reset.moved : `${moved}; ${reset.moved}`;
     minuteLimitWrong = reset.minuteLimitWrong;
   }
@@ -428,13 +450,27 @@ function recordHeld(ledger: Ledger, held: Held, algorithm: AlgorithmReader, coun
     }
   }
   held.moving.clear();
+  for (const [plan, h] of held.forward) {
+    const shape = algorithm.shapeOf(plan);
+    const reason = perInstance(ledger, counters, plan)
+      ? COUNTERS_REASON
+      : MOVING_SHAPES.has(shape)
+        ? MOVING_REASON
+        : shape === 'unknown'
+          ? UNTOLD_REASON
+          : overAdmitted(ledger, plan)
+            ? SHORT_WINDOW_REASON
+            : null;
+    record(ledger, 'ratelimit.window-consistency', plan, h, reason);
+  }
+  held.forward.clear();
 }
 
 export function createStreamJudge(): StreamJudge {
   const keys = new Map<string, KeyState>();
   const algorithm = createAlgorithmReader();
   const counters = createCounterReader();
-  const held: Held = { rises: new Map(), moving: new Map() };
+  const held: Held = { rises: new Map(), moving: new Map(), forward: new Map() };
 
   // Completed exchanges of the run, by credential: with a valid key (per key, and in all), without one.
   let validKey = 0;
