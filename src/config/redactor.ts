@@ -4,6 +4,8 @@
  *  - the whole key, wherever it appears;
  *  - a cut piece of it where an excerpt ends (right before the `…` that marks the cut), if the piece is the
  *    start of the key and long enough to be unmistakable: at least CUT_MIN characters and at least half the key.
+ *  - either of them written with JSON escapes (`\/`, `\u002B`, any `\uXXXX`), as a target's JSON encoder may
+ *    echo a key: they are looked for in the text with its escapes decoded, and the escaped form is replaced.
  * Nothing shorter is touched, so a plan name, a common word or a number that a key happens to start with is
  * never mistaken for a key. Structured values (plan names, ids, labels, paths, numbers) are not given to the
  * redactor at all (src/report/redact.ts). Matches are found on the original text and replaced in one
