@@ -6,6 +6,7 @@
 import { planTableOf } from '../report/plan-table.js';
 import type { PlanRow, Report } from '../report/schema.js';
 import { verdictOf } from '../report/verdict.js';
+import { visibleControls } from './escape.js';
 import {
   countsLine,
   evidenceLine,
@@ -193,7 +194,7 @@ function notesSection(report: Report): string[] {
 
 export function renderMarkdown(report: Report): string {
   const v = verdictOf(report.checks);
-  return [
+  const lines = [
     ...verdictLines(report),
     ...planTableSection(report),
     ...runLines(report),
@@ -204,5 +205,7 @@ export function renderMarkdown(report: Report): string {
     ...thresholdsSection(report),
     ...notesSection(report),
     '',
-  ].join('\n');
+  ];
+  // No control character reaches the file raw, whatever a target sent or a report.json was edited to hold.
+  return visibleControls(lines.join('\n'));
 }
