@@ -46,20 +46,24 @@ describe('broken keys files: each problem names the file, where, what was expect
     [
       'a misspelt field',
       `{"keys":[{"key":"${SECRET}","plna":"free"}]}`,
-      'keys[0].plna: expected one of the keys key, plan, label, perMinute, perDay, sacrificial, audit, found unknown key "plna" (did you mean "plan"?)',
+      'keys[0]: expected one of the keys key, plan, label, perMinute, perDay, sacrificial, audit, found an unknown key (its name is not shown) (did you mean "plan"?)',
     ],
     [
       'a misspelt plan',
       `{"keys":[{"key":"${SECRET}","plan":"fre"}]}`,
-      'keys[0].plan: expected one of free, pro, business, enterprise, found "fre" (did you mean "free"?)',
+      'keys[0].plan: expected one of free, pro, business, enterprise, found a string of 3 characters (not shown) (did you mean "free"?)',
     ],
     [
       'a misspelt top-level key',
       '{"kyes":[]}',
-      'kyes: expected one of the keys keys, found unknown key "kyes" (did you mean "keys"?)',
+      '(top level): expected one of the keys keys, found an unknown key (its name is not shown) (did you mean "keys"?)',
     ],
     ['no keys', '{"keys":[]}', 'keys: expected at least one key, found an empty list'],
-    ['a list at the top', '[]', '(top level): expected a mapping, found a list'],
+    [
+      'a list at the top',
+      '[]',
+      '(top level): expected a mapping such as {"keys": [{"key": "…", "plan": "free"}]}, found a list',
+    ],
     [
       'an enterprise key without figures',
       `{"keys":[{"key":"${SECRET}","plan":"enterprise","perDay":5}]}`,
@@ -68,37 +72,37 @@ describe('broken keys files: each problem names the file, where, what was expect
     [
       'a figure of zero',
       `{"keys":[{"key":"${SECRET}","plan":"pro","perMinute":0}]}`,
-      'keys[0].perMinute: expected a whole number of requests per minute above 0, found number 0',
+      'keys[0].perMinute: expected a whole number of requests per minute above 0, found a number (not shown)',
     ],
     [
       'a fraction',
       `{"keys":[{"key":"${SECRET}","plan":"pro","perDay":2.5}]}`,
-      'keys[0].perDay: expected a whole number of requests per day above 0, found number 2.5',
+      'keys[0].perDay: expected a whole number of requests per day above 0, found a number (not shown)',
     ],
     [
       'sacrificial as a string',
       `{"keys":[{"key":"${SECRET}","plan":"free","sacrificial":"yes"}]}`,
-      'keys[0].sacrificial: expected true or false, found "yes"',
+      'keys[0].sacrificial: expected true or false, found a string of 3 characters (not shown)',
     ],
     [
       'a short key',
       '{"keys":[{"key":"sk_1234","plan":"free"}]}',
-      'keys[0].key: expected a key of at least 8 characters, found (a secret value, not shown)',
+      'keys[0].key: expected a key of at least 8 characters, found a string of 7 characters (not shown)',
     ],
     [
       "a key that is a plan's name",
       '{"keys":[{"key":"business","plan":"pro"}]}',
-      'keys[0].key: expected a secret key, not the name of a plan, found (a secret value, not shown)',
+      'keys[0].key: expected a secret key, not the name of a plan, found a string of 8 characters (not shown)',
     ],
     [
       'a key with a space',
       '{"keys":[{"key":"sk_live 0123456789","plan":"free"}]}',
-      'keys[0].key: expected a key of printable ASCII characters without spaces, found (a secret value, not shown)',
+      'keys[0].key: expected a key of printable ASCII characters without spaces, found a string of 18 characters (not shown)',
     ],
     [
       'a key twice',
       `{"keys":[{"key":"${SECRET}","plan":"free"},{"key":"${SECRET}","plan":"pro"}]}`,
-      'keys[1].key: the same key appears twice, found (a secret value, not shown)',
+      'keys[1].key: expected each key once, found the same key as keys[0].key',
     ],
   ])('%s', (_what, text, expected) => {
     const message = problem(text);

@@ -6,7 +6,7 @@
  * plans file or the scenario changed them (plan-figures.ts). Enterprise has no published figures.
  * Keys are secrets: they are shown only as a label and their last four characters.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import * as z from 'zod';
 import {
   PLAN_NAMES,
@@ -22,36 +22,61 @@ import { findJsonSyntaxError } from './json-syntax.js';
 import { PerDay, PerMinute } from './plan-figures.js';
 import { formatIssues } from '../core/zod-issues.js';
 
-const KeyEntry = z.strictObject({
-  key: z
-    .string()
-    .min(8, 'expected a key of at least 8 characters')
-    .regex(/^[\x21-\x7e]+$/, 'expected a key of printable ASCII characters without spaces')
-    // Reports hide every key wherever it stands: a key that is a plan's name would hide the plan names too.
-    .refine(
-      (k) => !(PLAN_NAMES as readonly string[]).includes(k.toLowerCase()),
-      'expected a secret key, not the name of a plan',
-    ),
-  plan: z.enum(PLAN_NAMES),
-  label: z.string().min(1).max(40).optional(),
-  /** The key's own figures, for any plan: they win over its plan's (published, scenario or plans file). */
-  perMinute: PerMinute.optional(),
-  perDay: PerDay.optional(),
-  sacrificial: z.boolean().optional(),
-  /** For the plan audit (the plan-audit scenario), which spends the key's whole day. */
-  audit: z.boolean().optional(),
+/**
+ * Bounds on a keys document, far above any real account's keys: beyond them a file is refused before it is
+ * validated, so that a huge or hostile file costs neither minutes nor gigabytes.
+ */
+export const MAX_KEYS = 10_000;
+export const MAX_KEYS_FILE_BYTES = 4 * 1024 * 1024;
+
+/** The expected shape, said when a document's part has the wrong type (its own value is never quoted). */
+const shape = (expected: string) => ({
+  error: (issue: { code: string }) => (issue.code === 'invalid_type' ? expected : undefined),
 });
 
-export const KeysFile = z.strictObject({ keys: z.array(KeyEntry) }).superRefine((f, ctx) => {
-  if (f.keys.length === 0)
-    ctx.addIssue({ code: 'custom', path: ['keys'], message: 'expected at least one key, found an empty list' });
-  const seen = new Set<string>();
-  f.keys.forEach((k, i) => {
-    if (seen.has(k.key))
-      ctx.addIssue({ code: 'custom', path: ['keys', i, 'key'], message: 'the same key appears twice' });
-    seen.add(k.key);
+const KeyEntry = z.strictObject(
+  {
+    key: z
+      .string()
+      .min(8, 'expected a key of at least 8 characters')
+      .regex(/^[\x21-\x7e]+$/, 'expected a key of printable ASCII characters without spaces')
+      // Reports hide every key wherever it stands: a key that is a plan's name would hide the plan names too.
+      .refine(
+        (k) => !(PLAN_NAMES as readonly string[]).includes(k.toLowerCase()),
+        'expected a secret key, not the name of a plan',
+      ),
+    plan: z.enum(PLAN_NAMES),
+    label: z.string().min(1).max(40).optional(),
+    /** The key's own figures, for any plan: they win over its plan's (published, scenario or plans file). */
+    perMinute: PerMinute.optional(),
+    perDay: PerDay.optional(),
+    sacrificial: z.boolean().optional(),
+    /** For the plan audit (the plan-audit scenario), which spends the key's whole day. */
+    audit: z.boolean().optional(),
+  },
+  shape('expected a mapping such as {"key": "…", "plan": "free"}'),
+);
+
+export const KeysFile = z
+  .strictObject(
+    { keys: z.array(KeyEntry, shape('expected a list of keys such as [{"key": "…", "plan": "free"}]')) },
+    shape('expected a mapping such as {"keys": [{"key": "…", "plan": "free"}]}'),
+  )
+  .superRefine((f, ctx) => {
+    if (f.keys.length === 0)
+      ctx.addIssue({ code: 'custom', path: ['keys'], message: 'expected at least one key, found an empty list' });
+    const seen = new Map<string, number>();
+    f.keys.forEach((k, i) => {
+      const first = seen.get(k.key);
+      if (first !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['keys', i, 'key'],
+          message: `expected each key once, found the same key as keys[${first}].key`,
+        });
+      else seen.set(k.key, i);
+    });
   });
-});
 export type KeysFile = z.infer<typeof KeysFile>;
 
 /** A keys file entry, validated, its figures not yet resolved. `secret` must never be printed: use `label`. */
@@ -86,9 +111,16 @@ function toEntries(file: KeysFile): KeyEntry[] {
 
 /** Validate a keys document (already JSON-decoded) without resolving figures. `source` names it in messages. */
 export function parseKeyEntries(doc: unknown, source: string): KeyEntry[] {
+  const keys = (doc as { keys?: unknown } | null)?.keys;
+  if (Array.isArray(keys) && keys.length > MAX_KEYS)
+    throw new PetloadError(
+      'E_KEYS_FILE',
+      `${source}: invalid keys file\n  keys: expected at most ${MAX_KEYS} keys, found ${keys.length}`,
+    );
   const res = KeysFile.safeParse(doc);
   if (!res.success) {
-    const lines = formatIssues(res.error, doc, (path) => path[path.length - 1] === 'key', KeysFile);
+    // Any value or property name of a keys document may be a key put in the wrong place: none is ever quoted.
+    const lines = formatIssues(res.error, doc, () => true, KeysFile);
     throw new PetloadError('E_KEYS_FILE', `${source}: invalid keys file\n  ${lines.join('\n  ')}`);
   }
   return toEntries(res.data);
@@ -135,8 +167,17 @@ export function parseKeys(doc: unknown, source: string, table?: PlanFigures): Ap
   return resolveKeys(parseKeyEntries(doc, source), source, table);
 }
 
+function tooBig(source: string, size: number): PetloadError {
+  const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  return new PetloadError(
+    'E_KEYS_FILE',
+    `${source}: not read as a keys file: expected at most ${mib(MAX_KEYS_FILE_BYTES)} (${MAX_KEYS} keys at most), found ${mib(size)}`,
+  );
+}
+
 /** Validate the text of a keys file without resolving figures. */
 export function parseKeyEntriesText(text: string, source: string): KeyEntry[] {
+  if (text.length > MAX_KEYS_FILE_BYTES) throw tooBig(source, text.length);
   // Editors on Windows may start the file with a byte-order mark, which JSON does not allow.
   const json = text.startsWith('\uFEFF') ? text.slice(1) : text;
   let doc: unknown;
@@ -159,8 +200,12 @@ export function parseKeysText(text: string, source: string, table?: PlanFigures)
 export function loadKeyEntries(path: string): KeyEntry[] {
   let text: string;
   try {
+    // A file beyond the bound is not even read.
+    const size = statSync(path).size;
+    if (size > MAX_KEYS_FILE_BYTES) throw tooBig(path, size);
     text = readFileSync(path, 'utf8');
   } catch (e) {
+    if (e instanceof PetloadError) throw e;
     throw new PetloadError(
       'E_KEYS_FILE',
       `${path}: cannot read keys file (${(e as NodeJS.ErrnoException).code ?? 'error'})`,

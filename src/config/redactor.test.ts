@@ -101,4 +101,53 @@ describe('createRedactor', () => {
       { numRuns: 300 },
     );
   });
+
+  describe('keys echoed inside JSON strings, in any escape JSON allows', () => {
+    const KEY = 'sk_live_0a1b2c3d/4e5f6a7b+8c9d0e1f';
+    const ks = keysOf([KEY, 'pro']);
+    const label = `[key ${ks[0]!.label}]`;
+    const redact = createRedactor(ks);
+    /** JSON's escape of one character, as \uXXXX in upper or lower case. */
+    const u = (c: string, upper: boolean) => {
+      const hex = c.charCodeAt(0).toString(16).padStart(4, '0');
+      return `\\u${upper ? hex.toUpperCase() : hex}`;
+    };
+
+    it.each([
+      ['PHP json_encode (\\/)', KEY.replace('/', '\\/')],
+      ['.NET (\\u002B)', KEY.replace('+', u('+', true))],
+      ['lower-case hex (\\u002f, \\u002b)', KEY.replace('/', u('/', false)).replace('+', u('+', false))],
+      ['every character escaped', [...KEY].map((c, i) => u(c, i % 2 === 0)).join('')],
+      ['escaped twice (a JSON body quoted in JSON)', KEY.replace('/', '\\\\\\/').replace('+', '\\\\u002B')],
+    ])('%s', (_how, echoed) => {
+      const text = `{"message":"you sent Bearer ${echoed}","status":0}`;
+      expect(redact(text)).toBe(`{"message":"you sent Bearer ${label}","status":0}`);
+      expect(redact.whole(text)).toBe(`{"message":"you sent Bearer ${label}","status":0}`);
+    });
+
+    it('hides a cut piece that ends inside an escape', () => {
+      const echoed = KEY.replace('/', '\\/').replace('+', '\\u002B');
+      // Cut after `\\u00` of the escaped `+`: the 25 characters before it are more than half the key.
+      const cut = `${echoed.slice(0, echoed.indexOf('\\u') + 4)}…`;
+      expect(redact(`Bearer ${cut}`)).toBe(`Bearer ${label}…`);
+    });
+
+    it('changes nothing else: escapes that decode to no key stay as they were', () => {
+      const text = '{"a":"x\\/y \\u002B \\n \\\\ \\"q\\" sk_live_0a1b2c3d\\/4e5f"}';
+      expect(redact(text)).toBe(text);
+      expect(redact.whole(text)).toBe(text);
+    });
+  });
+
+  it('finds each of thousands of keys in one pass over the text', () => {
+    const many = keysOf(
+      ...Array.from({ length: 3000 }, (_, i): [string, string] => [`keyid-${i}-${'x'.repeat(i % 7)}z`, 'free']),
+    );
+    const redact = createRedactor(many);
+    const text = `a keyid-17-xxxz b keyid-2995-xxxxxxz c keyid-17-xxxz keyid-300z…`;
+    expect(redact(text)).toBe(
+      `a [key ${many[17]!.label}] b [key ${many[2995]!.label}] c [key ${many[17]!.label}] keyid-300z…`,
+    );
+    expect(redact(`${'-'.repeat(50)} keyid-2995-xxxxx…`)).toBe(`${'-'.repeat(50)} [key ${many[2995]!.label}]…`);
+  });
 });

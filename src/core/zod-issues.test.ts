@@ -52,7 +52,7 @@ describe('formatIssues', () => {
   it('never shows a masked value, and keeps custom messages', () => {
     const mask = (p: readonly PropertyKey[]) => p[p.length - 1] === 'key';
     expect(lines({ keys: [{ key: 'short', plan: 'fre' }] }, mask)).toEqual([
-      'keys[0].key: a key has at least 8 characters, found (a secret value, not shown)',
+      'keys[0].key: a key has at least 8 characters, found a string of 5 characters (not shown)',
       'keys[0].plan: expected one of free, pro, found "fre" (did you mean "free"?)',
     ]);
     expect(lines({ keys: [] })).toEqual(['keys: at least one key, found a list']);

@@ -64,7 +64,10 @@ export interface DescribedIssue {
 }
 
 export interface DescribeOptions {
-  /** Paths whose values are secret: their values are never shown. */
+  /**
+   * Paths whose values are secret (a keys document): their values are described by their shape only (`a string
+   * of 32 characters`), and the names of unknown properties at or under them are never shown either.
+   */
   readonly mask?: (path: readonly PropertyKey[]) => boolean;
   /** The schema that was parsed: unknown keys then list the accepted keys, with a did-you-mean. */
   readonly schema?: z.ZodType;
@@ -89,6 +92,18 @@ function describeFound(input: unknown): string {
   if (Array.isArray(input)) return 'a list';
   if (typeof input === 'object') return 'a mapping';
   return `${typeof input} ${String(input)}`;
+}
+
+/** What a secret value is, without any of its text: its type, and a string's length. */
+function describeShape(input: unknown): string {
+  if (input === undefined) return 'nothing (the key is missing)';
+  if (input === null) return 'null';
+  if (typeof input === 'string')
+    return `a string of ${input.length} character${input.length === 1 ? '' : 's'} (not shown)`;
+  if (Array.isArray(input)) return 'a list';
+  if (typeof input === 'object') return 'a mapping';
+  if (typeof input === 'boolean') return 'true or false';
+  return `a ${typeof input} (not shown)`;
 }
 
 function isRecord(v: unknown): v is Record<PropertyKey, unknown> {
@@ -254,8 +269,9 @@ export function describeIssues(error: z.ZodError, input: unknown, options: Descr
     const path = [...base, ...issue.path];
     const value = valueAt(input, path);
     const secret = mask(path);
-    const found = secret ? '(a secret value, not shown)' : describeFound(value);
-    const candidatesHint = (names: readonly string[]) => (secret ? '' : hintFor(value, names));
+    const found = secret ? describeShape(value) : describeFound(value);
+    // A hint names one of the schema's own words, never the document's: it is shown for secrets too.
+    const candidatesHint = (names: readonly string[]) => hintFor(value, names);
     const push = (text: string) => out.push({ path, at: 'value', text });
     const custom = isDefaultMessage(issue.message) ? undefined : issue.message;
 
@@ -267,10 +283,12 @@ export function describeIssues(error: z.ZodError, input: unknown, options: Descr
         for (const key of issue.keys) {
           const hint = didYouMean(key, absent);
           const expected = known.length > 0 ? `expected one of the keys ${known.join(', ')}, found ` : '';
+          const hidden = secret || mask([...path, key]);
           out.push({
-            path: [...path, key],
-            at: 'key',
-            text: `${expected}unknown key "${key}"${hint ? ` (did you mean "${hint}"?)` : ''}`,
+            // A secret document's property names may be secrets themselves (a key put where a name goes).
+            path: hidden ? path : [...path, key],
+            at: hidden ? 'value' : 'key',
+            text: `${expected}${hidden ? 'an unknown key (its name is not shown)' : `unknown key "${key}"`}${hint ? ` (did you mean "${hint}"?)` : ''}`,
           });
         }
         return;

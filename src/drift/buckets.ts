@@ -10,8 +10,7 @@
  * here must add up to its total count, so this reader can never disagree with the one the report was written by
  * without saying so.
  */
-import { inflateSync } from 'node:zlib';
-import { decodeHistogram, totalCount } from '../metrics/histogram.js';
+import { decodeHistogram, inflateEncoded, totalCount } from '../metrics/histogram.js';
 
 /** One non-empty bucket: every value from `lo` to `hi` (microseconds, inclusive) counts as the same value. */
 export interface Bucket {
@@ -27,7 +26,6 @@ export interface Buckets {
 }
 
 const V2_COOKIE = 0x1c849303;
-const V2_COMPRESSED_COOKIE = 0x1c849304;
 const HEADER_BYTES = 40;
 
 const cookieBase = (cookie: number): number => cookie & ~0xf0;
@@ -68,18 +66,10 @@ function layout(significantDigits: number, lowest: number): (index: number) => {
   };
 }
 
-function inflate(b64: string): Buffer {
-  const outer = Buffer.from(b64.trim(), 'base64');
-  if (outer.length < 8 || cookieBase(outer.readInt32BE(0)) !== V2_COMPRESSED_COOKIE)
-    throw new Error('not a compressed V2 HDR histogram');
-  const length = outer.readInt32BE(4);
-  return inflateSync(outer.subarray(8, 8 + length));
-}
-
 /** The non-empty buckets of an encoded histogram; throws an Error naming the problem on anything else. */
 export function bucketsOf(b64: string): Buckets {
   const expected = totalCount(decodeHistogram(b64));
-  const raw = inflate(b64);
+  const raw = inflateEncoded(b64);
   if (raw.length < HEADER_BYTES || cookieBase(raw.readInt32BE(0)) !== V2_COOKIE)
     throw new Error('not a V2 HDR histogram');
   const payloadBytes = raw.readInt32BE(4);

@@ -16,6 +16,7 @@ import { EXIT, PetloadError } from '../core/errors.js';
 import { type JournalContents, readJournal } from '../journal/reader.js';
 import { coveredMs, metricsOf, outcomesOf } from '../journal/replay.js';
 import type { MetricsSnapshot } from '../metrics/recorder.js';
+import { readReportFile } from '../outputs/read.js';
 import type { Report } from '../report/schema.js';
 import type { ReportInput } from './build-report.js';
 import { type Finalized, finalizeRun } from './finalize.js';
@@ -107,6 +108,30 @@ function inputOf(j: JournalContents): ReportInput {
 }
 
 /**
+ * A journal without its `end` line whose run did write its report (killed between the two writes): the report.json
+ * in `out` that is complete, valid and of the same run (same start and scenario) is never replaced by a lesser one.
+ * A report.json that is damaged, or of an earlier run, is replaced as recovery does.
+ */
+function refuseOverOwnReport(j: JournalContents, out: string): void {
+  const path = join(out, 'report.json');
+  if (!existsSync(path)) return;
+  let report: Report;
+  try {
+    report = readReportFile(path);
+  } catch {
+    return;
+  }
+  if (report.startedAt !== j.head.startedAt || report.scenario.name !== j.head.scenario.name) return;
+  throw new PetloadError(
+    'E_USAGE',
+    `${j.path} has no end line, but ${path} is this run's complete report (verdict ${report.verdict}, started ${report.startedAt}): the run was stopped after writing it, and recovering would replace it with a lesser one`,
+    {
+      hint: `Render it with \`petload report ${path}\`, or give --out DIR to write the recovered report elsewhere.`,
+    },
+  );
+}
+
+/**
  * Rebuild report.json, junit.xml, summary.md and report.html of the run whose report directory `dir` holds a
  * journal, with verdict `aborted`. A journal whose run finished is recovered too (the reason says so), but not
  * over the report that run wrote: give `out` for that.
@@ -123,6 +148,7 @@ export async function recoverReport(dir: string, o: RecoverOptions = {}): Promis
       },
     );
   }
+  if (j.end === null) refuseOverOwnReport(j, out);
   const done = await finalizeRun(inputOf(j), {
     reportDir: out,
     // The journal holds no key, so there is none to hide; the writer's passes run all the same.

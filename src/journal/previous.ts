@@ -5,7 +5,17 @@
  * `DIR/unfinished-<its start>/journal.ndjson`, where `petload report --recover` rebuilds its report without
  * touching the new run's files.
  */
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  statSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { PetloadError } from '../core/errors.js';
 import { JOURNAL_FILE } from './format.js';
@@ -60,10 +70,27 @@ function asideFolder(dir: string, startedAt: string | null, path: string): strin
   return join(dir, name);
 }
 
+/** The error for a journal path that is a symbolic link (dangling or not): it is never followed. */
+export function symlinkRefused(path: string, cause?: unknown): PetloadError {
+  return new PetloadError(
+    'E_USAGE',
+    `cannot write the journal ${path}: it is a symbolic link, and petload never writes through one`,
+    { ...(cause !== undefined ? { cause } : {}), hint: 'Remove the link, or give another --report-dir.' },
+  );
+}
+
 /** Moves an unfinished journal of `dir` into a folder of its own; null when `dir` holds none (or a finished one). */
 export function setAside(dir: string): PreviousJournal | null {
   const path = join(dir, JOURNAL_FILE);
-  if (!existsSync(path)) return null;
+  // lstat, not exists: a dangling link "does not exist", and opening it for writing would create its target.
+  let entry: ReturnType<typeof lstatSync>;
+  try {
+    entry = lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return null; // The directory cannot be read: opening the journal says why.
+  }
+  if (entry === undefined) return null;
+  if (entry.isSymbolicLink()) throw symlinkRefused(path);
   try {
     const seen = peekJournal(path);
     if (seen.finished) return null;

@@ -57,6 +57,33 @@ function headOf(path: string, first: string | undefined): JournalHead {
   throw new PetloadError('E_USAGE', `${path} cannot be recovered: ${why}`, { hint: HINT });
 }
 
+/** The longest run a journal may describe: an interval said to start later was not written by a run. */
+export const MAX_JOURNAL_MS = 366 * 24 * 3600 * 1000;
+
+/**
+ * An interval's times, checked before anything is built from them (the timeline has a bucket per interval up
+ * to the last one): finite, within a year of the start, not ending before they begin, and in time order.
+ */
+function checkTimes(path: string, iv: JournalInterval, previous: JournalInterval | undefined, line: number): void {
+  const where = `${path} line ${line}`;
+  const fail = (why: string) =>
+    new PetloadError(
+      'E_USAGE',
+      `${where} cannot be recovered: ${why}; a run never writes that (the journal was altered)`,
+      {
+        hint: HINT,
+      },
+    );
+  const ok = (t: number) => Number.isFinite(t) && t >= 0 && t <= MAX_JOURNAL_MS;
+  if (!ok(iv.from) || !ok(iv.to))
+    throw fail(
+      `expected an interval's from and to in ms within a year of the start (0 to ${MAX_JOURNAL_MS}), found from ${iv.from}, to ${iv.to}`,
+    );
+  if (iv.to < iv.from) throw fail(`expected an interval that ends after it begins, found from ${iv.from}, to ${iv.to}`);
+  if (previous !== undefined && iv.from < previous.from)
+    throw fail(`expected intervals in time order, found one from ${iv.from} ms after one from ${previous.from} ms`);
+}
+
 /** The journal of the report directory `dir` (its `journal.ndjson`), parsed. Throws E_USAGE when there is none. */
 export function readJournal(dir: string): JournalContents {
   const path = join(dir, JOURNAL_FILE);
@@ -71,8 +98,10 @@ export function readJournal(dir: string): JournalContents {
   let end: JournalEnd | null = null;
   for (let i = 1; i < lines.length; i++) {
     const line = parseLine(lines[i]!);
-    if (line?.type === 'interval' && end === null) intervals.push(line);
-    else if (line?.type === 'end' && end === null) end = line;
+    if (line?.type === 'interval' && end === null) {
+      checkTimes(path, line, intervals.at(-1), i + 1);
+      intervals.push(line);
+    } else if (line?.type === 'end' && end === null) end = line;
     else if (i === lines.length - 1 && line === null) torn = true;
     else skipped.push(i + 1);
   }

@@ -76,7 +76,9 @@ class TimelineBuilder {
     private readonly scale: number,
     intervals: readonly JournalInterval[],
   ) {
-    const n = Math.round((intervals.at(-1)?.from ?? 0) / intervalMs) + 1;
+    // The latest interval, wherever it stands (the reader checks their order): the buckets never exceed the cap.
+    const last = intervals.reduce((m, iv) => Math.max(m, iv.from), 0);
+    const n = Math.round(last / intervalMs) + 1;
     let factor = 1;
     while (Math.ceil(n / factor) > MAX_TIMELINE_BUCKETS) factor *= 2;
     this.factor = factor;

@@ -11,13 +11,13 @@
  *
  * A failure to write the journal does not stop the run: it says so once (a notice and a note) and stops journaling.
  */
-import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { PetloadError } from '../core/errors.js';
 import type { RunEventOf, RunEvents } from '../core/run-events.js';
 import { type ExchangeEvent, IntervalAggregate } from './aggregate.js';
 import { JOURNAL_FILE, JOURNAL_SCHEMA_VERSION, type JournalEnd, type JournalHeadInput } from './format.js';
-import { type PreviousJournal, setAside } from './previous.js';
+import { type PreviousJournal, setAside, symlinkRefused } from './previous.js';
 
 export const JOURNAL_INTERVAL_MS = 1000;
 
@@ -48,11 +48,17 @@ function codeOf(e: unknown): string {
   return (e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e));
 }
 
+/**
+ * Never through a symbolic link (O_NOFOLLOW): a link planted where the journal goes would have the run create or
+ * overwrite whatever file it points to.
+ */
+const OPEN_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
+
 /** Opens the journal file (the directory made if needed) and makes its entry durable. */
 function openFile(dir: string, path: string): number {
   try {
     mkdirSync(dir, { recursive: true });
-    const fd = openSync(path, 'w', 0o644);
+    const fd = openSync(path, OPEN_FLAGS, 0o644);
     try {
       const d = openSync(dir, 'r');
       try {
@@ -65,6 +71,7 @@ function openFile(dir: string, path: string): number {
     }
     return fd;
   } catch (e) {
+    if (codeOf(e) === 'ELOOP') throw symlinkRefused(path, e);
     throw new PetloadError('E_USAGE', `cannot write the journal ${path} (${codeOf(e)})`, {
       cause: e,
       hint: 'Give a writable directory (--report-dir).',

@@ -14,7 +14,8 @@
  * which cost `petload report` some 25 ms of its start for nothing it uses.
  */
 import type { JsHistogram as HdrHistogram } from 'hdr-histogram-js/dist/JsHistogram.js';
-import { decompress, doDecode } from 'hdr-histogram-js/dist/JsHistogram.encoding.js';
+import { inflateSync } from 'node:zlib';
+import { doDecode } from 'hdr-histogram-js/dist/JsHistogram.encoding.js';
 import { constructorFromBucketSize } from 'hdr-histogram-js/dist/JsHistogramFactory.js';
 import type * as z from 'zod';
 import type { LatencySummary as LatencySummarySchema } from '../report/schema.js';
@@ -81,21 +82,66 @@ export function encodeHistogram(h: Histogram): string {
   return h.impl.encodeIntoCompressedBase64();
 }
 
+const V2_COOKIE_BASE = 0x1c849303;
+const V2_COMPRESSED_COOKIE_BASE = 0x1c849304;
+const cookieBase = (cookie: number) => cookie & ~0xf0;
+/** The V2 header: cookie, payload length, normalizing offset, digits, lowest, highest, conversion ratio. */
+const V2_HEADER_BYTES = 40;
+/** A V2 count takes at most 9 bytes (ZigZag LEB128). */
+const V2_MAX_WORD_BYTES = 9;
+
+let maxInflated: number | undefined;
+/**
+ * The most a histogram petload writes inflates to: its header and 9 bytes per count of the standard layout
+ * (about 0.2 MB). Anything bigger was not written by petload: inflating stops there, whatever the stream says.
+ */
+export function maxInflatedBytes(): number {
+  maxInflated ??= V2_HEADER_BYTES + V2_MAX_WORD_BYTES * createHistogram().impl.countsArrayLength;
+  return maxInflated;
+}
+
+/** The V2 bytes inside a compressed base64 histogram, inflated at most to maxInflatedBytes(). */
+export function inflateEncoded(b64: string): Buffer {
+  const outer = Buffer.from(b64.trim(), 'base64');
+  if (outer.length < 8 || cookieBase(outer.readInt32BE(0)) !== V2_COMPRESSED_COOKIE_BASE)
+    throw new Error('not an encoded histogram: not a compressed V2 HDR histogram');
+  const length = outer.readInt32BE(4);
+  try {
+    return inflateSync(outer.subarray(8, 8 + Math.max(0, length)), { maxOutputLength: maxInflatedBytes() });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+      throw new Error(
+        `not a petload histogram: it inflates to more than ${maxInflatedBytes()} bytes, the most a histogram of petload's takes`,
+      );
+    throw new Error(`not an encoded histogram: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** The header's figures, checked before the histogram they describe is allocated. */
+function checkHeader(raw: Buffer): void {
+  if (raw.length < V2_HEADER_BYTES || cookieBase(raw.readInt32BE(0)) !== V2_COOKIE_BASE)
+    throw new Error('not an encoded histogram: not a V2 HDR histogram');
+  const digits = raw.readInt32BE(12);
+  const lowest = Number(raw.readBigInt64BE(16));
+  const highest = Number(raw.readBigInt64BE(24));
+  if (digits !== EXACT_DIGITS || highest > MAX_MICROS || lowest < 1 || lowest > highest)
+    throw new Error(
+      `not a petload histogram: ${digits} significant digits ${lowest === 1 ? '' : `from ${lowest} `}up to ${highest} µs ` +
+        `(expected ${EXACT_DIGITS} digits up to ${MAX_MICROS} µs)`,
+    );
+  if (raw.readInt32BE(4) > raw.length - V2_HEADER_BYTES)
+    throw new Error('not an encoded histogram: its counts end before their stated length');
+}
+
 /** The encoded histogram decoded with `bits`-bit counts; throws an Error naming the problem unless petload wrote it. */
 function decodeImpl(b64: string, bits: 32 | 64): HdrHistogram {
-  let impl: HdrHistogram;
+  const raw = inflateEncoded(b64);
+  checkHeader(raw);
   try {
-    impl = doDecode(decompress(Buffer.from(b64.trim(), 'base64')), bits);
+    return doDecode(raw, bits);
   } catch (e) {
     throw new Error(`not an encoded histogram: ${e instanceof Error ? e.message : String(e)}`);
   }
-  if (impl.numberOfSignificantValueDigits !== EXACT_DIGITS || impl.highestTrackableValue > MAX_MICROS) {
-    throw new Error(
-      `not a petload histogram: ${impl.numberOfSignificantValueDigits} significant digits up to ${impl.highestTrackableValue} µs ` +
-        `(expected ${EXACT_DIGITS} digits up to ${MAX_MICROS} µs)`,
-    );
-  }
-  return impl;
 }
 
 /**

@@ -50,6 +50,14 @@ export function canonicalReport(report: Report): Report {
   return orderedReport(res.data);
 }
 
+/**
+ * JSON.stringify escapes C0 controls; DEL and the C1 controls (which only strings can hold) are escaped too, so that
+ * none stands raw in the file. The parsed document is the same.
+ */
 export function renderJson(report: Report): string {
-  return `${JSON.stringify(canonicalReport(report), null, 2)}\n`;
+  const text = JSON.stringify(canonicalReport(report), null, 2).replace(
+    /[\x7f-\x9f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return `${text}\n`;
 }

@@ -7,6 +7,7 @@ import { measuredTraffic, trafficWords } from '../metrics/traffic.js';
 import { planTableOf } from '../report/plan-table.js';
 import type { PlanRow, Report } from '../report/schema.js';
 import { verdictOf } from '../report/verdict.js';
+import { visibleControls } from './escape.js';
 import {
   countsLine,
   evidenceLine,
@@ -205,7 +206,7 @@ function notesSection(report: Report): string[] {
 
 export function renderMarkdown(report: Report): string {
   const v = verdictOf(report.checks);
-  return [
+  const lines = [
     ...verdictLines(report),
     ...planTableSection(report),
     ...runLines(report),
@@ -216,5 +217,7 @@ export function renderMarkdown(report: Report): string {
     ...thresholdsSection(report),
     ...notesSection(report),
     '',
-  ].join('\n');
+  ];
+  // No control character reaches the file raw, whatever a target sent or a report.json was edited to hold.
+  return visibleControls(lines.join('\n'));
 }

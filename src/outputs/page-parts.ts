@@ -27,7 +27,13 @@ export function inlineScript(js: string): string {
   return js.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
 }
 
-/** JSON inside <script type="application/json">: with `<` escaped, no text can close the element. */
+/**
+ * JSON inside <script type="application/json">: with `<` escaped, no text can close the element; DEL, the C1
+ * controls and the two Unicode line separators are escaped too, so that none stands raw in the page.
+ */
 export function inlineJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c');
+  return JSON.stringify(value).replace(
+    /[<\x7f-\x9f\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

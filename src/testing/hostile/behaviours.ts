@@ -134,3 +134,31 @@ export const echoCredential: Behaviour = async (r) => {
   const message = `${'x'.repeat(234)} you sent ${auth}`;
   writeAnswer(r.socket, { ...a, headers, body: Buffer.from(JSON.stringify({ code: 'echo', message, status: 0 })) });
 };
+
+/** How a server's JSON encoder writes the key: PHP's json_encode escapes `/`, .NET's System.Text.Json `+`. */
+export type JsonEscaping = 'php' | 'dotnet';
+
+export function jsonEscaped(text: string, how: JsonEscaping): string {
+  return how === 'php' ? text.replaceAll('/', '\\/') : text.replaceAll('+', '\\u002B').replaceAll('/', '\\u002F');
+}
+
+/**
+ * A target that echoes the credential JSON-escaped, as PHP and .NET write it: in a header of every answer and in
+ * every error body (its wrong `status` makes it evidence, contract.error-shape). The first error bodies hold the
+ * key whole; every third one has it across the 300th character (25 of its characters before it), where the evidence excerpt cuts the body.
+ */
+export const echoCredentialEscaped = (): Behaviour => {
+  let errors = 0;
+  return async (r) => {
+    const a = await r.honest();
+    const auth = r.req.headers.get('authorization') ?? '';
+    const how: JsonEscaping = r.req.seq % 2 === 0 ? 'php' : 'dotnet';
+    const headers: [string, string][] = [...a.headers, ['X-Echo-Authorization', jsonEscaped(auth, 'dotnet')]];
+    if (!isApi(r) || a.status < 400) return writeAnswer(r.socket, { ...a, headers });
+    // 26 + 231 + 17 characters before the key: the 299 the excerpt keeps end 25 characters into the key.
+    const pad = ++errors % 3 === 0 ? 'x'.repeat(231) : '';
+    // Written as the encoder writes it: JSON text whose strings carry the escapes.
+    const body = `{"code":"echo","message":"${pad} you sent ${jsonEscaped(auth, how)}","status":0}`;
+    writeAnswer(r.socket, { ...a, headers, body: Buffer.from(body) });
+  };
+};

@@ -30,13 +30,17 @@ export interface HostileRun {
   readonly requests: number;
 }
 
-export async function runAgainstHostile(behaviour: Behaviour, extraArgs: readonly string[] = []): Promise<HostileRun> {
-  const keys: ApiKey[] = parseKeys({ keys: [{ key: HOSTILE_KEY, plan: 'free' }] }, 'test');
+export async function runAgainstHostile(
+  behaviour: Behaviour,
+  extraArgs: readonly string[] = [],
+  key = HOSTILE_KEY,
+): Promise<HostileRun> {
+  const keys: ApiKey[] = parseKeys({ keys: [{ key, plan: 'free' }] }, 'test');
   const upstream = await createReferenceServer({ keys });
   const hostile = await startHostileServer(upstream.url, behaviour);
   try {
     const s = scratch('petload-hostile-');
-    const keysFile = s.keys([{ key: HOSTILE_KEY, plan: 'free' }]);
+    const keysFile = s.keys([{ key, plan: 'free' }]);
     const scenario = s.file('hostile.yaml', HOSTILE_SCENARIO);
     const reportDir = `${s.dir}/report`;
     const cli = await runCli([
