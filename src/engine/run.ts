@@ -161,6 +161,8 @@ function loadNotes(outcome: LoadOutcome): string[] {
         `load ${ph.label} [${p.plan}]: planned ${p.planned}, sent ${p.sent} (${p.retries} retries), accepted ${p.accepted}, refused ${p.refused}, other answers ${p.answered}, no answer ${p.failed}, held back by backoff ${p.heldBack}, dropped ${p.dropped}, gave up ${p.gaveUp}`,
     ),
   );
+  for (const ph of outcome.phases)
+    for (const s of ph.saturate ?? []) if (s.stopped) lines.push(`load ${ph.label} [${s.plan}]: ${s.stopped}`);
   if (outcome.suspectedBans.length > 0)
     lines.push(`suspected banned during the load: ${outcome.suspectedBans.join(', ')}`);
   if (outcome.stopped === 'max-requests') lines.push('the load stopped early: maxRequests was reached');

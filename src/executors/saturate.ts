@@ -1,5 +1,5 @@
 /**
- * saturate: maximum throughput through autocannon (the only autocannon import in src), one plan after
+ * saturate: maximum throughput through autocannon (run by autocannon-run.ts: no body kept), one plan after
  * another, each for the phase's duration, on one key of the plan the policy lets it use. For capacity runs:
  * autocannon knows nothing of the backoff policy, so once the key's quota is spent it keeps hammering
  * (point it only at keys that may run dry), and its exchanges are not judged one by one by the passive checks.
@@ -18,7 +18,6 @@ import type { PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import { MINUTE_MS } from '../backoff/response.js';
 import { TOLERANCE_MS } from '../backoff/key-state.js';
-import { PetloadError } from '../core/errors.js';
 import {
   answeredExchange,
   failedExchange,
@@ -26,6 +25,7 @@ import {
   lowerCaseHeaders,
   type Answered,
 } from './autocannon-exchange.js';
+import { runAutocannon, type Listeners } from './autocannon-run.js';
 import type { Budget } from './budget.js';
 import type { LoadContext } from './context.js';
 import type { PlanLane } from './lane.js';
@@ -49,6 +49,8 @@ export interface SaturateResult {
   non2xx: number;
   errors: number;
   timeouts: number;
+  /** Why saturate stopped before the phase's duration (an answer's body over the read cap); absent otherwise. */
+  stopped?: string;
 }
 
 /** Distinct requests autocannon cycles through, drawn from the operation mix. */
@@ -56,36 +58,6 @@ const SAMPLE = 64;
 const CHECK_ID = 'load.capacity';
 /** autocannon's request timeout, real seconds. */
 const TIMEOUT_S = 10;
-
-interface Listeners {
-  /** An answer, with autocannon's time for it (real ms). */
-  response(responseTimeMs: number): void;
-  /** A request given up on: a timeout or a connection error. */
-  error(err: unknown): void;
-}
-
-/** autocannon, loaded when a saturate phase runs: a scenario's schema (petload validate) does not load it. */
-async function run(options: autocannon.Options, signal: AbortSignal, on: Listeners): Promise<autocannon.Result> {
-  const { default: autocannon } = await import('autocannon');
-  return new Promise((resolve, reject) => {
-    let instance: autocannon.Instance | undefined;
-    const stop = () => instance?.stop();
-    signal.addEventListener('abort', stop, { once: true });
-    // autocannon calls back synchronously when it rejects its options.
-    instance = autocannon(options, (err: unknown, result: autocannon.Result) => {
-      signal.removeEventListener('abort', stop);
-      if (err)
-        reject(
-          new PetloadError('E_INTERNAL', `autocannon failed: ${err instanceof Error ? err.message : String(err)}`, {
-            cause: err,
-          }),
-        );
-      else resolve(result);
-    });
-    instance?.on('response', (_client, _status, _bytes, responseTime) => on.response(responseTime));
-    instance?.on('reqError', (err) => on.error(err));
-  });
-}
 
 /**
  * A request autocannon cycles through (at `basePath` + its path), whose answer is noted (operation, its path
@@ -240,16 +212,21 @@ export const saturate: Executor<'saturate'> = {
         requests,
         ...(Number.isFinite(budget.remaining) ? { maxOverallRequests: budget.remaining } : {}),
       };
-      const r = await run(options, env.signal, listeners);
+      const { result: r, stopped } = await runAutocannon(options, env.signal, listeners);
       const statusCounts = statusCountsOf(r);
       countInto(lane, budget, r, statusCounts);
-      const result = resultOf(lane.plan, key, connections, r, statusCounts);
+      const result = { ...resultOf(lane.plan, key, connections, r, statusCounts), ...(stopped ? { stopped } : {}) };
       ctx.ledger.info(CHECK_ID, lane.plan, env.label, result);
       ctx.ledger.pass(CHECK_ID, lane.plan);
       ctx.log(
         `${env.label}: ${lane.plan} ${Math.round(result.requestsPerSecond)} requests/s over ${connections} connections, p99 ${result.latencyMs.p99} ms, ${result.non2xx} non-2xx, ${result.errors} errors`,
       );
       results.push(result);
+      // The same target would send the other plans the same bodies: the phase ends here, saying why.
+      if (stopped) {
+        ctx.log(`${env.label}: ${lane.plan}: ${stopped}`);
+        break;
+      }
     }
     return { saturate: results };
   },
