@@ -304,8 +304,10 @@ function reportResult(
     // The report's free text is redacted already; whole keys once more, as in every report file.
     process.stdout.write(`${inputs.redactWhole(summary)}\n`);
   }
-  // An aborted run is also a tool error: one line and a hint on stderr, even with --quiet.
-  if (!result.failure && (result.exitCode === EXIT.aborted || result.exitCode === EXIT.internal)) {
+  // An aborted run is also a tool error: one line and a hint on stderr, even with --quiet (also a run that stopped
+  // itself with exit 2: a key's day that it would have used up).
+  const abortedByTool = result.report.verdict === 'aborted' && result.exitCode !== EXIT.interrupted;
+  if (!result.failure && (abortedByTool || result.exitCode === EXIT.internal)) {
     out.notice(
       `petload: ${result.report.abortReason ?? 'the run was aborted'}\n  hint: ${result.hint ?? (result.exitCode === EXIT.internal ? ERRORS.E_INTERNAL.hint : 'See the report.')}`,
     );

@@ -488,6 +488,14 @@ function abortOf(e: unknown, redact: Redactor): Aborted | null {
   return null;
 }
 
+/**
+ * A halt of the run's own (a wrong target, a key's day that would run dry): the run had begun sending, so what it
+ * collected is reported, aborted with the halt's reason and exit code.
+ */
+function haltOf(e: PetloadError): Aborted {
+  return { reason: e.message, exitCode: e.exitCode, ...(e.hint !== undefined ? { hint: e.hint } : {}) };
+}
+
 /** Is anything answering at the target? Then, for an external one, the header line on how it was reached. */
 async function reachable(o: RunOptions, setup: Setup, signal: AbortSignal): Promise<void> {
   const { target, network, events } = setup;
@@ -669,7 +677,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     }
   } catch (e) {
     const error = halted() ?? e;
-    const a = abortOf(error, redact);
+    const a = halted() ? haltOf(halted()!) : abortOf(error, redact);
     if (a === null) toolError = { error };
     else aborted = a;
     if (a?.note) events.emit({ type: 'note', text: a.note });
@@ -678,11 +686,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     stopKeys();
   }
   const halt = halted();
-  if (!aborted && !toolError && halt) {
-    const a = abortOf(halt, redact);
-    if (a === null) toolError = { error: halt };
-    else aborted = a;
-  }
+  if (!aborted && !toolError && halt) aborted = haltOf(halt);
   if (!aborted && signal.aborted) aborted = { reason: 'interrupted', exitCode: EXIT.interrupted };
 
   // The one cleanup path. Nothing should be in flight by now; should something be, it gets the same grace as

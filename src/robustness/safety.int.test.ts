@@ -174,10 +174,24 @@ describe.concurrent('a run against a remote target', () => {
     for (let i = 0; i < 25; i++)
       await fetch(`${t.url}/pets?limit=1`, { headers: { authorization: 'Bearer SECRET-ent-0123456789abcdef' } });
     const r = await runCli(
-      ['run', t.file('remote.yaml', scenario('50/s')), '--target', t.url, '--keys-file', t.keysFile],
+      [
+        'run',
+        t.file('remote.yaml', scenario('50/s')),
+        '--target',
+        t.url,
+        '--keys-file',
+        t.keysFile,
+        '--report-dir',
+        `${t.dir}/r`,
+      ],
       { env: { PETLOAD_TREAT_AS_REMOTE: '1' } },
     );
     expect(r.code).toBe(2);
+    // The run had begun (one request on the key): what it sent is reported, aborted with the reason.
+    expect(reportFilesIn(`${t.dir}/r`)).toContain('report.json');
+    const report = readReportJson(`${t.dir}/r`);
+    expect(report.verdict).toBe('aborted');
+    expect(report.abortReason).toMatch(/^the run would use up a key's daily quota: enterprise#1/);
     expect(r.stderr).toContain('  enterprise#1 (…cdef): 24 of 50 requests left today');
     expect(r.stderr).toContain(
       "petload: the run would use up a key's daily quota: enterprise#1 (…cdef) is to be sent 29 more requests, more than the 24 it has left today; nothing more was sent",
