@@ -108,12 +108,14 @@ function proxyOf(a: NetworkArgs, env: Env): Pick<RunNetwork, 'proxy' | 'proxyFro
   if (isLoopback(a.target) && env.PETLOAD_TREAT_AS_REMOTE !== '1') return {};
   const found = proxyFromEnv(a.target, env);
   if (found === null) return {};
-  const url = URL.canParse(found.url) ? new URL(found.url) : null;
+  // As curl: a proxy without a scheme is an http one.
+  const proxy = found.url.includes('://') ? found.url : `http://${found.url}`;
+  const url = URL.canParse(proxy) ? new URL(proxy) : null;
   if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:'))
     usage(
       `${found.variable}: expected a proxy URL such as http://proxy.example.com:3128, found one that is not http(s)`,
     );
-  return { proxy: found.url, proxyFrom: found.variable };
+  return { proxy, proxyFrom: found.variable };
 }
 
 /** The network of every run of the command, but its headers (which depend on the scenario: headersFor). */
