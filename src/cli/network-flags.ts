@@ -6,53 +6,15 @@
 import { readFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
-import type { Argv } from 'yargs';
 import { type ExtraHeader, parseHeaderFlag, parseHeaderSecretFlag, resolveHeaders } from '../config/headers.js';
 import type { Scenario } from '../config/scenario.js';
 import { PetloadError } from '../core/errors.js';
 import type { RunNetwork } from '../engine/network.js';
 import { proxyFromEnv } from '../http/network.js';
 import { isLoopback } from '../http/target-url.js';
-
-export interface NetworkArgs {
-  target?: string;
-  header?: string[];
-  'header-secret'?: string[];
-  ca?: string;
-  'client-cert'?: string;
-  'client-key'?: string;
-  http2?: boolean;
-}
+import type { NetworkArgs } from './network-options.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-export function networkOptions(y: Argv): Argv {
-  return y
-    .option('header', {
-      type: 'string',
-      array: true,
-      requiresArg: true,
-      describe: "an extra header of every request, 'Name: value' (repeatable; never Authorization)",
-    })
-    .option('header-secret', {
-      type: 'string',
-      array: true,
-      requiresArg: true,
-      describe: 'an extra header whose value is a secret read from an environment variable, Name=VARIABLE (repeatable)',
-    })
-    .option('ca', {
-      type: 'string',
-      requiresArg: true,
-      describe: "--target's CA certificates (PEM file), trusted besides node's own",
-    })
-    .option('client-cert', {
-      type: 'string',
-      requiresArg: true,
-      describe: 'a client certificate (PEM file) for mutual TLS, with --client-key',
-    })
-    .option('client-key', { type: 'string', requiresArg: true, describe: "the client certificate's key (PEM file)" })
-    .option('http2', { type: 'boolean', describe: 'offer HTTP/2 to an https --target (negotiated by ALPN)' });
-}
 
 function usage(message: string): never {
   throw new PetloadError('E_USAGE', message);
