@@ -80,7 +80,7 @@ function proxyOf(a: NetworkArgs, env: Env): Pick<RunNetwork, 'proxy' | 'proxyFro
   return { proxy, proxyFrom: found.variable };
 }
 
-/** The network of every run of the command, but its headers (which depend on the scenario: headersFor). */
+/** The network of every run of the command, but its headers (which depend on the scenario: networkFor). */
 export function readNetworkFlags(
   a: NetworkArgs,
   env: Env,
@@ -88,7 +88,7 @@ export function readNetworkFlags(
   const tlsOnly = (['ca', 'client-cert', 'client-key', 'http2'] as const).filter((f) => a[f] !== undefined);
   if (a.target === undefined && tlsOnly.length > 0)
     usage(`--${tlsOnly[0]} applies to --target only (the embedded reference server speaks plain HTTP/1.1)`);
-  if (a.http2 && a.target !== undefined && !a.target.startsWith('https:'))
+  if (a.http2 && a.target !== undefined && URL.canParse(a.target) && new URL(a.target).protocol !== 'https:')
     usage('--http2: expected an https:// --target (HTTP/2 is negotiated by ALPN in the TLS handshake)');
   if ((a['client-cert'] === undefined) !== (a['client-key'] === undefined))
     usage('--client-cert and --client-key go together: give both, or neither');
