@@ -10,6 +10,8 @@
 export { runScenario } from './engine/run.js';
 /** The options of runScenario: the scenario, the target and its keys, the report directory, overrides. */
 export type { RunOptions } from './engine/run.js';
+/** How runScenario reaches the target (RunOptions.network): proxy, CA, client certificate, HTTP/2, headers. */
+export type { RunNetwork } from './engine/network.js';
 /** What runScenario gives back: the report, the exit code (0, 1, 3 or 130) and where the report files went. */
 export type { RunResult } from './engine/run.js';
 /** Loads a scenario by shipped name (`compliance`) or by path to a YAML file, validated; throws a PetloadError (E_SCENARIO). */

@@ -63,6 +63,9 @@ describe('the network flags', () => {
       readNetworkFlags({ target: 'https://127.0.0.1:8443/v1' }, { ...env, PETLOAD_TREAT_AS_REMOTE: '1' }).proxy,
     ).toBe(env.HTTPS_PROXY);
     expect(readNetworkFlags({}, env).proxy).toBeUndefined();
+    expect(readNetworkFlags({ target: remote }, { https_proxy: 'proxy.corp:3128' }).proxy).toBe(
+      'http://proxy.corp:3128',
+    );
     expect(refused({ target: remote }, { HTTPS_PROXY: 'ftp://user:pw@x' })).toBe(
       'HTTPS_PROXY: expected a proxy URL such as http://proxy.example.com:3128, found one that is not http(s)',
     );

@@ -6,53 +6,15 @@
 import { readFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
-import type { Argv } from 'yargs';
 import { type ExtraHeader, parseHeaderFlag, parseHeaderSecretFlag, resolveHeaders } from '../config/headers.js';
 import type { Scenario } from '../config/scenario.js';
 import { PetloadError } from '../core/errors.js';
 import type { RunNetwork } from '../engine/network.js';
 import { proxyFromEnv } from '../http/network.js';
 import { isLoopback } from '../http/target-url.js';
-
-export interface NetworkArgs {
-  target?: string;
-  header?: string[];
-  'header-secret'?: string[];
-  ca?: string;
-  'client-cert'?: string;
-  'client-key'?: string;
-  http2?: boolean;
-}
+import type { NetworkArgs } from './network-options.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-export function networkOptions(y: Argv): Argv {
-  return y
-    .option('header', {
-      type: 'string',
-      array: true,
-      requiresArg: true,
-      describe: "an extra header of every request, 'Name: value' (repeatable; never Authorization)",
-    })
-    .option('header-secret', {
-      type: 'string',
-      array: true,
-      requiresArg: true,
-      describe: 'an extra header whose value is a secret read from an environment variable, Name=VARIABLE (repeatable)',
-    })
-    .option('ca', {
-      type: 'string',
-      requiresArg: true,
-      describe: "--target's CA certificates (PEM file), trusted besides node's own",
-    })
-    .option('client-cert', {
-      type: 'string',
-      requiresArg: true,
-      describe: 'a client certificate (PEM file) for mutual TLS, with --client-key',
-    })
-    .option('client-key', { type: 'string', requiresArg: true, describe: "the client certificate's key (PEM file)" })
-    .option('http2', { type: 'boolean', describe: 'offer HTTP/2 to an https --target (negotiated by ALPN)' });
-}
 
 function usage(message: string): never {
   throw new PetloadError('E_USAGE', message);
@@ -108,15 +70,17 @@ function proxyOf(a: NetworkArgs, env: Env): Pick<RunNetwork, 'proxy' | 'proxyFro
   if (isLoopback(a.target) && env.PETLOAD_TREAT_AS_REMOTE !== '1') return {};
   const found = proxyFromEnv(a.target, env);
   if (found === null) return {};
-  const url = URL.canParse(found.url) ? new URL(found.url) : null;
+  // As curl: a proxy without a scheme is an http one.
+  const proxy = found.url.includes('://') ? found.url : `http://${found.url}`;
+  const url = URL.canParse(proxy) ? new URL(proxy) : null;
   if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:'))
     usage(
       `${found.variable}: expected a proxy URL such as http://proxy.example.com:3128, found one that is not http(s)`,
     );
-  return { proxy: found.url, proxyFrom: found.variable };
+  return { proxy, proxyFrom: found.variable };
 }
 
-/** The network of every run of the command, but its headers (which depend on the scenario: headersFor). */
+/** The network of every run of the command, but its headers (which depend on the scenario: networkFor). */
 export function readNetworkFlags(
   a: NetworkArgs,
   env: Env,
@@ -124,7 +88,7 @@ export function readNetworkFlags(
   const tlsOnly = (['ca', 'client-cert', 'client-key', 'http2'] as const).filter((f) => a[f] !== undefined);
   if (a.target === undefined && tlsOnly.length > 0)
     usage(`--${tlsOnly[0]} applies to --target only (the embedded reference server speaks plain HTTP/1.1)`);
-  if (a.http2 && a.target !== undefined && !a.target.startsWith('https:'))
+  if (a.http2 && a.target !== undefined && URL.canParse(a.target) && new URL(a.target).protocol !== 'https:')
     usage('--http2: expected an https:// --target (HTTP/2 is negotiated by ALPN in the TLS handshake)');
   if ((a['client-cert'] === undefined) !== (a['client-key'] === undefined))
     usage('--client-cert and --client-key go together: give both, or neither');

@@ -19,7 +19,7 @@ import { FAULT_NAMES, type FaultName } from '../reference-server/faults.js';
 import { WINDOW_REPORTS, type WindowReport } from '../reference-server/limiter.js';
 import { parseLingerFlag, parsePortFlag } from './run-sinks.js';
 import { githubSummaryFile } from './github-summary.js';
-import { type NetworkArgs, networkOptions } from './network-flags.js';
+import { type NetworkArgs, networkOptions } from './network-options.js';
 
 export interface RunArgs extends NetworkArgs {
   scenarios: string[];

@@ -38,6 +38,8 @@ export interface ResolvedNetwork {
   readonly proxy: string | undefined;
   /** The header line on how the target is reached, once the protocol is known. */
   describe(protocols: readonly Protocol[]): string;
+  /** The protocols the run's connections spoke so far (the run adds them as it learns them). */
+  readonly protocols: Set<Protocol>;
 }
 
 export function resolveNetwork(network: RunNetwork | undefined, scenario: Scenario): ResolvedNetwork {
@@ -73,7 +75,7 @@ export function resolveNetwork(network: RunNetwork | undefined, scenario: Scenar
     parts.push(`headers ${names.join(', ')}`);
     return `petload: connected ${parts.join('; ')}`;
   };
-  return { client, secrets, proxy, describe };
+  return { client, secrets, proxy, describe, protocols: new Set() };
 }
 
 /** Whether the run's network is anything but the default (then its line is a notice, shown even with --quiet). */

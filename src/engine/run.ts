@@ -38,7 +38,7 @@ import { unfinishedNotice } from '../journal/previous.js';
 import { startJournal, type Journal } from '../journal/writer.js';
 import { VERSION } from './version.js';
 import { isSpecialNetwork, resolveNetwork, type ResolvedNetwork, type RunNetwork } from './network.js';
-import { describeProtocols, type Protocol } from '../http/network.js';
+import { describeProtocols } from '../http/network.js';
 
 export interface RunOptions {
   /** A validated scenario (src/config/scenario.ts). */
@@ -264,7 +264,6 @@ interface Setup {
   journal: Journal;
   /** How the target is reached, and the protocols its connections spoke so far. */
   network: ResolvedNetwork;
-  protocols: Set<Protocol>;
 }
 
 /**
@@ -350,20 +349,7 @@ async function setUp(o: RunOptions, scenario: Scenario, startedAt: Date): Promis
   if (late > 1000)
     events.emit({ type: 'note', text: `shard ${o.shard!.index} began ${(late / 1000).toFixed(1)} s after --start-at` });
   if (keys.length > 0) events.emit({ type: 'note', text: figuresNote(keys) });
-  return {
-    scenario,
-    target,
-    plans,
-    shard,
-    keys,
-    begunAt,
-    redact,
-    events,
-    notes,
-    journal,
-    network,
-    protocols: new Set(),
-  };
+  return { scenario, target, plans, shard, keys, begunAt, redact, events, notes, journal, network };
 }
 
 /** Refuse a run that cannot be judged or must not start: no key for the plans, no sacrificial key when needed. */
@@ -500,7 +486,7 @@ function haltOf(e: PetloadError): Aborted {
 async function reachable(o: RunOptions, setup: Setup, signal: AbortSignal): Promise<void> {
   const { target, network, events } = setup;
   const protocols = await assertReachable(target.url, o.timeoutMs ?? 5000, signal, network.client);
-  for (const p of protocols) setup.protocols.add(p);
+  for (const p of protocols) network.protocols.add(p);
   // The embedded server is always plain HTTP/1.1 on loopback: nothing to say.
   if (protocols.length === 0 || target.embedded) return;
   events.emit({ type: 'log', text: network.describe(protocols), notice: isSpecialNetwork(o.network) });
@@ -508,7 +494,7 @@ async function reachable(o: RunOptions, setup: Setup, signal: AbortSignal): Prom
 
 /** What report.json's target says of the network: the protocols spoken and the proxy (credentials hidden). */
 function networkOfReport(setup: Setup): { protocol?: 'HTTP/1.1' | 'HTTP/2' | 'HTTP/1.1 and HTTP/2'; proxy?: string } {
-  const protocol = describeProtocols([...setup.protocols]);
+  const protocol = describeProtocols([...setup.network.protocols]);
   return {
     ...(protocol !== undefined ? { protocol } : {}),
     ...(setup.network.proxy !== undefined ? { proxy: setup.network.proxy } : {}),
@@ -548,7 +534,7 @@ async function report(o: RunOptions, sent: RunRecord): Promise<RunResult> {
     run.ledger.judge(checkId, null, r.ok, () => thresholdMessage(t.expression, r));
     return judged;
   });
-  for (const p of run.path.client.protocols()) setup.protocols.add(p);
+  for (const p of run.path.client.protocols()) setup.network.protocols.add(p);
   const described = describeRun(o, scenario, target);
   const input = {
     ...described,

@@ -1,10 +1,11 @@
 /**
- * The suite's HTTP client: the project's only undici import. One Pool per target, one request per connection
- * at a time, no retries and no redirects: every retry is a decision of the backoff policy, never of the client.
+ * The suite's HTTP client: the project's only undici import. One Pool per target (undici's ProxyAgent through a
+ * forward proxy), one request per connection at a time (HTTP/1.1; HTTP/2 when offered and chosen, ./network.ts),
+ * no retries and no redirects: every retry is a decision of the backoff policy, never of the client.
  *
- * Each request is driven by one handler object given straight to undici's dispatcher (no response stream, no
- * per-request closures beyond the promise executor): it measures the exchange on the run clock, reads at most
- * `maxBodyBytes`, and settles with an Exchange whatever the target does.
+ * Each request is driven by one handler object of undici's controller API given to the dispatcher (no response
+ * stream, no per-request closures beyond the promise executor): it measures the exchange on the run clock, reads
+ * at most `maxBodyBytes`, and settles with an Exchange whatever the target does.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { createSecureContext, rootCertificates, type SecureContext, type TLSSocket } from 'node:tls';

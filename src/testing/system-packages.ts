@@ -17,6 +17,7 @@ export const SYSTEM_PROGRAMS = {
   'redis-server': { path: '/usr/bin/redis-server', pkg: 'redis-server' },
   nginx: { path: '/usr/sbin/nginx', pkg: 'nginx' },
   prometheus: { path: '/usr/bin/prometheus', pkg: 'prometheus' },
+  openssl: { path: '/usr/bin/openssl', pkg: 'openssl' },
 } as const;
 
 export type SystemProgram = keyof typeof SYSTEM_PROGRAMS;

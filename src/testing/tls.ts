@@ -1,8 +1,9 @@
 /**
  * Test-only: the real things of a staging network on loopback. A CA, a server certificate for 127.0.0.1 and a
- * client certificate, made by the openssl CLI; a TLS front (HTTPS, HTTP/2 over TLS, or HTTPS that demands a
- * client certificate) that forwards every request to a plain-HTTP target such as the reference server and logs
- * what it saw; a forward proxy (npm's `proxy`, the one Squid-like proxy of node) that logs what it carried.
+ * client certificate, made by the openssl CLI (Debian's openssl, through ./system-packages.ts); a TLS front
+ * (HTTPS, HTTP/2 over TLS, or HTTPS that demands a client certificate) that forwards every request to a
+ * plain-HTTP target such as the reference server and logs what it saw; a forward proxy (npm's `proxy`, a
+ * devDependency) that logs what it carried.
  * Never imported by src.
  */
 import { execFileSync } from 'node:child_process';
@@ -19,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { createProxy } from 'proxy';
+import { programPath } from './system-packages.js';
 
 export interface TlsFiles {
   /** PEM files: the CA, the server's certificate and key (for 127.0.0.1 and localhost), a client's. */
@@ -30,7 +32,7 @@ export interface TlsFiles {
 }
 
 function openssl(dir: string, args: string[]): void {
-  execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  execFileSync(programPath('openssl'), args, { cwd: dir, stdio: 'pipe' });
 }
 
 /** A CA of its own and two certificates it signs, written into `dir` (a few tens of ms of openssl). */
