@@ -33,14 +33,16 @@ export function didYouMean(word: string, candidates: readonly string[]): string 
   let best: string | undefined;
   let bestD = Infinity;
   const w = word.toLowerCase();
+  const limit = Math.max(1, Math.floor(word.length / 3));
   for (const c of candidates) {
+    // The distance is at least the difference in length: a long word (a key, a pasted blob) is never compared.
+    if (Math.abs(w.length - c.length) > limit) continue;
     const d = editDistance(w, c.toLowerCase());
     if (d < bestD) {
       bestD = d;
       best = c;
     }
   }
-  const limit = Math.max(1, Math.floor(word.length / 3));
   return best !== undefined && bestD <= limit ? best : undefined;
 }
 

@@ -190,4 +190,29 @@ describe('the journal writer', () => {
     expect(existsSync(join(first.dir, 'unfinished-2026-01-02T03-04-05Z-2'))).toBe(false);
     await first.journal.close();
   });
+
+  it('refuses intervals a run never writes (out of order, beyond a year, ending first), naming the line', async () => {
+    const { dir, journal, events, advance } = manual();
+    events.emit(exchange(200, 5));
+    advance(1000);
+    journal.flush();
+    await journal.close();
+    const [head, interval] = readFileSync(join(dir, JOURNAL_FILE), 'utf8').split('\n');
+    const at = (from: number, to = from + 1000) => JSON.stringify({ ...JSON.parse(interval!), from, to });
+    const cases: [string[], RegExp][] = [
+      [[at(1e12), at(0)], /line 2 cannot be recovered: expected an interval's from and to in ms within a year/],
+      [
+        [at(5000), at(0)],
+        /line 3 cannot be recovered: expected intervals in time order, found one from 0 ms after one from 5000 ms/,
+      ],
+      [[at(5000, 10)], /line 2 cannot be recovered: expected an interval that ends after it begins/],
+      [[at(-1)], /line 2 cannot be recovered: expected an interval's from and to/],
+    ];
+    for (const [lines, message] of cases) {
+      writeFileSync(join(dir, JOURNAL_FILE), `${[head, ...lines].join('\n')}\n`);
+      expect(() => readJournal(dir)).toThrow(
+        expect.objectContaining({ code: 'E_USAGE', message: expect.stringMatching(message) }),
+      );
+    }
+  });
 });

@@ -1,3 +1,4 @@
+import { deflateSync, inflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -7,6 +8,7 @@ import {
   decodeHistogram,
   encodeHistogram,
   type Histogram,
+  maxInflatedBytes,
   MAX_MICROS,
   mergeEncoded,
   percentile,
@@ -15,6 +17,9 @@ import {
   summarize,
   totalCount,
 } from './histogram.js';
+
+/** The V2 bytes inside an encoded histogram. */
+const inflateRaw = (outer: Buffer) => inflateSync(outer.subarray(8, 8 + outer.readInt32BE(4)));
 
 function histogramOf(values: readonly number[]): Histogram {
   const h = createHistogram();
@@ -191,5 +196,34 @@ describe('encoding', () => {
         'not a petload histogram: 2 significant digits up to 3600000000 µs (expected 3 digits up to 3600000000 µs)',
       );
     }
+  });
+
+  it('inflates no more than a histogram of petload takes, whatever the stream holds', () => {
+    // The standard layout: header and 9 bytes per count, about 0.2 MB.
+    expect(maxInflatedBytes()).toBeGreaterThan(100_000);
+    expect(maxInflatedBytes()).toBeLessThan(300_000);
+    const full = histogramOf(Array.from({ length: 20_000 }, (_, i) => 1 + i * 180_000));
+    expect(() => checkEncodedHistogram(encodeHistogram(full))).not.toThrow();
+    const stream = deflateSync(Buffer.alloc(4 * 1024 * 1024));
+    const head = Buffer.alloc(8);
+    head.writeInt32BE(0x1c849314, 0);
+    head.writeInt32BE(stream.length, 4);
+    const bomb = Buffer.concat([head, stream]).toString('base64');
+    for (const read of [decodeHistogram, checkEncodedHistogram])
+      expect(() => read(bomb)).toThrow(/^not a petload histogram: it inflates to more than \d+ bytes/);
+  });
+
+  it('checks the header before allocating what it describes', () => {
+    const h = histogramOf([1000]);
+    const outer = Buffer.from(encodeHistogram(h), 'base64');
+    const raw = Buffer.from(inflateRaw(outer));
+    raw.writeBigInt64BE(BigInt(2) ** BigInt(62), 24); // highest trackable value: 4.6e18
+    const stream = deflateSync(raw);
+    const head = Buffer.alloc(8);
+    head.writeInt32BE(outer.readInt32BE(0), 0);
+    head.writeInt32BE(stream.length, 4);
+    expect(() => decodeHistogram(Buffer.concat([head, stream]).toString('base64'))).toThrow(
+      /^not a petload histogram: 3 significant digits up to 4611686018427388000 µs/,
+    );
   });
 });

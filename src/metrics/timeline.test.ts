@@ -92,6 +92,15 @@ describe('mergeTimelines', () => {
     expect(m.buckets[6]).toEqual({ ...zero(24_000), sent: 3 });
   });
 
+  it('stays within the cap whatever timelines read from files say (zero width, negative or far starts)', () => {
+    const m = mergeTimelines(
+      { bucketMs: 0, buckets: [{ ...zero(-5000), sent: 1 }] },
+      { bucketMs: -3, buckets: [{ ...zero(1e15), sent: 2 }] },
+    );
+    expect(m.buckets.length).toBeLessThanOrEqual(MAX_TIMELINE_BUCKETS);
+    expect(sum(m.buckets, 'sent')).toBe(3);
+  });
+
   it('of two empty timelines is empty', () => {
     expect(mergeTimelines({ bucketMs: 1000, buckets: [] }, { bucketMs: 2000, buckets: [] })).toEqual({
       bucketMs: 2000,

@@ -133,12 +133,13 @@ export function mergeTimelines(
   maxBuckets = MAX_TIMELINE_BUCKETS,
 ): TimelineSnapshot {
   const all = [...a.buckets, ...b.buckets];
-  let width = Math.max(a.bucketMs, b.bucketMs);
+  // Timelines read from files may say anything: a width of at least 1 ms and starts from 0 keep the loop bounded.
+  let width = Math.max(a.bucketMs, b.bucketMs, 1);
   const lastStart = all.reduce((m, x) => Math.max(m, x.t), 0);
   while (Math.floor(lastStart / width) >= maxBuckets) width *= 2;
   const out: TimelineBucket[] = [];
   for (const x of all) {
-    const i = Math.floor(x.t / width);
+    const i = Math.max(0, Math.floor(x.t / width));
     for (let j = out.length; j <= i; j++)
       out.push({ t: j * width, sent: 0, s2xx: 0, s4xx: 0, s429: 0, s5xx: 0, errors: 0, p99: null });
     const o = out[i]!;

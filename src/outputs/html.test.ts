@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { Report } from '../report/schema.js';
 import { createHistogram, encodeHistogram, percentile, record } from '../metrics/histogram.js';
 import { SAMPLE_COUNTS, sampleReport } from '../testing/sample-report.js';
+import { escapeText, visibleControls } from './escape.js';
 import { checkRowId, renderHtml } from './html.js';
+import { inlineJson } from './page-parts.js';
 import { chartData, PERCENTILE_LADDER, spectrumX } from './html-charts.js';
 
 function embeddedData(html: string): unknown {
@@ -22,6 +24,15 @@ function emptyReport(): Report {
     totals: { requests: 0, dropped: 0, transportErrors: 0, statusCounts: {}, rps: 0 },
   };
 }
+
+describe('control characters a target sent', () => {
+  it('are shown as \\x{..} in text and attributes, and escaped in the embedded JSON: never raw', () => {
+    expect(escapeText('a\x1bb\x85c\x9bd\x7fe\u00a0f')).toBe('a\\x{1b}b\\x{85}c\\x{9b}d\\x{7f}e\u00a0f');
+    expect(inlineJson({ s: '\x85\x9b\u2028<' })).toBe('{"s":"\\u0085\\u009b\\u2028\\u003c"}');
+    expect(JSON.parse(inlineJson({ s: '\x85\x9b\u2028<' }))).toEqual({ s: '\x85\x9b\u2028<' });
+    expect(visibleControls('a\tb\nc\x1b[31md\x9be\r')).toBe('a\tb\nc\\x{1b}[31md\\x{9b}e\\x{d}');
+  });
+});
 
 describe('renderHtml', () => {
   const report = sampleReport();

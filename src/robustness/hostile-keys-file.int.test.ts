@@ -104,6 +104,22 @@ describe.concurrent('a keys document never shows what it holds', () => {
       ],
     },
     {
+      how: 'a property name of 3 million characters (no did-you-mean is computed for it)',
+      args: () => [
+        ...DRY_RUN,
+        '--keys-file',
+        s.file(
+          'long-name.json',
+          JSON.stringify({ keys: [{ key: k[0], plan: 'free', [`${k[1]}${'x'.repeat(3e6)}`]: 1 }] }),
+        ),
+      ],
+      env: NO_KEYS_ENV,
+      secrets: [k[0]!, k[1]!],
+      expected: [
+        'keys[0]: expected one of the keys key, plan, label, perMinute, perDay, sacrificial, audit, found an unknown key (its name is not shown)',
+      ],
+    },
+    {
       how: 'a key twice',
       args: () => [
         ...DRY_RUN,
