@@ -27,6 +27,10 @@ export const ERRORS = {
   E_NO_KEYS: { exit: EXIT.usage, hint: 'Give a keys file with at least one key of the plans to judge.' },
   E_SAFETY: { exit: EXIT.usage, hint: 'See README.md ("Safety and secrets").' },
   E_TARGET_UNREACHABLE: { exit: EXIT.aborted, hint: 'Check --target and that the service is up.' },
+  E_DEADLINE: {
+    exit: EXIT.aborted,
+    hint: 'The run went on far longer than expected (a target that kept refusing, failing or not answering); see docs/safety.md ("The run\'s deadline").',
+  },
   E_KEY_BANNED: {
     exit: EXIT.aborted,
     hint: 'Every key is suspected banned; wait for the ban to end before another run.',

@@ -37,6 +37,7 @@ import { waitUntil } from '../shard/start.js';
 import { unfinishedNotice } from '../journal/previous.js';
 import { startJournal, type Journal } from '../journal/writer.js';
 import { VERSION } from './version.js';
+import { armDeadline, runDeadline } from './deadline.js';
 
 export interface RunOptions {
   /** A validated scenario (src/config/scenario.ts). */
@@ -79,6 +80,8 @@ export interface RunOptions {
   reportDir: string;
   /** Request timeout, real ms. */
   timeoutMs?: number;
+  /** Real ms after which the run stops and reports (default: derived from its estimate, src/engine/deadline.ts). */
+  deadlineMs?: number;
   signal?: AbortSignal;
   log?: (line: string) => void;
   /** Lines the user must see even when the log is quiet: what a run against a remote target will send. Default: log. */
@@ -547,7 +550,8 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   const thresholdSpecs = thresholdsOf(scenario, o);
   const setup = await setUp(o, scenario, startedAt);
   const { target, plans, keys, redact, events } = setup;
-  const signal = o.signal ?? new AbortController().signal;
+  const bound = runDeadline(o.signal ?? new AbortController().signal);
+  const signal = bound.signal;
   const deadline = drainDeadline(signal);
   // As many connections as requests may be in flight: a request queued in the pool would leave at a time
   // the backoff did not choose. Requests are not cancelled by an interrupt: they get until the drain deadline.
@@ -586,6 +590,8 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       scale: target.clock.scale,
       ...(setup.shard ? { runs: setup.shard.runsProbe } : {}),
     });
+    const judged = plans.filter((p) => keys.some((k) => k.plan === p));
+    armDeadline(bound, planned, scenario.load, judged, events, o.deadlineMs);
     const steps = planned.schedule.steps.map(({ probe, plan, at, ends }) => ({ probe, plan, at, ends }));
     events.emit({ type: 'planned', durationMs: planned.durationMs, scale: planned.scale, steps });
     const estimate = remote ? planned : null;
@@ -606,7 +612,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       aborted = { reason: 'every key is suspected banned', exitCode: EXIT.aborted, hint: ERRORS.E_KEY_BANNED.hint };
     }
   } catch (e) {
-    const a = abortOf(e, redact);
+    const a = (e instanceof Interrupted ? bound.fired() : null) ?? abortOf(e, redact);
     if (a === null) toolError = { error: e };
     else aborted = a;
     if (a?.note) events.emit({ type: 'note', text: a.note });
@@ -614,7 +620,8 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     run.finish();
     stopKeys();
   }
-  if (!aborted && signal.aborted) aborted = { reason: 'interrupted', exitCode: EXIT.interrupted };
+  if (!aborted && signal.aborted) aborted = bound.fired() ?? { reason: 'interrupted', exitCode: EXIT.interrupted };
+  bound.dispose();
 
   // The one cleanup path. Nothing should be in flight by now; should something be, it gets the same grace as
   // after an interrupt.
