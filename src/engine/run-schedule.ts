@@ -13,7 +13,7 @@ import { PROBE_REGISTRY } from '../probes/index.js';
 import type { ProbeName } from '../probes/names.js';
 import type { Refusals } from '../probes/window.js';
 import type { KeyState, KeyView } from '../backoff/key-state.js';
-import { STRADDLE_MARGIN_MS, WINDOW_MS, type Schedule, type Step } from './schedule.js';
+import { fmtDuration, STRADDLE_MARGIN_MS, WINDOW_MS, type Schedule, type Step } from './schedule.js';
 import { boundProbe, ProbeEnded, probeTimeBoundMs, type ProbeBound } from './probe-bounds.js';
 
 export interface StepResult {
@@ -32,6 +32,9 @@ export interface ScheduleOutcome {
   readonly unkeyed: number;
   readonly steps: readonly StepResult[];
 }
+
+/** Real ms from which a probe's wait is said in the log. */
+const WAIT_SAID_REAL_MS = 1000;
 
 /** The keys a step was given, in the step's order (the key a `pair` exhausts first). */
 function keyView(all: KeyView, labels: readonly string[]): KeyView {
@@ -190,6 +193,12 @@ function stepContext(
     ledger: bound.ledger,
     send: (spec) => bound.send(() => via([spec], () => base.send(spec))),
     sendSimultaneous: (specs) => bound.sendMany(() => via(specs, () => base.sendSimultaneous(specs))),
+    waiting: (what, ms) => {
+      // Only waits a person would notice (a second of real time or more) are said.
+      if (ms / base.clock.scale < WAIT_SAID_REAL_MS) return;
+      const where = `probe ${step.probe}${step.plan ? ` [${step.plan}]` : ''}`;
+      base.log(`${where}: waiting ${fmtDuration(ms / base.clock.scale)} for ${what}`);
+    },
   };
   return {
     ctx,
@@ -203,13 +212,22 @@ function stepContext(
 async function waitForAddress(step: Step, ctx: ProbeContext, { base, counts }: Shared, t0: number): Promise<void> {
   const { clock } = base;
   // The address lane follows the plan's times: a drain started early would meet a spent address window.
-  if (step.unkeyed > 0) await waitUntil(ctx, Math.min(t0 + step.at, clock.now() + (MINUTE_S + 2) * 1000));
+  if (step.unkeyed > 0)
+    await waitUntil(
+      ctx,
+      Math.min(t0 + step.at, clock.now() + (MINUTE_S + 2) * 1000),
+      'its turn in the address window (requests without a key)',
+    );
   if (step.straddle) {
     // It lasts across the address window's end: start on a key window opened well after that window began.
     const s = base.keyStates.all().find((k) => k.key.label === step.keys[0]);
     const keyFresh = s?.used ? Math.max(s.minuteWindowEndsBy ?? 0, s.blockedUntil) : 0;
     const bound = clock.now() + (MINUTE_S + 2) * 1000;
-    await waitUntil(ctx, Math.min(bound, Math.max(counts.addressOpen + STRADDLE_MARGIN_MS, keyFresh)));
+    await waitUntil(
+      ctx,
+      Math.min(bound, Math.max(counts.addressOpen + STRADDLE_MARGIN_MS, keyFresh)),
+      'a key window that lasts across the address window',
+    );
   }
 }
 

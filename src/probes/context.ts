@@ -35,6 +35,11 @@ export interface ProbeContext {
    * those in flight at the mark and those sent after it. Take the mark before the first request of the measurement.
    */
   othersMark?(): () => number;
+  /**
+   * Told when the probe begins a wait that says what it is for (waitUntil's `what`), with its length in run-clock
+   * ms: the runner says it in the log, so that a long wait never looks like a hang. Absent: not told.
+   */
+  waiting?(what: string, ms: number): void;
 }
 
 /** Reads 0 when the probe runs alone. */
@@ -67,7 +72,9 @@ export const isAccepted = (ex: Exchange) => ex.status !== null && ex.status >= 2
  * Wait on the run clock until `localTime`, abortable. A timer may fire up to a real millisecond early (a scaled
  * clock makes that many clock ms): the wait goes on until the time has really come, a few rounds at most.
  */
-export async function waitUntil(ctx: ProbeContext, localTime: number): Promise<void> {
+export async function waitUntil(ctx: ProbeContext, localTime: number, what?: string): Promise<void> {
+  const ms = localTime - ctx.clock.now();
+  if (what !== undefined && ms > 0 && !ctx.signal.aborted) ctx.waiting?.(what, ms);
   for (let round = 0; round < 8 && !ctx.signal.aborted; round++) {
     const ms = localTime - ctx.clock.now();
     if (ms <= 0) return;
@@ -111,7 +118,7 @@ export async function freshKey(
   const readyAt = (s: (typeof candidates)[number]) => Math.max(s.minuteWindowEndsBy ?? 0, s.blockedUntil);
   const best = candidates.reduce((a, b) => (readyAt(a) <= readyAt(b) ? a : b));
   const bound = ctx.clock.now() + (MINUTE_S + 2) * 1000;
-  await waitUntil(ctx, Math.min(readyAt(best), bound));
+  await waitUntil(ctx, Math.min(readyAt(best), bound), `a fresh minute window on ${best.key.label}`);
   return { key: best.key, how: 'waited' };
 }
 
@@ -128,7 +135,11 @@ export async function roomyKey(
   if (!s) return null;
   const how = s.used ? 'waited' : 'unused';
   s.used = true;
-  await waitUntil(ctx, Math.min(s.blockedUntil, ctx.clock.now() + (MINUTE_S + 2) * 1000));
+  await waitUntil(
+    ctx,
+    Math.min(s.blockedUntil, ctx.clock.now() + (MINUTE_S + 2) * 1000),
+    `the Retry-After on ${s.key.label} to pass`,
+  );
   return { key: s.key, how };
 }
 
@@ -149,7 +160,11 @@ export async function usableKey(ctx: ProbeContext, plan: PlanName): Promise<ApiK
   const pick = ready.find((s) => s.used) ?? ready[0];
   if (pick) return pick.key;
   const soonest = states.reduce((a, b) => (a.blockedUntil <= b.blockedUntil ? a : b));
-  await waitUntil(ctx, Math.min(soonest.blockedUntil, now + (MINUTE_S + 2) * 1000));
+  await waitUntil(
+    ctx,
+    Math.min(soonest.blockedUntil, now + (MINUTE_S + 2) * 1000),
+    `the Retry-After on ${soonest.key.label} to pass`,
+  );
   return soonest.key;
 }
 
@@ -169,7 +184,15 @@ export async function sendPatiently(ctx: ProbeContext, spec: RequestSpec, tries 
         : s.blockedUntil > ctx.clock.now()
           ? s.blockedUntil
           : (s.minuteWindowEndsBy ?? ctx.clock.now() + MINUTE_S * 1000);
-    await waitUntil(ctx, Math.min(until, ctx.clock.now() + (MINUTE_S + 2) * 1000));
+    const what =
+      asked !== null || s.blockedUntil > ctx.clock.now()
+        ? `the Retry-After of a ${ex.status} on ${s.key.label} to pass`
+        : `the minute window of ${s.key.label} to end after a ${ex.status}`;
+    await waitUntil(
+      ctx,
+      Math.min(until, ctx.clock.now() + (MINUTE_S + 2) * 1000),
+      `${what}, to send ${spec.method} ${spec.path} again`,
+    );
     ex = await ctx.send(spec);
   }
   return ex;

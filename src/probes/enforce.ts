@@ -113,7 +113,7 @@ async function openWindow(ctx: ProbeContext, plan: PlanName, fk: FreshKey, tag: 
     ctx.log(
       `enforce [${plan}]: ${key.label}'s window was already open and partly spent (another client is using the key, or requests of others were counted against it); again on a fresh window`,
     );
-    await waitUntil(ctx, until);
+    await waitUntil(ctx, until, `a fresh minute window on ${key.label}`);
     first = await ctx.send(cheapList(key, tag));
     fresh = true; // the window it opens is fresh, unless something else is counted against the key meanwhile
     inUse = first.error === null && windowInUseUntil(ctx, first, key, true) !== null;
