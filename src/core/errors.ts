@@ -29,7 +29,7 @@ export const ERRORS = {
   E_TARGET_UNREACHABLE: { exit: EXIT.aborted, hint: 'Check --target and that the service is up.' },
   E_DEADLINE: {
     exit: EXIT.aborted,
-    hint: 'The run went on far longer than expected (a target that kept refusing, failing or not answering); see docs/safety.md ("The run\'s deadline").',
+    hint: "The run went on far longer than expected: the target kept refusing, failing or not answering; see docs/safety.md (the run's deadline).",
   },
   E_KEY_BANNED: {
     exit: EXIT.aborted,
