@@ -590,8 +590,6 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       scale: target.clock.scale,
       ...(setup.shard ? { runs: setup.shard.runsProbe } : {}),
     });
-    const judged = plans.filter((p) => keys.some((k) => k.plan === p));
-    armDeadline(bound, planned, scenario.load, judged, events, o.deadlineMs);
     const steps = planned.schedule.steps.map(({ probe, plan, at, ends }) => ({ probe, plan, at, ends }));
     events.emit({ type: 'planned', durationMs: planned.durationMs, scale: planned.scale, steps });
     const estimate = remote ? planned : null;
@@ -603,6 +601,8 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       // Not announced (a local target), but the plan is known all the same: it goes to the log.
       for (const text of scheduleLines(planned)) events.emit({ type: 'log', text, notice: false });
     }
+    const judged = plans.filter((p) => keys.some((k) => k.plan === p));
+    armDeadline(bound, planned, scenario.load, judged, events, o.deadlineMs);
     await assertReachable(target.url, 5000, signal);
     if (signal.aborted) throw new Interrupted();
     if (estimate) await guardQuota(o, setup, run, estimate);
