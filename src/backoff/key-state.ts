@@ -115,6 +115,8 @@ export class KeyStates {
   noteResponse(key: ApiKey, ex: Exchange): void {
     const s = this.get(key);
     const rl = rateLimitOf(ex);
+    /** The end of the minute window the headers describe, when they do and it is plausible (+rounding). */
+    let minuteEnd: number | null = null;
     if (
       rl.limit.ok &&
       rl.reset.ok &&
@@ -124,6 +126,7 @@ export class KeyStates {
       const resetLocal = rl.reset.value * 1000 + serverOffset(ex) + TOLERANCE_MS;
       // Only trust a Reset that is plausible for a minute window (a broken Reset is judged by its own check).
       if (resetLocal >= ex.localTime - TOLERANCE_MS && resetLocal <= ex.localTime + (MINUTE_S + 2) * 1000) {
+        minuteEnd = resetLocal;
         s.minuteWindowEndsBy = s.minuteWindowEndsBy === null ? resetLocal : Math.min(s.minuteWindowEndsBy, resetLocal);
       }
     }
@@ -136,9 +139,12 @@ export class KeyStates {
         const dayRefused =
           rl.limit.ok && rl.remaining.ok && rl.limit.value === key.limits.perDay && rl.remaining.value === 0;
         const bound = (dayRefused ? DAY_S : MINUTE_S) * 1000 + TOLERANCE_MS;
-        s.blockedUntil = Math.max(s.blockedUntil, ex.localTime + Math.min(wait, bound));
+        // A wait beyond that (an epoch, milliseconds, a date in year 9999: retry-after.plausible's failure) is not
+        // trusted: the key is held until its minute window's Reset when the headers give a usable one, else the bound.
+        const held = wait <= bound ? wait : minuteEnd !== null ? Math.max(0, minuteEnd - ex.localTime) : bound;
+        s.blockedUntil = Math.max(s.blockedUntil, ex.localTime + held);
         // The refused window ends when Retry-After says (bounded by the window length).
-        const end = ex.localTime + Math.min(wait, MINUTE_S * 1000) + TOLERANCE_MS;
+        const end = ex.localTime + Math.min(held, MINUTE_S * 1000) + TOLERANCE_MS;
         s.minuteWindowEndsBy = Math.max(
           s.minuteWindowEndsBy ?? 0,
           Math.min(end, ex.localTime + (MINUTE_S * 1000 + TOLERANCE_MS)),

@@ -74,10 +74,23 @@ describe('BackoffPolicy after a refusal', () => {
     expect(p.readyAt(key)).toBe(FIXED_NOW + 30 * S);
   });
 
-  it('bounds a Retry-After by the window: one in milliseconds holds a minute (+1 s), not 8 hours', () => {
+  it('does not wait on a Retry-After beyond the day: milliseconds, an epoch, a date in 9999 wait a minute, as nothing usable does', () => {
+    for (const raw of ['30000000', '1000000000000', 'Fri, 31 Dec 9999 23:59:59 GMT']) {
+      const { p } = policy();
+      const none = {
+        'x-ratelimit-limit': undefined,
+        'x-ratelimit-remaining': undefined,
+        'x-ratelimit-reset': undefined,
+      };
+      exchange(p, 0, answer(0, 429, { ...none, 'retry-after': raw }));
+      expect(p.readyAt(key)).toBe(FIXED_NOW + 60 * S);
+    }
+  });
+
+  it("does not wait on a Retry-After beyond its minute window's Reset: the Reset is waited for", () => {
     const { p } = policy();
-    exchange(p, 0, refusal(0, '30000'));
-    expect(p.readyAt(key)).toBe(FIXED_NOW + 61 * S);
+    exchange(p, 0, refusal(0, '30000', rateLimitHeaders(60, 0, MINUTE_RESET)));
+    expect(p.readyAt(key)).toBe(FIXED_NOW + 30 * S);
   });
 
   it("follows a day window's Retry-After past the minute", () => {

@@ -67,8 +67,13 @@ function waitBoundMs(w: ResponseWindow): number {
   return (w.window === 'minute' && w.remaining === 0 ? MINUTE_MS : DAY_MS) + TOLERANCE_MS;
 }
 
-/** The wait Retry-After asks for (ms, bounded), or null when it is missing or unreadable. */
+/**
+ * The wait Retry-After asks for (ms), or null when it is missing, unreadable, or beyond what a refusal can justify
+ * (an epoch, milliseconds, an HTTP-date in year 9999: retry-after.plausible's failure). Such a value is not waited
+ * for at all, not even clamped to the day: the refusal waits as one that says nothing usable does (a usable Reset,
+ * else the minute window; see BackoffPolicy.ends).
+ */
 export function retryAfterWaitMs(ex: Exchange, w: ResponseWindow): number | null {
   const ms = retryAfterMs(ex);
-  return ms === null ? null : Math.min(ms, waitBoundMs(w));
+  return ms === null || ms > waitBoundMs(w) ? null : ms;
 }

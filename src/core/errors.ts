@@ -31,6 +31,10 @@ export const ERRORS = {
     exit: EXIT.aborted,
     hint: 'Give --target as the API\'s base URL, e.g. https://staging.example.com/v1 (see README.md, "Exit codes").',
   },
+  E_DEADLINE: {
+    exit: EXIT.aborted,
+    hint: "The run went on far longer than expected: the target kept refusing, failing or not answering; see docs/safety.md (the run's deadline).",
+  },
   E_KEY_BANNED: {
     exit: EXIT.aborted,
     hint: 'Every key is suspected banned; wait for the ban to end before another run.',

@@ -14,6 +14,7 @@ import type { ProbeName } from '../probes/names.js';
 import type { Refusals } from '../probes/window.js';
 import type { KeyState, KeyView } from '../backoff/key-state.js';
 import { STRADDLE_MARGIN_MS, WINDOW_MS, type Schedule, type Step } from './schedule.js';
+import { boundProbe, ProbeEnded, probeTimeBoundMs, type ProbeBound } from './probe-bounds.js';
 
 export interface StepResult {
   readonly id: number;
@@ -143,6 +144,7 @@ interface Shared {
 function stepContext(
   step: Step,
   { base, counts, turns, refusals }: Shared,
+  bound: ProbeBound,
 ): { ctx: ProbeContext; endTurn(): Promise<void> } {
   // What the probe says of its requests (src/probes/probe.ts SendMode).
   const sends = PROBE_REGISTRY[step.probe].needs.sends;
@@ -187,8 +189,10 @@ function stepContext(
     },
     keyStates: keyView(base.keyStates, step.keys),
     refusals: refusals.scoped(step.keys),
-    send: (spec) => via([spec], () => base.send(own(spec))),
-    sendSimultaneous: (specs) => via(specs, () => base.sendSimultaneous(specs.map(own))),
+    signal: bound.signal,
+    ledger: bound.ledger,
+    send: (spec) => bound.send(() => via([spec], () => base.send(own(spec)))),
+    sendSimultaneous: (specs) => bound.sendMany(() => via(specs, () => base.sendSimultaneous(specs.map(own)))),
   };
   return {
     ctx,
@@ -219,6 +223,15 @@ async function waitForAddress(step: Step, ctx: ProbeContext, { base, counts }: S
       for: `a window of its own that lasts across the client address's window (${what})`,
     });
   }
+}
+
+/** A probe its bounds ended (probe-bounds.ts): the reason in the notes and the log, its checks skipped with it. */
+function endedEarly(base: ProbeContext, step: Step, reason: string | null): void {
+  if (reason === null) return;
+  const text = `probe ${step.probe}${step.plan ? ` [${step.plan}]` : ''} ended early: ${reason}`;
+  base.note(text);
+  base.log(text);
+  skipAll(base, PROBE_REGISTRY[step.probe].checks, step.plan, `not judged: the probe ended early (${reason})`);
 }
 
 /** Plans without a key, and probes the keys cannot serve: their checks skip with the reason. */
@@ -260,20 +273,27 @@ export async function runSchedule(
   let stopped = false;
   const runStep = async (step: Step) => {
     if (base.signal.aborted || stopped) return;
-    const { ctx, endTurn } = stepContext(step, shared);
+    const probe = PROBE_REGISTRY[step.probe];
+    const timeBoundMs = probeTimeBoundMs(step.ends - step.at, probe.beyondPlanMs ?? 0, clock.scale);
+    const bound = boundProbe(step.probe, { clock, ledger: base.ledger, signal: base.signal, timeBoundMs });
+    const { ctx, endTurn } = stepContext(step, shared, bound);
     await waitForAddress(step, ctx, shared, t0);
     const start = clock.now();
     onStep?.(step.probe, step.plan, 'start');
     try {
       try {
-        await PROBE_REGISTRY[step.probe].run(ctx, step.plan);
+        await probe.run(ctx, step.plan);
       } finally {
+        bound.dispose();
         await endTurn();
       }
     } catch (e) {
-      stopped = true; // an interrupt, an unreachable target, a banned key: nothing more is started
-      throw e;
+      if (!(e instanceof ProbeEnded) || base.signal.aborted) {
+        stopped = true; // an interrupt, an unreachable target, a banned key: nothing more is started
+        throw e;
+      }
     }
+    endedEarly(base, step, bound.ended());
     const end = clock.now();
     results.push({ id: step.id, probe: step.probe, plan: step.plan, at: start - t0, ends: end - t0 });
     if (onStep) onStep(step.probe, step.plan, 'done');

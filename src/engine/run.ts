@@ -39,6 +39,7 @@ import { startJournal, type Journal } from '../journal/writer.js';
 import { VERSION } from './version.js';
 import { isSpecialNetwork, resolveNetwork, type ResolvedNetwork, type RunNetwork } from './network.js';
 import { describeProtocols } from '../http/network.js';
+import { armDeadline, runDeadline } from './deadline.js';
 
 export interface RunOptions {
   /** A validated scenario (src/config/scenario.ts). */
@@ -85,6 +86,8 @@ export interface RunOptions {
   reportDir: string;
   /** Request timeout, real ms. */
   timeoutMs?: number;
+  /** Real ms after which the run stops and reports (default: derived from its estimate, src/engine/deadline.ts). */
+  deadlineMs?: number;
   signal?: AbortSignal;
   log?: (line: string) => void;
   /** Lines the user must see even when the log is quiet: what a run against a remote target will send. Default: log. */
@@ -601,7 +604,8 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   const thresholdSpecs = thresholdsOf(scenario, o);
   const setup = await setUp(o, scenario, startedAt);
   const { target, plans, keys, redact, events } = setup;
-  const { signal, halted, sanity, quota, remote } = guardsOf(o, setup);
+  const bound = runDeadline(o.signal ?? new AbortController().signal);
+  const { signal, halted, sanity, quota, remote } = guardsOf({ ...o, signal: bound.signal }, setup);
   const deadline = drainDeadline(signal);
   // As many connections as requests may be in flight: a request queued in the pool would leave at a time
   // the backoff did not choose. Requests are not cancelled by an interrupt: they get until the drain deadline.
@@ -653,6 +657,8 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       // Not announced (a local target), but the plan is known all the same: it goes to the log.
       for (const text of scheduleLines(planned)) events.emit({ type: 'log', text, notice: false });
     }
+    const judged = plans.filter((p) => keys.some((k) => k.plan === p));
+    armDeadline(bound, planned, scenario.load, judged, events, o.deadlineMs);
     // The reachability check waits as long as a request may (--timeout), 5 s by default.
     await reachable(o, setup, signal);
     if (signal.aborted) throw new Interrupted();
@@ -662,9 +668,9 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       aborted = { reason: 'every key is suspected banned', exitCode: EXIT.aborted, hint: ERRORS.E_KEY_BANNED.hint };
     }
   } catch (e) {
-    const error = halted() ?? e;
-    const a = halted() ? haltOf(halted()!) : abortOf(error, redact);
-    if (a === null) toolError = { error };
+    const h = halted();
+    const a = h ? haltOf(h) : ((e instanceof Interrupted ? bound.fired() : null) ?? abortOf(e, redact));
+    if (a === null) toolError = { error: e };
     else aborted = a;
     if (a?.note) events.emit({ type: 'note', text: a.note });
   } finally {
@@ -673,7 +679,8 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   }
   const halt = halted();
   if (!aborted && !toolError && halt) aborted = haltOf(halt);
-  if (!aborted && signal.aborted) aborted = { reason: 'interrupted', exitCode: EXIT.interrupted };
+  if (!aborted && signal.aborted) aborted = bound.fired() ?? { reason: 'interrupted', exitCode: EXIT.interrupted };
+  bound.dispose();
 
   // The one cleanup path. Nothing should be in flight by now; should something be, it gets the same grace as
   // after an interrupt.

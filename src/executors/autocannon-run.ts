@@ -75,6 +75,7 @@ export async function runAutocannon(
     let instance: autocannon.Instance | undefined;
     let stopped: string | null = null;
     let settled = false;
+    const clients: GuardedClient[] = [];
     const stop = () => instance?.stop();
     const finish = (fn: () => void) => {
       if (settled) return;
@@ -87,14 +88,24 @@ export async function runAutocannon(
     // this run's failure (a tool error with the report written), not the process's end.
     const crashed = (err: unknown) => {
       stop();
+      // Its connections end now, not at its next sample tick: nothing of it outlives the phase.
+      for (const c of clients) {
+        try {
+          c.destroy();
+        } catch {
+          // Already broken: nothing more to end.
+        }
+      }
       finish(() => reject(toolError(' while it ran', err)));
     };
-    const setupClient = (client: unknown) =>
+    const setupClient = (client: unknown) => {
+      clients.push(client as GuardedClient);
       keepNoBody(client as GuardedClient, capBytes, (bytes) => {
         stopped ??= `an answer's body passed ${bytes} bytes, over the ${capBytes}-byte read cap (an endless or huge body): saturate stopped reading it and ended the phase`;
         (client as GuardedClient).destroy();
         stop();
       });
+    };
     signal.addEventListener('abort', stop, { once: true });
     process.on('uncaughtException', crashed);
     try {
@@ -106,7 +117,11 @@ export async function runAutocannon(
       finish(() => reject(toolError('', e)));
       return;
     }
-    instance?.on('response', (_client, _status, _bytes, responseTime) => on.response(responseTime));
-    instance?.on('reqError', (err) => on.error(err));
+    instance?.on('response', (_client, _status, _bytes, responseTime) => {
+      if (!settled) on.response(responseTime);
+    });
+    instance?.on('reqError', (err) => {
+      if (!settled) on.error(err);
+    });
   });
 }

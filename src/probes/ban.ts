@@ -254,6 +254,7 @@ export const banProbe: Probe = {
   name: 'ban',
   // A window of knocking and polling, and the rounding of Reset and Retry-After on either side.
   needs: { sends: 'on-time', window: 'sacrificial', requests: banProbeMaxRequests, holdsMs: (MINUTE_S + 2) * 1000 },
+  beyondPlanMs: RECOVERY_BOUND_MS + MAX_ROUNDS * 2 * (MINUTE_S + 2) * 1000,
   checks: [ID],
   perPlan: true,
   async run(ctx, plan) {

@@ -90,5 +90,10 @@ export interface Probe {
    * the plan's key, and requests without a valid key.
    */
   readonly requests?: { readonly keyed: number; readonly unkeyed: number };
+  /**
+   * Run-clock ms the probe may take beyond its planned length, by bounded waits the planner cannot foresee (the ban
+   * probe following a ban); absent: none. The run's deadline and the probe's own time bound allow for it.
+   */
+  readonly beyondPlanMs?: number;
   run(ctx: ProbeContext, plan: PlanName | null): Promise<void>;
 }

@@ -51,6 +51,19 @@ describe('backoff.respects-retry-after', () => {
     expect(countsOf(s.ledger, 'backoff.respects-retry-after')).toEqual({ passed: 2, failed: 0, skipped: 0 });
   });
 
+  it('holds an implausible Retry-After without a usable Reset (an epoch, a date in 9999) for the minute window only', () => {
+    const none = { 'x-ratelimit-limit': undefined, 'x-ratelimit-remaining': undefined, 'x-ratelimit-reset': undefined };
+    for (const raw of ['1000000000000', 'Fri, 31 Dec 9999 23:59:59 GMT']) {
+      const s = session();
+      s.see(refusal(raw, { headers: none }));
+      s.see(sentAt(10_000 + 30_000));
+      s.see(sentAt(10_000 + 61_000));
+      expect(countsOf(s.ledger, 'retry-after.plausible').failed).toBe(1);
+      // One defect, one failure: the request inside the minute fails, the one after it does not.
+      expect(countsOf(s.ledger, 'backoff.respects-retry-after')).toEqual({ passed: 2, failed: 1, skipped: 0 });
+    }
+  });
+
   it('fails a request sent during the wait, with the evidence', () => {
     const s = session();
     s.see(refusal('20'));

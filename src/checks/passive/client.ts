@@ -3,6 +3,7 @@
  * received on a key (at its timing.done), no request on that key may be sent before the wait is over.
  * Per key, only the last few holds are kept: memory does not grow with the run.
  */
+import { MINUTE_S } from '../../api/plans.js';
 import type { RetryAfterWait } from './retry-after.js';
 import type { Recorder, View } from './view.js';
 
@@ -28,7 +29,11 @@ const MAX_HOLDS = 4;
 export function obligationMs(v: View, wait: RetryAfterWait): number {
   const now = Math.max(v.nowMs, v.ex.localTime);
   const asked = wait.untilEpochMs === null ? wait.waitS * 1000 : wait.untilEpochMs - now;
-  const cap = wait.resetEpochMs === null ? wait.boundS * 1000 : wait.resetEpochMs - now;
+  const implausible = wait.waitS > wait.boundS;
+  // An implausible value with no usable Reset (an epoch, a date in year 9999) obliges no more than the minute window a
+  // refusal that says nothing usable is waited for: retry-after.plausible fails the target, not the client's wait.
+  const bound = implausible ? Math.min(wait.boundS, MINUTE_S + 1) : wait.boundS;
+  const cap = wait.resetEpochMs === null ? bound * 1000 : wait.resetEpochMs - now;
   return Math.min(asked, cap);
 }
 
