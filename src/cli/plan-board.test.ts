@@ -116,3 +116,37 @@ describe('createPlanBoard on a narrow terminal', () => {
     expect(out.at(-1)).toContain('…');
   });
 });
+
+describe('createPlanBoard: a pause says what it waits for', () => {
+  const perPlan = [{ plan: 'free' as const, sent: 61, refused: 1 }];
+  const ev = (state: ProbeProgress['state'], probe: string, index: number, waiting?: ProbeProgress['waiting']) => ({
+    probe,
+    plan: 'free' as const,
+    state,
+    index,
+    total: 3,
+    perPlan,
+    ...(waiting ? { waiting } : {}),
+  });
+
+  it('elsewhere than a terminal: a line at once, inside a probe or before one, and none once the wait is over', () => {
+    const { out, stream } = sink(false);
+    let now = 0;
+    const board = createPlanBoard(stream, { now: () => now, timer: false });
+    board.probe(ev('start', 'retry-after-honest', 1));
+    now = 1000;
+    board.probe(ev('wait', 'retry-after-honest', 1, { why: "the 429's Retry-After (28 s) + 250 ms", realMs: 28_250 }));
+    expect(out.at(-1)).toBe(
+      "free: probe 1 of 3: retry-after-honest, 1.0 s; sent 61, 429 x1; waiting 28.3 s for the 429's Retry-After (28 s) + 250 ms\n",
+    );
+    now = 30_000;
+    board.probe(ev('done', 'retry-after-honest', 1));
+    board.probe(ev('wait', 'quota-drain', 1, { why: 'the address window', realMs: 30_000 }));
+    expect(out.at(-1)).toBe(
+      'free: 1 of 3 probes done, 30.0 s; sent 61, 429 x1; waiting 30.0 s for the address window before quota-drain\n',
+    );
+    now = 61_000;
+    board.tick();
+    expect(out.at(-1)).toBe('free: 1 of 3 probes done, 1 min 1 s; sent 61, 429 x1\n');
+  });
+});

@@ -39,6 +39,8 @@ interface Row {
   startedAt: number;
   finishedAt: number | null;
   reported: boolean;
+  /** A wait announced and not over: what for, before which probe, and until when (real ms, the board's clock). */
+  waiting: { why: string; probe: string; until: number } | null;
 }
 
 const PLAIN_EVERY_MS = 30_000;
@@ -61,7 +63,15 @@ function rowText(r: Row, t: number, sent: SentCounts): string {
     return `${r.done} of ${r.total} probe${r.total === 1 ? '' : 's'} done in ${formatDuration(r.finishedAt - r.startedAt)}${counts(r, sent)}`;
   const running =
     r.current === null ? `${r.done} of ${r.total} probes done` : `probe ${r.done + 1} of ${r.total}: ${r.current}`;
-  return `${running}, ${formatDuration(t - r.startedAt)}${counts(r, sent)}`;
+  return `${running}, ${formatDuration(t - r.startedAt)}${counts(r, sent)}${waitText(r, t)}`;
+}
+
+/** What a row waits for: `; waiting 28 s for a 429's Retry-After to pass` (before its probe, when it has not begun). */
+function waitText(r: Row, t: number): string {
+  const w = r.waiting;
+  if (w === null || w.until <= t) return '';
+  const before = r.current === null ? ` before ${w.probe}` : '';
+  return `; waiting ${formatDuration(w.until - t)} for ${w.why}${before}`;
 }
 
 /** The board's lines, names aligned. */
@@ -124,10 +134,20 @@ export function createPlanBoard(stream: ProgressStream, options: PlanBoardOption
           startedAt: t,
           finishedAt: null,
           reported: false,
+          waiting: null,
         };
         rows.set(p.plan, r);
       }
       r.total = p.total;
+      if (p.state === 'wait') {
+        r.waiting = { why: p.waiting?.why ?? 'the target', probe: p.probe, until: t + (p.waiting?.realMs ?? 0) };
+        start();
+        // A pause says what it waits for at once, on a terminal and in a log alike.
+        if (tty) draw();
+        else plain(r);
+        return;
+      }
+      r.waiting = null;
       if (p.state === 'start') {
         r.current = p.probe;
       } else {

@@ -37,7 +37,9 @@ export interface PlanSent {
 export interface ProbeProgress {
   probe: string;
   plan: PlanName | null;
-  state: 'start' | 'done';
+  /** `wait`: the probe (or the schedule before it) waits a real second or more; `waiting` says for what. */
+  state: 'start' | 'done' | 'wait';
+  waiting?: { why: string; realMs: number };
   /** The probe's place among those this plan runs (1-based), and how many it runs. */
   index: number;
   total: number;

@@ -104,7 +104,19 @@ const lanesOf = (s: Step): string[] => [
 ];
 
 /** Told as each step starts and ends (a progress display); without it, one log line per step. */
-export type StepEvents = (probe: ProbeName, plan: PlanName | null, state: 'start' | 'done') => void;
+/** A wait of a step: until when (run clock) and what for. */
+export interface StepWait {
+  untilLocal: number;
+  why: string;
+}
+
+/** A step's start and end, and (`wait`) a wait of a real second or more. */
+export type StepEvents = (
+  probe: ProbeName,
+  plan: PlanName | null,
+  state: 'start' | 'done' | 'wait',
+  wait?: StepWait,
+) => void;
 
 /** Every probe's requests, counted as they are handed to the send path and as they settle. */
 class RequestCounts {
@@ -143,6 +155,7 @@ interface Shared {
 function stepContext(
   step: Step,
   { base, counts, turns, refusals }: Shared,
+  onStep?: StepEvents,
 ): { ctx: ProbeContext; endTurn(): Promise<void> } {
   // What the probe says of its requests (src/probes/probe.ts SendMode).
   const sends = PROBE_REGISTRY[step.probe].needs.sends;
@@ -187,6 +200,9 @@ function stepContext(
     },
     keyStates: keyView(base.keyStates, step.keys),
     refusals: refusals.scoped(step.keys),
+    ...(onStep
+      ? { waiting: (untilLocal: number, why: string) => onStep(step.probe, step.plan, 'wait', { untilLocal, why }) }
+      : {}),
     send: (spec) => via([spec], () => base.send(own(spec))),
     sendSimultaneous: (specs) => via(specs, () => base.sendSimultaneous(specs.map(own))),
   };
@@ -198,17 +214,19 @@ function stepContext(
   };
 }
 
+const ADDRESS_WAIT = 'the window of requests without a key (per client address) the schedule planned';
+
 /** What the schedule assumed of the address window, before a step with requests without a key. */
 async function waitForAddress(step: Step, ctx: ProbeContext, { base, counts }: Shared, t0: number): Promise<void> {
   const { clock } = base;
   // The address lane follows the plan's times: a drain started early would meet a spent address window.
-  if (step.unkeyed > 0) await waitUntil(ctx, Math.min(t0 + step.at, clock.now() + (MINUTE_S + 2) * 1000));
+  if (step.unkeyed > 0) await waitUntil(ctx, Math.min(t0 + step.at, clock.now() + (MINUTE_S + 2) * 1000), ADDRESS_WAIT);
   if (step.straddle) {
     // It lasts across the address window's end: start on a key window opened well after that window began.
     const s = base.keyStates.all().find((k) => k.key.label === step.keys[0]);
     const keyFresh = s?.used ? Math.max(s.minuteWindowEndsBy ?? 0, s.blockedUntil) : 0;
     const bound = clock.now() + (MINUTE_S + 2) * 1000;
-    await waitUntil(ctx, Math.min(bound, Math.max(counts.addressOpen + STRADDLE_MARGIN_MS, keyFresh)));
+    await waitUntil(ctx, Math.min(bound, Math.max(counts.addressOpen + STRADDLE_MARGIN_MS, keyFresh)), ADDRESS_WAIT);
   }
 }
 
@@ -251,7 +269,7 @@ export async function runSchedule(
   let stopped = false;
   const runStep = async (step: Step) => {
     if (base.signal.aborted || stopped) return;
-    const { ctx, endTurn } = stepContext(step, shared);
+    const { ctx, endTurn } = stepContext(step, shared, onStep);
     await waitForAddress(step, ctx, shared, t0);
     const start = clock.now();
     onStep?.(step.probe, step.plan, 'start');

@@ -35,6 +35,11 @@ export interface ProbeContext {
    * those in flight at the mark and those sent after it. Take the mark before the first request of the measurement.
    */
   othersMark?(): () => number;
+  /**
+   * Told of a wait of a real second or more before it begins: until when (run clock) and what for, so that a
+   * display never pauses without saying what it waits for (absent: nobody listens).
+   */
+  waiting?(untilLocal: number, why: string): void;
 }
 
 /** Reads 0 when the probe runs alone. */
@@ -63,11 +68,19 @@ export const cheapList = (key: ApiKey, tag: string) => keySpec(key, 'listPets', 
 
 export const isAccepted = (ex: Exchange) => ex.status !== null && ex.status >= 200 && ex.status < 300;
 
+/** A wait for a key's 429 to pass. */
+export const RETRY_AFTER_WAIT = "a 429's Retry-After to pass";
+/** What a wait is for when its caller does not say. */
+const WINDOW_WAIT = "the key's rate-limit window to move on";
+/** Real ms from which a wait is announced (ProbeContext.waiting). */
+const ANNOUNCED_WAIT_MS = 1000;
+
 /**
- * Wait on the run clock until `localTime`, abortable. A timer may fire up to a real millisecond early (a scaled
+ * Wait on the run clock until `localTime`, abortable; `why` says what for (told to `ctx.waiting`). A timer may fire up to a real millisecond early (a scaled
  * clock makes that many clock ms): the wait goes on until the time has really come, a few rounds at most.
  */
-export async function waitUntil(ctx: ProbeContext, localTime: number): Promise<void> {
+export async function waitUntil(ctx: ProbeContext, localTime: number, why = WINDOW_WAIT): Promise<void> {
+  if ((localTime - ctx.clock.now()) / ctx.clock.scale >= ANNOUNCED_WAIT_MS) ctx.waiting?.(localTime, why);
   for (let round = 0; round < 8 && !ctx.signal.aborted; round++) {
     const ms = localTime - ctx.clock.now();
     if (ms <= 0) return;
@@ -111,7 +124,7 @@ export async function freshKey(
   const readyAt = (s: (typeof candidates)[number]) => Math.max(s.minuteWindowEndsBy ?? 0, s.blockedUntil);
   const best = candidates.reduce((a, b) => (readyAt(a) <= readyAt(b) ? a : b));
   const bound = ctx.clock.now() + (MINUTE_S + 2) * 1000;
-  await waitUntil(ctx, Math.min(readyAt(best), bound));
+  await waitUntil(ctx, Math.min(readyAt(best), bound), `a fresh minute window on ${best.key.label}`);
   return { key: best.key, how: 'waited' };
 }
 
@@ -128,7 +141,7 @@ export async function roomyKey(
   if (!s) return null;
   const how = s.used ? 'waited' : 'unused';
   s.used = true;
-  await waitUntil(ctx, Math.min(s.blockedUntil, ctx.clock.now() + (MINUTE_S + 2) * 1000));
+  await waitUntil(ctx, Math.min(s.blockedUntil, ctx.clock.now() + (MINUTE_S + 2) * 1000), RETRY_AFTER_WAIT);
   return { key: s.key, how };
 }
 
@@ -149,7 +162,7 @@ export async function usableKey(ctx: ProbeContext, plan: PlanName): Promise<ApiK
   const pick = ready.find((s) => s.used) ?? ready[0];
   if (pick) return pick.key;
   const soonest = states.reduce((a, b) => (a.blockedUntil <= b.blockedUntil ? a : b));
-  await waitUntil(ctx, Math.min(soonest.blockedUntil, now + (MINUTE_S + 2) * 1000));
+  await waitUntil(ctx, Math.min(soonest.blockedUntil, now + (MINUTE_S + 2) * 1000), RETRY_AFTER_WAIT);
   return soonest.key;
 }
 
@@ -169,7 +182,7 @@ export async function sendPatiently(ctx: ProbeContext, spec: RequestSpec, tries 
         : s.blockedUntil > ctx.clock.now()
           ? s.blockedUntil
           : (s.minuteWindowEndsBy ?? ctx.clock.now() + MINUTE_S * 1000);
-    await waitUntil(ctx, Math.min(until, ctx.clock.now() + (MINUTE_S + 2) * 1000));
+    await waitUntil(ctx, Math.min(until, ctx.clock.now() + (MINUTE_S + 2) * 1000), RETRY_AFTER_WAIT);
     ex = await ctx.send(spec);
   }
   return ex;

@@ -308,7 +308,7 @@ async function refillFollowUp(
   const wait = retryAfterMs(r);
   const minuteEnds = serverTimeOf(run.first) + WINDOW_MS - FOLLOW_UP_MARGIN_MS;
   if (wait === null || wait > FOLLOW_UP_MAX_MS || serverTimeOf(r) + wait + 250 >= minuteEnds) return false;
-  await waitUntil(ctx, r.localTime + wait + 250);
+  await waitUntil(ctx, r.localTime + wait + 250, "the 429's Retry-After + 250 ms");
   const ex = await ctx.send(cheapList(key, tag));
   if (!isAccepted(ex)) {
     if (ex.status === 429) ctx.refusals.push(key, ex);

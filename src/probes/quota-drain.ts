@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { retryAfterMs } from '../backoff/key-state.js';
-import { cheapList, isAccepted, othersSince, probeTag, sendPatiently, waitUntil } from './context.js';
+import { cheapList, isAccepted, othersSince, probeTag, RETRY_AFTER_WAIT, sendPatiently, waitUntil } from './context.js';
 import type { Probe } from './probe.js';
 import { FOREIGN, notJudgeable, refusedAs } from './reasons.js';
 import { HEADER_CHECKS, sameWindow, tripleOf, WINDOW_MS } from './window.js';
@@ -37,7 +37,7 @@ export const quotaDrainProbe: Probe = {
             tag,
           });
           if (ex.status === 429)
-            await waitUntil(ctx, ex.localTime + Math.min(retryAfterMs(ex) ?? WINDOW_MS, WINDOW_MS));
+            await waitUntil(ctx, ex.localTime + Math.min(retryAfterMs(ex) ?? WINDOW_MS, WINDOW_MS), RETRY_AFTER_WAIT);
           else sent++;
         }
         const last = await ctx.send(cheapList(fk.key, tag));

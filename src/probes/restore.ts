@@ -23,7 +23,7 @@ export const restoreProbe: Probe = {
     for (let attempt = 0; attempt < WAIT_TRIES; attempt++) {
       // The window's end, and the client's hold-back of the key (itself bounded by the window length).
       const held = Math.min(ctx.keyStates.get(r.key).blockedUntil, r.ex.localTime + WINDOW_MS + TOLERANCE_MS);
-      await waitUntil(ctx, Math.max(refusedWindowEnd(r.key, r.ex), held));
+      await waitUntil(ctx, Math.max(refusedWindowEnd(r.key, r.ex), held), 'the refused window to end');
       const ex = await ctx.send(cheapList(r.key, tag));
       const why = notJudgeable(ex);
       if (why !== null) return ctx.ledger.skip(id, plan, why);

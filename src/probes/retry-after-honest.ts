@@ -26,7 +26,11 @@ export const retryAfterHonestProbe: Probe = {
       if (!asked.ok) return ctx.ledger.skip(id, plan, `the 429 gives no wait to judge: ${asked.reason}`);
       const wait = asked.waitMs;
       // Exactly the given time plus 250 ms; bounded by the window length.
-      await waitUntil(ctx, r.ex.localTime + Math.min(wait, WINDOW_MS) + 250);
+      await waitUntil(
+        ctx,
+        r.ex.localTime + Math.min(wait, WINDOW_MS) + 250,
+        `the 429's Retry-After (${wait / 1000} s) + 250 ms`,
+      );
       const ex = await ctx.send(cheapList(r.key, tag));
       const why = notJudgeable(ex);
       if (why !== null) return ctx.ledger.skip(id, plan, why);
