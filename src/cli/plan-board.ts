@@ -81,6 +81,39 @@ function boardLines(rows: Iterable<Row>, t: number, sent: SentCounts): string[] 
   return all.map((r) => `  ${r.name.padEnd(pad)}  ${rowText(r, t, sent)}`);
 }
 
+/** The plan's row (made at its first event), updated with a probe's start, end or wait at time `t`. */
+function rowOf(rows: Map<string | null, Row>, p: ProbeProgress, t: number): Row {
+  let r = rows.get(p.plan);
+  if (!r) {
+    r = {
+      name: p.plan ?? NO_PLAN,
+      plan: p.plan,
+      total: p.total,
+      done: 0,
+      current: null,
+      startedAt: t,
+      finishedAt: null,
+      reported: false,
+      waiting: null,
+    };
+    rows.set(p.plan, r);
+  }
+  r.total = p.total;
+  if (p.state === 'wait') {
+    r.waiting = { why: p.waiting?.why ?? 'the target', probe: p.probe, until: t + (p.waiting?.realMs ?? 0) };
+    return r;
+  }
+  r.waiting = null;
+  if (p.state === 'start') {
+    r.current = p.probe;
+  } else {
+    r.current = null;
+    r.done = Math.max(r.done, p.index);
+    if (r.done >= r.total) r.finishedAt = t;
+  }
+  return r;
+}
+
 export function createPlanBoard(stream: ProgressStream, options: PlanBoardOptions = {}): PlanBoard {
   const now = options.now ?? (() => performance.now());
   const tty = stream.isTTY === true;
@@ -123,37 +156,13 @@ export function createPlanBoard(stream: ProgressStream, options: PlanBoardOption
     probe(p) {
       const t = now();
       for (const s of p.perPlan) sent.set(s.plan, { sent: s.sent, refused: s.refused });
-      let r = rows.get(p.plan);
-      if (!r) {
-        r = {
-          name: p.plan ?? NO_PLAN,
-          plan: p.plan,
-          total: p.total,
-          done: 0,
-          current: null,
-          startedAt: t,
-          finishedAt: null,
-          reported: false,
-          waiting: null,
-        };
-        rows.set(p.plan, r);
-      }
-      r.total = p.total;
+      const r = rowOf(rows, p, t);
       if (p.state === 'wait') {
-        r.waiting = { why: p.waiting?.why ?? 'the target', probe: p.probe, until: t + (p.waiting?.realMs ?? 0) };
         start();
         // A pause says what it waits for at once, on a terminal and in a log alike.
         if (tty) draw();
         else plain(r);
         return;
-      }
-      r.waiting = null;
-      if (p.state === 'start') {
-        r.current = p.probe;
-      } else {
-        r.current = null;
-        r.done = Math.max(r.done, p.index);
-        if (r.done >= r.total) r.finishedAt = t;
       }
       start();
       if (tty) draw();
