@@ -105,7 +105,7 @@ describe('createPlanBoard', () => {
 });
 
 describe('createPlanBoard on a narrow terminal', () => {
-  it('cuts a line to the terminal width, so that redrawing in place still works', () => {
+  it('wraps a row to the terminal width, its figures whole, and redraws as many lines as it drew', () => {
     const { out, stream } = sink(true, 30);
     const board = createPlanBoard(stream, { now: () => 0, timer: false });
     for (const e of events()) board.probe(e);
@@ -113,7 +113,15 @@ describe('createPlanBoard on a narrow terminal', () => {
     for (const chunk of out)
       for (const line of chunk.split('\n'))
         expect(line.replace(/\x1b\[\w*/g, '').replace('\r', '').length).toBeLessThanOrEqual(29);
-    expect(out.at(-1)).toContain('…');
+    const last = out.at(-1)!;
+    expect(last).not.toContain('…');
+    const text = last.replace(/\x1b\[\w*/g, '').replace(/\s+/g, ' ');
+    expect(text).toContain('free 4 of 4 probes done in 0.0 s; sent 40, 429 x2');
+    expect(text).toContain('pro 4 of 4 probes done in 0.0 s; sent 40');
+    // The next redraw moves up over every line of this one.
+    const drawnLines = last.split('\n').length - 1;
+    board.probe(events().next().value!);
+    expect(out.some((c) => c.includes(`\x1b[${drawnLines}A`))).toBe(true);
   });
 });
 

@@ -7,6 +7,7 @@
  */
 import type { ProbeProgress } from '../core/progress.js';
 import { formatDuration } from '../outputs/format.js';
+import { wrapLine } from '../outputs/console-table.js';
 import type { ProgressStream } from './progress.js';
 
 export interface PlanBoard {
@@ -133,7 +134,8 @@ export function createPlanBoard(stream: ProgressStream, options: PlanBoardOption
   }
 
   function draw(): void {
-    const all = lines(now());
+    // Rows wrap to the terminal (words to the next line, figures whole); every line drawn is counted, to redraw.
+    const all = lines(now()).flatMap((l) => wrapLine('', l, width(), '      '));
     clear();
     stream.write(all.map((l) => `${fitWidth(l)}\x1b[K\n`).join(''));
     drawn = all.length;

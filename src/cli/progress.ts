@@ -42,6 +42,21 @@ export function progressLine(s: ProgressStats): string {
   return `${s.phase}: ${elapsed}${clock}, sent ${s.sent}, ${rate}, 2xx ${s.s2xx} / 4xx ${s.s4xx} / 429 ${s.s429}, p99 ${p99}`;
 }
 
+/**
+ * The same numbers in fewer words, for a terminal too narrow for the whole line: the phase by its number, the rates
+ * and counts without their words (`phase 1: 1 min 5 s of 3 min 0 s, 1234 sent, 1270.1/s (21.2 run clock), 2xx 1200
+ * 4xx 30 429 4, p99 12.3 ms`). The live line is rewritten in place, so it cannot wrap: it sheds words, not figures.
+ */
+export function compactProgressLine(s: ProgressStats): string {
+  const scale = s.timeScale ?? 1;
+  const phase = s.phase.replace(/ \(.*\)$/, '');
+  const elapsed =
+    s.totalMs > 0 ? `${formatDuration(s.elapsedMs)} of ${formatDuration(s.totalMs)}` : formatDuration(s.elapsedMs);
+  const rate = `${s.rate.toFixed(1)}/s${scale === 1 ? '' : ` (${(s.rate / scale).toFixed(1)} run clock)`}`;
+  const p99 = s.p99Ms === null ? '-' : `${formatMs(s.p99Ms)} ms`;
+  return `${phase}: ${elapsed}, ${s.sent} sent, ${rate}, 2xx ${s.s2xx} 4xx ${s.s4xx} 429 ${s.s429}, p99 ${p99}`;
+}
+
 export function createProgressReporter(stream: ProgressStream, options: ProgressOptions = {}): ProgressReporter {
   const every = options.plainEveryMs ?? PLAIN_EVERY_MS;
   const now = options.now ?? (() => performance.now());
@@ -51,7 +66,8 @@ export function createProgressReporter(stream: ProgressStream, options: Progress
       update(stats) {
         // Never wider than the terminal: a wrapped line cannot be rewritten with a carriage return.
         const width = Math.max(20, (stream.columns || 80) - 1);
-        const line = progressLine(stats);
+        const full = progressLine(stats);
+        const line = full.length > width ? compactProgressLine(stats) : full;
         stream.write(`\r${line.length > width ? `${line.slice(0, width - 1)}…` : line}\x1b[K`);
         drawn = true;
       },
