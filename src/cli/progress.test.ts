@@ -30,7 +30,8 @@ describe('progressLine', () => {
   });
 
   it('on a narrow terminal, sheds words, not figures', () => {
-    const { out, stream } = sink(true, 100);
+    // 110 columns: the whole line (134 characters) does not fit, the compact one (103) does.
+    const { out, stream } = sink(true, 110);
     const reporter = createProgressReporter(stream);
     reporter.update(stats({ rate: 1270.1, timeScale: 60 }));
     expect(out[0]).toBe(
