@@ -29,6 +29,13 @@ describe('progressLine', () => {
     );
   });
 
+  it('says what a phase past its length waits for', () => {
+    expect(progressLine(stats({ elapsedMs: 181_000, waiting: 'its last answers (3 in flight)' }))).toBe(
+      'phase 1 (constant-rate): 3 min 1 s of 3 min 0 s, sent 1234, 57.0/s, 2xx 1200 / 4xx 30 / 429 4, p99 12.3 ms; ' +
+        'waiting for its last answers (3 in flight)',
+    );
+  });
+
   it('on a narrow terminal, sheds words, not figures', () => {
     // 110 columns: the whole line (134 characters) does not fit, the compact one (103) does.
     const { out, stream } = sink(true, 110);

@@ -39,7 +39,8 @@ export function progressLine(s: ProgressStats): string {
   const p99 = s.p99Ms === null ? '-' : `${formatMs(s.p99Ms)} ms`;
   // The rate per real second; on a scaled clock, the run clock's beside it (what the scenario's rates are in).
   const rate = `${s.rate.toFixed(1)}/s${scale === 1 ? '' : ` real, ${(s.rate / scale).toFixed(1)}/s run clock`}`;
-  return `${s.phase}: ${elapsed}${clock}, sent ${s.sent}, ${rate}, 2xx ${s.s2xx} / 4xx ${s.s4xx} / 429 ${s.s429}, p99 ${p99}`;
+  const waiting = s.waiting === undefined ? '' : `; waiting for ${s.waiting}`;
+  return `${s.phase}: ${elapsed}${clock}, sent ${s.sent}, ${rate}, 2xx ${s.s2xx} / 4xx ${s.s4xx} / 429 ${s.s429}, p99 ${p99}${waiting}`;
 }
 
 /**
@@ -54,7 +55,8 @@ export function compactProgressLine(s: ProgressStats): string {
     s.totalMs > 0 ? `${formatDuration(s.elapsedMs)} of ${formatDuration(s.totalMs)}` : formatDuration(s.elapsedMs);
   const rate = `${s.rate.toFixed(1)}/s${scale === 1 ? '' : ` (${(s.rate / scale).toFixed(1)} run clock)`}`;
   const p99 = s.p99Ms === null ? '-' : `${formatMs(s.p99Ms)} ms`;
-  return `${phase}: ${elapsed}, ${s.sent} sent, ${rate}, 2xx ${s.s2xx} 4xx ${s.s4xx} 429 ${s.s429}, p99 ${p99}`;
+  const waiting = s.waiting === undefined ? '' : `; waiting for ${s.waiting}`;
+  return `${phase}: ${elapsed}, ${s.sent} sent, ${rate}, 2xx ${s.s2xx} 4xx ${s.s4xx} 429 ${s.s429}, p99 ${p99}${waiting}`;
 }
 
 export function createProgressReporter(stream: ProgressStream, options: ProgressOptions = {}): ProgressReporter {

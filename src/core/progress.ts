@@ -24,6 +24,8 @@ export interface ProgressStats {
   s429: number;
   /** Latency p99 in real ms, null before the first response. */
   p99Ms: number | null;
+  /** What the phase waits for once its time is up (its last answers), when it does. */
+  waiting?: string;
 }
 
 /** Requests sent so far on a plan's keys, and how many were refused (429). */
