@@ -4,6 +4,7 @@
  * again. Exits with the merged verdict's exit code. The outputs are imported when the command runs.
  */
 import type { Argv, CommandModule } from 'yargs';
+import { columnsOption } from './columns.js';
 
 interface MergeArgs {
   files: string[];
@@ -36,7 +37,9 @@ export const mergeCommand: CommandModule<object, MergeArgs> = {
     ]);
     const merged = mergeReports(args.files.map((source) => ({ report: readReportFile(source), source })));
     const files = await writeReports(merged, args.out);
-    process.stdout.write(renderConsoleSummary(merged, { color: process.stdout.isTTY === true, files }));
+    process.stdout.write(
+      renderConsoleSummary(merged, { color: process.stdout.isTTY === true, files, ...columnsOption() }),
+    );
     process.exitCode = merged.exitCode;
   },
 };

@@ -105,7 +105,7 @@ describe('createPlanBoard', () => {
 });
 
 describe('createPlanBoard on a narrow terminal', () => {
-  it('cuts a line to the terminal width, so that redrawing in place still works', () => {
+  it('wraps a row to the terminal width, its figures whole, and redraws as many lines as it drew', () => {
     const { out, stream } = sink(true, 30);
     const board = createPlanBoard(stream, { now: () => 0, timer: false });
     for (const e of events()) board.probe(e);
@@ -113,6 +113,50 @@ describe('createPlanBoard on a narrow terminal', () => {
     for (const chunk of out)
       for (const line of chunk.split('\n'))
         expect(line.replace(/\x1b\[\w*/g, '').replace('\r', '').length).toBeLessThanOrEqual(29);
-    expect(out.at(-1)).toContain('…');
+    const last = out.at(-1)!;
+    expect(last).not.toContain('…');
+    const text = last.replace(/\x1b\[\w*/g, '').replace(/\s+/g, ' ');
+    expect(text).toContain('free 4 of 4 probes done in 0.0 s; sent 40, 429 x2');
+    expect(text).toContain('pro 4 of 4 probes done in 0.0 s; sent 40');
+    // The next redraw moves up over every line of this one.
+    const drawnLines = last.split('\n').length - 1;
+    board.probe(events().next().value!);
+    expect(out.some((c) => c.includes(`\x1b[${drawnLines}A`))).toBe(true);
+  });
+});
+
+describe('createPlanBoard: a pause says what it waits for', () => {
+  const perPlan = [{ plan: 'free' as const, sent: 61, refused: 1 }];
+  const ev = (state: ProbeProgress['state'], probe: string, index: number, waiting?: ProbeProgress['waiting']) => ({
+    probe,
+    plan: 'free' as const,
+    state,
+    index,
+    total: 3,
+    perPlan,
+    ...(waiting ? { waiting } : {}),
+  });
+
+  it('elsewhere than a terminal: a line at once, inside a probe or before one, and none once the wait is over', () => {
+    const { out, stream } = sink(false);
+    let now = 0;
+    const board = createPlanBoard(stream, { now: () => now, timer: false });
+    board.probe(ev('start', 'retry-after-honest', 1));
+    now = 1000;
+    const honest = { who: 'free#1 (…9a3f)', why: "its 429's Retry-After to end", realMs: 28_250 };
+    board.probe(ev('wait', 'retry-after-honest', 1, honest));
+    expect(out.at(-1)).toBe(
+      "free: probe 1 of 3: retry-after-honest, 1.0 s; sent 61, 429 x1; free#1 (…9a3f) waiting 28.3 s for its 429's Retry-After to end\n",
+    );
+    now = 30_000;
+    board.probe(ev('done', 'retry-after-honest', 1));
+    const drain = { who: 'requests without a key', why: "the client address's window to restart", realMs: 30_000 };
+    board.probe(ev('wait', 'quota-drain', 1, drain));
+    expect(out.at(-1)).toBe(
+      "free: 1 of 3 probes done, 30.0 s; sent 61, 429 x1; requests without a key waiting 30.0 s for the client address's window to restart before quota-drain\n",
+    );
+    now = 61_000;
+    board.tick();
+    expect(out.at(-1)).toBe('free: 1 of 3 probes done, 1 min 1 s; sent 61, 429 x1\n');
   });
 });

@@ -7,6 +7,7 @@
  */
 import type { ProbeProgress } from '../core/progress.js';
 import { formatDuration } from '../outputs/format.js';
+import { wrapLine } from '../outputs/console-table.js';
 import type { ProgressStream } from './progress.js';
 
 export interface PlanBoard {
@@ -39,6 +40,8 @@ interface Row {
   startedAt: number;
   finishedAt: number | null;
   reported: boolean;
+  /** A wait announced and not over: what for, before which probe, and until when (real ms, the board's clock). */
+  waiting: { who: string; why: string; probe: string; until: number } | null;
 }
 
 const PLAIN_EVERY_MS = 30_000;
@@ -61,7 +64,18 @@ function rowText(r: Row, t: number, sent: SentCounts): string {
     return `${r.done} of ${r.total} probe${r.total === 1 ? '' : 's'} done in ${formatDuration(r.finishedAt - r.startedAt)}${counts(r, sent)}`;
   const running =
     r.current === null ? `${r.done} of ${r.total} probes done` : `probe ${r.done + 1} of ${r.total}: ${r.current}`;
-  return `${running}, ${formatDuration(t - r.startedAt)}${counts(r, sent)}`;
+  return `${running}, ${formatDuration(t - r.startedAt)}${counts(r, sent)}${waitText(r, t)}`;
+}
+
+/**
+ * What a row waits for: `; free#2 (…9a3f) waiting 28 s for its 429's Retry-After to end` (before its probe, when it
+ * has not begun).
+ */
+function waitText(r: Row, t: number): string {
+  const w = r.waiting;
+  if (w === null || w.until <= t) return '';
+  const before = r.current === null ? ` before ${w.probe}` : '';
+  return `; ${w.who} waiting ${formatDuration(w.until - t)} for ${w.why}${before}`;
 }
 
 /** The board's lines, names aligned. */
@@ -69,6 +83,44 @@ function boardLines(rows: Iterable<Row>, t: number, sent: SentCounts): string[] 
   const all = [...rows];
   const pad = Math.max(...all.map((r) => r.name.length));
   return all.map((r) => `  ${r.name.padEnd(pad)}  ${rowText(r, t, sent)}`);
+}
+
+/** The plan's row (made at its first event), updated with a probe's start, end or wait at time `t`. */
+function rowOf(rows: Map<string | null, Row>, p: ProbeProgress, t: number): Row {
+  let r = rows.get(p.plan);
+  if (!r) {
+    r = {
+      name: p.plan ?? NO_PLAN,
+      plan: p.plan,
+      total: p.total,
+      done: 0,
+      current: null,
+      startedAt: t,
+      finishedAt: null,
+      reported: false,
+      waiting: null,
+    };
+    rows.set(p.plan, r);
+  }
+  r.total = p.total;
+  if (p.state === 'wait') {
+    r.waiting = {
+      who: p.waiting?.who ?? p.probe,
+      why: p.waiting?.why ?? 'the target',
+      probe: p.probe,
+      until: t + (p.waiting?.realMs ?? 0),
+    };
+    return r;
+  }
+  r.waiting = null;
+  if (p.state === 'start') {
+    r.current = p.probe;
+  } else {
+    r.current = null;
+    r.done = Math.max(r.done, p.index);
+    if (r.done >= r.total) r.finishedAt = t;
+  }
+  return r;
 }
 
 export function createPlanBoard(stream: ProgressStream, options: PlanBoardOptions = {}): PlanBoard {
@@ -90,7 +142,8 @@ export function createPlanBoard(stream: ProgressStream, options: PlanBoardOption
   }
 
   function draw(): void {
-    const all = lines(now());
+    // Rows wrap to the terminal (words to the next line, figures whole); every line drawn is counted, to redraw.
+    const all = lines(now()).flatMap((l) => wrapLine('', l, width(), '      '));
     clear();
     stream.write(all.map((l) => `${fitWidth(l)}\x1b[K\n`).join(''));
     drawn = all.length;
@@ -113,27 +166,13 @@ export function createPlanBoard(stream: ProgressStream, options: PlanBoardOption
     probe(p) {
       const t = now();
       for (const s of p.perPlan) sent.set(s.plan, { sent: s.sent, refused: s.refused });
-      let r = rows.get(p.plan);
-      if (!r) {
-        r = {
-          name: p.plan ?? NO_PLAN,
-          plan: p.plan,
-          total: p.total,
-          done: 0,
-          current: null,
-          startedAt: t,
-          finishedAt: null,
-          reported: false,
-        };
-        rows.set(p.plan, r);
-      }
-      r.total = p.total;
-      if (p.state === 'start') {
-        r.current = p.probe;
-      } else {
-        r.current = null;
-        r.done = Math.max(r.done, p.index);
-        if (r.done >= r.total) r.finishedAt = t;
+      const r = rowOf(rows, p, t);
+      if (p.state === 'wait') {
+        start();
+        // A pause says what it waits for at once, on a terminal and in a log alike.
+        if (tty) draw();
+        else plain(r);
+        return;
       }
       start();
       if (tty) draw();

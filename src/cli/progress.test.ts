@@ -29,6 +29,23 @@ describe('progressLine', () => {
     );
   });
 
+  it('says what a phase past its length waits for', () => {
+    expect(progressLine(stats({ elapsedMs: 181_000, waiting: 'its last answers (3 in flight)' }))).toBe(
+      'phase 1 (constant-rate): 3 min 1 s of 3 min 0 s, sent 1234, 57.0/s, 2xx 1200 / 4xx 30 / 429 4, p99 12.3 ms; ' +
+        'waiting for its last answers (3 in flight)',
+    );
+  });
+
+  it('on a narrow terminal, sheds words, not figures', () => {
+    // 110 columns: the whole line (134 characters) does not fit, the compact one (103) does.
+    const { out, stream } = sink(true, 110);
+    const reporter = createProgressReporter(stream);
+    reporter.update(stats({ rate: 1270.1, timeScale: 60 }));
+    expect(out[0]).toBe(
+      '\rphase 1: 1 min 5 s of 3 min 0 s, 1234 sent, 1270.1/s (21.2 run clock), 2xx 1200 4xx 30 429 4, p99 12.3 ms\x1b[K',
+    );
+  });
+
   it('gives the rate per real second, with the run clock beside it when the clock is scaled', () => {
     expect(progressLine(stats({ rate: 1270.1, timeScale: 60 }))).toBe(
       'phase 1 (constant-rate): 1 min 5 s of 3 min 0 s (x60 clock), sent 1234, 1270.1/s real, 21.2/s run clock, ' +

@@ -39,7 +39,24 @@ export function progressLine(s: ProgressStats): string {
   const p99 = s.p99Ms === null ? '-' : `${formatMs(s.p99Ms)} ms`;
   // The rate per real second; on a scaled clock, the run clock's beside it (what the scenario's rates are in).
   const rate = `${s.rate.toFixed(1)}/s${scale === 1 ? '' : ` real, ${(s.rate / scale).toFixed(1)}/s run clock`}`;
-  return `${s.phase}: ${elapsed}${clock}, sent ${s.sent}, ${rate}, 2xx ${s.s2xx} / 4xx ${s.s4xx} / 429 ${s.s429}, p99 ${p99}`;
+  const waiting = s.waiting === undefined ? '' : `; waiting for ${s.waiting}`;
+  return `${s.phase}: ${elapsed}${clock}, sent ${s.sent}, ${rate}, 2xx ${s.s2xx} / 4xx ${s.s4xx} / 429 ${s.s429}, p99 ${p99}${waiting}`;
+}
+
+/**
+ * The same numbers in fewer words, for a terminal too narrow for the whole line: the phase by its number, the rates
+ * and counts without their words (`phase 1: 1 min 5 s of 3 min 0 s, 1234 sent, 1270.1/s (21.2 run clock), 2xx 1200
+ * 4xx 30 429 4, p99 12.3 ms`). The live line is rewritten in place, so it cannot wrap: it sheds words, not figures.
+ */
+export function compactProgressLine(s: ProgressStats): string {
+  const scale = s.timeScale ?? 1;
+  const phase = s.phase.replace(/ \(.*\)$/, '');
+  const elapsed =
+    s.totalMs > 0 ? `${formatDuration(s.elapsedMs)} of ${formatDuration(s.totalMs)}` : formatDuration(s.elapsedMs);
+  const rate = `${s.rate.toFixed(1)}/s${scale === 1 ? '' : ` (${(s.rate / scale).toFixed(1)} run clock)`}`;
+  const p99 = s.p99Ms === null ? '-' : `${formatMs(s.p99Ms)} ms`;
+  const waiting = s.waiting === undefined ? '' : `; waiting for ${s.waiting}`;
+  return `${phase}: ${elapsed}, ${s.sent} sent, ${rate}, 2xx ${s.s2xx} 4xx ${s.s4xx} 429 ${s.s429}, p99 ${p99}${waiting}`;
 }
 
 export function createProgressReporter(stream: ProgressStream, options: ProgressOptions = {}): ProgressReporter {
@@ -51,7 +68,8 @@ export function createProgressReporter(stream: ProgressStream, options: Progress
       update(stats) {
         // Never wider than the terminal: a wrapped line cannot be rewritten with a carriage return.
         const width = Math.max(20, (stream.columns || 80) - 1);
-        const line = progressLine(stats);
+        const full = progressLine(stats);
+        const line = full.length > width ? compactProgressLine(stats) : full;
         stream.write(`\r${line.length > width ? `${line.slice(0, width - 1)}…` : line}\x1b[K`);
         drawn = true;
       },

@@ -6,6 +6,7 @@
 import { dirname } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { PetloadError } from '../core/errors.js';
+import { columnsOption } from './columns.js';
 
 /** --recover DIR: the reports of a killed run, rebuilt from its journal (verdict aborted, exit 3). */
 async function recover(dir: string, out: string | undefined): Promise<void> {
@@ -24,7 +25,11 @@ async function recover(dir: string, out: string | undefined): Promise<void> {
   } else {
     const files = r.files ?? undefined;
     process.stdout.write(
-      renderConsoleSummary(r.report, { color: process.stdout.isTTY === true, ...(files ? { files } : {}) }),
+      renderConsoleSummary(r.report, {
+        color: process.stdout.isTTY === true,
+        ...(files ? { files } : {}),
+        ...columnsOption(),
+      }),
     );
   }
   process.exitCode = r.exitCode;
@@ -71,7 +76,9 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     ]);
     const report = readReportFile(file);
     const files = await writeReports(report, args.out ?? dirname(file));
-    process.stdout.write(renderConsoleSummary(report, { color: process.stdout.isTTY === true, files }));
+    process.stdout.write(
+      renderConsoleSummary(report, { color: process.stdout.isTTY === true, files, ...columnsOption() }),
+    );
     process.exitCode = report.exitCode;
   },
 };

@@ -22,6 +22,7 @@ import { type RunSinks, startRunSinks } from './run-sinks.js';
 import { networkFor, readNetworkFlags } from './network-flags.js';
 import type { RunNetwork } from '../engine/network.js';
 import { appendGithubSummary, githubSummaryFile } from './github-summary.js';
+import { consoleColumns } from './columns.js';
 import { createPlanBoard, type PlanBoard } from './plan-board.js';
 import { createProgressReporter, type ProgressReporter, type ProgressStats, type ProgressStream } from './progress.js';
 import {
@@ -297,9 +298,11 @@ function reportResult(
   if (result.failure) {
     for (const line of failureLines(result.failure)) out.notice(line);
   } else {
+    const columns = consoleColumns();
     const summary = render(result.report, {
       color: process.stdout.isTTY === true,
       ...(result.files ? { files: result.files } : {}),
+      ...(columns !== undefined ? { columns } : {}),
     });
     // The report's free text is redacted already; whole keys once more, as in every report file.
     process.stdout.write(`${inputs.redactWhole(summary)}\n`);

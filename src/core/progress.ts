@@ -24,6 +24,8 @@ export interface ProgressStats {
   s429: number;
   /** Latency p99 in real ms, null before the first response. */
   p99Ms: number | null;
+  /** What the phase waits for once its time is up (its last answers), when it does. */
+  waiting?: string;
 }
 
 /** Requests sent so far on a plan's keys, and how many were refused (429). */
@@ -37,7 +39,10 @@ export interface PlanSent {
 export interface ProbeProgress {
   probe: string;
   plan: PlanName | null;
-  state: 'start' | 'done';
+  /** `wait`: the probe (or the schedule before it) waits two real seconds or more; `waiting` says for what. */
+  state: 'start' | 'done' | 'wait';
+  /** Whose wait it is (a key's label, or the requests without a key), what for, and how long in real ms. */
+  waiting?: { who: string; why: string; realMs: number };
   /** The probe's place among those this plan runs (1-based), and how many it runs. */
   index: number;
   total: number;

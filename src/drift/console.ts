@@ -55,12 +55,12 @@ export function compareConsole(c: Comparison, options: CompareConsoleOptions = {
       `  baseline ${clean(b.startedAt, 40)} (${b.verdict}) vs current ${clean(cur.startedAt, 40)} (${cur.verdict}); target ${clean(cur.target, 120)}`,
     ),
   ];
-  for (const d of c.differences) out.push(paint('dim', `  differs: ${clean(d)}`));
+  for (const d of c.differences) out.push(paint('dim', `  differs: ${clean(d, 2000)}`));
   const rows = driftRows(c);
   for (const r of rows.slice(0, max)) {
     const values = r.baseline === r.current ? '' : ` ${clean(r.baseline, 60)} -> ${clean(r.current, 60)}`;
     out.push(
-      `  ${paint(STYLE[r.verdict], r.verdict)} ${clean(r.subject, 80)}:${values}${r.detail ? `; ${clean(r.detail)}` : ''}`,
+      `  ${paint(STYLE[r.verdict], r.verdict)} ${clean(r.subject, 80)}:${values}${r.detail ? `; ${clean(r.detail, 2000)}` : ''}`,
     );
   }
   if (rows.length > max)

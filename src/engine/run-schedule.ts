@@ -8,7 +8,7 @@
 import { MINUTE_S, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
-import { skipAll, waitUntil, type ProbeContext } from '../probes/context.js';
+import { skipAll, waitUntil, type ProbeContext, type WaitReason } from '../probes/context.js';
 import { PROBE_REGISTRY } from '../probes/index.js';
 import type { ProbeName } from '../probes/names.js';
 import type { Refusals } from '../probes/window.js';
@@ -105,7 +105,19 @@ const lanesOf = (s: Step): string[] => [
 ];
 
 /** Told as each step starts and ends (a progress display); without it, one log line per step. */
-export type StepEvents = (probe: ProbeName, plan: PlanName | null, state: 'start' | 'done') => void;
+/** A wait of a step: until when (run clock) and what for. */
+export interface StepWait {
+  untilLocal: number;
+  reason: WaitReason;
+}
+
+/** A step's start and end, and (`wait`) a wait of two real seconds or more. */
+export type StepEvents = (
+  probe: ProbeName,
+  plan: PlanName | null,
+  state: 'start' | 'done' | 'wait',
+  wait?: StepWait,
+) => void;
 
 /** Every probe's requests, counted as they are handed to the send path and as they settle. */
 class RequestCounts {
@@ -145,6 +157,7 @@ function stepContext(
   step: Step,
   { base, counts, turns, refusals }: Shared,
   bound: ProbeBound,
+  onStep?: StepEvents,
 ): { ctx: ProbeContext; endTurn(): Promise<void> } {
   // What the probe says of its requests (src/probes/probe.ts SendMode).
   const sends = PROBE_REGISTRY[step.probe].needs.sends;
@@ -189,6 +202,12 @@ function stepContext(
     },
     keyStates: keyView(base.keyStates, step.keys),
     refusals: refusals.scoped(step.keys),
+    ...(onStep
+      ? {
+          waiting: (untilLocal: number, reason: WaitReason) =>
+            onStep(step.probe, step.plan, 'wait', { untilLocal, reason }),
+        }
+      : {}),
     signal: bound.signal,
     ledger: bound.ledger,
     send: (spec) => bound.send(() => via([spec], () => base.send(own(spec)))),
@@ -276,7 +295,7 @@ export async function runSchedule(
     const probe = PROBE_REGISTRY[step.probe];
     const timeBoundMs = probeTimeBoundMs(step.ends - step.at, probe.beyondPlanMs ?? 0, clock.scale);
     const bound = boundProbe(step.probe, { clock, ledger: base.ledger, signal: base.signal, timeBoundMs });
-    const { ctx, endTurn } = stepContext(step, shared, bound);
+    const { ctx, endTurn } = stepContext(step, shared, bound, onStep);
     await waitForAddress(step, ctx, shared, t0);
     const start = clock.now();
     onStep?.(step.probe, step.plan, 'start');

@@ -26,7 +26,7 @@ import { createRunContext, type RunContext } from './run-context.js';
 import type { ProbeProgress, ProgressStats } from '../core/progress.js';
 import type { Report } from '../report/schema.js';
 import { describeDuration, describeEstimate, describeKeySpend, estimateRequests, type Estimate } from './estimate.js';
-import { runSchedule, type ScheduleOutcome } from './run-schedule.js';
+import { runSchedule, type ScheduleOutcome, type StepWait } from './run-schedule.js';
 import { scheduleLines, scheduleReport } from './schedule-report.js';
 import { createQuotaGate } from './quota-gate.js';
 import { externalTarget, isLoopback, startEmbeddedTarget, type Target } from './target.js';
@@ -396,11 +396,16 @@ async function runProbes(setup: Setup, run: RunContext, planned: Estimate): Prom
   const probeTotal = (plan: PlanName | null) => steps.filter((st) => st.plan === plan).length;
   const probeIndex = new Map<PlanName | null, number>();
   const onStep = events.wants('probe')
-    ? (probe: string, plan: PlanName | null, state: 'start' | 'done') => {
+    ? (probe: string, plan: PlanName | null, state: 'start' | 'done' | 'wait', wait?: StepWait) => {
         if (state === 'start') probeIndex.set(plan, (probeIndex.get(plan) ?? 0) + 1);
         const index = probeIndex.get(plan) ?? 0;
         const progress = { probe, plan, state, index, total: probeTotal(plan), perPlan: run.keyStates.perPlan() };
-        events.emit({ type: 'probe', progress });
+        // What a wait is for, and how long in real time, so that no display pauses without saying why.
+        const realMs = wait ? Math.max(0, (wait.untilLocal - run.clock.now()) / run.clock.scale) : 0;
+        events.emit({
+          type: 'probe',
+          progress: wait ? { ...progress, waiting: { who: wait.reason.who, why: wait.reason.for, realMs } } : progress,
+        });
       }
     : undefined;
   return runSchedule(planned.schedule, ctx, plans, setup.scenario.probes, onStep);

@@ -38,6 +38,7 @@ export interface LoadContext {
   /** Count sends that could not start on time (in-flight cap reached), like k6's dropped iterations. */
   dropped(n?: number): void;
   /** Progress for the console: called by executors about once a second of real time. */
-  progress(p: { phase: string; elapsedMs: number; totalMs: number }): void;
+  /** `waiting`: what the phase waits for once its time is up (its last answers and retries). */
+  progress(p: { phase: string; elapsedMs: number; totalMs: number; waiting?: string }): void;
   log(line: string): void;
 }

@@ -94,7 +94,13 @@ export async function runLoad(ctx: LoadContext, load: LoadSection): Promise<Load
     current.clear();
     for (const lane of lanes) current.set(lane.plan, lane);
     const env: PhaseEnv = { shared, lanes, signal, startMono, endsAt, label };
-    const report = () => ctx.progress({ phase: label, elapsedMs: clock.monotonic() - startMono, totalMs: durationMs });
+    const report = () => {
+      const elapsedMs = clock.monotonic() - startMono;
+      // Past its length, a phase waits for its last answers (and retries): the line says so, not a silent pause.
+      const waiting =
+        durationMs > 0 && elapsedMs >= durationMs ? { waiting: `its last answers (${ctx.inFlight()} in flight)` } : {};
+      ctx.progress({ phase: label, elapsedMs, totalMs: durationMs, ...waiting });
+    };
     report();
     const timer = setInterval(report, PROGRESS_EVERY_MS);
     timer.unref();

@@ -11,7 +11,9 @@ describe('renderConsoleSummary', () => {
     markdown: '/tmp/r/summary.md',
     html: '/tmp/r/report.html',
   };
-  const plain = renderConsoleSummary(report, { color: false, files });
+  // Wide enough that no line wraps: the tests below read whole lines (wrapping has its own tests).
+  const WIDE = 1000;
+  const plain = renderConsoleSummary(report, { color: false, files, columns: WIDE });
 
   it('gives the verdict, the failed checks with first evidence and the warnings', () => {
     const lines = plain.split('\n');
@@ -30,30 +32,31 @@ describe('renderConsoleSummary', () => {
   it('puts the plan table first, under the verdict: per plan and figure, sold, status, measured and the check', () => {
     const lines = plain.split('\n');
     expect(lines[1]).toMatch(/^ {2}target /);
-    expect(lines[2]).toBe('');
-    expect(lines[3]).toBe('Plans: sold against measured');
-    expect(lines[4]).toMatch(/^ {2}plan +figure +sold +status +measured +check$/);
-    const rows = lines.slice(5, 17);
-    expect(rows.map((l) => l.slice(2, 6).trim())).toEqual(['free', '', '', '', '', '', 'pro', '', '', '', '', '']);
-    expect(rows.map((l) => l.split(/ {2,}/).at(-1))).toEqual(
-      ['free', 'pro'].flatMap(() => [
-        'ratelimit.enforced',
-        'ratelimit.day-enforced',
-        'ratelimit.algorithm',
-        'ratelimit.what-counts',
-        'retry-after.honest',
-        'ban.probe',
-      ]),
+    expect(lines[2]).toMatch(/^ {2}junit\.xml: /);
+    expect(lines[3]).toBe('');
+    expect(lines[4]).toBe('Plans: sold against measured');
+    expect(lines[5]).toMatch(/^ {2}plan +figure +sold +status +measured +check$/);
+    // Only what the run measured or judged is a row; the figures it does not judge are one line under the table.
+    const rows = lines.slice(6, 9);
+    expect(rows.map((l) => l.split(/ {2,}/).at(-1))).toEqual([
+      'ratelimit.what-counts',
+      'retry-after.honest',
+      'ratelimit.what-counts',
+    ]);
+    expect(rows[1]).toMatch(
+      / Retry-After +on every 429 +NOT MEASURED +waits 1–30 s; accuracy not measured \(not exercised: judged by the retry-after-honest probe, which this run did not run\) +retry-after\.honest$/,
     );
-    expect(rows[0]).toMatch(
-      /^ {2}free +per-minute limit +60\/min +NOT MEASURED +\(not exercised: .* ratelimit\.enforced$/,
+    expect(rows[2]).toMatch(/^ {2}pro +what counts +- +HELD +- +ratelimit\.what-counts$/);
+    expect(lines[9]).toMatch(/^ {2}Not judged by this scenario: per-minute limit \(judged by the enforce probe, /);
+    expect(lines[9]).toContain('ban (opt-in: run the ban-probe scenario with a key marked "sacrificial": true)');
+    expect(lines[10]).toBe('');
+    expect(lines[11]).toBe('Failed');
+  });
+
+  it('says once how the checks relate to the JUnit test cases', () => {
+    expect(plain.split('\n')[2]).toBe(
+      '  junit.xml: 51 test cases for these 47 checks: one per check and plan it was judged for, one per threshold',
     );
-    expect(rows[4]).toMatch(
-      / Retry-After +on every 429 +NOT MEASURED +waits 1–30 s; accuracy not measured \(not exerc/,
-    );
-    expect(rows[9]).toMatch(/^ {8}what counts +- +HELD +- +ratelimit\.what-counts$/);
-    expect(lines[17]).toBe('');
-    expect(lines[18]).toBe('Failed');
   });
 
   it('says which check failed a figure, and what it measured', () => {
@@ -70,7 +73,7 @@ describe('renderConsoleSummary', () => {
         info: {},
       },
     ];
-    const out = renderConsoleSummary(r, { color: false });
+    const out = renderConsoleSummary(r, { color: false, columns: WIDE });
     expect(out).toMatch(
       /\n {2}pro +per-minute limit +300\/min +NOT HELD +301 requests accepted within 2\.0 s +ratelimit\.enforced\n/,
     );
@@ -86,9 +89,11 @@ describe('renderConsoleSummary', () => {
 
   it('uses colour only when asked', () => {
     expect(plain).not.toContain('\x1b[');
-    const coloured = renderConsoleSummary(report, { color: true });
-    expect(coloured).toContain('\x1b[31m');
-    expect(coloured.replace(/\x1b\[\d+m/g, '')).toBe(renderConsoleSummary(report, { color: false }));
+    for (const columns of [80, 200]) {
+      const coloured = renderConsoleSummary(report, { color: true, columns });
+      expect(coloured).toContain('\x1b[31m');
+      expect(coloured.replace(/\x1b\[\d+m/g, '')).toBe(renderConsoleSummary(report, { color: false, columns }));
+    }
   });
 
   it("never sends a target's control characters to the terminal", () => {
@@ -103,7 +108,7 @@ describe('renderConsoleSummary', () => {
 
 describe('renderConsoleSummary skips', () => {
   it('gives the checks the run never called for one line and shortens its list; other skips say why', () => {
-    const out = renderConsoleSummary(sampleReport(), { color: false });
+    const out = renderConsoleSummary(sampleReport(), { color: false, columns: 400 });
     const report = sampleReport();
     const skipped = report.checks.filter((c) => c.status === 'skip');
     const ids = skipped.filter((c) => c.byPlan[0]!.reasons[0]!.startsWith('not exercised: ')).map((c) => c.id);
@@ -119,7 +124,7 @@ describe('renderConsoleSummary counts and keys', () => {
   it("gives a check's overall counts and every plan's, and they add up (as in summary.md)", () => {
     for (const seed of [1, 2, 3]) {
       const report = sampleReport({ seed });
-      const out = renderConsoleSummary(report, { color: false });
+      const out = renderConsoleSummary(report, { color: false, columns: 400 });
       const lines = out.split('\n').filter((l) => /^ {2}(FAIL|WARN) .* failed(: |$)/.test(l));
       expect(lines.length).toBeGreaterThan(1);
       for (const line of lines) {
@@ -149,14 +154,14 @@ describe('renderConsoleSummary counts and keys', () => {
       plan: 'free' as const,
       sacrificial: i === 0,
     }));
-    const line = renderConsoleSummary({ ...report, keys }, { color: false }).split('\n')[1]!;
+    const line = renderConsoleSummary({ ...report, keys }, { color: false, columns: 1000 }).split('\n')[1]!;
     const m = /; keys (.*) and (\d+) more$/.exec(line)!;
     const shown = m[1]!.split(/, (?=staging)/);
     expect(shown.length + Number(m[2])).toBe(40);
     for (const [i, entry] of shown.entries())
       expect(entry).toBe(`${keys[i]!.label} (free${i === 0 ? ', sacrificial' : ''})`);
     // A short list is shown whole.
-    expect(renderConsoleSummary(report, { color: false }).split('\n')[1]).toMatch(
+    expect(renderConsoleSummary(report, { color: false, columns: 400 }).split('\n')[1]).toMatch(
       /; keys free#1 \(…abcd\) \(free\), pro#1 \(…wxyz\) \(pro\)$/,
     );
   });

@@ -7,6 +7,8 @@
 import { NOT_EXERCISED } from '../checks/catalogue.js';
 import { basename, dirname, sep } from 'node:path';
 import { measuredTraffic, trafficWords } from '../metrics/traffic.js';
+import { DEFAULT_COLUMNS, tableLines, wrapLine } from './console-table.js';
+import { junitCaseCount } from './junit.js';
 import { planTableOf } from '../report/plan-table.js';
 import type { CheckResult, PlanCellStatus, PlanRow, Report } from '../report/schema.js';
 import { verdictOf } from '../report/verdict.js';
@@ -29,6 +31,8 @@ export interface ConsoleOptions {
   color: boolean;
   /** Where the report files were written (as returned by writeReports). */
   files?: Readonly<Record<string, string>>;
+  /** The terminal's width: words wrap to it, figures are never cut (default DEFAULT_COLUMNS). */
+  columns?: number;
 }
 
 /** The key list's length in the summary: shortened by whole keys (`and N more`), the full list is in the reports. */
@@ -53,8 +57,6 @@ function pad(s: string, n: number, right = false): string {
   return right ? s.padStart(n) : s.padEnd(n);
 }
 
-/** The measured column's width in the plan table: the whole text and the reason are in the report files. */
-const MEASURED_SHOWN = 60;
 const CELL_WORD: Record<PlanCellStatus, { word: string; style: Style }> = {
   held: { word: 'HELD', style: 'green' },
   'not held': { word: 'NOT HELD', style: 'red' },
@@ -67,41 +69,65 @@ function measuredText(r: PlanRow): string {
   return [r.measured, why].filter((x) => x !== null).join(' ') || '-';
 }
 
+/** A cell this scenario does not judge at all: nothing measured, its check not exercised by the run. */
+const unjudged = (r: PlanRow): boolean =>
+  r.status === 'not measured' && r.measured === null && (r.detail ?? '').startsWith(NOT_EXERCISED);
+
+/**
+ * The figures the scenario does not judge, in one line: each with why (the same for every plan, or per plan),
+ * instead of a NOT MEASURED row per plan and figure.
+ */
+function unjudgedLine(table: ReturnType<typeof planTableOf>, allRows: boolean): string | null {
+  const byFigure = new Map<string, Set<string>>();
+  for (const p of table)
+    for (const r of p.rows.filter(unjudged)) {
+      const why = (r.detail ?? '').slice(NOT_EXERCISED.length);
+      byFigure.set(r.figure, (byFigure.get(r.figure) ?? new Set()).add(why));
+    }
+  if (byFigure.size === 0) return null;
+  const parts = [...byFigure].map(([figure, whys]) => `${figure} (${[...whys].join('; ')})`);
+  const plans = table.map((p) => p.plan).join(', ');
+  return allRows
+    ? `This scenario judges none of the plan figures of ${plans}: ${parts.join(', ')}.`
+    : `Not judged by this scenario: ${parts.join(', ')}.`;
+}
+
 /**
  * The plan table: per plan and figure, what was sold, the cell's status, what was measured (or, in brackets, why
- * not) and the check that judged it. Empty when the report judged no plan.
+ * not) and the check that judged it; the figures the scenario does not judge in one line under it. Words wrap
+ * to the width; figures are never cut. Empty when the report judged no plan.
  */
-function planTableLines(report: Report, paint: (style: Style, s: string) => string): string[] {
+function planTableLines(report: Report, paint: (style: Style, s: string) => string, width: number): string[] {
   const table = planTableOf(report);
   if (table.length === 0) return [];
   const head = ['plan', 'figure', 'sold', 'status', 'measured', 'check'];
   const rows = table.flatMap((p) =>
-    p.rows.map((r, i) => ({
-      status: r.status,
-      cells: [
-        i === 0 ? p.plan : '',
-        r.figure,
-        clean(r.sold ?? '-', 30),
-        CELL_WORD[r.status].word,
-        clean(measuredText(r), MEASURED_SHOWN),
-        r.check,
-      ],
-    })),
+    p.rows
+      .filter((r) => !unjudged(r))
+      .map((r, i) => ({
+        status: r.status,
+        cells: [
+          i === 0 ? p.plan : '',
+          r.figure,
+          clean(r.sold ?? '-', 60),
+          CELL_WORD[r.status].word,
+          clean(measuredText(r), 2000),
+          r.check,
+        ],
+      })),
   );
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r.cells[i]!.length)));
-  const line = (cells: string[], status?: PlanCellStatus) =>
-    `  ${cells
-      .map((c, i) => {
-        const padded = i === cells.length - 1 ? c : pad(c, widths[i]!);
-        return i === 3 && status !== undefined ? paint(CELL_WORD[status].style, padded) : padded;
-      })
-      .join('  ')}`.trimEnd();
-  return [
-    '',
-    paint('bold', 'Plans: sold against measured'),
-    paint('dim', line(head)),
-    ...rows.map((r) => line(r.cells, r.status)),
-  ];
+  const out = ['', paint('bold', 'Plans: sold against measured')];
+  if (rows.length > 0) {
+    const [headLine = '', ...lines] = tableLines(
+      head,
+      rows.map((r) => r.cells),
+      { width, wrap: 4, paint: (ri, ci, t) => (ci === 3 ? paint(CELL_WORD[rows[ri]!.status].style, t) : t) },
+    );
+    out.push(paint('dim', headLine), ...lines);
+  }
+  const line = unjudgedLine(table, rows.length === 0);
+  if (line !== null) out.push(...wrapLine('  ', line, width).map((l) => paint('dim', l)));
+  return out;
 }
 
 /** The run's rate per real second, with the run clock's beside it when it is scaled. */
@@ -113,7 +139,12 @@ export function rateLine(report: Report): string {
 }
 
 /** A latency table of some operations under its title; nothing when there are none. */
-function latencyLines(ops: Report['operations'], title: string, paint: (style: Style, s: string) => string): string[] {
+function latencyLines(
+  ops: Report['operations'],
+  title: string,
+  paint: (style: Style, s: string) => string,
+  width: number,
+): string[] {
   if (ops.length === 0) return [];
   const head = ['operation', 'count', 'p50', 'p95', 'p99', 'max'];
   const rows = ops.map((op) => [
@@ -123,88 +154,137 @@ function latencyLines(ops: Report['operations'], title: string, paint: (style: S
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => `  ${r.map((c, i) => pad(c, widths[i]!, i > 0)).join('  ')}`;
-  return ['', paint('bold', `${title} (ms, from the intended send time)`), paint('dim', line(head)), ...rows.map(line)];
+  const titled = wrapLine('', `${title} (ms, from the intended send time)`, width, '  ').map((l) => paint('bold', l));
+  return ['', ...titled, paint('dim', line(head)), ...rows.map(line)];
+}
+
+type Paint = (style: Style, s: string) => string;
+
+/**
+ * The checks and the JUnit test cases, said once: junit.xml holds a case per check and plan it was judged for
+ * (a check judged for three plans is three cases), one per threshold, and one for an aborted run.
+ */
+export function junitLine(report: Report): string {
+  const cases = junitCaseCount(report);
+  return `junit.xml: ${cases} test case${cases === 1 ? '' : 's'} for these ${report.summary.checks} checks: one per check and plan it was judged for, one per threshold${report.verdict === 'aborted' ? ', one for the abort' : ''}`;
+}
+
+/** The verdict line, the abort's reason, what the run was given (target, plans, keys) and the checks' JUnit cases. */
+function headLines(report: Report, paint: Paint, width: number): string[] {
+  const word = verdictWord(report.verdict);
+  const verdictStyle: Style = report.verdict === 'pass' ? 'green' : report.verdict === 'fail' ? 'red' : 'yellow';
+  const name = `petload ${clean(report.scenario.name)}:`;
+  const plain = `${name} ${word}  ${countsLine(report.summary)}; ${report.totals.requests} requests in ${formatDuration(report.durationMs)}`;
+  const [first = '', ...rest] = wrapLine('', plain, width, '  ');
+  const out = [
+    first.replace(`${name} ${word}`, `${paint('bold', name)} ${paint(verdictStyle, paint('bold', word))}`),
+    ...rest,
+  ];
+  if (report.verdict === 'aborted')
+    out.push(
+      ...wrapLine('  aborted: ', clean(report.abortReason ?? 'the run was interrupted', 2000), width).map((l) =>
+        paint('yellow', l),
+      ),
+    );
+  const given = `target ${clean(targetLine(report))}; plans ${report.plans.join(', ') || 'none'}; keys ${clean(keysLine(report, KEYS_SHOWN_CHARS), Number.POSITIVE_INFINITY)}`;
+  out.push(
+    ...[...wrapLine('  ', given, width), ...wrapLine('  ', junitLine(report), width)].map((l) => paint('dim', l)),
+  );
+  return out;
+}
+
+/**
+ * One line per check: its overall counts, then every plan's, which add up to them; then the first evidence of each
+ * failing plan, wrapped, never cut (the ledger bounds a message).
+ */
+function checkLines(title: string, checks: CheckResult[], mark: string, style: Style, paint: Paint, width: number) {
+  if (checks.length === 0) return [];
+  const out = ['', paint('bold', title)];
+  for (const c of checks) {
+    const breakdown = planBreakdown(c);
+    const byPlan = breakdown ? `: ${breakdown}` : '';
+    const [first = '', ...rest] = wrapLine(
+      `  ${mark} `,
+      `${c.id} (${c.severity}) ${failedOf(c.counts)} failed${byPlan}`,
+      width,
+    );
+    out.push(first.replace(mark, paint(style, mark)), ...rest);
+    for (const o of c.byPlan.filter((p) => p.status === 'fail')) {
+      const e = o.evidence[0];
+      const at = `      ${o.plan ? `[${o.plan}] ` : ''}`;
+      if (e) out.push(...wrapLine(at, clean(evidenceLine(e), 2000), width, '        '));
+    }
+  }
+  return out;
+}
+
+/** Checks the run never called for are one line (each one's own reason is in the report); other skips say why. */
+function skipLines(skipped: CheckResult[], paint: Paint, width: number): string[] {
+  if (skipped.length === 0) return [];
+  const out = ['', paint('bold', 'Skipped')];
+  const groups = skipsByReason(skipped);
+  const unexercised = groups.filter((g) => g.reason.startsWith(NOT_EXERCISED)).flatMap((g) => g.ids);
+  const skipLine = (reason: string, all: readonly string[]) => {
+    const ids =
+      all.length > SKIP_IDS_SHOWN
+        ? `${all.slice(0, SKIP_IDS_SHOWN).join(', ')} and ${all.length - SKIP_IDS_SHOWN} more`
+        : all.join(', ');
+    const [first = '', ...rest] = wrapLine('  SKIP ', `${clean(reason, 2000)}: ${ids}`, width);
+    out.push(first.replace('SKIP', paint('dim', 'SKIP')), ...rest);
+  };
+  for (const g of groups) if (!g.reason.startsWith(NOT_EXERCISED)) skipLine(g.reason, g.ids);
+  if (unexercised.length > 0) skipLine(UNEXERCISED_LINE, unexercised);
+  return out;
+}
+
+function thresholdLines(report: Report, paint: Paint, width: number): string[] {
+  if (report.thresholds.length === 0) return [];
+  const out = ['', paint('bold', 'Thresholds')];
+  for (const t of report.thresholds) {
+    const w = thresholdWord(t);
+    const style: Style = w === 'PASS' ? 'green' : w === 'FAIL' ? 'red' : w === 'SKIP' ? 'dim' : 'yellow';
+    const text = `${clean(t.expression)}  ${t.notJudged === undefined ? 'observed ' : ''}${formatObserved(t)}`;
+    const [first = '', ...rest] = wrapLine(`  ${w} `, text, width);
+    out.push(first.replace(w, paint(style, w)), ...rest);
+  }
+  return out;
 }
 
 export function renderConsoleSummary(report: Report, opts: ConsoleOptions): string {
-  const paint = (style: Style, s: string) => (opts.color ? `\x1b[${ANSI[style]}m${s}\x1b[0m` : s);
-  const word = verdictWord(report.verdict);
-  const verdictStyle: Style = report.verdict === 'pass' ? 'green' : report.verdict === 'fail' ? 'red' : 'yellow';
+  const width = opts.columns ?? DEFAULT_COLUMNS;
+  const paint: Paint = (style, s) => (opts.color ? `\x1b[${ANSI[style]}m${s}\x1b[0m` : s);
   const v = verdictOf(report.checks);
-  const out: string[] = [];
-
-  out.push(
-    `${paint('bold', `petload ${clean(report.scenario.name)}:`)} ${paint(verdictStyle, paint('bold', word))}  ` +
-      `${countsLine(report.summary)}; ` +
-      `${report.totals.requests} requests in ${formatDuration(report.durationMs)}`,
-  );
-  if (report.verdict === 'aborted')
-    out.push(paint('yellow', `  aborted: ${clean(report.abortReason ?? 'the run was interrupted')}`));
-  out.push(
-    paint(
-      'dim',
-      `  target ${clean(targetLine(report))}; plans ${report.plans.join(', ') || 'none'}; keys ${clean(keysLine(report, KEYS_SHOWN_CHARS), Number.POSITIVE_INFINITY)}`,
-    ),
-  );
+  const out: string[] = headLines(report, paint, width);
   // First after the verdict (and what it was given for): each plan's figures, sold against measured.
-  out.push(...planTableLines(report, paint));
-
-  // One line per check: its overall counts, then every plan's, which add up to them; then the first evidence of
-  // each failing plan.
-  const listChecks = (title: string, checks: CheckResult[], mark: string, style: Style) => {
-    if (checks.length === 0) return;
-    out.push('', paint('bold', title));
-    for (const c of checks) {
-      const breakdown = planBreakdown(c);
-      const byPlan = breakdown ? `: ${breakdown}` : '';
-      out.push(`  ${paint(style, mark)} ${c.id} (${c.severity}) ${failedOf(c.counts)} failed${byPlan}`);
-      for (const o of c.byPlan.filter((p) => p.status === 'fail')) {
-        const e = o.evidence[0];
-        if (e) out.push(`      ${o.plan ? `[${o.plan}] ` : ''}${clean(evidenceLine(e), 300)}`);
-      }
-    }
-  };
-  listChecks('Failed', v.failed, 'FAIL', 'red');
-  listChecks('Warnings', v.warnings, 'WARN', 'yellow');
-  if (v.skipped.length > 0) {
-    out.push('', paint('bold', 'Skipped'));
-    // Checks the run never called for are one line (each one's own reason is in the report); other skips say why.
-    const groups = skipsByReason(v.skipped);
-    const unexercised = groups.filter((g) => g.reason.startsWith(NOT_EXERCISED)).flatMap((g) => g.ids);
-    const skipLine = (reason: string, all: readonly string[]) => {
-      const ids =
-        all.length > SKIP_IDS_SHOWN
-          ? `${all.slice(0, SKIP_IDS_SHOWN).join(', ')} and ${all.length - SKIP_IDS_SHOWN} more`
-          : all.join(', ');
-      out.push(`  ${paint('dim', 'SKIP')} ${clean(reason)}: ${ids}`);
-    };
-    for (const g of groups) if (!g.reason.startsWith(NOT_EXERCISED)) skipLine(g.reason, g.ids);
-    if (unexercised.length > 0) skipLine(UNEXERCISED_LINE, unexercised);
-  }
+  out.push(...planTableLines(report, paint, width));
+  out.push(...checkLines('Failed', v.failed, 'FAIL', 'red', paint, width));
+  out.push(...checkLines('Warnings', v.warnings, 'WARN', 'yellow', paint, width));
+  out.push(...skipLines(v.skipped, paint, width));
 
   const measured = measuredTraffic(report);
-  out.push(...latencyLines(report.operations, `Latency of ${trafficWords(measured)}`, paint));
+  out.push(...latencyLines(report.operations, `Latency of ${trafficWords(measured)}`, paint, width));
   out.push(
-    ...latencyLines(report.probeOperations ?? [], "Latency of the probes' requests (apart: not the load's)", paint),
+    ...latencyLines(
+      report.probeOperations ?? [],
+      "Latency of the probes' requests (apart: not the load's)",
+      paint,
+      width,
+    ),
   );
   if (report.operations.length > 0 || (report.probeOperations ?? []).length > 0) {
     const t = report.totals;
-    out.push(paint('dim', `  ${rateLine(report)}; ${t.dropped} dropped sends; ${t.transportErrors} transport errors`));
+    const line = `${rateLine(report)}; ${t.dropped} dropped sends; ${t.transportErrors} transport errors`;
+    out.push(...wrapLine('  ', line, width).map((l) => paint('dim', l)));
   }
-
-  if (report.thresholds.length > 0) {
-    out.push('', paint('bold', 'Thresholds'));
-    for (const t of report.thresholds) {
-      const w = thresholdWord(t);
-      out.push(
-        `  ${paint(w === 'PASS' ? 'green' : w === 'FAIL' ? 'red' : w === 'SKIP' ? 'dim' : 'yellow', w)} ${clean(t.expression)}  ${t.notJudged === undefined ? 'observed ' : ''}${formatObserved(t)}`,
-      );
-    }
-  }
+  out.push(...thresholdLines(report, paint, width));
 
   const files = Object.values(opts.files ?? {});
   const dirs = new Set(files.map((f) => dirname(f)));
-  if (dirs.size === 1) out.push('', `Reports in ${[...dirs][0]}${sep}: ${files.map((f) => basename(f)).join(', ')}`);
-  else if (files.length > 0) out.push('', `Reports: ${files.join(', ')}`);
+  if (dirs.size === 1)
+    out.push(
+      '',
+      ...wrapLine('', `Reports in ${[...dirs][0]}${sep}: ${files.map((f) => basename(f)).join(', ')}`, width),
+    );
+  else if (files.length > 0) out.push('', ...wrapLine('', `Reports: ${files.join(', ')}`, width));
   return `${out.join('\n')}\n`;
 }

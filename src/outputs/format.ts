@@ -20,9 +20,11 @@ export function formatMs(ms: number): string {
 
 export function formatDuration(ms: number): string {
   const s = ms / 1000;
-  if (s < 60) return `${s.toFixed(1)} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m} min ${Math.round(s - m * 60)} s`;
+  if (s < 59.95) return `${s.toFixed(1)} s`;
+  // Whole seconds first, so that 119.6 s is 2 min 0 s, never 1 min 60 s.
+  const whole = Math.round(s);
+  const m = Math.floor(whole / 60);
+  if (m < 60) return `${m} min ${whole - m * 60} s`;
   return `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 

@@ -116,6 +116,9 @@ function junitCases(report: Report): Case[] {
   return cases;
 }
 
+/** How many test cases junit.xml holds for a report (one per check and plan, one per threshold, one for an abort). */
+export const junitCaseCount = (report: Report): number => junitCases(report).length;
+
 export function renderJunit(report: Report): string {
   const cases = junitCases(report);
   const count = (k: Case['kind']) => cases.filter((c) => c.kind === k).length;

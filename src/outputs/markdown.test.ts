@@ -10,7 +10,7 @@ describe('renderMarkdown', () => {
   it('starts with the verdict and the counts, without emoji', () => {
     const lines = md.split('\n');
     expect(lines[0]).toBe('## petload compliance: FAIL');
-    expect(lines[2]).toBe(`**FAIL**: ${SAMPLE_COUNTS.line}. 240 requests in 1 min 0 s (4.0/s).`);
+    expect(lines[2]).toBe(`**FAIL**: ${SAMPLE_COUNTS.line}. 240 requests in 1 min 0 s (4.0/s per real second).`);
     expect(md).not.toMatch(/\p{Extended_Pictographic}/u);
   });
 

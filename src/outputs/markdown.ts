@@ -61,7 +61,7 @@ function verdictLines(report: Report): string[] {
   out.push(`## petload ${mdText(report.scenario.name)}: ${word}`, '');
   out.push(
     `**${word}**: ${countsLine(report.summary)}. ` +
-      `${report.totals.requests} requests in ${formatDuration(report.durationMs)} (${report.totals.rps.toFixed(1)}/s).`,
+      `${report.totals.requests} requests in ${formatDuration(report.durationMs)} (${report.totals.rps.toFixed(1)}/s per real second).`,
   );
   if (report.verdict === 'aborted') out.push('', `Aborted: ${mdText(report.abortReason ?? 'the run was interrupted')}`);
   return out;

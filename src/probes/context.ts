@@ -35,6 +35,11 @@ export interface ProbeContext {
    * those in flight at the mark and those sent after it. Take the mark before the first request of the measurement.
    */
   othersMark?(): () => number;
+  /**
+   * Told of a wait of two real seconds or more before it begins: until when (run clock) and what for, so that a
+   * display never pauses without saying what it waits for (absent: nobody listens).
+   */
+  waiting?(untilLocal: number, reason: WaitReason): void;
 }
 
 /** Reads 0 when the probe runs alone. */
@@ -80,11 +85,15 @@ export function waitLine(reason: WaitReason, realMs: number): string {
 /**
  * Wait on the run clock until `localTime`, abortable. A timer may fire up to a real millisecond early (a scaled
  * clock makes that many clock ms): the wait goes on until the time has really come, a few rounds at most. With a
- * reason, a wait of a few real seconds or more says what it is for (ctx.log), so that progress never stalls unexplained.
+ * reason, a wait of a few real seconds or more says what it is for (to `ctx.waiting`, a progress display, or else
+ * as a log line), so that progress never stalls unexplained.
  */
 export async function waitUntil(ctx: ProbeContext, localTime: number, reason?: WaitReason): Promise<void> {
   const realMs = (localTime - ctx.clock.now()) / ctx.clock.scale;
-  if (reason && realMs >= TELL_WAIT_MS && !ctx.signal.aborted) ctx.log(waitLine(reason, realMs));
+  if (reason && realMs >= TELL_WAIT_MS && !ctx.signal.aborted) {
+    if (ctx.waiting) ctx.waiting(localTime, reason);
+    else ctx.log(waitLine(reason, realMs));
+  }
   for (let round = 0; round < 8 && !ctx.signal.aborted; round++) {
     const ms = localTime - ctx.clock.now();
     if (ms <= 0) return;

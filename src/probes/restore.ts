@@ -8,6 +8,7 @@ import type { Probe } from './probe.js';
 import { FOREIGN, notJudgeable, refusedAs } from './reasons.js';
 import { OTHER_WINDOW, refusalFor, refusedBy, refusedWindowEnd, WAIT_TRIES } from './refusal.js';
 import { exhaustSpan, sameWindow, tripleOf, WINDOW_MS } from './window.js';
+import { afterWait } from './waited-out.js';
 
 export const restoreProbe: Probe = {
   name: 'restore',
@@ -52,12 +53,8 @@ export const restoreProbe: Probe = {
       // Refused after both Retry-After and Reset have passed: a ban is suspected; stop all traffic on the key.
       ctx.keyStates.get(r.key).suspectedBan = true;
       ctx.log(`key ${r.key.label} still refused after its window ended: suspected banned, no more traffic on it`);
-      return ctx.ledger.fail(
-        id,
-        plan,
-        `still refused (${refusedAs(ex)}) after Retry-After and Reset had passed; key suspected banned`,
-        ex,
-      );
+      const lead = `still refused (${refusedAs(ex)}) after Retry-After and Reset had passed; key suspected banned`;
+      return ctx.ledger.fail(id, plan, afterWait(lead, r.ex, ex), ex);
     }
     if (r.ex.status === 429) ctx.refusals.push(r.key, r.ex);
     ctx.ledger.skip(

@@ -24,13 +24,23 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
  * Times on the run clock, the target's when its clock is scaled.
  */
 export function waitedOutMessage(promised: Exchange, again: Exchange, waitMs: number): string {
+  return afterWait(
+    `refused again (${answerOf(again)}) after waiting Retry-After (${waitMs / 1000} s) + 250 ms`,
+    promised,
+    again,
+  );
+}
+
+const answerOf = (ex: Exchange): string =>
+  ex.status === null ? `no response (${ex.error?.kind ?? 'error'})` : String(ex.status);
+
+/** `lead`, then the 429 that promised, when petload came back and the answer then (any wait-then-request probe). */
+export function afterWait(lead: string, promised: Exchange, again: Exchange): string {
   const after = again.timing.sent - promised.timing.done;
   const at = new Date(promised.localTime + after).toISOString();
-  const answer = again.status === null ? `no response (${again.error?.kind ?? 'error'})` : String(again.status);
   return (
-    `refused again (${answer}) after waiting Retry-After (${waitMs / 1000} s) + 250 ms; ` +
-    `the 429 that promised: ${promiseHeaders(promised)}; ` +
+    `${lead}; the 429 that promised: ${promiseHeaders(promised)}; ` +
     `petload came back ${seconds(after)} after it (at ${at}, petload's clock); ` +
-    `the answer then: ${answer}, ${promiseHeaders(again)}`
+    `the answer then: ${answerOf(again)}, ${promiseHeaders(again)}`
   );
 }
