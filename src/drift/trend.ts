@@ -56,6 +56,13 @@ export interface TrendLimits {
   seen: number[][];
 }
 
+/** Requests a plan's limiter accepted within a minute from a fresh start, in each run (null where not measured). */
+export interface TrendAdmission {
+  plan: PlanName;
+  sold: (number | null)[];
+  accepted: (number | null)[];
+}
+
 export interface TrendGroup {
   key: string;
   scenario: string;
@@ -64,6 +71,7 @@ export interface TrendGroup {
   checks: TrendCheck[];
   operations: TrendOperation[];
   limits: TrendLimits[];
+  admission: TrendAdmission[];
 }
 
 export interface TrendPage {
@@ -158,6 +166,18 @@ function trendLimits(reports: readonly Report[]): TrendLimits[] {
   return plans.map((plan) => ({ plan, seen: reports.map((r) => contractSide(r, plan)?.limitsSeen ?? []) }));
 }
 
+function trendAdmission(reports: readonly Report[]): TrendAdmission[] {
+  const plans = (['free', 'pro', 'business', 'enterprise'] as const).filter((p) =>
+    reports.some((r) => r.admission?.some((a) => a.plan === p)),
+  );
+  const minute = (r: Report, plan: PlanName) => r.admission?.find((a) => a.plan === plan && a.window === 'minute');
+  return plans.map((plan) => ({
+    plan,
+    sold: reports.map((r) => minute(r, plan)?.sold ?? null),
+    accepted: reports.map((r) => minute(r, plan)?.accepted ?? null),
+  }));
+}
+
 const startOf = (r: Report): number => {
   const t = Date.parse(r.startedAt);
   return Number.isNaN(t) ? 0 : t;
@@ -191,6 +211,7 @@ export function trend(reportFiles: readonly ReportFile[]): TrendPage {
         checks: trendChecks(reports),
         operations: trendOperations(reports),
         limits: trendLimits(reports),
+        admission: trendAdmission(reports),
       };
     });
   return { groups, skipped };
