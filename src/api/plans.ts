@@ -5,6 +5,16 @@ export type PlanName = (typeof PLAN_NAMES)[number];
 export interface PlanLimits {
   perMinute: number;
   perDay: number;
+  /**
+   * Over-admission accepted of a limiter documented as approximate, as a fraction of the figure (0.05 for
+   * `tolerance: 5%`); absent: none.
+   */
+  tolerance?: number;
+}
+
+/** The most requests a window of `figure` may accept under the declared tolerance (the figure without one). */
+export function allowedWithTolerance(figure: number, limits: Pick<PlanLimits, 'tolerance'>): number {
+  return Math.floor(figure * (1 + (limits.tolerance ?? 0)) + 1e-9);
 }
 
 /** The published figures. Enterprise is "custom": its figures come from the keys file or a plans file. */
@@ -34,6 +44,7 @@ export function layerFigures(...layers: readonly (PlanFigures | undefined)[]): P
         ...out[plan],
         ...(f.perMinute !== undefined ? { perMinute: f.perMinute } : {}),
         ...(f.perDay !== undefined ? { perDay: f.perDay } : {}),
+        ...(f.tolerance !== undefined ? { tolerance: f.tolerance } : {}),
       };
     }
   }
@@ -71,7 +82,8 @@ export function limitsFor(
       `the ${plan} plan needs ${missing}: ${plan === 'enterprise' ? 'enterprise has no published figures' : 'not given'}`,
     );
   }
-  return { perMinute, perDay };
+  const tolerance = custom?.tolerance ?? table[plan]?.tolerance;
+  return tolerance === undefined ? { perMinute, perDay } : { perMinute, perDay, tolerance };
 }
 
 /** Which window a Limit header describes, given the plan's figures; null if it matches neither. */

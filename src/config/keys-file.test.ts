@@ -46,7 +46,7 @@ describe('broken keys files: each problem names the file, where, what was expect
     [
       'a misspelt field',
       `{"keys":[{"key":"${SECRET}","plna":"free"}]}`,
-      'keys[0]: expected one of the keys key, plan, label, perMinute, perDay, sacrificial, audit, found an unknown key (its name is not shown) (did you mean "plan"?)',
+      'keys[0]: expected one of the keys key, plan, label, perMinute, perDay, tolerance, sacrificial, audit, found an unknown key (its name is not shown) (did you mean "plan"?)',
     ],
     [
       'a misspelt plan',
@@ -153,6 +153,12 @@ describe("figures: a key's own, else its plan's", () => {
     );
     expect(pro!.limits).toEqual({ perMinute: 600, perDay: PLANS.pro.perDay });
     expect(free!.limits).toEqual({ perMinute: 30, perDay: 500 });
+  });
+
+  it("takes a key's declared tolerance, else its plan's in the run's table; none by default", () => {
+    const table = layerFigures(PUBLISHED_FIGURES, { pro: { tolerance: 0.05 } });
+    const keys = parseKeysText(doc([{ plan: 'pro' }, { plan: 'pro', tolerance: '10%' }, { plan: 'free' }]), 'k', table);
+    expect(keys.map((k) => k.limits.tolerance)).toEqual([0.05, 0.1, undefined]);
   });
 
   it("takes a plan's figures from the run's table, under a key's own", () => {

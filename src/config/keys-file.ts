@@ -19,7 +19,7 @@ import {
 import { keyLabel, type ApiKey } from '../core/api-key.js';
 import { PetloadError } from '../core/errors.js';
 import { findJsonSyntaxError } from './json-syntax.js';
-import { PerDay, PerMinute } from './plan-figures.js';
+import { PerDay, PerMinute, Tolerance } from './plan-figures.js';
 import { formatIssues } from '../core/zod-issues.js';
 
 /**
@@ -50,6 +50,8 @@ const KeyEntry = z.strictObject(
     /** The key's own figures, for any plan: they win over its plan's (published, scenario or plans file). */
     perMinute: PerMinute.optional(),
     perDay: PerDay.optional(),
+    /** Over-admission accepted of this key's limiter (documented as approximate): `"5%"`. */
+    tolerance: Tolerance.optional(),
     sacrificial: z.boolean().optional(),
     /** For the plan audit (the plan-audit scenario), which spends the key's whole day. */
     audit: z.boolean().optional(),
@@ -104,6 +106,7 @@ function toEntries(file: KeysFile): KeyEntry[] {
       own: Object.freeze({
         ...(e.perMinute !== undefined ? { perMinute: e.perMinute } : {}),
         ...(e.perDay !== undefined ? { perDay: e.perDay } : {}),
+        ...(e.tolerance !== undefined ? { tolerance: e.tolerance } : {}),
       }),
     });
   });

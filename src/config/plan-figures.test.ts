@@ -30,6 +30,12 @@ describe('plans file', () => {
     expect(parsePlansText('{"plans":{"free":{"perDay":2000}}}', 'p')).toEqual({ free: { perDay: 2000 } });
   });
 
+  it('reads a declared tolerance as a fraction of the figure, beside the figures or alone', () => {
+    expect(
+      parsePlansText('plans:\n  pro: { perMinute: 600, tolerance: 5% }\n  free: { tolerance: 2.5 % }\n', 'p'),
+    ).toEqual({ pro: { perMinute: 600, tolerance: 0.05 }, free: { tolerance: 0.025 } });
+  });
+
   it.each([
     [
       'a misspelt plan',
@@ -39,7 +45,7 @@ describe('plans file', () => {
     [
       'a misspelt figure',
       'plans:\n  pro: { perMinut: 600 }\n',
-      'plans.pro.perMinut: expected one of the keys perMinute, perDay, found unknown key "perMinut" (did you mean "perMinute"?)',
+      'plans.pro.perMinut: expected one of the keys perMinute, perDay, tolerance, found unknown key "perMinut" (did you mean "perMinute"?)',
     ],
     [
       'a figure of zero',
@@ -51,7 +57,21 @@ describe('plans file', () => {
       'plans:\n  pro: { perDay: lots }\n',
       'plans.pro.perDay: expected a whole number of requests per day above 0, found "lots"',
     ],
-    ['no figure', 'plans:\n  pro: {}\n', 'plans.pro: expected perMinute, perDay or both, found neither'],
+    [
+      'no figure',
+      'plans:\n  pro: {}\n',
+      'plans.pro: expected perMinute, perDay, tolerance or several of them, found none',
+    ],
+    [
+      'a tolerance without %',
+      'plans:\n  pro: { tolerance: 5 }\n',
+      'plans.pro.tolerance: expected a percentage from 0% to 100%, such as "5%", found number 5',
+    ],
+    [
+      'a tolerance over 100%',
+      'plans:\n  pro: { tolerance: 150% }\n',
+      'plans.pro.tolerance: expected a percentage from 0% to 100%, such as "5%"',
+    ],
     ['no plans', 'pro: { perMinute: 600 }\n', 'pro: expected one of the keys plans, found unknown key "pro"'],
     ['an empty file', '', '(top level): expected a mapping with plans, found an empty document'],
     ['broken syntax', 'plans: { pro: [ }\n', 'plans.yaml: not valid JSON or YAML'],

@@ -5,6 +5,7 @@
  *   plans:
  *     pro: { perMinute: 600 }                     # either figure or both; the other keeps its value
  *     enterprise: { perMinute: 5000, perDay: 2000000 }
+ *     business: { tolerance: 5% }                  # an approximate limiter: over-admission accepted, in %
  *
  * Errors name the file, the path in it (`plans.pro.perMinute`), what was expected and what was found.
  */
@@ -24,12 +25,25 @@ const Figure = (what: string) =>
 export const PerMinute = Figure('per minute');
 export const PerDay = Figure('per day');
 
-/** One plan's figures: either or both. */
+const TOLERANCE_MESSAGE = 'expected a percentage from 0% to 100%, such as "5%"';
+
+/** A declared tolerance, `"5%"`, as a fraction (0.05). */
+export const Tolerance = z
+  .string({ error: TOLERANCE_MESSAGE })
+  .regex(/^\d{1,3}(\.\d{1,2})?\s?%$/, TOLERANCE_MESSAGE)
+  .transform((t) => Number(t.replace('%', '').trim()) / 100)
+  .refine((f) => f <= 1, TOLERANCE_MESSAGE);
+
+/** One plan's figures: either or both, and the tolerance declared for an approximate limiter. */
 export const Figures = z
-  .strictObject({ perMinute: PerMinute.optional(), perDay: PerDay.optional() })
+  .strictObject({ perMinute: PerMinute.optional(), perDay: PerDay.optional(), tolerance: Tolerance.optional() })
   .superRefine((f, ctx) => {
-    if (f.perMinute === undefined && f.perDay === undefined) {
-      ctx.addIssue({ code: 'custom', path: [], message: 'expected perMinute, perDay or both, found neither' });
+    if (f.perMinute === undefined && f.perDay === undefined && f.tolerance === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: 'expected perMinute, perDay, tolerance or several of them, found none',
+      });
     }
   });
 

@@ -7,10 +7,12 @@
  * - what counts: ratelimit.what-counts's info (status -> fact);
  * - Retry-After: every 429 in keyTimelines with its Retry-After in seconds (an HTTP-date made a delay, null
  *   when absent or unreadable), and the retry-after.* checks (form: syntax; accuracy: plausible, honest);
- * - the ban: ban.probe's info when it measured one.
+ * - the ban: ban.probe's info when it measured one;
+ * - the admission: report.json's `admission` (accepted within a minute, a day, against the figure sold).
  */
 import type { PlanName } from '../api/plans.js';
 import { CATALOGUE, type CheckId } from '../checks/catalogue.js';
+import { describeAdmission } from '../report/admission.js';
 import type { CheckResult, Report } from '../report/schema.js';
 import { detailOf } from './checks.js';
 import type { ContractSide, Drift, PlanContract, SideStatus } from './schema.js';
@@ -86,6 +88,7 @@ export function contractSide(report: Report, plan: PlanName): ContractSide | nul
     whatCounts,
     retryAfter: retryAfterOf(report, plan),
     ban: ban?.status === 'pass' && Object.keys(ban.info).length > 0 ? { ...ban.info } : null,
+    admission: (report.admission ?? []).filter((a) => a.plan === plan).map(describeAdmission),
   };
 }
 
@@ -136,6 +139,8 @@ function sideDrifts(b: ContractSide, c: ContractSide): Drift[] {
         : `unusable on ${r.unusable} of ${r.refusals}`;
   if (b.retryAfter.refusals > 0 && c.retryAfter.refusals > 0)
     pair('Retry-After', unusable(b.retryAfter), unusable(c.retryAfter));
+  if (b.admission.length > 0 && c.admission.length > 0)
+    pair('admission', b.admission.join('; '), c.admission.join('; '));
   return [...out, ...banDrifts(b, c)];
 }
 

@@ -155,6 +155,8 @@ export const ContractSideSchema = z.object({
   }),
   /** The ban probe's measured facts (ban.probe info) when it measured a ban; null otherwise. */
   ban: z.record(z.string(), z.unknown()).nullable(),
+  /** The plan's measured admission against the figure sold (report.json's `admission`), in words; [] when none. */
+  admission: z.array(z.string()),
 });
 export type ContractSide = z.infer<typeof ContractSideSchema>;
 

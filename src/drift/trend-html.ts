@@ -99,6 +99,18 @@ function limitsTable(g: TrendGroup): string {
   return `<table class="data limits"><thead><tr><th>Limit sent, run</th>${head}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
+/** Accepted within a minute from a fresh start, against the figure sold, per plan and run. */
+function admissionTable(g: TrendGroup): string {
+  if (g.admission.length === 0) return '';
+  const head = g.runs.map((_, i) => `<th class="num">${i + 1}</th>`).join('');
+  const cell = (a: number | null, s: number | null) => (a === null ? '-' : `${a}${s === null ? '' : ` / ${s}`}`);
+  const rows = g.admission.map(
+    (l) =>
+      `<tr><td>${h(l.plan)}</td>${l.accepted.map((a, i) => `<td class="num">${h(cell(a, l.sold[i] ?? null))}</td>`).join('')}</tr>`,
+  );
+  return `<table class="data admission"><thead><tr><th>Accepted in a minute / sold, run</th>${head}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
 function runsTable(g: TrendGroup): string {
   const rows = g.runs.map(
     (r, i) =>
@@ -134,6 +146,7 @@ function groupSection(g: TrendGroup, gi: number, charts: Chart[]): string {
     `<section class="panel"><h3>Limit sent per plan (highest value of each run)</h3>` +
     `${chartBox(`trend-limits-${gi}`, lim !== null, 'No X-RateLimit-Limit was recorded in these runs.')}</section></div>` +
     limitsTable(g) +
+    admissionTable(g) +
     `</section>`
   );
 }

@@ -57,6 +57,13 @@ export interface TrendLimits {
   seen: number[][];
 }
 
+/** Requests a plan's limiter accepted within a minute from a fresh start, in each run (null where not measured). */
+export interface TrendAdmission {
+  plan: PlanName;
+  sold: (number | null)[];
+  accepted: (number | null)[];
+}
+
 export interface TrendGroup {
   key: string;
   scenario: string;
@@ -67,6 +74,7 @@ export interface TrendGroup {
   /** Whose traffic `operations` is (the newest run's class), and how many runs of another class were left out. */
   latencyTraffic: { measured: MeasuredTraffic; leftOut: number };
   limits: TrendLimits[];
+  admission: TrendAdmission[];
 }
 
 export interface TrendPage {
@@ -173,6 +181,18 @@ function trendLimits(reports: readonly Report[]): TrendLimits[] {
   return plans.map((plan) => ({ plan, seen: reports.map((r) => contractSide(r, plan)?.limitsSeen ?? []) }));
 }
 
+function trendAdmission(reports: readonly Report[]): TrendAdmission[] {
+  const plans = (['free', 'pro', 'business', 'enterprise'] as const).filter((p) =>
+    reports.some((r) => r.admission?.some((a) => a.plan === p)),
+  );
+  const minute = (r: Report, plan: PlanName) => r.admission?.find((a) => a.plan === plan && a.window === 'minute');
+  return plans.map((plan) => ({
+    plan,
+    sold: reports.map((r) => minute(r, plan)?.sold ?? null),
+    accepted: reports.map((r) => minute(r, plan)?.accepted ?? null),
+  }));
+}
+
 const startOf = (r: Report): number => {
   const t = Date.parse(r.startedAt);
   return Number.isNaN(t) ? 0 : t;
@@ -207,6 +227,7 @@ export function trend(reportFiles: readonly ReportFile[]): TrendPage {
         operations: trendOperations(reports),
         latencyTraffic: trendTraffic(reports),
         limits: trendLimits(reports),
+        admission: trendAdmission(reports),
       };
     });
   return { groups, skipped };

@@ -4,6 +4,7 @@ import { CATALOGUE, CHECK_IDS, metaOf, notExercised, type AnyCheckId, type Sever
 import { statusOf, type Outcome } from '../checks/ledger.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { MetricsSnapshot } from '../metrics/recorder.js';
+import { deriveAdmission } from '../report/admission.js';
 import { derivePlanTable, soldFromKeys } from '../report/plan-table.js';
 import { REPORT_SCHEMA_VERSION, type CheckResult, type Report } from '../report/schema.js';
 import { summaryOf, totalCounts, verdictOf } from '../report/verdict.js';
@@ -101,6 +102,7 @@ export function buildReport(input: ReportInput): Report {
   };
   // Sold against measured per plan: the keys' figures, and what the checks above made of them.
   report.planTable = derivePlanTable(report, soldFromKeys(input.keys));
+  report.admission = deriveAdmission(report);
   if (input.aborted) report.abortReason = input.aborted.reason;
   return report;
 }

@@ -2,7 +2,7 @@
  * The burst probe: Limit+K requests at once on a fresh window; no more than the limit may be accepted
  * (ratelimit.no-over-admission).
  */
-import { MINUTE_S } from '../api/plans.js';
+import { allowedWithTolerance, MINUTE_S } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import { isRateLimitRefusal } from '../checks/passive/contract.js';
 import { TOLERANCE_MS } from '../backoff/key-state.js';
@@ -115,10 +115,13 @@ export const burstProbe: Probe = {
         }
       }
       const { limit, results, accepted } = b;
+      // An approximate limiter may over-admit by what its plan declares (tolerance).
+      const allowed = allowedWithTolerance(limit, b.key.limits);
+      const declared = allowed > limit ? ` (${allowed} with the declared tolerance)` : '';
       const n = results.length;
       const triples = accepted.map(tripleOf);
       const evidence = accepted[accepted.length - 1] ?? results[0];
-      if (accepted.length > limit) {
+      if (accepted.length > allowed) {
         // Over the limit in total: judge each window the responses describe, since a burst may straddle two.
         const perWindow = new Map<string, number>();
         for (const t of triples)
@@ -136,7 +139,7 @@ export const burstProbe: Probe = {
             `${accepted.length} of ${n} accepted while the burst lasted ${(span / ctx.clock.scale / 1000).toFixed(1)} s, under Resets that moved with the requests: a limiter that refills admits its refill too (see ratelimit.algorithm); that over-admission is ratelimit.enforced's`,
           );
         }
-        if (perWindow.size > 1 && worst <= limit) {
+        if (perWindow.size > 1 && worst <= allowed) {
           ctx.ledger.pass(id, plan);
           return ctx.ledger.info(id, plan, 'note', 'the burst straddled two windows; each admitted at most the limit');
         }
@@ -152,7 +155,7 @@ export const burstProbe: Probe = {
         return ctx.ledger.fail(
           id,
           plan,
-          `${accepted.length} of ${n} simultaneous requests accepted; the limit is ${limit}${pre.note}`,
+          `${accepted.length} of ${n} simultaneous requests accepted; the limit is ${limit}${declared}${pre.note}`,
           evidence,
         );
       }

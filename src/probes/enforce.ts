@@ -3,7 +3,7 @@
  * refuse the next one with a 429 (ratelimit.enforced), and its first answer must show Limit-1
  * (ratelimit.remaining-decrements).
  */
-import type { PlanName } from '../api/plans.js';
+import { allowedWithTolerance, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import { retryAfterMs, serverOffset, serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange } from '../http/exchange.js';
@@ -141,6 +141,8 @@ interface Count extends Opened {
   quota: number;
   /** The accepted requests the window should count to: the quota, or the day's rest when that is less. */
   expected: number;
+  /** The most it may accept: `expected`, or more by the tolerance declared for an approximate limiter. */
+  allowed: number;
   run: Exhaustion;
 }
 
@@ -154,20 +156,21 @@ async function enforceOnce(ctx: ProbeContext, plan: PlanName, fk: FreshKey, sequ
   const { first, fresh } = opened;
   const t0 = tripleOf(first);
   const quota = minuteCapacity(first, key, fresh);
-  const run = await exhaust(ctx, key, tag, quota, {
+  const run = await exhaust(ctx, key, tag, allowedWithTolerance(quota, key.limits), {
     first,
     ...(sequential ? { parallel: 1, stopOnRollover: true } : {}),
   });
   // With headers on the day window, a key with less than a minute's quota left for the day is refused sooner.
   const expected = !fresh && t0 !== null && t0.limit === key.limits.perDay ? Math.min(quota, t0.remaining + 1) : quota;
+  const allowed = allowedWithTolerance(expected, key.limits);
   const r = run.refusal;
   // The 429 is left for the probes that wait one out, unless the refill follow-up (judgeEnforced) sends on the key
   // after it.
   let followUp = false;
   try {
-    const unjudged = countVoid(ctx, plan, run, expected, sequential);
+    const unjudged = countVoid(ctx, plan, run, allowed, sequential);
     if (unjudged !== null) return unjudged;
-    const count: Count = { ...opened, key, tag, t0, quota, expected, run };
+    const count: Count = { ...opened, key, tag, t0, quota, expected, allowed, run };
     judgeDecrement(ctx, plan, count);
     if (quota !== minuteQuota(key))
       ctx.ledger.info(
@@ -191,16 +194,16 @@ function countVoid(
   ctx: ProbeContext,
   plan: PlanName,
   run: Exhaustion,
-  expected: number,
+  allowed: number,
   sequential: boolean,
 ): Outcome | null {
   // Spanning two windows, too many accepted, or stopped at the rollover: the count says nothing of one window.
-  if (run.rolledOver && (run.accepted > expected || run.refusal === null)) return 'rolled-over';
+  if (run.rolledOver && (run.accepted > allowed || run.refusal === null)) return 'rolled-over';
   if (run.lost !== null) {
     skipAll(ctx, ['ratelimit.enforced', DECREMENTS], plan, UNKNOWN_COUNT);
     return 'judged';
   }
-  if (run.accepted > expected && run.concurrent && !sequential) return 'over-admitted-concurrently';
+  if (run.accepted > allowed && run.concurrent && !sequential) return 'over-admitted-concurrently';
   return null;
 }
 
@@ -238,23 +241,28 @@ function judgeDecrement(ctx: ProbeContext, plan: PlanName, count: Count): void {
  * requests other probes sent since the sequence began. Whether it sent the refill follow-up (refillFollowUp).
  */
 async function judgeEnforced(ctx: ProbeContext, plan: PlanName, count: Count, others: () => number): Promise<boolean> {
-  const { run, expected, key, tag } = count;
+  const { run, expected, allowed, key, tag } = count;
   const r = run.refusal;
   const within = `within ${(run.spanMs / 1000).toFixed(1)} s of the first (target clock)`;
+  const declared = allowed > expected ? ` (${allowed} with the declared tolerance)` : '';
+  recordAdmission(ctx, plan, count);
   if (r === null) {
     ctx.ledger.fail(
       'ratelimit.enforced',
       plan,
-      `${run.accepted} requests accepted ${within}; the limit is ${expected} a minute: request ${expected + 1} was not refused`,
+      `${run.accepted} requests accepted ${within}; the limit is ${expected} a minute${declared}: request ${allowed + 1} was not refused`,
       run.first,
     );
-  } else if (run.accepted > expected) {
+  } else if (run.accepted > allowed) {
     ctx.ledger.fail(
       'ratelimit.enforced',
       plan,
-      `${run.accepted} requests accepted ${within} before the first refusal (${refusedAs(r)}); the limit is ${expected} a minute`,
+      `${run.accepted} requests accepted ${within} before the first refusal (${refusedAs(r)}); the limit is ${expected} a minute${declared}`,
       r,
     );
+  } else if (run.accepted > expected) {
+    // An approximate limiter within what the plan declares it may over-admit: held, with the figure measured.
+    ctx.ledger.pass('ratelimit.enforced', plan);
   } else if (run.accepted < expected && expected - run.accepted <= others()) {
     // Refused early, by no more requests than other probes sent meanwhile (a probe whose one request must go out on
     // time): whether those count against this key is key-isolation's or no-quota-drain's to judge.
@@ -282,6 +290,22 @@ async function judgeEnforced(ctx: ProbeContext, plan: PlanName, count: Count, ot
     return await refillFollowUp(ctx, plan, key, tag, run, expected);
   }
   return false;
+}
+
+/**
+ * The plan's measured admission, as a fact of ratelimit.enforced (report.json's `admission` reads it): the
+ * requests accepted within a minute from a fresh start, against the figure sold and the declared tolerance. A count
+ * that met no refusal is a lower bound (`atLeast`).
+ */
+function recordAdmission(ctx: ProbeContext, plan: PlanName, count: Count): void {
+  const { run, expected, key } = count;
+  ctx.ledger.info('ratelimit.enforced', plan, 'admission', {
+    accepted: run.accepted,
+    sold: expected,
+    spanSeconds: Math.round(run.spanMs / 100) / 10,
+    tolerance: key.limits.tolerance ?? 0,
+    atLeast: run.refusal === null,
+  });
 }
 
 /** A Retry-After this short after a refusal is waited out inside the minute: it is how a refill shows. */

@@ -10,6 +10,7 @@
  * through evidence messages and skip reasons, which the ledger has redacted.
  */
 import type { PlanName } from '../api/plans.js';
+import { describeAdmission, minuteOf } from './admission.js';
 import type {
   CheckResult,
   PlanCellStatus,
@@ -97,7 +98,15 @@ const PER_MINUTE: RowSpec = {
   check: 'ratelimit.enforced',
   also: ['ratelimit.no-over-admission', 'ratelimit.limit-matches-plan'],
   sold: (v) => soldFigure(v, (s) => s.perMinute, '/min'),
+  failed(o) {
+    const admitted = minuteOf(o);
+    return admitted !== null && admitted.accepted > admitted.sold ? describeAdmission(admitted) : null;
+  },
   held(v, o) {
+    // Over the figure within the declared tolerance (an approximate limiter): the figure measured, in words.
+    const admitted = minuteOf(o);
+    if (admitted !== null && admitted.accepted > admitted.sold)
+      return { measured: describeAdmission(admitted), detail: str(o.info.limit) };
     // The enforce probe counts against the Limit the target announces when it is not the plan's (info `limit`).
     const announced = str(o.info.limit);
     const n = announced === null ? onlyFigure(v, (s) => s.perMinute) : Number(/\((\d+)\)/.exec(announced)?.[1]);

@@ -188,6 +188,23 @@ export const PlanTableSchema = z.array(
 );
 export type PlanTable = z.infer<typeof PlanTableSchema>;
 
+/** A plan's measured admission against the figure sold (src/report/admission.ts). */
+export const AdmissionSchema = z.object({
+  plan: z.enum(PLAN_NAMES),
+  window: z.enum(['minute', 'day']),
+  /** Requests accepted within the window from a fresh start. */
+  accepted: z.number().int(),
+  sold: z.number().int(),
+  /** (accepted - sold) / sold, in percent, one decimal. */
+  excessPercent: z.number(),
+  /** The tolerance declared for the plan (0 when none). */
+  tolerancePercent: z.number(),
+  /** The count met no refusal within its bound: the limiter accepts at least this many. */
+  atLeast: z.boolean(),
+  within: z.boolean(),
+});
+export type Admission = z.infer<typeof AdmissionSchema>;
+
 export const ReportSchema = z.object({
   schemaVersion: z.literal(REPORT_SCHEMA_VERSION),
   tool: z.object({ name: z.literal('petload'), version: z.string() }),
@@ -246,6 +263,8 @@ export const ReportSchema = z.object({
    * judged it (absent in reports of older versions; `plans` above is the list of plans judged).
    */
   planTable: PlanTableSchema.optional(),
+  /** Each plan's measured admission against the figure sold (absent in reports of older versions). */
+  admission: z.array(AdmissionSchema).optional(),
 });
 
 export type Report = z.infer<typeof ReportSchema>;

@@ -65,7 +65,7 @@ describe.concurrent('each input error is one clear line, a hint and exit 2', () 
     [
       'a broken keys file',
       ['run', 'smoke', '--target', 'http://127.0.0.1:9/v1', '--keys-file', badKeys],
-      'keys[0]: expected one of the keys key, plan, label, perMinute, perDay, sacrificial, audit, found an unknown key (its name is not shown) (did you mean "plan"?)',
+      'keys[0]: expected one of the keys key, plan, label, perMinute, perDay, tolerance, sacrificial, audit, found an unknown key (its name is not shown) (did you mean "plan"?)',
       'See README.md ("Keys file").',
     ],
   ])('%s', async (_what, args, expected, hint) => {

@@ -71,9 +71,13 @@ function roundOf(k: KeyTracks, t: Track): number {
 }
 
 function follow(k: KeyTracks, s: CounterSample): void {
-  // A track whose Reset has passed is a window that ended: no counter continues it.
-  k.tracks = k.tracks.filter((x) => x.reset * 1000 >= s.serverMs - 1000);
-  if (k.prev !== null && !k.tracks.includes(k.prev)) k.prev = null;
+  // A track whose Reset has passed is a window that ended: no counter continues it. (In place: this runs for
+  // every exchange of a load, and nearly always removes nothing.)
+  for (let i = k.tracks.length - 1; i >= 0; i--) {
+    if (k.tracks[i]!.reset * 1000 >= s.serverMs - 1000) continue;
+    if (k.tracks[i] === k.prev) k.prev = null;
+    k.tracks.splice(i, 1);
+  }
   const sequential = !s.overlapped && s.sent > k.lastDone;
   k.lastDone = Math.max(k.lastDone, s.done);
   if (!sequential || !s.accepted) {

@@ -419,9 +419,20 @@ function skipUnusable(v: View, rl: RateLimitRead | null, r: Recorder, st: KeySta
   st.last = null;
 }
 
+/**
+ * ratelimit.enforced found the plan over-admitted: failed, or measured more than the figure within a tolerance the
+ * plan declares (its `admission` fact).
+ */
+function overTheFigure(ledger: Ledger, plan: PlanName | null): boolean {
+  if (overAdmitted(ledger, plan)) return true;
+  const o = ledger.all().find((x) => x.id === 'ratelimit.enforced' && x.plan === plan);
+  const a = o?.info.admission as { accepted?: unknown; sold?: unknown } | undefined;
+  return typeof a?.accepted === 'number' && typeof a.sold === 'number' && a.accepted > a.sold;
+}
+
 /** Several counters answering the plan's keys, and the over-admission that makes found by ratelimit.enforced. */
 const perInstance = (ledger: Ledger, counters: CounterReader, plan: PlanName | null): boolean =>
-  counters.countersOf(plan) >= 2 && overAdmitted(ledger, plan);
+  counters.countersOf(plan) >= 2 && overTheFigure(ledger, plan);
 
 /** Record what was held, now that the limiter's shape and the run's over-admissions are known. */
 function recordHeld(ledger: Ledger, held: Held, algorithm: AlgorithmReader, counters: CounterReader): void {
@@ -520,7 +531,7 @@ export function createStreamJudge(): StreamJudge {
   };
   const finish = (ledger: Ledger): void => {
     recordHeld(ledger, held, algorithm, counters);
-    excuseEchoes(ledger, counters, (plan) => overAdmitted(ledger, plan));
+    excuseEchoes(ledger, counters, (plan) => overTheFigure(ledger, plan));
     algorithm.record(ledger, counters);
   };
   return Object.assign(judge, { finish, algorithm, counters });

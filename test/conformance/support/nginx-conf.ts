@@ -41,3 +41,22 @@ export function nginxHttpBlock(port: number, upstreamPort: number, options: { js
     '  }',
   ].join('\n');
 }
+
+/**
+ * Corpus (g)'s balancer: nginx in front of a fleet's instances, an upstream of them in round-robin (nginx's
+ * default), with no limit of its own. Every request goes to the next instance, whichever client sent it.
+ */
+export function nginxRoundRobinBlock(port: number, instancePorts: readonly number[]): string {
+  return [
+    `  upstream fleet { ${instancePorts.map((p) => `server 127.0.0.1:${p};`).join(' ')} keepalive 16; }`,
+    '  server {',
+    `    listen 127.0.0.1:${port};`,
+    '    location / {',
+    '      proxy_pass http://fleet;',
+    '      proxy_http_version 1.1;',
+    '      proxy_set_header Connection "";',
+    '      proxy_set_header X-Real-IP $remote_addr;',
+    '    }',
+    '  }',
+  ].join('\n');
+}

@@ -1,0 +1,76 @@
+/**
+ * Each plan's measured admission against the figure sold (report.json's `admission`): the requests a key's limiter
+ * accepted within a minute from a fresh start (the enforce probe's count), and within a day where the plan audit
+ * measured one, with the over-admission in percent and the tolerance the plan declares for an approximate limiter.
+ * Derived from the report alone (the facts ratelimit.enforced and ratelimit.day-enforced record), whether or not
+ * the checks passed, so that compare and trend follow it night by night.
+ */
+import type { Admission, CheckResult, Report } from './schema.js';
+
+type Facts = Record<string, unknown>;
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** Over-admission in percent of the figure, one decimal. */
+export const excessPercent = (accepted: number, sold: number): number =>
+  sold > 0 ? Math.round(((accepted - sold) / sold) * 1000) / 10 : 0;
+
+function entry(
+  plan: Admission['plan'],
+  window: Admission['window'],
+  accepted: number,
+  sold: number,
+  tolerance: number,
+  atLeast: boolean,
+): Admission {
+  const tolerancePercent = Math.round(tolerance * 1000) / 10;
+  const excess = excessPercent(accepted, sold);
+  return {
+    plan,
+    window,
+    accepted,
+    sold,
+    excessPercent: excess,
+    tolerancePercent,
+    atLeast,
+    within: excess <= tolerancePercent,
+  };
+}
+
+/** The minute admission ratelimit.enforced recorded for a plan, null when it recorded none. */
+export function minuteOf(o: CheckResult['byPlan'][number]): Admission | null {
+  const a = o.info.admission as Facts | undefined;
+  if (o.plan === null || a === undefined || a === null || typeof a !== 'object') return null;
+  const [accepted, sold] = [num(a.accepted), num(a.sold)];
+  if (accepted === null || sold === null) return null;
+  return entry(o.plan, 'minute', accepted, sold, num(a.tolerance) ?? 0, a.atLeast === true);
+}
+
+function dayOf(o: CheckResult['byPlan'][number]): Admission | null {
+  const [accepted, sold] = [num(o.info.acceptedInDay), num(o.info.dayLimitSold)];
+  if (o.plan === null || accepted === null || sold === null) return null;
+  return entry(o.plan, 'day', accepted, sold, num(o.info.tolerance) ?? 0, false);
+}
+
+export function deriveAdmission(report: Pick<Report, 'checks'>): Admission[] {
+  const out: Admission[] = [];
+  for (const [id, read] of [
+    ['ratelimit.enforced', minuteOf],
+    ['ratelimit.day-enforced', dayOf],
+  ] as const) {
+    for (const o of report.checks.find((c) => c.id === id)?.byPlan ?? []) {
+      const a = read(o);
+      if (a !== null) out.push(a);
+    }
+  }
+  return out;
+}
+
+/** "62/min against 60, +3.3 %, within the declared 5 %": one plan's admission in words. */
+export function describeAdmission(a: Admission): string {
+  const unit = a.window === 'minute' ? '/min' : '/day';
+  const sign = a.excessPercent > 0 ? '+' : '';
+  const measured = `${a.atLeast ? 'at least ' : ''}${a.accepted}${unit} against ${a.sold}, ${sign}${a.excessPercent} %`;
+  if (a.tolerancePercent === 0) return a.excessPercent > 0 ? `${measured}, no tolerance declared` : measured;
+  return `${measured}, ${a.within ? 'within' : 'beyond'} the declared ${a.tolerancePercent} %`;
+}
