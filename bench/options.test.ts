@@ -39,7 +39,13 @@ describe('bench options', () => {
     expect(o).toMatchObject({ durationS: 10, rounds: 3, warmupS: 0, exchanges: 2000, outDir: '/tmp/x', pin: false });
   });
 
+  it('serves the throughput rounds from nginx unless --peer-server node', () => {
+    expect(parseOptions([])?.peerServer).toBe('nginx');
+    expect(parseOptions(['--peer-server', 'node'])?.peerServer).toBe('node');
+  });
+
   it.each([
+    [['--peer-server', 'apache'], /--peer-server expects one of nginx, node, found "apache"/],
     [['--only', 'speed'], /unknown figure "speed"/],
     [['--duration', '0'], /--duration expects a positive number, found "0"/],
     [['--rounds', '2.5'], /--rounds expects a positive integer/],

@@ -5,6 +5,9 @@
 import { parseArgs } from 'node:util';
 import { FIGURE_IDS, type FigureId } from './figure.js';
 
+export const PEER_SERVERS = ['nginx', 'node'] as const;
+export type PeerServer = (typeof PEER_SERVERS)[number];
+
 export interface BenchOptions {
   /** Figures to run, in the bench's order; all by default. */
   only: readonly FigureId[];
@@ -37,6 +40,11 @@ export interface BenchOptions {
   outDir: string;
   /** Pin load generators and servers to different cores when possible. */
   pin: boolean;
+  /**
+   * The list server of the throughput rounds and of live cost: Debian's nginx answering from memory (far faster than
+   * any load generator here), or the bare node:http peer (about autocannon's speed: rounds turn server-bound).
+   */
+  peerServer: PeerServer;
   /** Also run the real-clock compliance figure (about 5 real minutes); alone unless --only names others. */
   realClock: boolean;
 }
@@ -59,6 +67,7 @@ export const DEFAULT_OPTIONS: BenchOptions = Object.freeze({
   trendReports: 365,
   outDir: 'reports/bench',
   pin: true,
+  peerServer: 'nginx',
   realClock: false,
 });
 
@@ -74,6 +83,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --exchanges <n>         exchanges of the memory figure (default ${DEFAULT_OPTIONS.exchanges})
   --out <dir>             directory of the JSON report (default ${DEFAULT_OPTIONS.outDir})
   --no-pin                do not pin processes to cores
+  --peer-server <name>    list server of the throughput and live-cost rounds: nginx (default; Debian's, answering
+                          from memory) or node (the bare node:http peer, about as fast as autocannon)
   --real-clock            the compliance pass against a real-clock reference server, three keys per plan and one
                           (about 5 real minutes), in windows against the physical limit of 2; alone unless --only
   --help                  this text`;
@@ -114,6 +125,7 @@ function parseFlags(argv: readonly string[]) {
         exchanges: { type: 'string' },
         out: { type: 'string' },
         'no-pin': { type: 'boolean' },
+        'peer-server': { type: 'string' },
         'real-clock': { type: 'boolean' },
         help: { type: 'boolean' },
       },
@@ -142,6 +154,11 @@ export function parseOptions(argv: readonly string[]): BenchOptions | null {
       );
     only = FIGURE_IDS.filter((id) => names.includes(id));
   }
+  const peerServer = parsed['peer-server'] ?? d.peerServer;
+  if (!(PEER_SERVERS as readonly string[]).includes(peerServer))
+    throw new UsageError(
+      `--peer-server expects one of ${PEER_SERVERS.join(', ')}, found ${JSON.stringify(peerServer)}`,
+    );
   return {
     only,
     durationS: numberFlag('duration', parsed.duration, d.durationS),
@@ -160,6 +177,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | null {
     trendReports: d.trendReports,
     outDir: parsed.out ?? d.outDir,
     pin: parsed['no-pin'] !== true,
+    peerServer: peerServer as PeerServer,
     realClock,
   };
 }

@@ -20,6 +20,7 @@ import { newBenchSecret } from './lib/key.js';
 import { detectPinning } from './lib/processes.js';
 import type { BenchOptions } from './options.js';
 import { markdownTable } from './table.js';
+import { installSystemPackages } from '../src/testing/system-packages.js';
 
 export interface BenchReport {
   startedAt: string;
@@ -50,6 +51,9 @@ export async function runBench(
   log(`bench: ${pin.note}`);
   const env: BenchEnv = { options, pin, secret: newBenchSecret(), log };
   const want = (id: FigureId) => options.only.includes(id);
+  // The bench's own set-up: the programs its figures run, through the tests' one installer (src/testing).
+  if (options.peerServer === 'nginx' && (want('saturate') || want('checked-throughput') || want('live-cost')))
+    await installSystemPackages(log, ['nginx'], 'the bench');
   const figures: FigureResult[] = [];
   // The machine's load average around each figure: a crowded machine explains a noisy figure.
   const run = async (f: () => Promise<FigureResult | FigureResult[]>) => {

@@ -6,7 +6,7 @@
  * The effect is small (the sinks take a fraction of a microsecond of the forty or so a checked request costs)
  * and this machine's speed moves by more than that from one second to the next: separate runs, or segments of a
  * few seconds, measured the machine more than the sinks (ratios from 0.75 to 1.5 in one bench run). So one
- * process (bench/load/petload.ts, `live-slices`) runs one phase against one bare list server and relays the run's
+ * process (bench/load/petload.ts, `live-slices`) runs one phase against one list server (as the throughput rounds') and relays the run's
  * events to the sinks in every other slice of SLICE_MS, as the CLI relays each run's events to its sinks; each
  * slice with the sinks is compared with the mean of the slices on either side of it, which also cancels a steady
  * drift. A triple counts only when the load generator had its core in all three (the counting rule of

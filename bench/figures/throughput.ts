@@ -1,6 +1,7 @@
 /**
  * saturate vs autocannon, and checked throughput: the autocannon CLI, petload `saturate` and petload
- * `concurrency` (every passive check on) take turns against one bare list server, for the same duration and
+ * `concurrency` (every passive check on) take turns against one list server (Debian's nginx answering from memory,
+ * far faster than any of them; the bare node:http peer with `--peer-server node`), for the same duration and
  * connections, round after round (every other round in the reverse order), so that each ratio compares runs
  * seconds apart. Each first runs the same load for a second in the same process, left out of its figure, so
  * that the rounds compare steady states rather than how fast each tool's code compiles.
@@ -20,6 +21,7 @@ import { runAutocannon, type AutocannonRun } from '../lib/autocannon-cli.js';
 import { type CpuSample, cpuOverWindow, sampleCpu } from '../lib/cpu-sampler.js';
 import { runNodeChild, startServerChild } from '../lib/processes.js';
 import { median } from '../lib/stats.js';
+import { startNginxListServer } from '../peers/nginx-server.js';
 import type { LoadJob, ThroughputResult } from '../load/petload.js';
 
 /** Real seconds each load generator warms up for before its measured window (at most `--warmup`). */
@@ -155,8 +157,26 @@ async function runRound(s: Setup, round: number): Promise<Round> {
   return { ...r, autocannon: r.autocannon, serverCpuShare: shares };
 }
 
+/** The list server of the rounds, as `withListServer` uses it: its address, its process, how to stop it. */
+interface ListServer {
+  readonly url: string;
+  /** The process that answers (nginx's worker), whose CPU share is the server's; undefined when unknown. */
+  readonly pid: number | undefined;
+  /** Whether its code compiles as it runs (node:http): it first answers autocannon for `--warmup`. */
+  readonly jit: boolean;
+  stop(): Promise<void>;
+}
+
+async function startListServer(env: BenchEnv): Promise<ListServer> {
+  const { options: o, pin, secret } = env;
+  if (o.peerServer === 'nginx') return { ...(await startNginxListServer(pin)), jit: false };
+  const server = await startServerChild(pin, { kind: 'list' }, secret);
+  return { url: server.url, pid: server.pid, jit: true, stop: () => server.stop() };
+}
+
 /**
- * `fn` against one bare list server (on the server core) that first answers autocannon for `--warmup`, so that no
+ * `fn` against one list server on the server core: Debian's nginx answering from memory (bench/peers/nginx-server.ts),
+ * or with `--peer-server node` the bare node:http peer, which first answers autocannon for `--warmup` so that no
  * measurement sees its JIT's progress; `serverShare` reads the server's CPU share over a window of `fn`'s.
  */
 export async function withListServer<T>(
@@ -164,10 +184,10 @@ export async function withListServer<T>(
   fn: (url: string, serverShare: (w: { from: number; to: number }) => number | null) => Promise<T>,
 ): Promise<T> {
   const { options: o, pin, secret } = env;
-  const server = await startServerChild(pin, { kind: 'list' }, secret);
+  const server = await startListServer(env);
   const serverCpu = server.pid === undefined ? undefined : sampleCpu(server.pid);
   try {
-    if (o.warmupS > 0)
+    if (server.jit && o.warmupS > 0)
       await runAutocannon(pin, {
         url: `${server.url}/pets?limit=20`,
         connections: o.connections,
@@ -276,7 +296,7 @@ function cpuRow(spec: FigureSpec, rounds: readonly Round[], verdicts: readonly R
 
 function figureOf(spec: FigureSpec, rounds: readonly Round[], o: BenchEnv['options'], warmupS: number): FigureResult {
   const verdicts = rounds.map((r) => roundVerdict(r, spec.tool, spec.of(r)));
-  const peerWhat = `autocannon CLI, ${o.connections} connections, ${o.durationS} s`;
+  const peerWhat = `autocannon CLI, ${o.connections} connections, ${o.durationS} s, against ${o.peerServer}`;
   return {
     id: spec.id,
     rows: [ratioRow(spec, rounds, verdicts, peerWhat), cpuRow(spec, rounds, verdicts)],
@@ -285,6 +305,7 @@ function figureOf(spec: FigureSpec, rounds: readonly Round[], o: BenchEnv['optio
       durationS: o.durationS,
       warmupS,
       minLoadCpuShare: MIN_LOAD_CPU_SHARE,
+      peerServer: o.peerServer,
       // Every round's ratio; `verdicts` says which of them the table's median reads (`counted`) and why not.
       ratios: rounds.map((r) => spec.of(r).requestsPerSecond / r.autocannon.requestsPerSecond),
       verdicts,

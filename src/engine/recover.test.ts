@@ -172,7 +172,9 @@ describe('recovering a report from the journal', () => {
     const dir = mkdtempSync(join(tmpdir(), 'petload-recover-'));
     await expect(recoverReport(dir)).rejects.toThrow(/holds no journal \(journal\.ndjson\)/);
     writeFileSync(join(dir, 'journal.ndjson'), '{"type":"head","schemaVersion":99}\n');
-    await expect(recoverReport(dir)).rejects.toThrow(/its journal format is version 99; this petload reads version 1/);
+    await expect(recoverReport(dir)).rejects.toThrow(
+      /its journal format is version 99; this petload reads versions 1 and 2/,
+    );
     writeFileSync(join(dir, 'journal.ndjson'), '');
     await expect(recoverReport(dir)).rejects.toThrow(/does not begin with a journal head line/);
     expect(existsSync(join(dir, 'report.json'))).toBe(false);

@@ -16,6 +16,7 @@ import {
 } from '../metrics/histogram.js';
 import { statusClass } from '../metrics/recorder.js';
 import type { CountRow, JournalCheck, JournalInterval } from './format.js';
+import type { SpanRollup } from './rollup.js';
 
 /** An exchange event; `serviceMs` (real ms from the actual send) is read when the stream carries it. */
 export type ExchangeEvent = RunEventOf<'exchange'> & { readonly serviceMs?: number };
@@ -26,13 +27,20 @@ export const OTHER_OPERATION = 'other';
 /** Status -1 stands for "no response", so that the maps are keyed by numbers. */
 const NO_STATUS = -1;
 
-/** Encodes the histograms that recorded something since the last take, and resets them. */
-function drain(hs: ReadonlyMap<string, Histogram>): Record<string, string> | null {
+/**
+ * Encodes the histograms that recorded something since the last take, and resets them; `also` sees each one first
+ * (a long run's roll-up merges them into its span, rollup.ts).
+ */
+function drain(
+  hs: ReadonlyMap<string, Histogram>,
+  also?: (name: string, h: Histogram) => void,
+): Record<string, string> | null {
   let out: Record<string, string> | null = null;
   for (const [name, h] of hs) {
     if (totalCount(h) === 0) continue;
     out ??= {};
     out[name] = encodeHistogram(h);
+    also?.(name, h);
     resetHistogram(h);
   }
   return out;
@@ -91,8 +99,11 @@ export class IntervalAggregate {
     this.active = true;
   }
 
-  /** The interval [from, to) as a journal line, or null when nothing arrived in it; empties the aggregate. */
-  take(from: number, to: number): JournalInterval | null {
+  /**
+   * The interval [from, to) as a journal line, or null when nothing arrived in it; empties the aggregate. With
+   * `span`, the line is also added to that roll-up (its histograms merged before they are reset).
+   */
+  take(from: number, to: number, span?: SpanRollup): JournalInterval | null {
     if (!this.active) return null;
     const counts: CountRow[] = [];
     for (const [plan, byOp] of this.counts)
@@ -101,10 +112,10 @@ export class IntervalAggregate {
           counts.push([plan === '' ? null : plan, op === '' ? null : op, status === NO_STATUS ? null : status, n]);
     const latency: Record<string, Record<string, string>> = {};
     for (const [op, byClass] of this.latency) {
-      const encoded = drain(byClass);
+      const encoded = drain(byClass, span && ((cls, h) => span.addLatency(op, cls, h)));
       if (encoded !== null) latency[op] = encoded;
     }
-    const serviceTime = drain(this.service);
+    const serviceTime = drain(this.service, span && ((op, h) => span.addService(op, h)));
     const line: JournalInterval = {
       type: 'interval',
       from,
@@ -115,6 +126,7 @@ export class IntervalAggregate {
       checks: this.checks,
       notes: this.notes,
     };
+    span?.addLine(line);
     this.counts.clear();
     this.checks = [];
     this.notes = [];

@@ -11,14 +11,20 @@ import { Counts, ReportSchema, ShardInfoSchema } from '../report/schema.js';
 import { SEVERITIES } from '../report/severity.js';
 
 export const JOURNAL_FILE = 'journal.ndjson';
-export const JOURNAL_SCHEMA_VERSION = 1;
+/**
+ * 2: past the report timeline's first buckets, an interval line may span several intervals (a long run's roll-up,
+ * rollup.ts), and the seconds of the span under way are in the tail files (tail.ts). 1: a line per interval.
+ */
+export const JOURNAL_SCHEMA_VERSION = 2;
+/** The versions this petload reads. */
+export const READABLE_JOURNAL_VERSIONS = [1, 2] as const;
 
 const Plan = z.enum(PLAN_NAMES);
 
 /** What identifies the run: written once, first, before anything is sent. Labels only, never a key. */
 export const JournalHeadSchema = z.object({
   type: z.literal('head'),
-  schemaVersion: z.literal(JOURNAL_SCHEMA_VERSION),
+  schemaVersion: z.union([z.literal(1), z.literal(2)]),
   tool: z.object({ name: z.literal('petload'), version: z.string() }),
   scenario: ReportSchema.shape.scenario,
   target: ReportSchema.shape.target,
@@ -55,7 +61,10 @@ export const CountRowSchema = z.tuple([
 ]);
 export type CountRow = z.infer<typeof CountRowSchema>;
 
-/** What happened in one interval: deltas, never totals, so that recovery sums them. */
+/**
+ * What happened in one interval (or, in a long run, in a span of them, rolled up): deltas, never totals, so that
+ * recovery sums them.
+ */
 export const JournalIntervalSchema = z.object({
   type: z.literal('interval'),
   /** Real ms since the journal began: the interval is [from, to). */

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { PetloadError } from '../core/errors.js';
 import { JOURNAL_FILE } from './format.js';
 import { parseLine } from './reader.js';
+import { TAIL_FILES } from './tail.js';
 
 export interface PreviousJournal {
   /** When the unfinished run began sending (ISO time), when its head line says. */
@@ -97,6 +98,10 @@ export function setAside(dir: string): PreviousJournal | null {
     const movedTo = asideFolder(dir, seen.startedAt, path);
     mkdirSync(movedTo);
     renameSync(path, join(movedTo, JOURNAL_FILE));
+    // A long run's tail files (the seconds of its last span) go with it; links are left where they are.
+    for (const name of TAIL_FILES)
+      if (lstatSync(join(dir, name), { throwIfNoEntry: false })?.isFile() === true)
+        renameSync(join(dir, name), join(movedTo, name));
     return { startedAt: seen.startedAt, scenario: seen.scenario, movedTo };
   } catch (e) {
     throw new PetloadError(

@@ -8,13 +8,14 @@ import { join } from 'node:path';
 import { PetloadError } from '../core/errors.js';
 import {
   JOURNAL_FILE,
-  JOURNAL_SCHEMA_VERSION,
+  READABLE_JOURNAL_VERSIONS,
   type JournalEnd,
   type JournalHead,
   type JournalInterval,
   type JournalLine,
   JournalLineSchema,
 } from './format.js';
+import { TAIL_FILES } from './tail.js';
 
 export interface JournalContents {
   readonly path: string;
@@ -51,8 +52,8 @@ function headOf(path: string, first: string | undefined): JournalHead {
     version = undefined;
   }
   const why =
-    version !== undefined && version !== JOURNAL_SCHEMA_VERSION
-      ? `its journal format is version ${String(version)}; this petload reads version ${JOURNAL_SCHEMA_VERSION}`
+    version !== undefined && !(READABLE_JOURNAL_VERSIONS as readonly unknown[]).includes(version)
+      ? `its journal format is version ${String(version)}; this petload reads versions ${READABLE_JOURNAL_VERSIONS.join(' and ')}`
       : 'it does not begin with a journal head line (the run died before writing it, or this is no journal)';
   throw new PetloadError('E_USAGE', `${path} cannot be recovered: ${why}`, { hint: HINT });
 }
@@ -105,5 +106,33 @@ export function readJournal(dir: string): JournalContents {
     else if (i === lines.length - 1 && line === null) torn = true;
     else skipped.push(i + 1);
   }
+  // A long run's span under way: its seconds are in the tail files, after what the journal's lines cover.
+  if (end === null && head.schemaVersion >= 2 && tailSeconds(dir, intervals)) torn = true;
   return { path, head, intervals, end, torn, skipped };
+}
+
+/**
+ * Appends to `intervals` the seconds of the tail files (tail.ts) that start at or after the end of the journal's
+ * last line (older ones are already in a roll-up line), in time order. True when a tail's last line was torn.
+ */
+function tailSeconds(dir: string, intervals: JournalInterval[]): boolean {
+  const after = intervals.at(-1)?.to ?? 0;
+  const found: { line: JournalInterval; file: string; at: number }[] = [];
+  let torn = false;
+  for (const name of TAIL_FILES) {
+    const file = join(dir, name);
+    if (!existsSync(file)) continue;
+    const lines = readFileSync(file, 'utf8').split('\n');
+    if ((lines.pop() ?? '') !== '') torn = true;
+    lines.forEach((text, i) => {
+      const line = parseLine(text);
+      if (line?.type === 'interval' && line.from >= after) found.push({ line, file, at: i + 1 });
+    });
+  }
+  found.sort((a, b) => a.line.from - b.line.from || a.at - b.at);
+  for (const { line, file, at } of found) {
+    checkTimes(file, line, intervals.at(-1), at);
+    intervals.push(line);
+  }
+  return torn;
 }

@@ -67,7 +67,7 @@ describe('the journal writer', () => {
     await journal.close();
 
     const j = readJournal(dir);
-    expect(j.head).toMatchObject({ ...HEAD, type: 'head', schemaVersion: 1, intervalMs: 60_000 });
+    expect(j.head).toMatchObject({ ...HEAD, type: 'head', schemaVersion: 2, intervalMs: 60_000 });
     expect(j.intervals).toHaveLength(2);
     const [first, second] = j.intervals;
     expect(first!.from).toBe(0);

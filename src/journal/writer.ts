@@ -18,6 +18,8 @@ import type { RunEventOf, RunEvents } from '../core/run-events.js';
 import { type ExchangeEvent, IntervalAggregate } from './aggregate.js';
 import { JOURNAL_FILE, JOURNAL_SCHEMA_VERSION, type JournalEnd, type JournalHeadInput } from './format.js';
 import { type PreviousJournal, setAside, symlinkRefused } from './previous.js';
+import { LongRun } from './rollup.js';
+import { TailFiles } from './tail.js';
 
 export const JOURNAL_INTERVAL_MS = 1000;
 
@@ -79,6 +81,73 @@ function openFile(dir: string, path: string): number {
   }
 }
 
+/** The `end` line: the verdict of the run's `ended` event (without one, the run wrote no report). */
+function endLine(ended: RunEventOf<'ended'> | null, at: number): JournalEnd {
+  return {
+    type: 'end',
+    at,
+    verdict: ended?.verdict ?? null,
+    exitCode: ended?.exitCode ?? null,
+    ...(ended?.reason !== undefined ? { reason: ended.reason } : {}),
+  };
+}
+
+/** The events the journal keeps, into its aggregate; returns the functions that stop listening. */
+function listen(events: RunEvents, agg: IntervalAggregate, onEnded: (e: RunEventOf<'ended'>) => void): (() => void)[] {
+  return [
+    events.on('exchange', (e) => agg.exchange(e as ExchangeEvent)),
+    events.on('check', (e) => agg.check(e)),
+    events.on('note', (e) => agg.note(e.text)),
+    events.on('ended', onEnded),
+  ];
+}
+
+/**
+ * Calls `tick` on the interval's boundaries from `t0` (so that lateness does not add up) until the returned function
+ * is called; the timer does not hold the process open.
+ */
+function tickOnBoundaries(now: () => number, t0: number, intervalMs: number, tick: () => void): () => void {
+  let timer: NodeJS.Timeout;
+  let stopped = false;
+  const schedule = () => {
+    const next = (Math.floor((now() - t0) / intervalMs) + 1) * intervalMs;
+    timer = setTimeout(
+      () => {
+        tick();
+        if (!stopped) schedule();
+      },
+      Math.max(0, t0 + next - now()),
+    );
+    timer.unref();
+  };
+  schedule();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
+/** fdatasync of each file in turn, off the event loop; then `done`. */
+function syncAll(fds: readonly number[], done: () => void): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const next = (i: number): void => {
+      if (i < fds.length) return fdatasync(fds[i]!, () => next(i + 1));
+      done();
+      resolve();
+    };
+    next(0);
+  });
+}
+
+/** Removes the tail files once the journal has its end line (its reader no longer looks at them). */
+function removeTails(tails: TailFiles): void {
+  try {
+    tails.remove();
+  } catch {
+    // Left behind: a journal with its end line is read without them, and the next run in the directory clears them.
+  }
+}
+
 /**
  * Start the journal of a run in `dir`: set aside an unfinished journal the directory holds (see `previous`),
  * write the head line, and listen to the run's events. Call before anything is sent; `close` after the report.
@@ -92,6 +161,7 @@ export function startJournal(events: RunEvents, dir: string, head: JournalHeadIn
   const t0 = now();
   const agg = new IntervalAggregate();
   const state = { broken: false, closed: false, last: 0, syncing: null as Promise<void> | null };
+  const tails = new TailFiles(dir, (p) => openFile(dir, p));
   let ended: RunEventOf<'ended'> | null = null;
 
   const fail = (e: unknown) => {
@@ -110,46 +180,36 @@ export function startJournal(events: RunEvents, dir: string, head: JournalHeadIn
       return false;
     }
   };
+  const syncNow = () => o.datasync === false || fdatasyncSync(fd);
+  // A long run's seconds past the timeline's first buckets: rolled up, the span under way in a tail file (rollup.ts).
+  const long = new LongRun({ intervalMs, tails, append: write, syncNow });
   const sync = () => {
     if (o.datasync === false || state.syncing !== null || state.broken) return;
-    state.syncing = new Promise<void>((resolve) =>
-      fdatasync(fd, () => {
-        state.syncing = null;
-        resolve();
-      }),
-    );
+    state.syncing = syncAll([fd, ...tails.fds()], long.syncing()).then(() => {
+      state.syncing = null;
+    });
   };
   const flush = () => {
     if (state.closed) return;
     const to = Math.round(now() - t0);
-    const line = agg.take(state.last, to);
+    try {
+      // A broken journal still empties its aggregate, so that its memory stays flat.
+      if (state.broken) agg.take(state.last, to);
+      else if (long.flush(agg, state.last, to)) sync();
+    } catch (e) {
+      fail(e);
+    }
     state.last = to;
-    if (line !== null && write(line)) sync();
   };
 
+  removeTails(tails);
   write({ type: 'head', schemaVersion: JOURNAL_SCHEMA_VERSION, ...head, intervalMs });
   if (o.datasync !== false && !state.broken) fdatasyncSync(fd);
 
-  const off = [
-    events.on('exchange', (e) => agg.exchange(e as ExchangeEvent)),
-    events.on('check', (e) => agg.check(e)),
-    events.on('note', (e) => agg.note(e.text)),
-    events.on('ended', (e) => {
-      ended = e;
-    }),
-  ];
-  // Ticks on the interval's boundaries from the start, so that lateness does not add up.
-  let timer: NodeJS.Timeout;
-  const schedule = () => {
-    const next = (Math.floor((now() - t0) / intervalMs) + 1) * intervalMs;
-    timer = setTimeout(tick, Math.max(0, t0 + next - now()));
-    timer.unref();
-  };
-  const tick = () => {
-    flush();
-    if (!state.closed) schedule();
-  };
-  schedule();
+  const off = listen(events, agg, (e) => {
+    ended = e;
+  });
+  const stopTicks = tickOnBoundaries(now, t0, intervalMs, flush);
 
   return {
     path,
@@ -158,17 +218,11 @@ export function startJournal(events: RunEvents, dir: string, head: JournalHeadIn
     close: async () => {
       if (state.closed) return;
       flush();
+      if (!state.broken) long.roll();
       state.closed = true;
-      clearTimeout(timer);
+      stopTicks();
       for (const f of off) f();
-      const end: JournalEnd = {
-        type: 'end',
-        at: Math.round(now() - t0),
-        verdict: ended?.verdict ?? null,
-        exitCode: ended?.exitCode ?? null,
-        ...(ended?.reason !== undefined ? { reason: ended.reason } : {}),
-      };
-      write(end);
+      write(endLine(ended, Math.round(now() - t0)));
       await state.syncing;
       try {
         if (o.datasync !== false && !state.broken) fdatasyncSync(fd);
@@ -176,6 +230,7 @@ export function startJournal(events: RunEvents, dir: string, head: JournalHeadIn
         fail(e);
       } finally {
         closeSync(fd);
+        if (!state.broken) removeTails(tails);
       }
     },
   };

@@ -1,7 +1,9 @@
 /**
- * Test-only: the Debian programs the tests run for real (a headless browser, Redis, nginx), and the one place that
- * installs them. `installSystemPackages` runs once per `vitest run`, as its global set-up (src/testing/global-setup.ts),
- * before any test worker starts; tests only ask for a program's path with `programPath`, which never installs.
+ * Test-only: the Debian programs the tests (and the bench) run for real (a headless browser, Redis, nginx), and the
+ * one place that installs them. `installSystemPackages` runs once per `vitest run`, as its global set-up
+ * (src/testing/global-setup.ts), before any test worker starts, and at the start of `npm run bench` for the programs
+ * it needs (nginx, the throughput rounds' server); tests only ask for a program's path with `programPath`, which
+ * never installs.
  *
  * Every apt-get goes through one lock file (flock), so two test runs on one machine never call apt at once, and
  * `apt-get update` runs at most once per set-up, only when something is missing. apt's own locks can still be held
@@ -83,25 +85,30 @@ async function aptGet(args: readonly string[], deadline: number): Promise<void> 
 }
 
 /**
- * Installs every missing package of the table, once: under the lock, look again (another run may have installed
- * them meanwhile), then `apt-get update` and one `apt-get install`. Throws one line saying why it cannot.
+ * Installs every missing package of the table (or of `programs` only: the bench asks for nginx alone), once: under
+ * the lock, look again (another run may have installed them meanwhile), then `apt-get update` and one
+ * `apt-get install`. Throws one line saying why it cannot.
  */
-export async function installSystemPackages(log: (line: string) => void = () => {}): Promise<void> {
-  if (missingPackages().length === 0) return;
+export async function installSystemPackages(
+  log: (line: string) => void = () => {},
+  programs: readonly SystemProgram[] = Object.keys(SYSTEM_PROGRAMS) as SystemProgram[],
+  who = 'the tests',
+): Promise<void> {
+  if (missingPackages(programs).length === 0) return;
   if (process.getuid?.() !== 0) {
     throw new Error(
-      `the tests need Debian's ${missingPackages().join(', ')} and installing them needs root: run \`apt-get install -y ${missingPackages().join(' ')}\``,
+      `${who} need Debian's ${missingPackages(programs).join(', ')} and installing them needs root: run \`apt-get install -y ${missingPackages(programs).join(' ')}\``,
     );
   }
   const deadline = Date.now() + APT_LOCK_WAIT_MS;
-  log(`petload tests: installing Debian's ${missingPackages().join(', ')} (once, before the tests)`);
+  log(`petload ${who.replace(/^the /, '')}: installing Debian's ${missingPackages(programs).join(', ')} (once)`);
   await aptGet(['update'], deadline);
   // Another run may have installed them while this one waited for the lock.
-  const missing = missingPackages();
+  const missing = missingPackages(programs);
   if (missing.length === 0) return;
   // With recommends, as a person would install them (the browser's fonts come that way).
   await aptGet(['install', '-y', ...missing], deadline);
-  const still = (Object.keys(SYSTEM_PROGRAMS) as SystemProgram[]).filter((p) => !existsSync(SYSTEM_PROGRAMS[p].path));
+  const still = programs.filter((p) => !existsSync(SYSTEM_PROGRAMS[p].path));
   if (still.length > 0)
     throw new Error(
       `apt-get installed ${missing.join(', ')} but ${still.map((p) => SYSTEM_PROGRAMS[p].path).join(', ')} is still missing`,
