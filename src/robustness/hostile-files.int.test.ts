@@ -1,7 +1,7 @@
 /**
  * Hostile files in a report directory, and hostile text in a target's answers, through the real CLI:
  * - symbolic links planted where the journal and the report files go are never followed (the journal refuses a
- *   link, dangling or not; a report file replaces the link itself, never its target);
+ *   link, dangling or not, and a FIFO; a report file replaces the link itself, never its target);
  * - a report.json whose histogram is a deflate bomb (7 MB inflating to 1 GiB) is refused, naming the file and the
  *   histogram, by `petload report` and `petload compare`, without inflating it;
  * - a journal whose intervals go from 1e12 ms back to 0 is refused by `report --recover`, naming the line;
@@ -9,6 +9,7 @@
  * - C1 control characters a target puts in its headers and bodies, and an ESC put into a report.json by hand,
  *   never stand raw in summary.md, junit.xml or report.html.
  */
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -115,6 +116,15 @@ describe.concurrent('hostile files', () => {
     if (toFile) expect(readFileSync(target, 'utf8')).toBe(finished);
     else expect(existsSync(target)).toBe(false);
     expect(lstatSync(join(dir, 'journal.ndjson')).isSymbolicLink()).toBe(true);
+  });
+
+  it('a FIFO planted as the journal is refused, instead of blocking the run as it opens it', async () => {
+    const dir = join(s.dir, 'fifo');
+    mkdirSync(dir);
+    execFileSync('mkfifo', [join(dir, 'journal.ndjson')]);
+    const r = await runCli(['run', 'smoke', '--duration', '1s', '--report-dir', dir], { killAfterMs: 20_000 });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`cannot write the journal ${dir}/journal.ndjson: it is not a regular file`);
   });
 
   it('a histogram that is a deflate bomb is refused by report and compare, naming the file and the histogram', async () => {
