@@ -104,7 +104,7 @@ function describeShape(input: unknown): string {
     return `a string of ${input.length} character${input.length === 1 ? '' : 's'} (not shown)`;
   if (Array.isArray(input)) return 'a list';
   if (typeof input === 'object') return 'a mapping';
-  if (typeof input === 'boolean') return 'true or false';
+  if (typeof input === 'boolean') return 'a boolean (true or false)';
   return `a ${typeof input} (not shown)`;
 }
 

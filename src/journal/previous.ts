@@ -92,6 +92,11 @@ export function setAside(dir: string): PreviousJournal | null {
   }
   if (entry === undefined) return null;
   if (entry.isSymbolicLink()) throw symlinkRefused(path);
+  // A FIFO would block the run as it opens it; a directory or a device is no journal either.
+  if (!entry.isFile())
+    throw new PetloadError('E_USAGE', `cannot write the journal ${path}: it is not a regular file`, {
+      hint: 'Remove it, or give another --report-dir.',
+    });
   try {
     const seen = peekJournal(path);
     if (seen.finished) return null;

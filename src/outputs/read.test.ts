@@ -22,6 +22,10 @@ beforeAll(async () => {
   badHistogram.operations[1]!.histograms['2xx'] = 'not-a-histogram';
   await writeFile(join(dir, 'bad-histogram.json'), JSON.stringify(badHistogram));
   await writeFile(join(dir, 'not-json.json'), '{"schemaVersion": 1,');
+  const many = JSON.parse(renderJson(report)) as Report;
+  const one = many.operations[0]!.histograms.all!;
+  many.operations[0]!.histograms = Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`c${i}`, one]));
+  await writeFile(join(dir, 'many-histograms.json'), JSON.stringify(many));
 });
 
 afterAll(async () => {
@@ -43,6 +47,10 @@ describe('readReportFile', () => {
       /bad-histogram\.json: not a valid petload report\n {2}operations\[1\]\.histograms\.2xx: not an encoded histogram/,
     ],
     ['not-json.json', /not-json\.json: not valid JSON \(/],
+    [
+      'many-histograms.json',
+      /many-histograms\.json: not a valid petload report\n {2}operations: expected at most 1000 histograms, found \d{4}/,
+    ],
     ['missing.json', /missing\.json: cannot read the report \(ENOENT\)/],
   ])('refuses %s with a usage error naming the file and the problem', (file, message) => {
     try {

@@ -9,6 +9,9 @@ import { PetloadError } from '../core/errors.js';
 import { checkEncodedHistogram } from '../metrics/histogram.js';
 import { orderedReport } from './json.js';
 
+/** Far above what any report of petload's holds (merged ones included). */
+export const MAX_HISTOGRAMS = 1000;
+
 const HINT = 'Give a report.json written by `petload run` (or by `petload merge`).';
 
 function invalid(path: string, why: string): PetloadError {
@@ -29,6 +32,13 @@ export function parseReport(doc: unknown, source: string): Report {
     const lines = formatIssues(res.error, doc);
     throw invalid(source, `not a valid petload report\n  ${lines.join('\n  ')}`);
   }
+  // A report of petload's holds a few dozen histograms (operations by status class); each is inflated to check it.
+  const histograms = res.data.operations.reduce((n, op) => n + Object.keys(op.histograms).length, 0);
+  if (histograms > MAX_HISTOGRAMS)
+    throw invalid(
+      source,
+      `not a valid petload report\n  operations: expected at most ${MAX_HISTOGRAMS} histograms, found ${histograms}`,
+    );
   res.data.operations.forEach((op, i) => {
     for (const [name, b64] of Object.entries(op.histograms)) {
       try {
