@@ -91,17 +91,16 @@ export function runDeadline(outer: AbortSignal): RunDeadline {
 
 /**
  * Arm the run's deadline once its estimate is known (`fixedMs`, when given, replaces the derived one: a testing
- * aid), and say it in the log and the report's notes.
+ * aid), and say it in the report's notes and the log.
  */
 export function armDeadline(
   bound: RunDeadline,
   planned: Estimate,
-  load: LoadSection | undefined,
-  plans: readonly PlanName[],
+  run: { load: LoadSection | undefined; plans: readonly PlanName[] },
   events: RunEvents,
   fixedMs?: number,
 ): void {
-  const derived = deadlineOf(planned, load, plans.length);
+  const derived = deadlineOf(planned, run.load, run.plans.length);
   const basis = fixedMs === undefined ? derived : { ...derived, realMs: fixedMs, why: 'set by the caller' };
   bound.arm(basis);
   const text = `Deadline: the run stops after ${fmtDuration(basis.realMs)} of real time (${basis.why}).`;

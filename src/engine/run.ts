@@ -602,7 +602,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       for (const text of scheduleLines(planned)) events.emit({ type: 'log', text, notice: false });
     }
     const judged = plans.filter((p) => keys.some((k) => k.plan === p));
-    armDeadline(bound, planned, scenario.load, judged, events, o.deadlineMs);
+    armDeadline(bound, planned, { load: scenario.load, plans: judged }, events, o.deadlineMs);
     await assertReachable(target.url, 5000, signal);
     if (signal.aborted) throw new Interrupted();
     if (estimate) await guardQuota(o, setup, run, estimate);
