@@ -27,6 +27,8 @@ export const DEADLINE_MARGIN_WINDOWS = 5;
 export const DEADLINE_FLOOR_REAL_MS = 120_000;
 
 const WINDOW_MS = 60_000;
+/** The longest delay a timer takes (about 24.8 days); a longer one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface DeadlineBasis {
   /** What the run expects to take, run-clock ms: probes, load phases (every plan of a saturate phase), waits allowed beyond the plan. */
@@ -82,7 +84,7 @@ export function runDeadline(outer: AbortSignal): RunDeadline {
         if (outer.aborted) return;
         reason = `the run's deadline passed: ${fmtDuration(basis.realMs)} (${basis.why}); it stopped and reported what it had`;
         own.abort();
-      }, basis.realMs);
+      }, Math.min(basis.realMs, MAX_TIMER_MS));
     },
     fired: () => (reason === null ? null : { reason, exitCode: EXIT.aborted, hint: ERRORS.E_DEADLINE.hint }),
     dispose: () => clearTimeout(timer),
@@ -91,17 +93,16 @@ export function runDeadline(outer: AbortSignal): RunDeadline {
 
 /**
  * Arm the run's deadline once its estimate is known (`fixedMs`, when given, replaces the derived one: a testing
- * aid), and say it in the log and the report's notes.
+ * aid), and say it in the report's notes and the log.
  */
 export function armDeadline(
   bound: RunDeadline,
   planned: Estimate,
-  load: LoadSection | undefined,
-  plans: readonly PlanName[],
+  run: { load: LoadSection | undefined; plans: readonly PlanName[] },
   events: RunEvents,
   fixedMs?: number,
 ): void {
-  const derived = deadlineOf(planned, load, plans.length);
+  const derived = deadlineOf(planned, run.load, run.plans.length);
   const basis = fixedMs === undefined ? derived : { ...derived, realMs: fixedMs, why: 'set by the caller' };
   bound.arm(basis);
   const text = `Deadline: the run stops after ${fmtDuration(basis.realMs)} of real time (${basis.why}).`;

@@ -663,7 +663,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
       for (const text of scheduleLines(planned)) events.emit({ type: 'log', text, notice: false });
     }
     const judged = plans.filter((p) => keys.some((k) => k.plan === p));
-    armDeadline(bound, planned, scenario.load, judged, events, o.deadlineMs);
+    armDeadline(bound, planned, { load: scenario.load, plans: judged }, events, o.deadlineMs);
     // The reachability check waits as long as a request may (--timeout), 5 s by default.
     await reachable(o, setup, signal);
     if (signal.aborted) throw new Interrupted();

@@ -124,6 +124,19 @@ describe('retry-after.plausible', () => {
     );
   });
 
+  it('fails a date in year 9999 and a wait beyond the day with no rate-limit headers, quoting the value', () => {
+    const none = { 'x-ratelimit-limit': undefined, 'x-ratelimit-remaining': undefined, 'x-ratelimit-reset': undefined };
+    expect(
+      message(run(refused('Fri, 31 Dec 9999 23:59:59 GMT', { headers: none })).ledger, 'retry-after.plausible'),
+    ).toMatch(
+      /^Retry-After "Fri, 31 Dec 9999 23:59:59 GMT" asks for \d+ s, more than the 86400 s window length \(Reset is not usable\)$/,
+    );
+    expect(message(run(refused('86402', { headers: none })).ledger, 'retry-after.plausible')).toMatch(
+      /^Retry-After "86402" asks for 86402 s, more than the 86400 s window length/,
+    );
+    expect(countsOf(run(refused('86401', { headers: none })).ledger, 'retry-after.plausible').passed).toBe(1);
+  });
+
   it('bounds by the window length when Reset is unusable', () => {
     const broken = { headers: { 'x-ratelimit-reset': String(MINUTE_RESET * 1000) } };
     expect(countsOf(run(refused('60', broken)).ledger, 'retry-after.plausible').passed).toBe(1);
