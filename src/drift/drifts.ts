@@ -105,7 +105,10 @@ export function driftRows(c: Comparison): DriftRow[] {
   const ch = c.checks;
   const failing = (x: CheckChange) => FAILING_SEVERITIES.has(x.severity);
   const regressions = ch.newlyFailing.filter(failing).map((x) => checkRow('REGRESSION', x));
-  const latency = c.operations.flatMap((op) => latencyRows(op, c.options.minSuperiority));
+  // Runs of different traffic classes: their latency and throughput are not compared, so no row says they moved
+  // (the differences say why once).
+  const ops = c.latencyTraffic?.compared === false ? [] : c.operations;
+  const latency = ops.flatMap((op) => latencyRows(op, c.options.minSuperiority));
   const contract = c.contract.flatMap((p) =>
     p.drifts.map((d) => ({
       verdict: 'CHANGED' as const,
@@ -121,7 +124,7 @@ export function driftRows(c: Comparison): DriftRow[] {
     ...ch.newlyFailing.filter((x) => !failing(x)).map((x) => checkRow('WARNING', x)),
     ...contract,
     ...latency.filter((r) => r.verdict !== 'REGRESSION'),
-    ...c.operations.flatMap(trafficRows),
+    ...ops.flatMap(trafficRows),
     ...ch.fixed.map((x) => checkRow('FIXED', x)),
     ...ch.newlySkipped.filter((x) => x.current === 'skip').map((x) => checkRow('SKIPPED', x)),
     ...notJudgedRow(ch.newlySkipped.filter((x) => x.current === 'absent')),
