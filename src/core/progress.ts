@@ -39,7 +39,7 @@ export interface PlanSent {
 export interface ProbeProgress {
   probe: string;
   plan: PlanName | null;
-  /** `wait`: the probe (or the schedule before it) waits two real seconds or more; `waiting` says for what. */
+  /** `wait`: the probe (or the schedule before it) waits a real second or more; `waiting` says for what. */
   state: 'start' | 'done' | 'wait';
   /** Whose wait it is (a key's label, or the requests without a key), what for, and how long in real ms. */
   waiting?: { who: string; why: string; realMs: number };

@@ -111,7 +111,7 @@ export interface StepWait {
   reason: WaitReason;
 }
 
-/** A step's start and end, and (`wait`) a wait of two real seconds or more. */
+/** A step's start and end, and (`wait`) a wait of a real second or more. */
 export type StepEvents = (
   probe: ProbeName,
   plan: PlanName | null,

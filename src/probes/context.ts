@@ -36,7 +36,7 @@ export interface ProbeContext {
    */
   othersMark?(): () => number;
   /**
-   * Told of a wait of two real seconds or more before it begins: until when (run clock) and what for, so that a
+   * Told of a wait of a real second or more before it begins: until when (run clock) and what for, so that a
    * display never pauses without saying what it waits for (absent: nobody listens).
    */
   waiting?(untilLocal: number, reason: WaitReason): void;
@@ -75,7 +75,7 @@ export interface WaitReason {
 }
 
 /** Waits shorter than this (real ms) go without a progress line. */
-const TELL_WAIT_MS = 2000;
+const TELL_WAIT_MS = 1000;
 
 /** `free#2 (…9a3f): waiting 42 s for its window to restart`: a log line as a noticeable wait begins. */
 export function waitLine(reason: WaitReason, realMs: number): string {
@@ -85,7 +85,7 @@ export function waitLine(reason: WaitReason, realMs: number): string {
 /**
  * Wait on the run clock until `localTime`, abortable. A timer may fire up to a real millisecond early (a scaled
  * clock makes that many clock ms): the wait goes on until the time has really come, a few rounds at most. With a
- * reason, a wait of a few real seconds or more says what it is for (to `ctx.waiting`, a progress display, or else
+ * reason, a wait of a real second or more says what it is for (to `ctx.waiting`, a progress display, or else
  * as a log line), so that progress never stalls unexplained.
  */
 export async function waitUntil(ctx: ProbeContext, localTime: number, reason?: WaitReason): Promise<void> {

@@ -52,7 +52,7 @@ describe.concurrent('a keys document never shows what it holds', () => {
       expected: [
         'wrong-places.json: invalid keys file',
         'keys[0]: expected a mapping such as {"key": "…", "plan": "free"}, found a string of 32 characters (not shown)',
-        'keys[1]: expected one of the keys key, plan, label, perMinute, perDay, sacrificial, audit, found an unknown key (its name is not shown)',
+        'keys[1]: expected one of the keys key, plan, label, perMinute, perDay, tolerance, sacrificial, audit, found an unknown key (its name is not shown)',
         'keys[2].plan: expected one of free, pro, business, enterprise, found a string of 32 characters (not shown)',
         'keys[3].perMinute: expected a whole number of requests per minute above 0, found a string of 32 characters (not shown)',
         'keys[4].label: expected a string of at most 40 characters, found a string of 65 characters (not shown)',
@@ -100,7 +100,7 @@ describe.concurrent('a keys document never shows what it holds', () => {
       expected: [
         'serve.json: invalid keys file',
         'keys[0].plan: expected one of free, pro, business, enterprise, found a string of 32 characters (not shown)',
-        'keys[0]: expected one of the keys key, plan, label, perMinute, perDay, sacrificial, audit, found an unknown key (its name is not shown)',
+        'keys[0]: expected one of the keys key, plan, label, perMinute, perDay, tolerance, sacrificial, audit, found an unknown key (its name is not shown)',
       ],
     },
     {
@@ -116,7 +116,7 @@ describe.concurrent('a keys document never shows what it holds', () => {
       env: NO_KEYS_ENV,
       secrets: [k[0]!, k[1]!],
       expected: [
-        'keys[0]: expected one of the keys key, plan, label, perMinute, perDay, sacrificial, audit, found an unknown key (its name is not shown)',
+        'keys[0]: expected one of the keys key, plan, label, perMinute, perDay, tolerance, sacrificial, audit, found an unknown key (its name is not shown)',
       ],
     },
     {

@@ -95,7 +95,7 @@ describe.concurrent('Retry-After that is no plausible delay, on every answer', (
       // Every wait says what it is for (a refusal's wait on a real clock is about 2 s).
       if (c.raw === '-5')
         expect(run.cli.stdout + run.cli.stderr).toMatch(
-          /probe list \[free\]: waiting 2 s for the minute window of free#1 \(…[0-9a-f]{4}\) to end after a 429, to send GET \/pets again/,
+          /free#1 \(…[0-9a-f]{4}\) waiting [\d.]+ s for the end of the wait its 429 asked for/,
         );
       expect(endedEarly(report.notes)).toContain(
         `probe list [free] ended early: ${MAX_FAILURES_IN_A_ROW} requests in a row were refused (429); the last GET /pets -> 429`,
@@ -177,8 +177,9 @@ describe.concurrent('hostile targets: time, on a scaled clock', () => {
     expect(report.checks.find((c) => c.id === 'create.rejects-invalid')?.counts.passed).toBe(10);
     expect(checkOf(report, 'list.status-filter').reasons.join()).toMatch(/the probe ended early \(3 requests in a row/);
     expect(checkOf(report, 'contract.no-server-errors').status).toBe('fail');
-    // Each failure waited out to its minute window's end: about three windows of the target, not eight minutes.
-    expect(report.schedule!.actual.windows).toBeLessThan(4);
+    // Each failure waited out to its minute window's end: about three windows of the target (a busy machine adds
+    // to that on the 60x clock, where a window is a real second), not the eight or more it took before.
+    expect(report.schedule!.actual.windows).toBeLessThan(6);
   });
 
   it('past its deadline a run stops as an interrupt does, and reports why: aborted, exit 3', async () => {
