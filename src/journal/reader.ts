@@ -44,7 +44,18 @@ const HINT = 'Give the report directory of a run (the folder that holds its jour
 
 function headOf(path: string, first: string | undefined): JournalHead {
   const head = first === undefined ? null : parseLine(first);
-  if (head?.type === 'head') return head;
+  if (head?.type === 'head') {
+    // The timeline has a bucket per interval: an interval of a nanosecond, or none, is no run's.
+    const { intervalMs } = head;
+    const scale = head.target.timeScale;
+    if (!(intervalMs >= 1 && intervalMs <= 3_600_000) || !(scale > 0 && Number.isFinite(scale)))
+      throw new PetloadError(
+        'E_USAGE',
+        `${path} line 1 cannot be recovered: expected an interval of 1 ms to 1 h and a positive time scale, found intervalMs ${intervalMs}, timeScale ${scale}; a run never writes that (the journal was altered)`,
+        { hint: HINT },
+      );
+    return head;
+  }
   let version: unknown;
   try {
     version = (JSON.parse(first ?? '') as { schemaVersion?: unknown }).schemaVersion;

@@ -4,6 +4,7 @@
  * src/engine/recover.ts makes a report of them.
  */
 import type { PlanName } from '../api/plans.js';
+import { PetloadError } from '../core/errors.js';
 import type { AnyCheckId } from '../checks/catalogue.js';
 import { MAX_EVIDENCE, type Outcome } from '../checks/ledger.js';
 import {
@@ -43,8 +44,19 @@ function operationSum(ops: Map<string, OperationSum>, name: string): OperationSu
   return s;
 }
 
-function addEncoded(into: Map<string, Histogram>, name: string, b64: string): Histogram {
-  const h = decodeHistogram(b64);
+/** A histogram of a journal line that petload never wrote (damaged, or crafted), named by where it stands. */
+class JournalHistogramError extends Error {}
+
+function decodeAt(where: string, b64: string): Histogram {
+  try {
+    return decodeHistogram(b64);
+  } catch (e) {
+    throw new JournalHistogramError(`${where}: ${(e as Error).message}`);
+  }
+}
+
+function addEncoded(into: Map<string, Histogram>, name: string, b64: string, where: string): Histogram {
+  const h = decodeAt(where, b64);
   const have = into.get(name);
   if (have === undefined) into.set(name, h);
   else addInto(have, h);
@@ -131,10 +143,11 @@ function addInterval(ops: Map<string, OperationSum>, iv: JournalInterval, t: Tim
   }
   for (const [op, byClass] of Object.entries(iv.latency)) {
     const s = operationSum(ops, op);
-    for (const [cls, b64] of Object.entries(byClass)) addInto(slot.latency, addEncoded(s.latency, cls, b64));
+    for (const [cls, b64] of Object.entries(byClass))
+      addInto(slot.latency, addEncoded(s.latency, cls, b64, `latency.${op}.${cls}`));
   }
   for (const [op, b64] of Object.entries(iv.serviceTime ?? {}))
-    addInto(operationSum(ops, op).service, decodeHistogram(b64));
+    addInto(operationSum(ops, op).service, decodeAt(`serviceTime.${op}`, b64));
 }
 
 const orderOf = (name: string): number => {
@@ -150,7 +163,18 @@ function operationMetrics(name: string, s: OperationSum): MetricsSnapshot['opera
 export function metricsOf(j: JournalContents): MetricsSnapshot {
   const ops = new Map<string, OperationSum>();
   const timeline = new TimelineBuilder(j.head.intervalMs, j.head.target.timeScale, j.intervals);
-  for (const iv of j.intervals) addInterval(ops, iv, timeline);
+  for (const iv of j.intervals) {
+    try {
+      addInterval(ops, iv, timeline);
+    } catch (e) {
+      if (!(e instanceof JournalHistogramError)) throw e;
+      throw new PetloadError(
+        'E_USAGE',
+        `${j.path} cannot be recovered: in its interval from ${iv.from} ms, ${e.message}; a run never writes that (the journal was altered)`,
+        { cause: e, hint: 'Give the report directory of a run (the folder that holds its journal.ndjson).' },
+      );
+    }
+  }
   const operations = [...ops]
     .sort((a, b) => orderOf(a[0]) - orderOf(b[0]) || a[0].localeCompare(b[0]))
     .map(([name, s]) => operationMetrics(name, s));

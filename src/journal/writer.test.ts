@@ -191,7 +191,7 @@ describe('the journal writer', () => {
     await first.journal.close();
   });
 
-  it('refuses intervals a run never writes (out of order, beyond a year, ending first), naming the line', async () => {
+  it('refuses intervals a run never writes (out of order, beyond a year, ending first, a nanosecond long), naming the line', async () => {
     const { dir, journal, events, advance } = manual();
     events.emit(exchange(200, 5));
     advance(1000);
@@ -208,6 +208,9 @@ describe('the journal writer', () => {
       [[at(5000, 10)], /line 2 cannot be recovered: expected an interval that ends after it begins/],
       [[at(-1)], /line 2 cannot be recovered: expected an interval's from and to/],
     ];
+    const tiny = JSON.stringify({ ...JSON.parse(head!), intervalMs: 1e-300 });
+    writeFileSync(join(dir, JOURNAL_FILE), `${tiny}\n${at(1000)}\n`);
+    expect(() => readJournal(dir)).toThrow(/line 1 cannot be recovered: expected an interval of 1 ms to 1 h/);
     for (const [lines, message] of cases) {
       writeFileSync(join(dir, JOURNAL_FILE), `${[head, ...lines].join('\n')}\n`);
       expect(() => readJournal(dir)).toThrow(

@@ -32,7 +32,8 @@ const KEYS_SHOWN_CHARS = 1000;
 export function mdText(s: string, max = CELL_MAX): string {
   const one = s.replace(/\s+/g, ' ').trim();
   const cut = one.length > max ? `${one.slice(0, max)}…` : one;
-  return cut.replace(/[\\`*_[\]<>|~&]/g, (c) => `\\${c}`);
+  // Control characters shown (\x{1b}), never raw: compare.md and trend.md quote a target's text through here too.
+  return visibleControls(cut.replace(/[\\`*_[\]<>|~&]/g, (c) => `\\${c}`));
 }
 
 /** A code span for ids and expressions; a pipe still needs its escape inside a GFM table. */

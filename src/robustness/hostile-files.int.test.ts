@@ -4,7 +4,8 @@
  *   link, dangling or not, and a FIFO; a report file replaces the link itself, never its target);
  * - a report.json whose histogram is a deflate bomb (7 MB inflating to 1 GiB) is refused, naming the file and the
  *   histogram, by `petload report` and `petload compare`, without inflating it;
- * - a journal whose intervals go from 1e12 ms back to 0 is refused by `report --recover`, naming the line;
+ * - a journal whose intervals go from 1e12 ms back to 0 is refused by `report --recover`, naming the line, and
+ *   one whose histogram is a deflate bomb, naming the interval and the histogram;
  * - `report --recover` never replaces a complete report.json of the same run (killed between its two writes);
  * - C1 control characters a target puts in its headers and bodies, and an ESC put into a report.json by hand,
  *   never stand raw in summary.md, junit.xml or report.html.
@@ -164,6 +165,24 @@ describe.concurrent('hostile files', () => {
     expect(r.stderr).not.toMatch(STACK_LINE);
     expect(r.stderr).toContain(`${dir}/journal.ndjson line 2 cannot be recovered: expected an interval's from and to`);
     expect(r.stderr).toContain('found from 1000000000000');
+    expect(reportIn(dir)).toBe(false);
+  });
+
+  it('a journal whose histogram is a deflate bomb is refused, naming the interval and the histogram', async () => {
+    const dir = join(s.dir, 'journal-bomb');
+    mkdirSync(dir);
+    const [head, interval] = readFileSync(join(base, 'journal.ndjson'), 'utf8').split('\n');
+    const iv = JSON.parse(interval!);
+    const op = Object.keys(iv.latency)[0]!;
+    const cls = Object.keys(iv.latency[op])[0]!;
+    iv.latency[op][cls] = asHistogram(zeroBomb(1_000_000)); // 1.6 MB inflating to 258 MB
+    writeFileSync(join(dir, 'journal.ndjson'), `${head}\n${JSON.stringify(iv)}\n`);
+    const r = await runCli(['report', '--recover', dir]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toMatch(STACK_LINE);
+    expect(r.stderr).toContain(
+      `${dir}/journal.ndjson cannot be recovered: in its interval from ${iv.from} ms, latency.${op}.${cls}: not a petload histogram: it inflates to more than`,
+    );
     expect(reportIn(dir)).toBe(false);
   });
 
