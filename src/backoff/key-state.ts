@@ -8,6 +8,7 @@ import type { PlanSent } from '../core/progress.js';
 import type { ApiKey } from '../core/api-key.js';
 import { headerValue, type Exchange } from '../http/exchange.js';
 import { parseRetryAfter } from '../http/headers.js';
+import { IMPLAUSIBLE_WAIT_MS } from '../checks/passive/client.js';
 import { dateOf, rateLimitOf } from '../http/parsed.js';
 
 /** Whole-second rounding of Date and Reset. */
@@ -140,8 +141,10 @@ export class KeyStates {
           rl.limit.ok && rl.remaining.ok && rl.limit.value === key.limits.perDay && rl.remaining.value === 0;
         const bound = (dayRefused ? DAY_S : MINUTE_S) * 1000 + TOLERANCE_MS;
         // A wait beyond that (an epoch, milliseconds, a date in year 9999: retry-after.plausible's failure) is not
-        // trusted: the key is held until its minute window's Reset when the headers give a usable one, else the bound.
-        const held = wait <= bound ? wait : minuteEnd !== null ? Math.max(0, minuteEnd - ex.localTime) : bound;
+        // trusted: the key is held until its minute window's Reset when the headers give a usable one, else for the
+        // backoff's cap.
+        const held =
+          wait <= bound ? wait : minuteEnd !== null ? Math.max(0, minuteEnd - ex.localTime) : IMPLAUSIBLE_WAIT_MS;
         s.blockedUntil = Math.max(s.blockedUntil, ex.localTime + held);
         // The refused window ends when Retry-After says (bounded by the window length).
         const end = ex.localTime + Math.min(held, MINUTE_S * 1000) + TOLERANCE_MS;

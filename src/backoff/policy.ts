@@ -20,7 +20,8 @@
  */
 import type { ApiKey } from '../core/api-key.js';
 import type { Clock } from '../core/clock.js';
-import { TOLERANCE_MS, type KeyStates } from './key-state.js';
+import { IMPLAUSIBLE_WAIT_MS } from '../checks/passive/client.js';
+import { retryAfterMs, TOLERANCE_MS, type KeyStates } from './key-state.js';
 import type { Exchange } from '../http/exchange.js';
 import { fullJitter } from './jitter.js';
 import { isAccepted, isRefusal, MINUTE_MS, readWindow, retryAfterWaitMs, type ResponseWindow } from './response.js';
@@ -181,6 +182,11 @@ export class BackoffPolicy {
     const ra = retryAfterWaitMs(ex, w);
     const raEnd = ra === null ? -Infinity : now + ra;
     const resetEnd = w.resetLocal !== null && (w.remaining === 0 || w.window === 'minute') ? w.resetLocal : null;
+    // A Retry-After beyond what its window justifies (retry-after.plausible's failure), with no usable Reset: waited
+    // for the backoff's default cap (IMPLAUSIBLE_WAIT_MS), as backoff.respects-retry-after holds it; a ban is still
+    // suspected only once the minute window has passed too.
+    if (ra === null && resetEnd === null && retryAfterMs(ex) !== null)
+      return { told: now + IMPLAUSIBLE_WAIT_MS, clear: now + MINUTE_MS + TOLERANCE_MS };
     if (ra === null && resetEnd === null) return { told: now + MINUTE_MS, clear: now + MINUTE_MS + TOLERANCE_MS };
     const told = Math.max(raEnd, resetEnd ?? -Infinity);
     return { told, clear: Math.max(told, resetEnd ?? now + MINUTE_MS) + TOLERANCE_MS };

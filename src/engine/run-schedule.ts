@@ -307,9 +307,14 @@ export async function runSchedule(
         await endTurn();
       }
     } catch (e) {
-      if (!(e instanceof ProbeEnded) || base.signal.aborted) {
+      if (!(e instanceof ProbeEnded)) {
         stopped = true; // an interrupt, an unreachable target, a banned key: nothing more is started
         throw e;
+      }
+      // Its own bounds ended it: the others go on, unless the run is stopping (its signal says why).
+      if (base.signal.aborted) {
+        stopped = true;
+        return;
       }
     }
     endedEarly(base, step, bound.ended());

@@ -51,15 +51,15 @@ describe('backoff.respects-retry-after', () => {
     expect(countsOf(s.ledger, 'backoff.respects-retry-after')).toEqual({ passed: 2, failed: 0, skipped: 0 });
   });
 
-  it('holds an implausible Retry-After without a usable Reset (an epoch, a date in 9999) for the minute window only', () => {
+  it('holds an implausible Retry-After without a usable Reset (an epoch, a date in 9999) for the backoff cap only', () => {
     const none = { 'x-ratelimit-limit': undefined, 'x-ratelimit-remaining': undefined, 'x-ratelimit-reset': undefined };
     for (const raw of ['1000000000000', 'Fri, 31 Dec 9999 23:59:59 GMT']) {
       const s = session();
       s.see(refusal(raw, { headers: none }));
+      s.see(sentAt(10_000 + 20_000));
       s.see(sentAt(10_000 + 30_000));
-      s.see(sentAt(10_000 + 61_000));
       expect(countsOf(s.ledger, 'retry-after.plausible').failed).toBe(1);
-      // One defect, one failure: the request inside the minute fails, the one after it does not.
+      // One defect, one failure: the request inside the cap fails, the one after it does not.
       expect(countsOf(s.ledger, 'backoff.respects-retry-after')).toEqual({ passed: 2, failed: 1, skipped: 0 });
     }
   });
@@ -118,11 +118,11 @@ describe('backoff.respects-retry-after', () => {
     expect(countsOf(s.ledger, 'backoff.respects-retry-after')).toEqual({ passed: 2, failed: 1, skipped: 0 });
   });
 
-  it('caps the wait at the window length when Reset is unusable', () => {
+  it('holds a wait beyond the window length, when Reset is unusable, for the backoff cap only', () => {
     const s = session();
     s.see(refusal('30000', { headers: { 'x-ratelimit-reset': String(MINUTE_RESET * 1000) } }));
-    s.see(sentAt(10_000 + 61_000));
-    s.see(sentAt(10_000 + 50_000));
+    s.see(sentAt(10_000 + 31_000));
+    s.see(sentAt(10_000 + 29_000));
     expect(countsOf(s.ledger, 'backoff.respects-retry-after')).toEqual({ passed: 2, failed: 1, skipped: 0 });
   });
 

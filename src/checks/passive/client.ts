@@ -3,7 +3,6 @@
  * received on a key (at its timing.done), no request on that key may be sent before the wait is over.
  * Per key, only the last few holds are kept: memory does not grow with the run.
  */
-import { MINUTE_S } from '../../api/plans.js';
 import type { RetryAfterWait } from './retry-after.js';
 import type { Recorder, View } from './view.js';
 
@@ -13,6 +12,12 @@ interface Hold {
   until: number;
   raw: string;
 }
+
+/**
+ * The longest wait petload gives a Retry-After that is no plausible delay (beyond what its window justifies) when no
+ * usable Reset says more, run-clock ms: the backoff's default cap, for the probes and the load alike.
+ */
+export const IMPLAUSIBLE_WAIT_MS = 30_000;
 
 /** Holds kept per key; an older one can only catch a request that was in flight for several 429s. */
 const MAX_HOLDS = 4;
@@ -30,10 +35,10 @@ export function obligationMs(v: View, wait: RetryAfterWait): number {
   const now = Math.max(v.nowMs, v.ex.localTime);
   const asked = wait.untilEpochMs === null ? wait.waitS * 1000 : wait.untilEpochMs - now;
   const implausible = wait.waitS > wait.boundS;
-  // An implausible value with no usable Reset (an epoch, a date in year 9999) obliges no more than the minute window a
-  // refusal that says nothing usable is waited for: retry-after.plausible fails the target, not the client's wait.
-  const bound = implausible ? Math.min(wait.boundS, MINUTE_S + 1) : wait.boundS;
-  const cap = wait.resetEpochMs === null ? bound * 1000 : wait.resetEpochMs - now;
+  // An implausible value with no usable Reset (an epoch, a date in year 9999) obliges no more than the backoff's cap:
+  // retry-after.plausible fails the target, not the client's wait.
+  const bound = implausible ? IMPLAUSIBLE_WAIT_MS : wait.boundS * 1000;
+  const cap = wait.resetEpochMs === null ? bound : wait.resetEpochMs - now;
   return Math.min(asked, cap);
 }
 
