@@ -278,7 +278,7 @@ export const CATALOGUE = {
   'ratelimit.algorithm': {
     family: 'ratelimit',
     severity: 'info',
-    title: "The limiter's shape, named with its figures (read from the answers)",
+    title: "The limiter's shape and how many counters answer a key, with its figures (read from the answers)",
     judgedBy: ['observer'],
     unexercised: 'no sequence of rate-limit headers on one key to read the limiter from',
   },

@@ -100,7 +100,10 @@ const PER_MINUTE: RowSpec = {
   sold: (v) => soldFigure(v, (s) => s.perMinute, '/min'),
   failed(o) {
     const admitted = minuteOf(o);
-    return admitted !== null && admitted.accepted > admitted.sold ? describeAdmission(admitted) : null;
+    if (admitted === null || admitted.accepted <= admitted.sold) return null;
+    // The cause where petload named one (several counters answering each key: a fleet that keeps it per instance).
+    const cause = str(o.info.cause);
+    return `${describeAdmission(admitted)}${cause === null ? '' : `: ${cause}`}`;
   },
   held(v, o) {
     // Over the figure within the declared tolerance (an approximate limiter): the figure measured, in words.

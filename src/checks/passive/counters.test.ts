@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../ledger.js';
 import { outcomeOf } from '../../testing/exchange-builder.js';
-import { COUNTERS_REASON, createCounterReader, excuseEchoes, MIN_RETURNS } from './counters.js';
+import { excuseEchoes } from '../echoes.js';
+import { COUNTERS_REASON, createCounterReader, MIN_RETURNS } from './counters.js';
 
 const T0 = 1_900_000_020_000;
 const R = T0 / 1000;

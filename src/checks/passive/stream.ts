@@ -33,7 +33,8 @@ import type { Exchange } from '../../http/exchange.js';
 import { ietfTriple } from '../../http/ratelimit-fields.js';
 import { MAX_EVIDENCE, type Ledger } from '../ledger.js';
 import { createAlgorithmReader, MOVING_SHAPES, type AlgorithmReader } from './algorithm.js';
-import { COUNTERS_REASON, createCounterReader, excuseEchoes, type CounterReader } from './counters.js';
+import { excuseEchoes } from '../echoes.js';
+import { COUNTERS_REASON, createCounterReader, type CounterReader } from './counters.js';
 import type { RateLimitRead } from './ratelimit.js';
 import { is2xx, type Recorder, type View } from './view.js';
 
