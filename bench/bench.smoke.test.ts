@@ -38,6 +38,9 @@ describe('npm run bench (smoke)', () => {
         driftRunS: 0.5,
         driftRepetitions: 2,
         trendReports: 10,
+        // 3 and 12 minutes of a run at 5 exchanges a second: past the first 10, seconds are rolled up.
+        longRunHours: [0.05, 0.2],
+        longRunRate: 5,
         outDir,
       },
       (line) => lines.push(line),
