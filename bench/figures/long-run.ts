@@ -66,11 +66,10 @@ export async function longRunFigure(env: BenchEnv): Promise<FigureResult> {
       timeoutMs: 120_000 * run.marks.length,
       secret,
     });
-    run.marks.forEach((m, i) =>
+    for (const [i, m] of run.marks.entries())
       env.log(
         `long run: ${label(m.hours)}: journal ${(m.journalAndTailBytes / MB).toFixed(2)} MB (${m.journalLines} lines), RSS ${m.rssMB.toFixed(1)} MB, recovered in ${recovered[i]!.seconds.toFixed(2)} s`,
-      ),
-    );
+      );
     const rows: Row[] = run.marks.flatMap((m, i) =>
       markRows(m, recovered[i]!, i === run.marks.length - 1, run.lineASecondBytes),
     );
