@@ -38,6 +38,9 @@ describe('npm run bench (smoke)', () => {
         driftRunS: 0.5,
         driftRepetitions: 2,
         trendReports: 10,
+        // 18 s and 36 s of a run at 2 exchanges a second (the roll-up past 600 s is src/journal/rollup.test.ts's).
+        longRunHours: [0.005, 0.01],
+        longRunRate: 2,
         outDir,
       },
       (line) => lines.push(line),

@@ -18,6 +18,7 @@ export const FIGURE_IDS = [
   'check-cost',
   'drift',
   'cli-start',
+  'long-run',
 ] as const;
 export type FigureId = (typeof FIGURE_IDS)[number];
 /** Opt-in figures (they take real minutes), run only when asked for by their flag. */

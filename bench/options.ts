@@ -36,6 +36,9 @@ export interface BenchOptions {
   driftRunS: number;
   driftRepetitions: number;
   trendReports: number;
+  /** Long-run figure: the marks (hours of the simulated run, ascending) and the exchanges per simulated second. */
+  longRunHours: readonly number[];
+  longRunRate: number;
   /** Where the JSON report goes. */
   outDir: string;
   /** Pin load generators and servers to different cores when possible. */
@@ -65,6 +68,8 @@ export const DEFAULT_OPTIONS: BenchOptions = Object.freeze({
   driftRunS: 5,
   driftRepetitions: 10,
   trendReports: 365,
+  longRunHours: [1, 24],
+  longRunRate: 50,
   outDir: 'reports/bench',
   pin: true,
   peerServer: 'nginx',
@@ -175,6 +180,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions | null {
     driftRunS: d.driftRunS,
     driftRepetitions: d.driftRepetitions,
     trendReports: d.trendReports,
+    longRunHours: d.longRunHours,
+    longRunRate: d.longRunRate,
     outDir: parsed.out ?? d.outDir,
     pin: parsed['no-pin'] !== true,
     peerServer: peerServer as PeerServer,

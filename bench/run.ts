@@ -11,6 +11,7 @@ import { driftFigure } from './figures/drift.js';
 import { checkCostFigure, memoryFigure } from './figures/in-process.js';
 import { latencyFigure } from './figures/latency.js';
 import { liveCostFigure } from './figures/live-cost.js';
+import { longRunFigure } from './figures/long-run.js';
 import { lowRateFigure } from './figures/low-rate.js';
 import { pacingFigure } from './figures/pacing.js';
 import { realClockFigure } from './figures/real-clock.js';
@@ -75,6 +76,7 @@ export async function runBench(
   if (want('check-cost')) await run(() => checkCostFigure(env));
   if (want('drift')) await run(() => driftFigure(env));
   if (want('cli-start')) await run(() => cliStartFigure(env));
+  if (want('long-run')) await run(() => longRunFigure(env));
   if (options.realClock) await run(() => realClockFigure(env));
 
   const rows: Row[] = figures.flatMap((f) => f.rows);

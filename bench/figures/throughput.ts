@@ -364,5 +364,38 @@ export async function throughputFigures(
         warmupS,
       ),
     );
+  const server = serverRow(rounds, o.peerServer);
+  if (server !== null) out[0]?.rows.push(server);
   return out;
+}
+
+/**
+ * The list server's CPU time per request in the autocannon runs (its CPU share over the window, per request served
+ * in it), against autocannon's own: the ratio (autocannon's over the server's) is how many times the server could
+ * outrun the fastest load generator on a core of its own; above 1, a round is not server-bound on a quiet machine.
+ * Null when the server's CPU time could not be read.
+ */
+export function serverRow(rounds: readonly Round[], server: string): Row | null {
+  const perRequest = definedOnly(
+    rounds.map((r) => {
+      const share = r.serverCpuShare.autocannon;
+      return share === null || share === undefined || !(r.autocannon.requestsPerSecond > 0)
+        ? null
+        : (share * 1e6) / r.autocannon.requestsPerSecond;
+    }),
+  );
+  // Not read (no /proc): no row.
+  if (perRequest.length === 0) return null;
+  const autocannon = definedOnly(rounds.map((r) => r.autocannon.cpuMicrosPerRequest));
+  const [mine, theirs] = [median(perRequest), median(autocannon)];
+  return row({
+    figure: `throughput: the server (${server}) CPU per request`,
+    measured: { value: mine, unit: 'µs', what: `${server}: CPU time per request served to autocannon (every round)` },
+    peer: autocannon.length > 0 ? { value: theirs, unit: 'µs', what: 'autocannon CLI: CPU time per request' } : null,
+    score:
+      perRequest.length > 0 && autocannon.length > 0 && mine > 0
+        ? { kind: 'ratio', value: theirs / mine, unit: '' }
+        : null,
+    goal: { kind: 'report' },
+  });
 }

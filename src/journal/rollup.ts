@@ -166,14 +166,21 @@ export class LongRun {
 
   constructor(private readonly io: RollupIo) {}
 
-  /** The interval [from, to) out of the aggregate (closing the span before it when it begins a new one). */
-  flush(agg: { take(from: number, to: number, span?: SpanRollup): JournalInterval | null }, from: number, to: number) {
+  /**
+   * The interval [from, to) out of the aggregate (closing the span before it when it begins a new one); true when
+   * something was written (a line to sync).
+   */
+  flush(
+    agg: { take(from: number, to: number, span?: SpanRollup): JournalInterval | null },
+    from: number,
+    to: number,
+  ): boolean {
     const index = intervalIndex(from, this.io.intervalMs);
-    if (this.span.open && !this.span.holds(index)) this.roll();
+    const rolled = this.span.open && !this.span.holds(index) && this.roll();
     if (!this.span.open && spanWidth(index) > 1) this.span.start(index);
     const line = agg.take(from, to, this.span.open ? this.span : undefined);
-    if (line === null) return false;
-    if (!this.span.open) return this.io.append(line);
+    if (line === null) return rolled;
+    if (!this.span.open) return this.io.append(line) || rolled;
     this.io.tails.write(this.span.seq, `${JSON.stringify(line)}\n`, (older) => {
       if (this.synced < older) {
         this.io.syncNow();
@@ -183,12 +190,14 @@ export class LongRun {
     return true;
   }
 
-  /** Appends the open span's roll-up line to the journal (at a span's end, and when the run ends). */
-  roll(): void {
-    if (!this.span.open) return;
+  /** Appends the open span's roll-up line to the journal (at a span's end, and when the run ends); true if written. */
+  roll(): boolean {
+    if (!this.span.open) return false;
     const seq = this.span.seq;
     const line = this.span.take();
-    if (line === null || this.io.append(line)) this.rolled = seq;
+    const written = line !== null && this.io.append(line);
+    if (line === null || written) this.rolled = seq;
+    return written;
   }
 
   /** Call as a sync of the journal starts; call what it returns when it has completed. */

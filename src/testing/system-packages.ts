@@ -97,7 +97,7 @@ export async function installSystemPackages(
   if (missingPackages(programs).length === 0) return;
   if (process.getuid?.() !== 0) {
     throw new Error(
-      `${who} need Debian's ${missingPackages(programs).join(', ')} and installing them needs root: run \`apt-get install -y ${missingPackages(programs).join(' ')}\``,
+      `${who} ${who.endsWith('s') ? 'need' : 'needs'} Debian's ${missingPackages(programs).join(', ')} and installing them needs root: run \`apt-get install -y ${missingPackages(programs).join(' ')}\``,
     );
   }
   const deadline = Date.now() + APT_LOCK_WAIT_MS;
