@@ -10,6 +10,7 @@ import type { AnyCheckId } from '../checks/catalogue.js';
 import { Ledger, type Outcome } from '../checks/ledger.js';
 import { parseThreshold, type Threshold } from '../checks/thresholds.js';
 import { evaluateThreshold, thresholdMessage } from '../checks/threshold-eval.js';
+import { deriveAdmission } from '../report/admission.js';
 import type { CheckResult, Report } from '../report/schema.js';
 import { summaryOf, totalCounts, verdictOf } from '../report/verdict.js';
 import { EXIT, PetloadError } from '../core/errors.js';
@@ -201,5 +202,8 @@ export function mergeReports(inputs: readonly SourcedReport[]): Report {
   };
   if (aborted.length > 0)
     merged.abortReason = aborted.map((i) => `${i.source}: ${i.report.abortReason ?? 'aborted'}`).join('; ');
+  // Each plan's admission, from the merged checks' facts (as a run derives it).
+  const admission = deriveAdmission(merged);
+  if (admission.length > 0) merged.admission = admission;
   return merged;
 }
