@@ -9,7 +9,6 @@ import { planLimitPerMs, type Offered } from '../backoff/no-ban.js';
 import { DAY_S, MINUTE_S, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { PlanLane } from './lane.js';
-import { ConcurrencyPhase } from './phases.js';
 import type { Executor, PhaseEnv } from './phase.js';
 
 /** Iterations one worker may start per real millisecond at most: a bound far above any loopback round trip. */
@@ -48,7 +47,6 @@ function limiterAllows(keys: readonly ApiKey[], durationMs: number): number {
 }
 
 export const concurrency: Executor<'concurrency'> = {
-  schema: ConcurrencyPhase,
   throughBackoff: true,
   durationMs: (phase) => phase.duration,
   // A closed model goes as fast as the target answers; only the backoff policy holds it to the limits.
