@@ -11,7 +11,18 @@ import type { Clock } from '../core/clock.js';
 import { retryAfterMs, type KeyView } from '../backoff/key-state.js';
 import { isRateLimitRefusal } from '../checks/passive/contract.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
-import type { Refusals } from './window.js';
+
+/** A 429 a probe left on a key, and the exchange that brought it. */
+export interface LeftRefusal {
+  readonly key: ApiKey;
+  readonly ex: Exchange;
+}
+
+/** Refusals probes leave behind, for the next probe that needs one to wait out (window.ts: Refusals). */
+export interface RefusalShelf {
+  push(key: ApiKey, ex: Exchange): void;
+  pop(plan: PlanName): LeftRefusal | undefined;
+}
 
 export interface ProbeContext {
   readonly clock: Clock;
@@ -20,7 +31,7 @@ export interface ProbeContext {
   readonly keyStates: KeyView;
   readonly signal: AbortSignal;
   /** 429s left by earlier probes, for probes that need a refusal to wait out. */
-  readonly refusals: Pick<Refusals, 'push' | 'pop'>;
+  readonly refusals: RefusalShelf;
   /** Send one request; the exchange is observed by the passive checks, metrics and key state before it returns. */
   send(spec: RequestSpec): Promise<Exchange>;
   /** Send many requests at once over at least `specs.length` connections (a dedicated pool). */

@@ -4,7 +4,7 @@ import type { ApiKey } from '../core/api-key.js';
 import { retryAfterMs, serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange } from '../http/exchange.js';
 import { rateLimitOf } from '../http/parsed.js';
-import { cheapList, isAccepted, type ProbeContext } from './context.js';
+import { cheapList, isAccepted, type LeftRefusal, type ProbeContext, type RefusalShelf } from './context.js';
 
 /** The length of a minute window, in ms. */
 export const WINDOW_MS = MINUTE_S * 1000;
@@ -184,14 +184,14 @@ export async function exhaust(
 }
 
 /** Refusals a probe left behind (a key with a 429 and nothing sent since), for the next probe that needs one. */
-export class Refusals {
-  private readonly byPlan = new Map<PlanName, { key: ApiKey; ex: Exchange }[]>();
+export class Refusals implements RefusalShelf {
+  private readonly byPlan = new Map<PlanName, LeftRefusal[]>();
   push(key: ApiKey, ex: Exchange): void {
     const list = this.byPlan.get(key.plan) ?? [];
     list.push({ key, ex });
     this.byPlan.set(key.plan, list);
   }
-  pop(plan: PlanName): { key: ApiKey; ex: Exchange } | undefined {
+  pop(plan: PlanName): LeftRefusal | undefined {
     return this.byPlan.get(plan)?.pop();
   }
 }
