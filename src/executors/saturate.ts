@@ -14,9 +14,8 @@
  */
 import type autocannon from 'autocannon';
 import type { OperationId } from '../api/operations.js';
-import type { PlanName } from '../api/plans.js';
+import { MINUTE_MS, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
-import { MINUTE_MS } from '../backoff/response.js';
 import { TOLERANCE_MS } from '../backoff/key-state.js';
 import {
   answeredExchange,
