@@ -3,26 +3,11 @@
  * against, the ratio or error that the goal judges) and the raw measurements behind them for the JSON
  * report. A goal judges the score when there is one, otherwise the measured value.
  */
+import type { FigureId, REAL_CLOCK_FIGURE } from './figure-ids.js';
 import type { Pinning } from './lib/processes.js';
 import type { BenchOptions } from './options.js';
 
-export const FIGURE_IDS = [
-  'saturate',
-  'checked-throughput',
-  'live-cost',
-  'pacing',
-  'low-rate-pacing',
-  'latency',
-  'reference-server',
-  'memory',
-  'check-cost',
-  'drift',
-  'cli-start',
-  'long-run',
-] as const;
-export type FigureId = (typeof FIGURE_IDS)[number];
-/** Opt-in figures (they take real minutes), run only when asked for by their flag. */
-export const REAL_CLOCK_FIGURE = 'real-clock-compliance';
+export { FIGURE_IDS, type FigureId, REAL_CLOCK_FIGURE } from './figure-ids.js';
 
 export interface Quantity {
   value: number;

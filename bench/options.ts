@@ -3,7 +3,7 @@
  * `npm run bench` under about three minutes on two cores; the flags lengthen or narrow it.
  */
 import { parseArgs } from 'node:util';
-import { FIGURE_IDS, type FigureId } from './figure.js';
+import { FIGURE_IDS, type FigureId } from './figure-ids.js';
 
 export const PEER_SERVERS = ['nginx', 'node'] as const;
 export type PeerServer = (typeof PEER_SERVERS)[number];

@@ -6,7 +6,7 @@
  * its passing path. Exchanges are made from one template, varying only seq, key, times and headers; each has
  * an empty parse memo on the stream's Date cache, as the client gives its exchanges (src/http/parsed.ts).
  */
-import type { PlanLimits, PlanName } from '../../src/api/plans.js';
+import { MINUTE_MS, type PlanLimits, type PlanName } from '../../src/api/plans.js';
 import { keyLabel } from '../../src/core/api-key.js';
 import { decodeBody } from '../../src/http/body.js';
 import type { Exchange, ParsedBody } from '../../src/http/exchange.js';
@@ -17,7 +17,6 @@ import { BENCH_LIMITS } from '../lib/key.js';
 export const KEYS = 4;
 /** Run-clock ms between two exchanges. */
 const STEP_MS = 1;
-const MINUTE_MS = 60_000;
 /** The run starts on a minute boundary: 2030-01-15 12:00:00 UTC. */
 const T0 = Date.UTC(2030, 0, 15, 12, 0, 0);
 const LIMIT = String(BENCH_LIMITS.perMinute);

@@ -56,8 +56,14 @@ export function describeLimits(l: PlanLimits): string {
   return `${l.perMinute}/min, ${l.perDay}/day`;
 }
 
+/**
+ * The plans' two windows, a minute and a day: the one place their lengths are written, in seconds (as Reset and
+ * Retry-After count them) and in ms (as the run clock does). Everything else imports them from here.
+ */
 export const MINUTE_S = 60;
 export const DAY_S = 86_400;
+export const MINUTE_MS = MINUTE_S * 1000;
+export const DAY_MS = DAY_S * 1000;
 
 /** The window lengths (seconds) a Limit header may describe. */
 export type WindowName = 'minute' | 'day';

@@ -3,7 +3,7 @@
  * Used to start rate-limit probes on a fresh window ("it waits until X-RateLimit-Reset has passed, or uses a key
  * that has not been used in the current window") and to honour Retry-After everywhere.
  */
-import { DAY_S, MINUTE_S, type PlanName } from '../api/plans.js';
+import { DAY_MS, MINUTE_MS, type PlanName } from '../api/plans.js';
 import type { PlanSent } from '../core/progress.js';
 import type { ApiKey } from '../core/api-key.js';
 import { headerValue, type Exchange } from '../http/exchange.js';
@@ -107,7 +107,7 @@ export class KeyStates {
     s.sent++;
     s.lastSentAt = at;
     // Without better knowledge, the minute window holding this request ends at most a minute (+rounding) later.
-    const bound = at + MINUTE_S * 1000 + TOLERANCE_MS;
+    const bound = at + MINUTE_MS + TOLERANCE_MS;
     s.minuteWindowEndsBy =
       s.minuteWindowEndsBy === null || s.minuteWindowEndsBy < at ? bound : Math.min(s.minuteWindowEndsBy, bound);
   }
@@ -126,7 +126,7 @@ export class KeyStates {
     ) {
       const resetLocal = rl.reset.value * 1000 + serverOffset(ex) + TOLERANCE_MS;
       // Only trust a Reset that is plausible for a minute window (a broken Reset is judged by its own check).
-      if (resetLocal >= ex.localTime - TOLERANCE_MS && resetLocal <= ex.localTime + (MINUTE_S + 2) * 1000) {
+      if (resetLocal >= ex.localTime - TOLERANCE_MS && resetLocal <= ex.localTime + MINUTE_MS + 2000) {
         minuteEnd = resetLocal;
         s.minuteWindowEndsBy = s.minuteWindowEndsBy === null ? resetLocal : Math.min(s.minuteWindowEndsBy, resetLocal);
       }
@@ -139,7 +139,7 @@ export class KeyStates {
         // say the day is used up, else the minute (a Retry-After in milliseconds must not hold a key for hours).
         const dayRefused =
           rl.limit.ok && rl.remaining.ok && rl.limit.value === key.limits.perDay && rl.remaining.value === 0;
-        const bound = (dayRefused ? DAY_S : MINUTE_S) * 1000 + TOLERANCE_MS;
+        const bound = (dayRefused ? DAY_MS : MINUTE_MS) + TOLERANCE_MS;
         // A wait beyond that (an epoch, milliseconds, a date in year 9999: retry-after.plausible's failure) is not
         // trusted: the key is held until its minute window's Reset when the headers give a usable one, else for the
         // backoff's cap.
@@ -147,10 +147,10 @@ export class KeyStates {
           wait <= bound ? wait : minuteEnd !== null ? Math.max(0, minuteEnd - ex.localTime) : IMPLAUSIBLE_WAIT_MS;
         s.blockedUntil = Math.max(s.blockedUntil, ex.localTime + held);
         // The refused window ends when Retry-After says (bounded by the window length).
-        const end = ex.localTime + Math.min(held, MINUTE_S * 1000) + TOLERANCE_MS;
+        const end = ex.localTime + Math.min(held, MINUTE_MS) + TOLERANCE_MS;
         s.minuteWindowEndsBy = Math.max(
           s.minuteWindowEndsBy ?? 0,
-          Math.min(end, ex.localTime + (MINUTE_S * 1000 + TOLERANCE_MS)),
+          Math.min(end, ex.localTime + (MINUTE_MS + TOLERANCE_MS)),
         );
       }
     }

@@ -8,12 +8,11 @@
  *    began and the last one is cut short. Not judged when the offered traffic never exceeded the limit, or
  *    when a key's day quota ran out (then the day figure, not the minute one, caps the throughput).
  */
-import type { PlanName } from '../api/plans.js';
+import { MINUTE_MS, type PlanName } from '../api/plans.js';
 import type { Ledger } from '../checks/ledger.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { Exchange } from '../http/exchange.js';
 import type { SuspectedBan } from './policy.js';
-import { MINUTE_MS } from './response.js';
 import type { AcceptedWindows } from './windows.js';
 
 const THROUGHPUT_SHARE = 0.8;

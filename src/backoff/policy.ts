@@ -24,7 +24,8 @@ import { IMPLAUSIBLE_WAIT_MS } from '../checks/passive/client.js';
 import { retryAfterMs, TOLERANCE_MS, type KeyStates } from './key-state.js';
 import type { Exchange } from '../http/exchange.js';
 import { fullJitter } from './jitter.js';
-import { isAccepted, isRefusal, MINUTE_MS, readWindow, retryAfterWaitMs, type ResponseWindow } from './response.js';
+import { isAccepted, isRefusal, readWindow, retryAfterWaitMs, type ResponseWindow } from './response.js';
+import { MINUTE_MS } from '../api/plans.js';
 
 export interface BackoffOptions {
   /** Without backoff, a refusal still waits what the target says, but there is no jitter and no retry. */

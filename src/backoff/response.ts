@@ -4,15 +4,12 @@
  * justify. Every figure the target sends is bounded by the window length before it is trusted (ground rules:
  * "Waits follow what the target says, bounded by the window length").
  */
-import { DAY_S, MINUTE_S, windowOfLimit, type WindowName } from '../api/plans.js';
+import { DAY_MS, MINUTE_MS, type WindowName, windowOfLimit } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import { retryAfterMs, serverOffset, serverTimeOf, TOLERANCE_MS } from './key-state.js';
 import type { Exchange } from '../http/exchange.js';
 import { rateLimitOf } from '../http/parsed.js';
 import { ietfTriple } from '../http/ratelimit-fields.js';
-
-export const MINUTE_MS = MINUTE_S * 1000;
-const DAY_MS = DAY_S * 1000;
 
 /**
  * A refusal: 429, or a status that also means "not now" for a valid key: 503 with a Retry-After (RFC 9110

@@ -9,7 +9,8 @@
 import type { ApiKey } from '../core/api-key.js';
 import { retryAfterMs } from './key-state.js';
 import type { Exchange } from '../http/exchange.js';
-import { isAccepted, isRefusal, MINUTE_MS, type ResponseWindow } from './response.js';
+import { isAccepted, isRefusal, type ResponseWindow } from './response.js';
+import { MINUTE_MS } from '../api/plans.js';
 
 export interface WindowExcess {
   key: string;

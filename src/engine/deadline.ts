@@ -11,7 +11,7 @@
  * every report with verdict `aborted`, the reason, and exit 3 (E_DEADLINE). docs/safety.md.
  */
 import { setMaxListeners } from 'node:events';
-import type { PlanName } from '../api/plans.js';
+import { MINUTE_MS, type PlanName } from '../api/plans.js';
 import type { LoadSection } from '../config/scenario.js';
 import { ERRORS, EXIT } from '../core/errors.js';
 import { executorOf } from '../executors/registry.js';
@@ -26,7 +26,6 @@ export const DEADLINE_MARGIN_WINDOWS = 5;
 /** Real ms the deadline is never below. */
 export const DEADLINE_FLOOR_REAL_MS = 120_000;
 
-const WINDOW_MS = 60_000;
 /** The longest delay a timer takes (about 24.8 days); a longer one would fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -49,7 +48,7 @@ function loadMs(load: LoadSection | undefined, plans: number): number {
 export function deadlineOf(estimate: Estimate, load: LoadSection | undefined, plans: number): DeadlineBasis {
   const beyond = Math.max(0, ...estimate.schedule.steps.map((st) => PROBE_REGISTRY[st.probe].beyondPlanMs ?? 0));
   const expectedMs = estimate.schedule.durationMs + loadMs(load, plans) + beyond;
-  const clockMs = DEADLINE_FACTOR * expectedMs + DEADLINE_MARGIN_WINDOWS * WINDOW_MS;
+  const clockMs = DEADLINE_FACTOR * expectedMs + DEADLINE_MARGIN_WINDOWS * MINUTE_MS;
   const realMs = Math.max(clockMs / estimate.scale, DEADLINE_FLOOR_REAL_MS);
   const clock = estimate.scale === 1 ? '' : ` on the ${estimate.scale}x clock`;
   const floor =
@@ -80,11 +79,14 @@ export function runDeadline(outer: AbortSignal): RunDeadline {
     signal,
     arm(basis) {
       if (timer !== undefined) return;
-      timer = setTimeout(() => {
-        if (outer.aborted) return;
-        reason = `the run's deadline passed: ${fmtDuration(basis.realMs)} (${basis.why}); it stopped and reported what it had`;
-        own.abort();
-      }, Math.min(basis.realMs, MAX_TIMER_MS));
+      timer = setTimeout(
+        () => {
+          if (outer.aborted) return;
+          reason = `the run's deadline passed: ${fmtDuration(basis.realMs)} (${basis.why}); it stopped and reported what it had`;
+          own.abort();
+        },
+        Math.min(basis.realMs, MAX_TIMER_MS),
+      );
     },
     fired: () => (reason === null ? null : { reason, exitCode: EXIT.aborted, hint: ERRORS.E_DEADLINE.hint }),
     dispose: () => clearTimeout(timer),

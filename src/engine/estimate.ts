@@ -8,7 +8,7 @@
  * lets a closed model through with backoff on, and no bound at all for saturate or a closed model without
  * backoff; `maxRequests` caps the lot. Retries after a 429 come on top of planned arrivals.
  */
-import type { PlanName } from '../api/plans.js';
+import { MINUTE_MS, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { LoadSection, Phase, Scenario } from '../config/scenario.js';
 import { executorOf } from '../executors/registry.js';
@@ -146,7 +146,7 @@ export function describeEstimate(e: Estimate): string {
 export function describeDuration(e: Estimate): string {
   const real = e.durationMs / e.scale;
   const clock = e.scale === 1 ? '' : ` of real time (${fmtDuration(e.durationMs)} on the ${e.scale}x clock)`;
-  return `about ${fmtDuration(real)}${clock}, ${fmtWindows(e.durationMs / 60_000)} minute windows of the target`;
+  return `about ${fmtDuration(real)}${clock}, ${fmtWindows(e.durationMs / MINUTE_MS)} minute windows of the target`;
 }
 
 /** One line per key: the requests the run will spend on it. */

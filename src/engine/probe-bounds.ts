@@ -22,9 +22,9 @@ import type { Clock } from '../core/clock.js';
 import type { Exchange } from '../http/exchange.js';
 import type { ProbeName } from '../probes/names.js';
 import { fmtDuration } from './schedule.js';
+import { MINUTE_MS } from '../api/plans.js';
 
 export const MAX_FAILURES_IN_A_ROW = 3;
-const WINDOW_MS = 60_000;
 /** Real ms a probe's own time bound is never below (a busy machine on a scaled clock). */
 export const PROBE_FLOOR_REAL_MS = 60_000;
 /** Probes whose purpose is to be refused: their refusals are no failures. */
@@ -52,7 +52,7 @@ const outcomeText = (ex: Exchange) => (ex.status === null ? `no answer (${ex.err
 
 /** The probe's own time bound, real ms, from its planned run-clock length. */
 export function probeTimeBoundMs(plannedMs: number, beyondPlanMs: number, scale: number): number {
-  return Math.max((2 * plannedMs + 2 * WINDOW_MS + beyondPlanMs) / scale, PROBE_FLOOR_REAL_MS);
+  return Math.max((2 * plannedMs + 2 * MINUTE_MS + beyondPlanMs) / scale, PROBE_FLOOR_REAL_MS);
 }
 
 export interface ProbeBound {

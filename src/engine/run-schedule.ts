@@ -5,7 +5,7 @@
  * on its key by the step before. Probes wait for their windows themselves (freshKey, Retry-After, Reset); the
  * runner adds only what the schedule assumed of the address window. Counts what each key really sent.
  */
-import { MINUTE_S, type PlanName } from '../api/plans.js';
+import { MINUTE_MS, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
 import { skipAll, waitUntil, type ProbeContext, type WaitReason } from '../probes/context.js';
@@ -13,7 +13,7 @@ import { PROBE_REGISTRY } from '../probes/index.js';
 import type { ProbeName } from '../probes/names.js';
 import type { Refusals } from '../probes/window.js';
 import type { KeyState, KeyView } from '../backoff/key-state.js';
-import { STRADDLE_MARGIN_MS, WINDOW_MS, type Schedule, type Step } from './schedule.js';
+import { STRADDLE_MARGIN_MS, type Schedule, type Step } from './schedule.js';
 import { boundProbe, ProbeEnded, probeTimeBoundMs, type ProbeBound } from './probe-bounds.js';
 
 export interface StepResult {
@@ -139,7 +139,7 @@ class RequestCounts {
     } else {
       this.unkeyed++;
       const now = this.clock.now();
-      if (now >= this.addressOpen + WINDOW_MS) this.addressOpen = now;
+      if (now >= this.addressOpen + MINUTE_MS) this.addressOpen = now;
     }
   }
 }
@@ -227,7 +227,7 @@ async function waitForAddress(step: Step, ctx: ProbeContext, { base, counts }: S
   // The address lane follows the plan's times: a drain started early would meet a spent address window.
   const what = `${step.probe}${step.plan ? ` [${step.plan}]` : ''}`;
   if (step.unkeyed > 0) {
-    await waitUntil(ctx, Math.min(t0 + step.at, clock.now() + (MINUTE_S + 2) * 1000), {
+    await waitUntil(ctx, Math.min(t0 + step.at, clock.now() + MINUTE_MS + 2000), {
       who: 'requests without a key',
       for: `the client address's window the schedule gave them (${what})`,
     });
@@ -236,7 +236,7 @@ async function waitForAddress(step: Step, ctx: ProbeContext, { base, counts }: S
     // It lasts across the address window's end: start on a key window opened well after that window began.
     const s = base.keyStates.all().find((k) => k.key.label === step.keys[0]);
     const keyFresh = s?.used ? Math.max(s.minuteWindowEndsBy ?? 0, s.blockedUntil) : 0;
-    const bound = clock.now() + (MINUTE_S + 2) * 1000;
+    const bound = clock.now() + MINUTE_MS + 2000;
     await waitUntil(ctx, Math.min(bound, Math.max(counts.addressOpen + STRADDLE_MARGIN_MS, keyFresh)), {
       who: step.keys[0] ?? 'requests without a key',
       for: `a window of its own that lasts across the client address's window (${what})`,

@@ -4,8 +4,9 @@
  */
 import { formatCount, describeDuration, type Estimate } from './estimate.js';
 import type { ScheduleOutcome } from './run-schedule.js';
-import { fmtDuration, fmtWindows, WINDOW_MS } from './schedule.js';
+import { fmtDuration, fmtWindows } from './schedule.js';
 import type { ScheduleReport } from '../report/schema.js';
+import { MINUTE_MS } from '../api/plans.js';
 
 export type { ScheduleReport };
 
@@ -32,7 +33,7 @@ export function scheduleReport(e: Estimate, o: ScheduleOutcome): { report: Sched
   }));
   const side = (clockMs: number, requests: number, unkeyed: number) => ({
     durationMs: Math.round(clockMs / e.scale),
-    windows: Math.round((clockMs / WINDOW_MS) * 100) / 100,
+    windows: Math.round((clockMs / MINUTE_MS) * 100) / 100,
     requests,
     unkeyed,
   });

@@ -12,8 +12,7 @@
  * With three keys per plan the whole pass takes about two windows: the one where quotas are spent and the one
  * where they come back. With fewer keys the same probes queue on fewer windows; `reasons` says what waits.
  */
-import type { PlanName } from '../api/plans.js';
-import { MINUTE_S } from '../api/plans.js';
+import { MINUTE_MS, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { ProbeName } from '../probes/names.js';
 import { probesInOrder } from '../probes/index.js';
@@ -108,7 +107,6 @@ export interface Schedule {
   readonly skipped: readonly { probe: ProbeName; plan: PlanName; reason: string }[];
 }
 
-export const WINDOW_MS = MINUTE_S * 1000;
 /** Whole-second rounding of Reset and Retry-After: the next window is sure to have begun this long after. */
 const TOL_MS = 1000;
 /** A straddling step starts on a key window opened at least this long after the address window. */
@@ -143,12 +141,12 @@ interface AddressSim {
 function enter(k: KeySim, t: number, cost: number, mustBeFresh: boolean): { at: number; waited: boolean } {
   let at = Math.max(t, k.free);
   let waited = false;
-  const open = k.openAt !== null && at < k.openAt + WINDOW_MS;
+  const open = k.openAt !== null && at < k.openAt + MINUTE_MS;
   if (open && (mustBeFresh || k.exhausted || k.used + cost > k.key.quota)) {
-    at = Math.max(at, k.openAt! + WINDOW_MS + TOL_MS);
+    at = Math.max(at, k.openAt! + MINUTE_MS + TOL_MS);
     waited = true;
   }
-  if (k.openAt === null || at >= k.openAt + WINDOW_MS) {
+  if (k.openAt === null || at >= k.openAt + MINUTE_MS) {
     k.openAt = at;
     k.index++;
     k.used = 0;
@@ -214,7 +212,7 @@ const waitNote = (k: KeySim, why: string) => `waits for ${k.key.label}'s window 
 
 /** Requests without a key at time t: opens a new address window when the last has ended. */
 function spendAddress(address: AddressSim, t: number, n: number): void {
-  if (address.openAt === null || t >= address.openAt + WINDOW_MS) {
+  if (address.openAt === null || t >= address.openAt + MINUTE_MS) {
     address.openAt = t;
     address.used = 0;
   }
@@ -271,7 +269,7 @@ function placeRefusal(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'refus
     cost += k.key.quota + 1;
     k.exhausted = true;
   }
-  const end = (k.openAt ?? 0) + WINDOW_MS + TOL_MS;
+  const end = (k.openAt ?? 0) + MINUTE_MS + TOL_MS;
   const at = Math.max(start, k.exhausted ? end : start);
   if (k.exhausted) {
     k.openAt = at;
@@ -339,15 +337,15 @@ function addressStart(p: Plan, h: KeySim, unkeyed: number): { t: number; straddl
   const { address } = p;
   let t = Math.max(h.free, address.free);
   for (let i = 0; i < 4; i++) {
-    const open = address.openAt !== null && t < address.openAt + WINDOW_MS;
+    const open = address.openAt !== null && t < address.openAt + MINUTE_MS;
     if (!open || address.used + unkeyed <= p.budget) break;
     const t2 = Math.max(
       t,
       address.openAt! + STRADDLE_MARGIN_MS,
-      h.openAt !== null && h.openAt + WINDOW_MS > t ? h.openAt + WINDOW_MS + TOL_MS : t,
+      h.openAt !== null && h.openAt + MINUTE_MS > t ? h.openAt + MINUTE_MS + TOL_MS : t,
     );
     t = t2;
-    if (t2 < address.openAt! + WINDOW_MS) return { t, straddle: true };
+    if (t2 < address.openAt! + MINUTE_MS) return { t, straddle: true };
   }
   return { t, straddle: false };
 }
@@ -363,7 +361,7 @@ function placeAddressHeadroom(p: Plan, pk: PlanKeys, probe: ProbeName, need: Nee
   let refusedExtra = 0;
   if (start.straddle) {
     const first = p.budget - address.used;
-    const next = address.openAt! + WINDOW_MS + TOL_MS;
+    const next = address.openAt! + MINUTE_MS + TOL_MS;
     refusedExtra = 1;
     address.openAt = next;
     address.used = unkeyed - first;
@@ -565,7 +563,7 @@ export function planSchedule(given: ScheduleInput): Schedule {
   return {
     steps,
     durationMs,
-    windows: durationMs / WINDOW_MS,
+    windows: durationMs / MINUTE_MS,
     requestsByKey: p.requestsByKey,
     unkeyed: p.unkeyed,
     keysPerPlan,

@@ -4,35 +4,11 @@
  * spread round-robin over the plan's keys the policy lets it use now; the share of a key that is waiting is
  * held back. A burst is one shot: nothing is retried.
  */
-import * as z from 'zod';
 import type { PlanLimits } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
-import { Count, parsedString } from '../core/fields.js';
 import type { RequestSpec } from '../http/exchange.js';
 import type { Executor } from './phase.js';
-
-/**
- * How many requests a burst sends: a number, or the plan's per-minute limit plus K (of which a shard of a
- * sharded run sends its share: src/shard/partition.ts).
- */
-export type BurstSize =
-  | { readonly kind: 'count'; readonly count: number }
-  | {
-      readonly kind: 'limit';
-      readonly plus: number;
-      readonly shard?: { readonly index: number; readonly count: number };
-    };
-
-const BURST_EXPECTED = 'expected a number of requests, or "limit" or "limit+K" (the plan\'s per-minute limit plus K)';
-
-function parseBurstSize(text: string): BurstSize {
-  const m = /^limit\s*(?:\+\s*(\d+))?$/.exec(text.trim());
-  if (m) return { kind: 'limit', plus: Number(m[1] ?? 0) };
-  const near = /^\s*[a-z]+\s*\+\s*(\d+)\s*$/i.exec(text);
-  throw new Error(
-    `${BURST_EXPECTED}, found ${JSON.stringify(text)}${near ? ` (did you mean "limit+${near[1]}"?)` : ''}`,
-  );
-}
+import type { BurstSize } from './phases.js';
 
 /** The number of requests of a burst for a plan with the given limits. */
 export function resolveBurstSize(size: BurstSize, limits: PlanLimits): number {
@@ -42,18 +18,7 @@ export function resolveBurstSize(size: BurstSize, limits: PlanLimits): number {
   return s === undefined ? total : Math.floor(total / s.count) + (s.index < total % s.count ? 1 : 0);
 }
 
-const BurstRequests = z.union(
-  [
-    Count(10_000).transform((count): BurstSize => ({ kind: 'count', count })),
-    parsedString(parseBurstSize, BURST_EXPECTED),
-  ],
-  { error: BURST_EXPECTED },
-);
-
-export const BurstPhase = z.strictObject({ executor: z.literal('burst'), requests: BurstRequests });
-
 export const burst: Executor<'burst'> = {
-  schema: BurstPhase,
   throughBackoff: false,
   durationMs: () => 0,
   requests: (phase, keys) => resolveBurstSize(phase.requests, keys[0]!.limits),

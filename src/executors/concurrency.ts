@@ -6,10 +6,9 @@
  */
 import pLimit from 'p-limit';
 import { planLimitPerMs, type Offered } from '../backoff/no-ban.js';
-import { DAY_S, MINUTE_S, type PlanName } from '../api/plans.js';
+import { DAY_MS, MINUTE_MS, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { PlanLane } from './lane.js';
-import { ConcurrencyPhase } from './phases.js';
 import type { Executor, PhaseEnv } from './phase.js';
 
 /** Iterations one worker may start per real millisecond at most: a bound far above any loopback round trip. */
@@ -42,13 +41,12 @@ async function closedLane(env: PhaseEnv, lane: PlanLane, workers: number, durati
 
 /** Requests a limiter lets through `keys` in `durationMs`: every minute and day window the span may touch. */
 function limiterAllows(keys: readonly ApiKey[], durationMs: number): number {
-  const minutes = Math.ceil(durationMs / (MINUTE_S * 1000)) + 1;
-  const days = Math.ceil(durationMs / (DAY_S * 1000)) + 1;
+  const minutes = Math.ceil(durationMs / MINUTE_MS) + 1;
+  const days = Math.ceil(durationMs / DAY_MS) + 1;
   return keys.reduce((sum, k) => sum + Math.min(minutes * k.limits.perMinute, days * k.limits.perDay), 0);
 }
 
 export const concurrency: Executor<'concurrency'> = {
-  schema: ConcurrencyPhase,
   throughBackoff: true,
   durationMs: (phase) => phase.duration,
   // A closed model goes as fast as the target answers; only the backoff policy holds it to the limits.

@@ -1,10 +1,8 @@
-import { ConstantRatePhase } from './phases.js';
 import type { Executor } from './phase.js';
 import { constantSchedule } from './pacing.js';
 import { planRate, runOpenModel } from './open-model.js';
 
 export const constantRate: Executor<'constant-rate'> = {
-  schema: ConstantRatePhase,
   throughBackoff: true,
   durationMs: (phase) => phase.duration,
   requests: (phase, keys) => constantSchedule(planRate(phase.rate, keys), phase.duration).count,

@@ -4,9 +4,9 @@
  * lane: it picks a key the policy lets it send on, sends, learns from the answer, and retries a refused
  * request on a free key of the plan while tries last.
  */
-import type { PlanName } from '../api/plans.js';
+import { MINUTE_MS, type PlanName } from '../api/plans.js';
 import type { BackoffPolicy, SuspectedBan, Verdict } from '../backoff/policy.js';
-import { MINUTE_MS, readWindow } from '../backoff/response.js';
+import { readWindow } from '../backoff/response.js';
 import type { PlanPhaseRecord } from '../backoff/no-ban.js';
 import { AcceptedWindows } from '../backoff/windows.js';
 import type { ApiKey } from '../core/api-key.js';

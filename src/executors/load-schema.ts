@@ -1,32 +1,16 @@
 /**
  * The load section of a scenario: the operation mix, the backoff policy, the phases. Each phase's schema is
- * its executor's (src/executors/<name>.ts); this file puts them together, and src/config/scenario.ts puts
- * the load section into a scenario.
+ * its executor's entry of PHASE_SCHEMAS (phases.ts); this file builds their union, and src/config/scenario.ts
+ * puts the load section into a scenario.
  */
 import * as z from 'zod';
 import { OPERATION_IDS, type OperationId } from '../api/operations.js';
 import { Count, DurationField } from '../core/fields.js';
 import type { DeepReadonly } from '../core/readonly.js';
-import { BurstPhase } from './burst.js';
-import type { ExecutorName } from './names.js';
-import { ConcurrencyPhase, ConstantRatePhase, RampingRatePhase, SaturatePhase } from './phases.js';
+import { phaseSchemaList } from './phases.js';
 
-/** One schema per executor, keyed by its public name (names.ts): none missing, none extra. */
-const PHASES = {
-  'constant-rate': ConstantRatePhase,
-  'ramping-rate': RampingRatePhase,
-  concurrency: ConcurrencyPhase,
-  burst: BurstPhase,
-  saturate: SaturatePhase,
-} as const satisfies { readonly [N in ExecutorName]: z.ZodObject<{ executor: z.ZodLiteral<N> }> };
-
-const PhaseSchema = z.discriminatedUnion('executor', [
-  PHASES['constant-rate'],
-  PHASES['ramping-rate'],
-  PHASES.concurrency,
-  PHASES.burst,
-  PHASES.saturate,
-]);
+/** A phase: one of the executors' schemas (phases.ts), told apart by `executor`. */
+const PhaseSchema = z.discriminatedUnion('executor', phaseSchemaList());
 
 const Weight = z.number().min(0).default(0);
 /** Operation weights. Given, an operation left out weighs 0; not given, the default mix. */

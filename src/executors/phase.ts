@@ -1,8 +1,8 @@
 /**
- * An executor: a traffic shape, which owns its phase's schema, its length, its request estimate, how --rate and
- * --duration change it, and how it runs. What it gets to run one phase, and what it gives back.
+ * An executor: a traffic shape, which owns its length, its request estimate, how --rate and --duration change
+ * its phase, and how it runs it (its phase's schema is its entry of phases.ts). What it gets to run one phase,
+ * and what it gives back.
  */
-import type * as z from 'zod';
 import type { PlanName } from '../api/plans.js';
 import type { Offered } from '../backoff/no-ban.js';
 import type { ApiKey } from '../core/api-key.js';
@@ -10,7 +10,6 @@ import type { Rate } from '../core/rate.js';
 import type { LoadSection, Phase } from './load-schema.js';
 import type { ExecutorName } from './names.js';
 import type { LaneShared, PlanLane } from './lane.js';
-import type { SaturateResult } from './saturate.js';
 
 export interface PhaseEnv {
   readonly shared: LaneShared;
@@ -24,6 +23,27 @@ export interface PhaseEnv {
   readonly endsAt: number;
   /** Names the phase in logs, evidence and info, e.g. "phase 2 (constant-rate)". */
   readonly label: string;
+}
+
+/** What autocannon measured on one plan's key in a saturate phase. */
+export interface SaturateResult {
+  plan: PlanName;
+  /** The key's label (never the key). */
+  key: string;
+  connections: number;
+  /** Real seconds autocannon ran. */
+  durationS: number;
+  /** Requests answered. */
+  requests: number;
+  requestsPerSecond: number;
+  /** Real milliseconds. */
+  latencyMs: { mean: number; p50: number; p90: number; p99: number; p999: number; max: number };
+  statusCounts: Record<string, number>;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** Why saturate stopped before the phase's duration (an answer's body over the read cap); absent otherwise. */
+  stopped?: string;
 }
 
 export interface PhaseResult {
@@ -43,8 +63,6 @@ export interface PhaseOverrides {
 }
 
 export interface Executor<N extends ExecutorName> {
-  /** The phase's schema in a scenario: a strict object whose `executor` is N (put together in load-schema.ts). */
-  readonly schema: z.ZodType;
   /** Whether its traffic goes through the backoff policy, so that backoff.no-ban is judged for it. */
   readonly throughBackoff: boolean;
   /** The phase's length on the run clock for `plans` plans (0 for a burst, which has no duration). */

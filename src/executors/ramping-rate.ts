@@ -1,10 +1,8 @@
-import { RampingRatePhase } from './phases.js';
 import type { Executor } from './phase.js';
 import { rampingSchedule } from './pacing.js';
 import { planRate, runOpenModel } from './open-model.js';
 
 export const rampingRate: Executor<'ramping-rate'> = {
-  schema: RampingRatePhase,
   throughBackoff: true,
   durationMs: (phase) => phase.stages.reduce((sum, s) => sum + s.duration, 0),
   requests: (phase, keys) =>

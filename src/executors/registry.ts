@@ -1,7 +1,7 @@
 /**
  * The executors by public name (names.ts): a plain object, so a missing or extra executor is a type error.
- * Adding one: its own file (schema, length, estimate, overrides, run), a line in names.ts, a line here, a line
- * in load-schema.ts, and its section in the README's scenario format.
+ * Adding one: its own file (length, estimate, overrides, run), a line in names.ts, a line here, its phase schema
+ * in PHASE_SCHEMAS (phases.ts, from which load-schema.ts builds the phase union), and its part of docs/load.md.
  */
 import { burst } from './burst.js';
 import { concurrency } from './concurrency.js';

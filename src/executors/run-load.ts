@@ -14,9 +14,8 @@ import { Budget } from './budget.js';
 import type { LoadContext } from './context.js';
 import { PlanLane, type LaneShared, type PlanCounts } from './lane.js';
 import type { ExecutorName } from './names.js';
-import type { Executor, PhaseEnv, PhaseResult } from './phase.js';
+import type { Executor, PhaseEnv, PhaseResult, SaturateResult } from './phase.js';
 import { executorOf } from './registry.js';
-import type { SaturateResult } from './saturate.js';
 import { Traffic } from './traffic.js';
 
 export interface PhaseOutcome {

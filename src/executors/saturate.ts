@@ -14,9 +14,8 @@
  */
 import type autocannon from 'autocannon';
 import type { OperationId } from '../api/operations.js';
-import type { PlanName } from '../api/plans.js';
+import { MINUTE_MS, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
-import { MINUTE_MS } from '../backoff/response.js';
 import { TOLERANCE_MS } from '../backoff/key-state.js';
 import {
   answeredExchange,
@@ -29,29 +28,8 @@ import { runAutocannon, type Listeners } from './autocannon-run.js';
 import type { Budget } from './budget.js';
 import type { LoadContext } from './context.js';
 import type { PlanLane } from './lane.js';
-import { SaturatePhase } from './phases.js';
-import type { Executor } from './phase.js';
+import type { Executor, SaturateResult } from './phase.js';
 import type { Traffic } from './traffic.js';
-
-export interface SaturateResult {
-  plan: PlanName;
-  /** The key's label (never the key). */
-  key: string;
-  connections: number;
-  /** Real seconds autocannon ran. */
-  durationS: number;
-  /** Requests answered. */
-  requests: number;
-  requestsPerSecond: number;
-  /** Real milliseconds. */
-  latencyMs: { mean: number; p50: number; p90: number; p99: number; p999: number; max: number };
-  statusCounts: Record<string, number>;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  /** Why saturate stopped before the phase's duration (an answer's body over the read cap); absent otherwise. */
-  stopped?: string;
-}
 
 /** Distinct requests autocannon cycles through, drawn from the operation mix. */
 const SAMPLE = 64;
@@ -168,7 +146,6 @@ function resultOf(
 }
 
 export const saturate: Executor<'saturate'> = {
-  schema: SaturatePhase,
   throughBackoff: false,
   durationMs: (phase, plans) => phase.duration * plans,
   requests: () => Number.POSITIVE_INFINITY,

@@ -6,10 +6,10 @@ import type { OperationId } from '../api/operations.js';
 import type { PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { DeepReadonly } from '../core/readonly.js';
+import type { HeaderMap } from './header-map.js';
 import type { ResponseMemo } from './parsed.js';
 
-/** Lower-cased header name → value; repeated headers keep every value as an array. */
-export type HeaderMap = Record<string, string | string[]>;
+export { type HeaderMap, headerValue, headerValues, onlyValue } from './header-map.js';
 
 export type ParsedBody =
   | { kind: 'none' }
@@ -128,25 +128,4 @@ export interface HttpClient {
   /** The protocols its connections spoke so far, in the order first seen ('HTTP/1.1', 'HTTP/2'). */
   protocols(): readonly ('HTTP/1.1' | 'HTTP/2')[];
   close(): Promise<void>;
-}
-
-/** All values of a header (lower-case name). */
-export function headerValues(headers: HeaderMap, name: string): string[] {
-  const v = headers[name];
-  if (v === undefined) return [];
-  return Array.isArray(v) ? v : [v];
-}
-
-/** The value of a header sent exactly once; undefined when absent or repeated. Allocates nothing (hot path). */
-export function onlyValue(headers: HeaderMap, name: string): string | undefined {
-  const v = headers[name];
-  if (v === undefined || typeof v === 'string') return v;
-  return v.length === 1 ? v[0] : undefined;
-}
-
-/** The single value of a header, or undefined when absent; repeated values are joined with ", ". */
-export function headerValue(headers: HeaderMap, name: string): string | undefined {
-  const v = headers[name];
-  if (v === undefined) return undefined;
-  return Array.isArray(v) ? v.join(', ') : v;
 }

@@ -6,7 +6,7 @@
  * " 1.5e3 " or "0x10" count as seconds, and anything `new Date()` accepts as a date) are right for a
  * client that wants to get on with its work, wrong for a suite that must say whether a value is well formed.
  */
-import type { HeaderMap } from './exchange.js';
+import type { HeaderMap } from './header-map.js';
 
 export type IntHeader =
   | { readonly ok: true; readonly value: number }

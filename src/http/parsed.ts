@@ -5,7 +5,7 @@
  * of a run gives its exchanges one DateCache: every response of one second carries the same Date text, and the
  * cache dies with the client. No module keeps a parse result between exchanges or runs.
  */
-import { onlyValue, type Exchange } from './exchange.js';
+import { type HeaderMap, onlyValue } from './header-map.js';
 import { parseHttpDate, parseRateLimit, type RateLimitHeaders } from './headers.js';
 
 /** The last Date text read on one client (a run's), and its value. */
@@ -30,21 +30,27 @@ export class ResponseMemo {
   constructor(readonly dates: DateCache | null = null) {}
 }
 
+/** What the readers below take of an exchange (src/http/exchange.ts): its headers and its memo. */
+export interface Responded {
+  readonly headers: HeaderMap;
+  readonly parsed?: ResponseMemo;
+}
+
 /** The rate-limit triple of the exchange's response. Shared by every reader of the exchange: do not change it. */
-export function rateLimitOf(ex: Exchange): RateLimitHeaders {
+export function rateLimitOf(ex: Responded): RateLimitHeaders {
   const memo = ex.parsed;
   if (memo === undefined) return parseRateLimit(ex.headers);
   return (memo.rateLimit ??= parseRateLimit(ex.headers));
 }
 
-function readDate(ex: Exchange, dates: DateCache | null): number | null {
+function readDate(ex: Responded, dates: DateCache | null): number | null {
   const raw = onlyValue(ex.headers, 'date');
   if (raw === undefined) return null;
   return dates === null ? parseHttpDate(raw) : dates.parse(raw);
 }
 
 /** The response's Date (sent once) as epoch ms on the server's clock; null when absent, repeated or not an HTTP-date. */
-export function dateOf(ex: Exchange): number | null {
+export function dateOf(ex: Responded): number | null {
   const memo = ex.parsed;
   if (memo === undefined) return readDate(ex, null);
   if (memo.date === undefined) memo.date = readDate(ex, memo.dates);

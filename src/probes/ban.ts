@@ -7,7 +7,7 @@
  * MAX_ROUNDS refusals knocked inside, MAX_KNOCKS knocks in each, MAX_POLLS requests to follow a ban, and a ban
  * is followed for at most RECOVERY_BOUND_MS of the run clock. The figures: ban-measure.ts.
  */
-import { MINUTE_S, type PlanName } from '../api/plans.js';
+import { MINUTE_MS, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import { type KeyState, retryAfterMs, TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
@@ -67,7 +67,7 @@ const knockSpec = (key: ApiKey, tag: string): RequestSpec => ({ ...cheapList(key
  * refusal ends no earlier than a second before the send plus its wait, and no later than its answer plus its wait.
  */
 async function knockInside(ctx: ProbeContext, key: ApiKey, tag: string, refusal: Exchange): Promise<Round> {
-  const wait = Math.min(retryAfterMs(refusal) ?? MINUTE_S * 1000, MINUTE_S * 1000 + TOLERANCE_MS);
+  const wait = Math.min(retryAfterMs(refusal) ?? MINUTE_MS, MINUTE_MS + TOLERANCE_MS);
   const refusalEnd = refusal.localTime + wait;
   const stopAt = wallAt(refusal, refusal.timing.sent) + wait - TOLERANCE_MS - KNOCK_GAP_MS;
   const firstAt = refusal.localTime + Math.max(PAUSE_MS, PAUSE_REAL_MS * ctx.clock.scale);
@@ -143,8 +143,8 @@ async function followBan(ctx: ProbeContext, key: ApiKey, tag: string, ban: Excha
  */
 async function recover(ctx: ProbeContext, key: ApiKey, tag: string, end: Exchange): Promise<Exchange> {
   if (isAccepted(end)) return end;
-  const wait = Math.min(retryAfterMs(end) ?? MINUTE_S * 1000, MINUTE_S * 1000 + TOLERANCE_MS);
-  const bound = ctx.clock.now() + (MINUTE_S + 2) * 1000;
+  const wait = Math.min(retryAfterMs(end) ?? MINUTE_MS, MINUTE_MS + TOLERANCE_MS);
+  const bound = ctx.clock.now() + MINUTE_MS + 2000;
   await waitUntil(ctx, Math.min(Math.max(end.localTime + wait, ctx.keyStates.get(key).blockedUntil), bound), {
     who: key.label,
     for: 'the end of the wait its 429 asked for, to see it recover (ban)',
@@ -175,7 +175,7 @@ async function knockRounds(ctx: ProbeContext, victim: KeyState, tag: string): Pr
   const k: Knocking = { knocks: 0, lost: 0, rounds: 0, refusals: 0, rolledOver: 0, round: null };
   for (let i = 0; i < MAX_ROUNDS && !ctx.signal.aborted; i++) {
     // Start on a key that may be sent on: past the previous refusal and any Retry-After it got (bounded).
-    const bound = ctx.clock.now() + (MINUTE_S + 2) * 1000;
+    const bound = ctx.clock.now() + MINUTE_MS + 2000;
     await waitUntil(ctx, Math.min(Math.max(k.round?.refusalEnd ?? 0, victim.blockedUntil), bound), {
       who: key.label,
       for: 'its window to restart before the next round of knocks (ban)',
@@ -253,8 +253,8 @@ async function measureBan(
 export const banProbe: Probe = {
   name: 'ban',
   // A window of knocking and polling, and the rounding of Reset and Retry-After on either side.
-  needs: { sends: 'on-time', window: 'sacrificial', requests: banProbeMaxRequests, holdsMs: (MINUTE_S + 2) * 1000 },
-  beyondPlanMs: RECOVERY_BOUND_MS + MAX_ROUNDS * 2 * (MINUTE_S + 2) * 1000,
+  needs: { sends: 'on-time', window: 'sacrificial', requests: banProbeMaxRequests, holdsMs: MINUTE_MS + 2000 },
+  beyondPlanMs: RECOVERY_BOUND_MS + MAX_ROUNDS * 2 * (MINUTE_MS + 2000),
   checks: [ID],
   perPlan: true,
   async run(ctx, plan) {

@@ -2,14 +2,14 @@
  * The burst probe: Limit+K requests at once on a fresh window; no more than the limit may be accepted
  * (ratelimit.no-over-admission).
  */
-import { allowedWithTolerance, MINUTE_S } from '../api/plans.js';
+import { allowedWithTolerance, MINUTE_MS, MINUTE_S } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import { isRateLimitRefusal } from '../checks/passive/contract.js';
 import { TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange } from '../http/exchange.js';
 import { cheapList, freshKey, isAccepted, probeTag, type ProbeContext } from './context.js';
 import type { Probe } from './probe.js';
-import { announcedMinuteLimit, minuteQuota, sameWindow, tripleOf, WINDOW_MS } from './window.js';
+import { announcedMinuteLimit, minuteQuota, sameWindow, tripleOf } from './window.js';
 import { withFreshKey } from './with-key.js';
 
 /** K in Limit+K: enough to see over-admission, few enough that the refused requests are not "knocking". */
@@ -143,7 +143,7 @@ export const burstProbe: Probe = {
           ctx.ledger.pass(id, plan);
           return ctx.ledger.info(id, plan, 'note', 'the burst straddled two windows; each admitted at most the limit');
         }
-        if (perWindow.size <= 1 && span >= WINDOW_MS - TOLERANCE_MS) {
+        if (perWindow.size <= 1 && span >= MINUTE_MS - TOLERANCE_MS) {
           const slower =
             ctx.clock.scale > 1
               ? ` (the clock runs ${ctx.clock.scale} times faster than real time: a smaller --time-scale leaves more real time in each window)`

@@ -3,7 +3,7 @@
  * the keys and what is known of their windows, the ledger, the clock, and a bounded way to wait.
  */
 import type { OperationId } from '../api/operations.js';
-import { MINUTE_S, type PlanName } from '../api/plans.js';
+import { MINUTE_MS, type PlanName } from '../api/plans.js';
 import type { CheckId } from '../checks/catalogue.js';
 import type { Ledger } from '../checks/ledger.js';
 import type { ApiKey } from '../core/api-key.js';
@@ -11,7 +11,18 @@ import type { Clock } from '../core/clock.js';
 import { retryAfterMs, type KeyView } from '../backoff/key-state.js';
 import { isRateLimitRefusal } from '../checks/passive/contract.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
-import type { Refusals } from './window.js';
+
+/** A 429 a probe left on a key, and the exchange that brought it. */
+export interface LeftRefusal {
+  readonly key: ApiKey;
+  readonly ex: Exchange;
+}
+
+/** Refusals probes leave behind, for the next probe that needs one to wait out (window.ts: Refusals). */
+export interface RefusalShelf {
+  push(key: ApiKey, ex: Exchange): void;
+  pop(plan: PlanName): LeftRefusal | undefined;
+}
 
 export interface ProbeContext {
   readonly clock: Clock;
@@ -20,7 +31,7 @@ export interface ProbeContext {
   readonly keyStates: KeyView;
   readonly signal: AbortSignal;
   /** 429s left by earlier probes, for probes that need a refusal to wait out. */
-  readonly refusals: Pick<Refusals, 'push' | 'pop'>;
+  readonly refusals: RefusalShelf;
   /** Send one request; the exchange is observed by the passive checks, metrics and key state before it returns. */
   send(spec: RequestSpec): Promise<Exchange>;
   /** Send many requests at once over at least `specs.length` connections (a dedicated pool). */
@@ -136,7 +147,7 @@ export async function freshKey(
   if (candidates.length === 0) return null;
   const readyAt = (s: (typeof candidates)[number]) => Math.max(s.minuteWindowEndsBy ?? 0, s.blockedUntil);
   const best = candidates.reduce((a, b) => (readyAt(a) <= readyAt(b) ? a : b));
-  const bound = ctx.clock.now() + (MINUTE_S + 2) * 1000;
+  const bound = ctx.clock.now() + MINUTE_MS + 2000;
   await waitUntil(ctx, Math.min(readyAt(best), bound), { who: best.key.label, for: 'its window to restart' });
   return { key: best.key, how: 'waited' };
 }
@@ -154,7 +165,7 @@ export async function roomyKey(
   if (!s) return null;
   const how = s.used ? 'waited' : 'unused';
   s.used = true;
-  await waitUntil(ctx, Math.min(s.blockedUntil, ctx.clock.now() + (MINUTE_S + 2) * 1000), heldBack(s.key));
+  await waitUntil(ctx, Math.min(s.blockedUntil, ctx.clock.now() + MINUTE_MS + 2000), heldBack(s.key));
   return { key: s.key, how };
 }
 
@@ -178,7 +189,7 @@ export async function usableKey(ctx: ProbeContext, plan: PlanName): Promise<ApiK
   const pick = ready.find((s) => s.used) ?? ready[0];
   if (pick) return pick.key;
   const soonest = states.reduce((a, b) => (a.blockedUntil <= b.blockedUntil ? a : b));
-  await waitUntil(ctx, Math.min(soonest.blockedUntil, now + (MINUTE_S + 2) * 1000), heldBack(soonest.key));
+  await waitUntil(ctx, Math.min(soonest.blockedUntil, now + MINUTE_MS + 2000), heldBack(soonest.key));
   return soonest.key;
 }
 
@@ -194,11 +205,11 @@ export async function sendPatiently(ctx: ProbeContext, spec: RequestSpec, tries 
     const asked = ex.status === 429 ? null : retryAfterMs(ex);
     const until =
       asked !== null
-        ? ex.localTime + Math.min(asked, MINUTE_S * 1000)
+        ? ex.localTime + Math.min(asked, MINUTE_MS)
         : s.blockedUntil > ctx.clock.now()
           ? s.blockedUntil
-          : (s.minuteWindowEndsBy ?? ctx.clock.now() + MINUTE_S * 1000);
-    await waitUntil(ctx, Math.min(until, ctx.clock.now() + (MINUTE_S + 2) * 1000), heldBack(spec.auth.key));
+          : (s.minuteWindowEndsBy ?? ctx.clock.now() + MINUTE_MS);
+    await waitUntil(ctx, Math.min(until, ctx.clock.now() + MINUTE_MS + 2000), heldBack(spec.auth.key));
     ex = await ctx.send(spec);
   }
   return ex;

@@ -3,7 +3,7 @@
  * refuse the next one with a 429 (ratelimit.enforced), and its first answer must show Limit-1
  * (ratelimit.remaining-decrements).
  */
-import { allowedWithTolerance, type PlanName } from '../api/plans.js';
+import { allowedWithTolerance, MINUTE_MS, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import { retryAfterMs, serverOffset, serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange } from '../http/exchange.js';
@@ -32,7 +32,6 @@ import {
   restartedAfterAMinute,
   type Triple,
   tripleOf,
-  WINDOW_MS,
 } from './window.js';
 
 const DECREMENTS = 'ratelimit.remaining-decrements';
@@ -76,13 +75,13 @@ export const enforceProbe: Probe = {
 function windowInUseUntil(ctx: ProbeContext, first: Exchange, key: ApiKey, fresh: boolean): number | null {
   if (first.status === 429) {
     // Refused at once: the window was used up by requests the key did not send. Wait it out (and the hold-back).
-    const held = Math.min(ctx.keyStates.get(key).blockedUntil, first.localTime + WINDOW_MS + TOLERANCE_MS);
+    const held = Math.min(ctx.keyStates.get(key).blockedUntil, first.localTime + MINUTE_MS + TOLERANCE_MS);
     return Math.max(refusedWindowEnd(key, first), held);
   }
   const t = tripleOf(first);
   if (!isAccepted(first) || t === null || t.remaining >= t.limit - 1) return null;
   if (t.limit !== key.limits.perMinute && announcedMinuteLimit(first, key, fresh) === null) return null;
-  return Math.min(t.reset * 1000 + serverOffset(first), first.localTime + WINDOW_MS) + TOLERANCE_MS;
+  return Math.min(t.reset * 1000 + serverOffset(first), first.localTime + MINUTE_MS) + TOLERANCE_MS;
 }
 
 /** What one sequence came to: judged (or skipped), or to be counted again (see enforceProbe). */
@@ -330,7 +329,7 @@ async function refillFollowUp(
 ): Promise<boolean> {
   const r = run.refusal!;
   const wait = retryAfterMs(r);
-  const minuteEnds = serverTimeOf(run.first) + WINDOW_MS - FOLLOW_UP_MARGIN_MS;
+  const minuteEnds = serverTimeOf(run.first) + MINUTE_MS - FOLLOW_UP_MARGIN_MS;
   if (wait === null || wait > FOLLOW_UP_MAX_MS || serverTimeOf(r) + wait + 250 >= minuteEnds) return false;
   await waitUntil(ctx, r.localTime + wait + 250, {
     who: key.label,
@@ -342,7 +341,7 @@ async function refillFollowUp(
     return true;
   }
   const spanMs = serverTimeOf(ex) - serverTimeOf(run.first);
-  if (restartedAfterAMinute(tripleOf(run.first), tripleOf(ex)) || spanMs >= WINDOW_MS - TOLERANCE_MS) return true;
+  if (restartedAfterAMinute(tripleOf(run.first), tripleOf(ex)) || spanMs >= MINUTE_MS - TOLERANCE_MS) return true;
   ctx.ledger.fail(
     'ratelimit.enforced',
     plan,

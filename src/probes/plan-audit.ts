@@ -5,7 +5,7 @@
  * is a 429 whose Retry-After reaches the end of the day window (within a minute) and whose X-RateLimit-* describe
  * the day window; no minute window accepted more than the minute figure; the key was never banned.
  */
-import { MINUTE_S, type PlanName } from '../api/plans.js';
+import { MINUTE_MS, MINUTE_S, type PlanName } from '../api/plans.js';
 import { retryAfterMs, serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { Exchange } from '../http/exchange.js';
@@ -14,7 +14,6 @@ import type { KeyFigures, Probe } from './probe.js';
 import { type Triple, tripleOf } from './window.js';
 
 const ID = 'ratelimit.day-enforced';
-const MINUTE_MS = MINUTE_S * 1000;
 /** A refusal that asks for more than this is the day's; a minute's asks for at most a minute. */
 const DAY_REFUSAL_MS = MINUTE_MS + 2 * TOLERANCE_MS;
 /** How close Retry-After must bring a client to the day window's end. */

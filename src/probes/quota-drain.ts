@@ -7,8 +7,8 @@ import { retryAfterMs } from '../backoff/key-state.js';
 import { cheapList, isAccepted, othersSince, probeTag, sendPatiently, waitUntil } from './context.js';
 import type { Probe } from './probe.js';
 import { FOREIGN, notJudgeable, refusedAs } from './reasons.js';
-import { MINUTE_S } from '../api/plans.js';
-import { HEADER_CHECKS, type Triple, tripleOf, WINDOW_MS } from './window.js';
+import { MINUTE_MS, MINUTE_S } from '../api/plans.js';
+import { HEADER_CHECKS, type Triple, tripleOf } from './window.js';
 import { withRoomyKey } from './with-key.js';
 
 /** Requests with distinct unknown keys the quota-drain probe sends between its two valid ones. */
@@ -46,7 +46,7 @@ export const quotaDrainProbe: Probe = {
             tag,
           });
           if (ex.status === 429)
-            await waitUntil(ctx, ex.localTime + Math.min(retryAfterMs(ex) ?? WINDOW_MS, WINDOW_MS), {
+            await waitUntil(ctx, ex.localTime + Math.min(retryAfterMs(ex) ?? MINUTE_MS, MINUTE_MS), {
               who: 'requests without a key',
               for: `the client address's window to restart (quota-drain [${plan}])`,
             });

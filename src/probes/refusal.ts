@@ -3,12 +3,12 @@
  * for enforce: where the 429 comes from, when its window has certainly ended, and which window refused the request
  * sent after the wait.
  */
-import { MINUTE_S, type PlanName } from '../api/plans.js';
+import { MINUTE_MS, MINUTE_S, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import { retryAfterMs, serverOffset, TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange } from '../http/exchange.js';
 import { freshKey, type ProbeContext } from './context.js';
-import { announcedMinuteLimit, exhaust, minuteCapacity, tripleOf, WINDOW_MS } from './window.js';
+import { announcedMinuteLimit, exhaust, minuteCapacity, tripleOf } from './window.js';
 
 /** A 429 to work with: one left by an earlier probe, or a fresh key exhausted now. */
 export async function refusalFor(
@@ -27,14 +27,14 @@ export async function refusalFor(
 /** When the refused window has certainly ended: Retry-After and (when it is usable for the minute window) Reset. */
 export function refusedWindowEnd(key: ApiKey, ex: Exchange): number {
   const wait = retryAfterMs(ex);
-  let end = ex.localTime + Math.min(wait ?? WINDOW_MS, WINDOW_MS);
+  let end = ex.localTime + Math.min(wait ?? MINUTE_MS, MINUTE_MS);
   const t = tripleOf(ex);
   if (t && (t.limit === key.limits.perMinute || announcedMinuteLimit(ex, key, false) !== null)) {
     const reset = t.reset * 1000 + serverOffset(ex);
-    if (reset >= ex.localTime - TOLERANCE_MS && reset <= ex.localTime + WINDOW_MS + TOLERANCE_MS)
+    if (reset >= ex.localTime - TOLERANCE_MS && reset <= ex.localTime + MINUTE_MS + TOLERANCE_MS)
       end = Math.max(end, reset);
   }
-  return Math.min(end, ex.localTime + WINDOW_MS) + TOLERANCE_MS;
+  return Math.min(end, ex.localTime + MINUTE_MS) + TOLERANCE_MS;
 }
 
 /**

@@ -7,8 +7,9 @@ import { cheapList, isAccepted, probeTag, waitUntil } from './context.js';
 import type { Probe } from './probe.js';
 import { FOREIGN, notJudgeable, refusedAs } from './reasons.js';
 import { OTHER_WINDOW, refusalFor, refusedBy, refusedWindowEnd, WAIT_TRIES } from './refusal.js';
-import { exhaustSpan, sameWindow, tripleOf, WINDOW_MS } from './window.js';
+import { exhaustSpan, sameWindow, tripleOf } from './window.js';
 import { afterWait } from './waited-out.js';
+import { MINUTE_MS } from '../api/plans.js';
 
 export const restoreProbe: Probe = {
   name: 'restore',
@@ -23,7 +24,7 @@ export const restoreProbe: Probe = {
     if (!r) return ctx.ledger.skip(id, plan, 'no 429 to wait out (see ratelimit.enforced)');
     for (let attempt = 0; attempt < WAIT_TRIES; attempt++) {
       // The window's end, and the client's hold-back of the key (itself bounded by the window length).
-      const held = Math.min(ctx.keyStates.get(r.key).blockedUntil, r.ex.localTime + WINDOW_MS + TOLERANCE_MS);
+      const held = Math.min(ctx.keyStates.get(r.key).blockedUntil, r.ex.localTime + MINUTE_MS + TOLERANCE_MS);
       await waitUntil(ctx, Math.max(refusedWindowEnd(r.key, r.ex), held), {
         who: r.key.label,
         for: `its window to restart (restore [${plan}]: is the quota back?)`,

@@ -8,7 +8,8 @@ import type { Probe } from './probe.js';
 import { FOREIGN, notJudgeable } from './reasons.js';
 import { OTHER_WINDOW, refusalFor, refusedBy, WAIT_TRIES } from './refusal.js';
 import { waitedOutMessage } from './waited-out.js';
-import { exhaustSpan, WINDOW_MS } from './window.js';
+import { exhaustSpan } from './window.js';
+import { MINUTE_MS } from '../api/plans.js';
 
 export const retryAfterHonestProbe: Probe = {
   name: 'retry-after-honest',
@@ -26,7 +27,7 @@ export const retryAfterHonestProbe: Probe = {
       if (!asked.ok) return ctx.ledger.skip(id, plan, `the 429 gives no wait to judge: ${asked.reason}`);
       const wait = asked.waitMs;
       // Exactly the given time plus 250 ms; bounded by the window length.
-      await waitUntil(ctx, r.ex.localTime + Math.min(wait, WINDOW_MS) + 250, {
+      await waitUntil(ctx, r.ex.localTime + Math.min(wait, MINUTE_MS) + 250, {
         who: r.key.label,
         for: `its 429's Retry-After to end (retry-after-honest [${plan}])`,
       });

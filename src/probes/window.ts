@@ -1,13 +1,10 @@
 /** Rate-limit helpers shared by the probes: reading a response's window, exhausting a key, refusals to reuse. */
-import { DAY_S, MINUTE_S, type PlanName } from '../api/plans.js';
+import { DAY_MS, MINUTE_MS, MINUTE_S, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import { retryAfterMs, serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange } from '../http/exchange.js';
 import { rateLimitOf } from '../http/parsed.js';
-import { cheapList, isAccepted, type ProbeContext } from './context.js';
-
-/** The length of a minute window, in ms. */
-export const WINDOW_MS = MINUTE_S * 1000;
+import { cheapList, isAccepted, type LeftRefusal, type ProbeContext, type RefusalShelf } from './context.js';
 
 export interface Triple {
   limit: number;
@@ -24,7 +21,7 @@ export function tripleOf(ex: Exchange): Triple | null {
   if (!rl.limit.ok || !rl.remaining.ok || !rl.reset.ok) return null;
   const at = serverTimeOf(ex);
   const resetMs = rl.reset.value * 1000;
-  if (resetMs < at - TOLERANCE_MS || resetMs > at + (DAY_S + 1) * 1000) return null;
+  if (resetMs < at - TOLERANCE_MS || resetMs > at + DAY_MS + 1000) return null;
   return { limit: rl.limit.value, remaining: rl.remaining.value, reset: rl.reset.value };
 }
 
@@ -48,7 +45,7 @@ export const minuteQuota = (key: ApiKey) => Math.min(key.limits.perMinute, key.l
 export function announcedMinuteLimit(ex: Exchange, key: ApiKey, fresh: boolean): number | null {
   const t = tripleOf(ex);
   if (t === null || t.limit === key.limits.perMinute) return null;
-  if (t.reset * 1000 - serverTimeOf(ex) > MINUTE_S * 1000 + TOLERANCE_MS) return null;
+  if (t.reset * 1000 - serverTimeOf(ex) > MINUTE_MS + TOLERANCE_MS) return null;
   if (t.limit === key.limits.perDay && !fresh && t.remaining !== t.limit - 1) return null;
   return t.limit;
 }
@@ -184,14 +181,14 @@ export async function exhaust(
 }
 
 /** Refusals a probe left behind (a key with a 429 and nothing sent since), for the next probe that needs one. */
-export class Refusals {
-  private readonly byPlan = new Map<PlanName, { key: ApiKey; ex: Exchange }[]>();
+export class Refusals implements RefusalShelf {
+  private readonly byPlan = new Map<PlanName, LeftRefusal[]>();
   push(key: ApiKey, ex: Exchange): void {
     const list = this.byPlan.get(key.plan) ?? [];
     list.push({ key, ex });
     this.byPlan.set(key.plan, list);
   }
-  pop(plan: PlanName): { key: ApiKey; ex: Exchange } | undefined {
+  pop(plan: PlanName): LeftRefusal | undefined {
     return this.byPlan.get(plan)?.pop();
   }
 }
@@ -202,7 +199,7 @@ export class Refusals {
  */
 export function openedBefore(first: Exchange, t: Triple | null, key: ApiKey): boolean {
   if (t === null || t.limit !== key.limits.perMinute || t.remaining >= t.limit - 1) return false;
-  return t.reset * 1000 - MINUTE_S * 1000 < serverTimeOf(first) - 2 * TOLERANCE_MS;
+  return t.reset * 1000 - MINUTE_MS < serverTimeOf(first) - 2 * TOLERANCE_MS;
 }
 
 /**
@@ -214,5 +211,5 @@ export function refusedInLaterWindow(waited: Exchange, again: Exchange, key: Api
   if (again.status !== 429 || a === null || b === null || b.limit !== key.limits.perMinute || b.remaining !== 0)
     return false;
   const wait = retryAfterMs(again);
-  return b.reset > a.reset && wait !== null && wait <= (MINUTE_S + 1) * 1000;
+  return b.reset > a.reset && wait !== null && wait <= MINUTE_MS + 1000;
 }

@@ -17,6 +17,7 @@ import type { Report } from '../report/schema.js';
 import type { Exchange, HeaderMap } from '../http/exchange.js';
 import { createMetrics, type MetricsSnapshot } from '../metrics/recorder.js';
 import { createPrng } from '../reference-server/prng.js';
+import { MINUTE_MS } from '../api/plans.js';
 
 export const SAMPLE_KEYS: readonly ApiKey[] = parseKeys(
   {
@@ -46,8 +47,6 @@ export interface SampleRun {
   latencies: Record<string, number[]>;
 }
 
-const WINDOW_MS = 60_000;
-
 /** What every exchange of the sample draws on: the seeded generator, and each key's requests so far. */
 interface SampleState {
   readonly random: () => number;
@@ -69,7 +68,7 @@ interface SampleExchange {
 
 function sampleHeaders(s: SampleState, key: ApiKey, count: number, t: number, refused: boolean, i: number): HeaderMap {
   const limit = key.limits.perMinute;
-  const resetS = Math.floor((s.epoch + WINDOW_MS) / 1000);
+  const resetS = Math.floor((s.epoch + MINUTE_MS) / 1000);
   const headers: HeaderMap = {
     'content-type': 'application/json',
     'x-ratelimit-limit': String(limit),
@@ -77,7 +76,7 @@ function sampleHeaders(s: SampleState, key: ApiKey, count: number, t: number, re
     // The free key's server sends Reset in milliseconds (fault reset-in-ms): the failing check below.
     'x-ratelimit-reset': String(key.plan === 'free' ? resetS * 1000 : resetS),
   };
-  if (refused) headers['retry-after'] = String(Math.max(1, Math.ceil((WINDOW_MS - t) / 1000)));
+  if (refused) headers['retry-after'] = String(Math.max(1, Math.ceil((MINUTE_MS - t) / 1000)));
   if (s.leak && i === 0) headers['www-authenticate'] = `Bearer realm="${s.leak}"`;
   return headers;
 }
@@ -85,7 +84,7 @@ function sampleHeaders(s: SampleState, key: ApiKey, count: number, t: number, re
 /** The i-th exchange: the keys alternate, the operations are a seeded mix, a key past its minute's limit gets 429. */
 function sampleExchange(s: SampleState, i: number): SampleExchange {
   const key = s.keys[i % 2]!;
-  const t = Math.floor((i * WINDOW_MS) / s.n);
+  const t = Math.floor((i * MINUTE_MS) / s.n);
   const r = s.random();
   const operation: OperationId = r < 0.6 ? 'listPets' : r < 0.85 ? 'createPet' : 'getPet';
   const count = (s.used.get(key) ?? 0) + 1;
@@ -218,7 +217,7 @@ export function sampleRun(opts: SampleOptions = {}): SampleRun {
     plans: ['free', 'pro'],
     keys,
     startedAt,
-    endedAt: new Date(epoch + WINDOW_MS),
+    endedAt: new Date(epoch + MINUTE_MS),
     outcomes: ledger.all(),
     thresholds,
     thresholdSeverity: new Map(thresholds.map((t) => [t.checkId, t.severity])),

@@ -17,7 +17,7 @@
  * bucket used as a meter admit exactly as a token bucket does and cannot be told from one outside; they are named
  * together, with the spacing (one request per 1/refill s).
  */
-import { MINUTE_S, type PlanLimits, type PlanName } from '../../api/plans.js';
+import { MINUTE_MS, MINUTE_S, type PlanLimits, type PlanName } from '../../api/plans.js';
 import type { Ledger } from '../ledger.js';
 import type { CounterReader } from './counters.js';
 
@@ -41,7 +41,6 @@ export type Shape = 'fixed-window' | 'token-bucket' | 'sliding-window' | 'unknow
 export const MOVING_SHAPES: ReadonlySet<Shape> = new Set(['token-bucket', 'sliding-window']);
 
 const TOLERANCE_MS = 1000;
-const MINUTE_MS = MINUTE_S * 1000;
 /** How long one key's Reset must be seen to hold, without a turnover, before the window is called fixed. */
 const FIXED_EVIDENCE_MS = 10_000;
 /** Refill estimates kept per plan (a bounded sample, enough for a median and a spread). */
