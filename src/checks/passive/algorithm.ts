@@ -19,21 +19,10 @@
  */
 import { MINUTE_MS, MINUTE_S, type PlanLimits, type PlanName } from '../../api/plans.js';
 import type { Ledger } from '../ledger.js';
-import type { CounterReader } from './counters.js';
+import type { CounterReader, RateLimitSample } from './counters.js';
 
-/** One answer of a valid key with usable X-RateLimit-* (what the stream checks read too). */
-export interface AlgorithmSample {
-  readonly limit: number;
-  readonly remaining: number;
-  readonly reset: number;
-  /** Target-clock ms of the answer (Date, else the local clock). */
-  readonly serverMs: number;
-  readonly sent: number;
-  readonly done: number;
-  readonly accepted: boolean;
-  /** It overlapped another request on the key: its order at the server is unknown, so no pair is read with it. */
-  readonly overlapped: boolean;
-}
+/** One answer of a valid key with usable X-RateLimit-*: the sample the counters read too. */
+export type AlgorithmSample = RateLimitSample;
 
 export type Shape = 'fixed-window' | 'token-bucket' | 'sliding-window' | 'unknown';
 

@@ -14,8 +14,8 @@
  */
 import type { PlanName } from '../../api/plans.js';
 
-/** One answer, as the stream checks read it. */
-export interface CounterSample {
+/** One answer of a valid key with usable X-RateLimit-* (what the stream checks, the shape and the counters read). */
+export interface RateLimitSample {
   readonly limit: number;
   readonly remaining: number;
   readonly reset: number;
@@ -24,6 +24,7 @@ export interface CounterSample {
   readonly sent: number;
   readonly done: number;
   readonly accepted: boolean;
+  /** It overlapped another request on the key: its order at the server is unknown, so no pair is read with it. */
   readonly overlapped: boolean;
 }
 
@@ -51,14 +52,14 @@ const MAX_TRACKS = 4;
 export const MIN_RETURNS = 3;
 
 export interface CounterReader {
-  see(plan: PlanName, key: string, s: CounterSample): void;
+  see(plan: PlanName, key: string, s: RateLimitSample): void;
   /** The most independent counters seen answering one key of the plan (1 when none interleaved). */
   countersOf(plan: PlanName | null): number;
   /** The keys read as several counters, and their returns, per plan (for the evidence). */
   evidenceOf(plan: PlanName | null): { keys: number; returns: number } | null;
 }
 
-const continues = (t: Track, s: CounterSample): boolean =>
+const continues = (t: Track, s: RateLimitSample): boolean =>
   t.limit === s.limit && Math.abs(t.reset - s.reset) <= 1 && t.remaining - 1 === s.remaining;
 
 /** How many tracks answered since `t` last did, `t` included: the round its counter's turn came back after. */
@@ -68,7 +69,7 @@ function roundOf(k: KeyTracks, t: Track): number {
   return Math.min(MAX_TRACKS, between.size + 1);
 }
 
-function follow(k: KeyTracks, s: CounterSample): void {
+function follow(k: KeyTracks, s: RateLimitSample): void {
   // A track whose Reset has passed is a window that ended: no counter continues it. (In place: this runs for
   // every exchange of a load, and nearly always removes nothing.)
   for (let i = k.tracks.length - 1; i >= 0; i--) {
