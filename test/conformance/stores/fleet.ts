@@ -19,7 +19,8 @@ import { Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { flexibleServer } from '../support/flexible-server.js';
 import { announce, windowSeconds } from '../support/http-glue.js';
-import { decodePet, encodePet, loadStoreKeys, PetApi, type Pet, type PetStorage } from '../support/pet-api.js';
+import { loadStoreKeys, PetApi } from '../support/pet-api.js';
+import { RedisPets } from '../support/redis-pets.js';
 
 const COUNTERS = ['local', 'shared', 'unlocked'] as const;
 const counter = process.env.STORE_COUNTER as (typeof COUNTERS)[number];
@@ -62,24 +63,9 @@ function limiterFor(plan: string, points: number): RateLimiterAbstract {
   return l;
 }
 
-class RedisPets implements PetStorage {
-  async add(pet: Omit<Pet, 'id'>): Promise<Pet> {
-    const p = { id: BigInt(await redis.incr('pets:next-id')), ...pet };
-    await redis.multi().rpush('pets:all', encodePet(p)).hset('pets:by-id', p.id.toString(), encodePet(p)).exec();
-    return p;
-  }
-  async all(): Promise<Pet[]> {
-    return (await redis.lrange('pets:all', 0, -1)).map(decodePet);
-  }
-  async byId(id: bigint): Promise<Pet | undefined> {
-    const text = await redis.hget('pets:by-id', id.toString());
-    return text === null ? undefined : decodePet(text);
-  }
-}
-
 const server = flexibleServer({
   keys: loadStoreKeys(),
-  api: new PetApi(new RedisPets()),
+  api: new PetApi(new RedisPets(redis)),
   limiterFor,
   clientOf: (req) => String(req.headers['x-real-ip'] ?? req.socket.remoteAddress),
   onRequest: () => void redis.incr(`served:${process.pid}`),

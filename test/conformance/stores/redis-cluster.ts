@@ -12,7 +12,8 @@ import { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { flexibleServer } from '../support/flexible-server.js';
 import { windowSeconds } from '../support/http-glue.js';
-import { decodePet, encodePet, loadStoreKeys, PetApi, type Pet, type PetStorage } from '../support/pet-api.js';
+import { loadStoreKeys, PetApi } from '../support/pet-api.js';
+import { RedisPets } from '../support/redis-pets.js';
 
 const WORKERS = 2;
 
@@ -48,23 +49,9 @@ if (cluster.isPrimary) {
     return l;
   };
 
-  class RedisPets implements PetStorage {
-    async add(pet: Omit<Pet, 'id'>): Promise<Pet> {
-      const p = { id: BigInt(await redis.incr('pets:next-id')), ...pet };
-      await redis.multi().rpush('pets:all', encodePet(p)).hset('pets:by-id', p.id.toString(), encodePet(p)).exec();
-      return p;
-    }
-    async all(): Promise<Pet[]> {
-      return (await redis.lrange('pets:all', 0, -1)).map(decodePet);
-    }
-    async byId(id: bigint): Promise<Pet | undefined> {
-      const text = await redis.hget('pets:by-id', id.toString());
-      return text === null ? undefined : decodePet(text);
-    }
-  }
   const server = flexibleServer({
     keys,
-    api: new PetApi(new RedisPets()),
+    api: new PetApi(new RedisPets(redis)),
     limiterFor,
     clientOf: (req) => req.socket.remoteAddress ?? '?',
     onRequest: () => void redis.incr(`served:${cluster.worker?.id}`),
