@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseBanSecondsFlag, parseBanThresholdFlag, parseTimeoutFlag, parseTimeScaleFlag } from './run.js';
+import { parseBanSecondsFlag, parseBanThresholdFlag, parseTimeoutFlag, parseTimeScaleFlag } from './flag-values.js';
 
 describe('--timeout', () => {
   it.each([
