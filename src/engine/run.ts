@@ -203,26 +203,25 @@ function thresholdsOf(scenario: Scenario, o: Run): { expression: string; severit
   ];
 }
 
-/** The target: the external one given (with its keys), else the embedded reference server, closed by `stack`. */
+/** The target: the external one given (with its keys), else the embedded reference server; closed by `stack`. */
 async function openTarget(t: RunTarget, o: Run, scenario: Scenario, stack: CleanupStack): Promise<Target> {
-  if (t.kind === 'external') return externalTarget(t.url, t.keys ?? [], t.clock);
-  return stack.use(
-    await startEmbeddedTarget({
-      timeScale: t.timeScale ?? scenario.timeScale ?? 60,
-      faults: t.faults ?? [],
-      windowReport: t.windowReport ?? 'tightest',
-      countErrors: t.countErrors ?? false,
-      ...(t.minuteLimiter ? { minuteLimiter: t.minuteLimiter } : {}),
-      ...(t.instances ? { instances: t.instances } : {}),
-      plans: o.plans ?? scenario.plans ?? DEFAULT_PLANS,
-      keysPerPlan: scenario.keysPerPlan,
-      sacrificial: scenario.requiresSacrificialKey,
-      audit: scenario.requiresAuditKey,
-      figures: layerFigures(scenario.planLimits, t.planFigures),
-      ...(t.keys ? { keys: t.keys } : {}),
-      ...(t.ban ? { ban: t.ban } : {}),
-    }),
-  );
+  if (t.kind === 'external') return stack.use(externalTarget(t.url, t.keys ?? [], t.clock));
+  const embedded = await startEmbeddedTarget({
+    timeScale: t.timeScale ?? scenario.timeScale ?? 60,
+    faults: t.faults ?? [],
+    windowReport: t.windowReport ?? 'tightest',
+    countErrors: t.countErrors ?? false,
+    ...(t.minuteLimiter ? { minuteLimiter: t.minuteLimiter } : {}),
+    ...(t.instances ? { instances: t.instances } : {}),
+    plans: o.plans ?? scenario.plans ?? DEFAULT_PLANS,
+    keysPerPlan: scenario.keysPerPlan,
+    sacrificial: scenario.requiresSacrificialKey,
+    audit: scenario.requiresAuditKey,
+    figures: layerFigures(scenario.planLimits, t.planFigures),
+    ...(t.keys ? { keys: t.keys } : {}),
+    ...(t.ban ? { ban: t.ban } : {}),
+  });
+  return stack.use(embedded);
 }
 
 /** How the target is reached: an external one's network, the embedded server's extra headers. */
