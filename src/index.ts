@@ -10,7 +10,15 @@
 export { runScenario } from './engine/run.js';
 /** The options of runScenario: the scenario, the target and its keys, the report directory, overrides. */
 export type { RunOptions } from './engine/run.js';
-/** How runScenario reaches the target (RunOptions.network): proxy, CA, client certificate, HTTP/2, headers. */
+/** Deprecated: runScenario's options in the flat form of version 0.1 (target settings beside the scenario). */
+export type { FlatRunOptions } from './engine/run.js';
+/** What a run is pointed at (RunOptions.target): the embedded reference server or an external target. */
+export type { RunTarget } from './engine/run-target.js';
+/** The embedded reference server as a run's target, with its faults, clock scale, window report, ban, figures. */
+export type { EmbeddedTarget } from './engine/run-target.js';
+/** An external target: its URL and keys, the clock it runs on, remote treatment, quota policy and network. */
+export type { ExternalTarget } from './engine/run-target.js';
+/** How runScenario reaches an external target (ExternalTarget.network): proxy, CA, client certificate, HTTP/2, headers. */
 export type { RunNetwork } from './engine/network.js';
 /** What runScenario gives back: the report, the exit code (0, 1, 3 or 130) and where the report files went. */
 export type { RunResult } from './engine/run.js';

@@ -217,7 +217,7 @@ const clock = createClock(60);
 const server = await createReferenceServer({ clock });
 try {
   const scenario = parseScenarioText('name: api-use\\ndescription: from the package\\nprobes: [auth, list]\\n', 'api-use.yaml');
-  const r = await runScenario({ scenario, target: server.url, keys: server.keys, targetClock: clock, reportDir: 'api-out' });
+  const r = await runScenario({ scenario, target: { kind: 'external', url: server.url, keys: server.keys, clock }, reportDir: 'api-out' });
   console.log(JSON.stringify({ exitCode: r.exitCode, verdict: r.report.verdict, checks: CHECK_IDS.length, files: Object.keys(r.files ?? {}) }));
 } finally {
   await server.close();
@@ -246,11 +246,18 @@ try {
       join(app, 'use.ts'),
       `import { runScenario, createReferenceServer, type RunResult, type ReferenceServer, type CheckId } from 'petload';
 const server: Promise<ReferenceServer> = createReferenceServer({ port: 0 });
-const result: (s: ReferenceServer) => Promise<RunResult> = (s) => runScenario({ scenario: null as never, target: s.url, reportDir: 'x' });
+const result: (s: ReferenceServer) => Promise<RunResult> = (s) =>
+  runScenario({ scenario: null as never, target: { kind: 'external', url: s.url }, reportDir: 'x' });
+// The flat form of earlier versions still type-checks (deprecated)…
+const flat = (s: ReferenceServer) => runScenario({ scenario: null as never, target: s.url, reportDir: 'x' });
+// @ts-expect-error: a fault is the embedded server's, not an external target's
+const mixed = (s: ReferenceServer) => runScenario({ scenario: null as never, target: { kind: 'external', url: s.url, faults: ['flaky'] }, reportDir: 'x' });
+// @ts-expect-error: …but not with a mix of both kinds' settings either
+const flatMixed = (s: ReferenceServer) => runScenario({ scenario: null as never, target: s.url, faults: ['flaky'], reportDir: 'x' });
 const id: CheckId = 'ratelimit.enforced';
 // @ts-expect-error: not a check id
 const wrong: CheckId = 'ratelimit.nope';
-export { server, result, id, wrong };
+export { server, result, flat, mixed, flatMixed, id, wrong };
 `,
     );
     writeFileSync(

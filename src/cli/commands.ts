@@ -21,7 +21,7 @@ import { validateCommand } from './validate.js';
 const untyped = <U>(command: CommandModule<object, U>): CommandModule => command as unknown as CommandModule;
 
 export const commands: readonly CommandModule[] = [
-  untyped(runCommand),
+  runCommand,
   untyped(listCommand),
   untyped(validateCommand),
   untyped(reportCommand),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseBanSecondsFlag, parseBanThresholdFlag, parseTimeoutFlag, parseTimeScaleFlag } from './run.js';
+import { parseRunFlags } from './run-flags.js';
+import { parseBanSecondsFlag, parseBanThresholdFlag, parseTimeoutFlag, parseTimeScaleFlag } from './flag-values.js';
 
 describe('--timeout', () => {
   it.each([
@@ -50,6 +51,50 @@ describe('--ban-threshold and --ban-seconds', () => {
   it.each(['0', '-5', '15m', '86401', ''])('--ban-seconds refuses %j', (raw) => {
     expect(() => parseBanSecondsFlag(raw)).toThrow(
       `--ban-seconds: expected a number of seconds above 0 and at most 86400, such as 900, found ${JSON.stringify(raw)}`,
+    );
+  });
+});
+
+describe('parseRunFlags: every flag parsed once, typed, at the edge', () => {
+  const env = {};
+  it("gives the embedded server's settings as its target", () => {
+    const flags = parseRunFlags(
+      { scenarios: ['compliance'], 'time-scale': '120', fault: ['flaky'], 'count-errors': 'yes', 'ban-seconds': '60' },
+      env,
+    );
+    expect(flags.target).toEqual({
+      kind: 'embedded',
+      timeScale: 120,
+      faults: ['flaky'],
+      countErrors: true,
+      ban: { seconds: 60 },
+    });
+    expect(flags.sinks).toEqual({ live: undefined, metricsPort: undefined, metricsHost: undefined, lingerS: 10 });
+  });
+
+  it("gives --target's settings as an external target, PETLOAD_TREAT_AS_REMOTE read once", () => {
+    const flags = parseRunFlags(
+      { scenarios: ['smoke'], target: 'http://127.0.0.1:9/v1', 'allow-quota-exhaustion': true, timeout: '500' },
+      { PETLOAD_TREAT_AS_REMOTE: '1' },
+    );
+    expect(flags.target).toEqual({
+      kind: 'external',
+      url: 'http://127.0.0.1:9/v1',
+      treatAsRemote: true,
+      allowQuotaExhaustion: true,
+    });
+    expect(flags.timeoutMs).toBe(500);
+  });
+
+  it("refuses the embedded server's flags with --target, before their values are read", () => {
+    expect(() =>
+      parseRunFlags({ scenarios: ['smoke'], target: 'http://127.0.0.1:9/v1', 'time-scale': 'fast' }, env),
+    ).toThrow('--time-scale applies to the embedded reference server only, not to --target');
+  });
+
+  it('refuses a flag given twice with one line naming it', () => {
+    expect(() => parseRunFlags({ scenarios: ['smoke'], timeout: ['5', '6'] }, env)).toThrow(
+      '--timeout: expected one value, found it given more than once',
     );
   });
 });

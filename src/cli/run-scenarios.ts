@@ -16,23 +16,18 @@ import type { ApiKey } from '../core/api-key.js';
 import { ERRORS, EXIT, isPetloadError, PetloadError } from '../core/errors.js';
 import type { ProbeProgress } from '../core/progress.js';
 import type { RunOptions, RunResult } from '../engine/run.js';
+import type { RunTarget } from '../engine/run-target.js';
 import { isLoopback } from '../http/target-url.js';
 import { type ShardSpec, shardSpecFrom } from '../shard/spec.js';
 import { type RunSinks, startRunSinks } from './run-sinks.js';
-import { networkFor, readNetworkFlags } from './network-flags.js';
+import { networkFor } from './network-flags.js';
 import type { RunNetwork } from '../engine/network.js';
-import { appendGithubSummary, githubSummaryFile } from './github-summary.js';
+import { appendGithubSummary } from './github-summary.js';
 import { consoleColumns } from './columns.js';
 import { createPlanBoard, type PlanBoard } from './plan-board.js';
 import { createProgressReporter, type ProgressReporter, type ProgressStats, type ProgressStream } from './progress.js';
-import {
-  failureLines,
-  parseBanSecondsFlag,
-  parseBanThresholdFlag,
-  parseTimeoutFlag,
-  parseTimeScaleFlag,
-  type RunArgs,
-} from './run.js';
+import { failureLines } from './run.js';
+import type { RunFlags } from './run-flags.js';
 
 /** A keys source, validated; its figures are resolved per scenario (resolveKeys). */
 export interface KeySource {
@@ -92,34 +87,34 @@ interface RunInputs {
   readonly plansFile: PlanFigures | undefined;
   /** Whole keys hidden, for everything printed. */
   readonly redactWhole: (text: string) => string;
-  readonly treatAsRemote: boolean;
   readonly remote: boolean;
-  /** The file each summary.md is appended to (GitHub Actions' job summary), or null. */
-  readonly githubSummary: string | null;
   /** Each scenario's network: proxy, CA, client certificate, HTTP/2, its headers and the flags'. */
   readonly networkOf: ReadonlyMap<Scenario, RunNetwork>;
 }
 
 /** Scenarios with their overrides, the shard, every scenario's keys: any error in them is an error now. */
-function readInputs(argv: RunArgs): RunInputs {
-  const overrides = {
-    ...(argv.rate !== undefined ? { rate: argv.rate } : {}),
-    ...(argv.duration !== undefined ? { duration: argv.duration } : {}),
-  };
-  const scenarios = argv.scenarios.map((s) => ({ arg: s, scenario: applyOverrides(loadScenario(s), overrides) }));
-  const shard = shardSpecFrom(
-    { shards: argv.shards, shardIndex: argv['shard-index'], startAt: argv['start-at'], runId: argv['run-id'] },
-    { scenario: scenarios[0]!.scenario.name, target: argv.target, scenarios: scenarios.length, env: process.env },
-  );
+function readInputs(flags: RunFlags): RunInputs {
+  const { target } = flags;
+  const url = target.kind === 'external' ? target.url : undefined;
+  const scenarios = flags.scenarios.map((s) => ({
+    arg: s,
+    scenario: applyOverrides(loadScenario(s), flags.overrides),
+  }));
+  const shard = shardSpecFrom(flags.shard, {
+    scenario: scenarios[0]!.scenario.name,
+    target: url,
+    scenarios: scenarios.length,
+    env: process.env,
+  });
   // --keys-file without --target: the embedded server serves those keys (PETLOAD_KEYS_FILE/PETLOAD_KEYS only
   // ever name a remote target's keys, so a variable set for CI never changes what the embedded server serves).
   const keySource =
-    argv.target !== undefined
-      ? keySourceFromEnvironment(argv['keys-file'], process.env)
-      : argv['keys-file'] !== undefined
-        ? { name: argv['keys-file'], entries: loadKeyEntries(argv['keys-file']) }
+    url !== undefined
+      ? keySourceFromEnvironment(flags.keysFile, process.env)
+      : flags.keysFile !== undefined
+        ? { name: flags.keysFile, entries: loadKeyEntries(flags.keysFile) }
         : undefined;
-  const plansFile = argv['plans-file'] !== undefined ? loadPlansFile(argv['plans-file']) : undefined;
+  const plansFile = flags.plansFile !== undefined ? loadPlansFile(flags.plansFile) : undefined;
   // Every scenario's keys resolved before anything runs: a figure missing for one of them is an error now.
   const keysOf = new Map(
     scenarios.map(({ scenario }) => [
@@ -127,9 +122,8 @@ function readInputs(argv: RunArgs): RunInputs {
       keySource ? resolveKeys(keySource.entries, keySource.name, runFigures(scenario, plansFile)) : undefined,
     ]),
   );
-  const flags = readNetworkFlags(argv, process.env);
   const networkOf = new Map(
-    scenarios.map(({ arg, scenario }) => [scenario, networkFor(flags, scenario, arg, process.env)]),
+    scenarios.map(({ arg, scenario }) => [scenario, networkFor(flags.network, scenario, arg, process.env)]),
   );
   const headerSecrets = [...networkOf.values()].flatMap((n) =>
     (n.headers ?? []).filter((h) => h.secret).map((h) => ({ text: h.value, name: `header ${h.name}` })),
@@ -138,10 +132,8 @@ function readInputs(argv: RunArgs): RunInputs {
     [...keysOf.values()].flatMap((k) => k ?? []),
     headerSecrets,
   ).whole;
-  const treatAsRemote = process.env.PETLOAD_TREAT_AS_REMOTE === '1';
-  const remote = argv.target !== undefined && (treatAsRemote || !isLoopback(argv.target));
-  const githubSummary = githubSummaryFile(argv['github-summary'], process.env);
-  return { scenarios, shard, keysOf, plansFile, redactWhole, treatAsRemote, remote, githubSummary, networkOf };
+  const remote = target.kind === 'external' && (target.treatAsRemote || !isLoopback(target.url));
+  return { scenarios, shard, keysOf, plansFile, redactWhole, remote, networkOf };
 }
 
 /** Where the run talks to the user on stderr: the progress board, log lines and notices. */
@@ -154,7 +146,7 @@ interface RunConsole {
   readonly notice: (line: string) => void;
 }
 
-function createRunConsole(quiet: boolean | undefined): RunConsole {
+function createRunConsole(quiet: boolean): RunConsole {
   // Progress while probes run (one line per plan) and during load phases, on stderr; log lines are printed above
   // it. Redrawn in place only on a terminal: plain lines in CI, or when stdout or stderr is not a terminal.
   const live = process.stderr.isTTY === true && process.stdout.isTTY === true && !process.env.CI;
@@ -170,17 +162,18 @@ function createRunConsole(quiet: boolean | undefined): RunConsole {
 }
 
 /** --dry-run: each scenario's schedule and what it spends, sending nothing. */
-async function printDryRuns(argv: RunArgs, inputs: RunInputs): Promise<void> {
+async function printDryRuns(flags: RunFlags, inputs: RunInputs): Promise<void> {
   const { dryRunLines } = await import('../engine/dry-run.js');
+  const { target } = flags;
   for (const { scenario } of inputs.scenarios) {
     const keys = inputs.keysOf.get(scenario);
     const lines = dryRunLines({
       scenario,
-      ...(argv.target !== undefined ? { target: argv.target } : {}),
+      ...(target.kind === 'external' ? { target: target.url } : {}),
       ...(keys ? { keys } : {}),
-      ...(argv.plan ? { plans: argv.plan } : {}),
+      ...(flags.plans ? { plans: flags.plans } : {}),
       figures: layerFigures(scenario.planLimits, inputs.plansFile),
-      ...(argv['time-scale'] !== undefined ? { timeScale: parseTimeScaleFlag(argv['time-scale']) } : {}),
+      ...(target.kind === 'embedded' && target.timeScale !== undefined ? { timeScale: target.timeScale } : {}),
       remote: inputs.remote,
     });
     process.stdout.write(`${lines.map(inputs.redactWhole).join('\n')}\n`);
@@ -212,53 +205,42 @@ function handleSignals(controller: AbortController): () => void {
   };
 }
 
-/** The embedded server's settings given as flags (the check refused them with --target). */
-function embeddedServerSettings(argv: RunArgs): Partial<RunOptions> {
+/** A scenario's target: the command's, with the scenario's keys, the plans file and the scenario's network. */
+function runTarget(flags: RunFlags, inputs: RunInputs, scenario: Scenario): RunTarget {
+  const keys = inputs.keysOf.get(scenario);
+  const network = inputs.networkOf.get(scenario);
+  const { target } = flags;
+  if (target.kind === 'external') return { ...target, ...(keys ? { keys } : {}), ...(network ? { network } : {}) };
   return {
-    ...(argv['time-scale'] !== undefined ? { timeScale: parseTimeScaleFlag(argv['time-scale']) } : {}),
-    ...(argv.fault ? { faults: argv.fault } : {}),
-    ...(argv['window-report'] ? { windowReport: argv['window-report'] } : {}),
-    ...(argv['count-errors'] ? { countErrors: argv['count-errors'] === 'yes' } : {}),
-    ...(argv['ban-threshold'] !== undefined || argv['ban-seconds'] !== undefined
-      ? {
-          ban: {
-            ...(argv['ban-threshold'] !== undefined ? { threshold: parseBanThresholdFlag(argv['ban-threshold']) } : {}),
-            ...(argv['ban-seconds'] !== undefined ? { seconds: parseBanSecondsFlag(argv['ban-seconds']) } : {}),
-          },
-        }
-      : {}),
+    ...target,
+    ...(keys ? { keys } : {}),
+    ...(inputs.plansFile ? { planFigures: inputs.plansFile } : {}),
+    ...(network?.headers ? { headers: network.headers } : {}),
   };
 }
 
 /** One scenario's options for the engine, from the flags and what was read before the runs. */
 function scenarioRunOptions(
-  argv: RunArgs,
+  flags: RunFlags,
   inputs: RunInputs,
   run: { arg: string; scenario: Scenario; reportDir: string; signal: AbortSignal },
   out: RunConsole & { progress: ProgressReporter; subscribe: RunSinks['subscribe'] },
 ): RunOptions {
   const { arg, scenario } = run;
-  const keys = inputs.keysOf.get(scenario);
   return {
     scenario,
     ...(arg.includes('/') || arg.endsWith('.yaml') || arg.endsWith('.yml') ? { scenarioFile: arg } : {}),
-    ...(argv.target !== undefined ? { target: argv.target } : {}),
-    ...(keys ? { keys } : {}),
-    ...(inputs.plansFile ? { planFigures: inputs.plansFile } : {}),
-    ...(inputs.treatAsRemote ? { treatAsRemote: inputs.treatAsRemote } : {}),
-    ...(argv['allow-quota-exhaustion'] ? { allowQuotaExhaustion: true } : {}),
-    ...embeddedServerSettings(argv),
-    ...(argv.plan ? { plans: argv.plan } : {}),
+    target: runTarget(flags, inputs, scenario),
+    ...(flags.plans ? { plans: flags.plans } : {}),
     ...(inputs.shard ? { shard: inputs.shard } : {}),
-    ...(argv.threshold ? { thresholds: argv.threshold } : {}),
-    ...(argv.timeout !== undefined ? { timeoutMs: parseTimeoutFlag(argv.timeout) } : {}),
-    ...(inputs.networkOf.has(scenario) ? { network: inputs.networkOf.get(scenario)! } : {}),
+    ...(flags.thresholds ? { thresholds: flags.thresholds } : {}),
+    ...(flags.timeoutMs !== undefined ? { timeoutMs: flags.timeoutMs } : {}),
     reportDir: run.reportDir,
     signal: run.signal,
     ...(out.subscribe ? { subscribe: out.subscribe } : {}),
     log: out.log,
     notice: out.notice,
-    ...(argv.quiet
+    ...(flags.quiet
       ? {}
       : {
           onProbe: (p: ProbeProgress) => out.board.probe(p),
@@ -271,17 +253,18 @@ function scenarioRunOptions(
 }
 
 /** Where a scenario's reports go: --report-dir, a shard's own folder, or reports/<stamp>-<scenario>/. */
-function reportDirOf(argv: RunArgs, inputs: RunInputs, scenario: Scenario): string {
+function reportDirOf(flags: RunFlags, inputs: RunInputs, scenario: Scenario): string {
   const { shard } = inputs;
-  return shard && argv['report-dir'] === undefined
+  return shard && flags.reportDir === undefined
     ? join('reports', shard.runId, `shard-${shard.index}`)
-    : reportDirFor(argv['report-dir'], scenario.name, inputs.scenarios.length > 1, new Date());
+    : reportDirFor(flags.reportDir, scenario.name, inputs.scenarios.length > 1, new Date());
 }
 
 /** The lines announcing a run (a remote target's run is announced by the engine, with more to say). */
-function announce(argv: RunArgs, inputs: RunInputs, scenario: Scenario, log: (line: string) => void): void {
+function announce(flags: RunFlags, inputs: RunInputs, scenario: Scenario, log: (line: string) => void): void {
   const { shard } = inputs;
-  if (!inputs.remote) log(`petload: ${scenario.name} against ${argv.target ?? 'the embedded reference server'}`);
+  const against = flags.target.kind === 'external' ? flags.target.url : 'the embedded reference server';
+  if (!inputs.remote) log(`petload: ${scenario.name} against ${against}`);
   if (shard)
     log(
       `petload: shard ${shard.index} of ${shard.count} of run ${shard.runId}${shard.startAt !== undefined ? `, beginning at ${new Date(shard.startAt).toISOString()}` : ''}`,
@@ -321,7 +304,11 @@ function reportResult(
  * --baseline: the run compared with its scenario's baseline, compare.* written beside its report. Returns the
  * run's exit code, or 1 when the run passed but regressed, or 2 when the baseline cannot be compared with it.
  */
-async function compareWithBaseline(argv: RunArgs, result: RunResult, out: RunConsole): Promise<number> {
+async function compareWithBaseline(
+  flags: RunFlags & { baseline: string },
+  result: RunResult,
+  out: RunConsole,
+): Promise<number> {
   if (!result.files || result.report.verdict === 'aborted') return result.exitCode;
   const [{ baselineFor, compareAndWrite }, { compareConsole }] = await Promise.all([
     import('./compare-files.js'),
@@ -329,13 +316,13 @@ async function compareWithBaseline(argv: RunArgs, result: RunResult, out: RunCon
   ]);
   const name = result.report.scenario.name;
   try {
-    const baseline = await baselineFor(argv.baseline!, name);
+    const baseline = await baselineFor(flags.baseline, name);
     if (baseline === null) {
-      out.notice(`petload: no report of scenario ${name} under ${argv.baseline}: nothing to compare with`);
+      out.notice(`petload: no report of scenario ${name} under ${flags.baseline}: nothing to compare with`);
       return result.exitCode;
     }
     const dir = dirname(result.files.json);
-    const written = await compareAndWrite(baseline, result.report, {}, dir, argv['github-summary'], dir);
+    const written = await compareAndWrite(baseline, result.report, {}, dir, flags.githubSummaryFlag, dir);
     if (written.summaryProblem) out.notice(written.summaryProblem);
     process.stdout.write(`${compareConsole(written.comparison, { color: process.stdout.isTTY === true })}\n`);
     return written.comparison.regressed && result.exitCode === 0 ? 1 : result.exitCode;
@@ -348,7 +335,7 @@ async function compareWithBaseline(argv: RunArgs, result: RunResult, out: RunCon
 
 /** Runs every scenario in turn until one is interrupted; returns the exit code of the worst. */
 async function runEach(
-  argv: RunArgs,
+  flags: RunFlags,
   inputs: RunInputs,
   out: RunConsole & { subscribe: RunSinks['subscribe'] },
   signal: AbortSignal,
@@ -358,15 +345,15 @@ async function runEach(
     import('../engine/run.js'),
     import('../outputs/console.js'),
   ]);
-  const { githubSummary } = inputs;
+  const { githubSummary, baseline } = flags;
   const progress = createProgressReporter(out.stream);
   let worst = 0;
   for (const { arg, scenario } of inputs.scenarios) {
     if (signal.aborted) break;
-    const reportDir = reportDirOf(argv, inputs, scenario);
-    announce(argv, inputs, scenario, out.log);
+    const reportDir = reportDirOf(flags, inputs, scenario);
+    announce(flags, inputs, scenario, out.log);
     const result = await runScenario(
-      scenarioRunOptions(argv, inputs, { arg, scenario, reportDir, signal }, { ...out, progress }),
+      scenarioRunOptions(flags, inputs, { arg, scenario, reportDir, signal }, { ...out, progress }),
     );
     out.board.end();
     progress.done();
@@ -375,27 +362,28 @@ async function runEach(
       const failed = await appendGithubSummary(githubSummary, result.files.markdown);
       if (failed !== null) out.notice(failed);
     }
-    const code = argv.baseline !== undefined ? await compareWithBaseline(argv, result, out) : result.exitCode;
+    const code =
+      baseline !== undefined ? await compareWithBaseline({ ...flags, baseline }, result, out) : result.exitCode;
     if (severityOfExit(code) > severityOfExit(worst)) worst = code;
   }
   return worst;
 }
 
 /** `petload run`, after its flags' checks: the exit code of the whole command. */
-export async function runScenarios(argv: RunArgs): Promise<number> {
-  const inputs = readInputs(argv);
-  const out = createRunConsole(argv.quiet);
-  if (argv['dry-run']) {
-    await printDryRuns(argv, inputs);
+export async function runScenarios(flags: RunFlags): Promise<number> {
+  const inputs = readInputs(flags);
+  const out = createRunConsole(flags.quiet);
+  if (flags.dryRun) {
+    await printDryRuns(flags, inputs);
     return 0;
   }
   // Sinks first: a port in use stops the command before anything is sent.
-  const sinks = await startRunSinks(argv, out.notice);
+  const sinks = await startRunSinks(flags.sinks, out.notice);
   const controller = new AbortController();
   const removeSignalHandlers = handleSignals(controller);
   let worst: number;
   try {
-    worst = await runEach(argv, inputs, { ...out, subscribe: sinks.subscribe }, controller.signal);
+    worst = await runEach(flags, inputs, { ...out, subscribe: sinks.subscribe }, controller.signal);
   } finally {
     removeSignalHandlers();
     await sinks.close();

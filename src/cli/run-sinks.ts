@@ -7,11 +7,12 @@
 import type { RunEvents } from '../core/run-events.js';
 import { PetloadError } from '../core/errors.js';
 
-export interface SinkArgs {
-  live?: string;
-  'metrics-port'?: string;
-  'metrics-host'?: string;
-  'metrics-linger'?: string;
+/** The sinks' flags, parsed (./run-flags.ts): ports (0: a free one), the metrics' address, the linger in seconds. */
+export interface SinkFlags {
+  readonly live: number | undefined;
+  readonly metricsPort: number | undefined;
+  readonly metricsHost: string | undefined;
+  readonly lingerS: number;
 }
 
 export interface RunSinks {
@@ -41,22 +42,22 @@ export function parseLingerFlag(value: string | undefined): number {
 }
 
 /** Starts what the flags ask for; `say` prints where each listens. */
-export async function startRunSinks(args: SinkArgs, say: (line: string) => void): Promise<RunSinks> {
-  const wantsLive = args.live !== undefined;
-  const wantsMetrics = args['metrics-port'] !== undefined;
-  if (!wantsLive && !wantsMetrics) return { subscribe: undefined, close: async () => {} };
+export async function startRunSinks(flags: SinkFlags, say: (line: string) => void): Promise<RunSinks> {
+  const { live: livePort, metricsPort, metricsHost } = flags;
+  if (livePort === undefined && metricsPort === undefined) return { subscribe: undefined, close: async () => {} };
   const [{ createRunEvents }, live] = await Promise.all([import('../core/run-events.js'), import('../live/index.js')]);
   const relay = createRunEvents();
-  const page = wantsLive ? await live.startLivePage(relay, { port: parsePortFlag('--live', args.live) }) : null;
-  const metrics = wantsMetrics
-    ? await live.startMetrics(relay, {
-        port: parsePortFlag('--metrics-port', args['metrics-port']),
-        ...(args['metrics-host'] !== undefined ? { host: args['metrics-host'] } : {}),
-      })
-    : null;
+  const page = livePort !== undefined ? await live.startLivePage(relay, { port: livePort }) : null;
+  const metrics =
+    metricsPort !== undefined
+      ? await live.startMetrics(relay, {
+          port: metricsPort,
+          ...(metricsHost !== undefined ? { host: metricsHost } : {}),
+        })
+      : null;
   if (page) say(`petload: live page ${page.url}`);
   if (metrics) say(`petload: metrics ${metrics.url}`);
-  const linger = parseLingerFlag(args['metrics-linger']);
+  const linger = flags.lingerS;
   return {
     subscribe: (events) => {
       live.relayEvents(events, relay);

@@ -6,104 +6,18 @@
  * Against a remote target the engine first announces the run and guards the keys' daily quota (src/engine/quota-gate.ts);
  * PETLOAD_TREAT_AS_REMOTE=1 gives a loopback target that treatment, for tests.
  *
- * This file is the command as the parser sees it (its flags and their checks) and loads only name lists: what a
- * run does (./run-scenarios.ts, which brings the scenario schema, the engine, undici, autocannon and the metrics)
- * is imported when the command runs, so that every other command starts without it.
+ * This file is the command as the parser sees it (its flags, their names and choices) and loads only name lists:
+ * the flags' values are parsed and checked once by ./run-flags.ts (zod), and what a run does (./run-scenarios.ts,
+ * which brings the scenario schema, the engine, undici, autocannon and the metrics) is imported when the command
+ * runs, so that every other command starts without them.
  */
-import { existsSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
-import { PLAN_NAMES, type PlanName } from '../api/plans.js';
-import { ERRORS, PetloadError } from '../core/errors.js';
+import { PLAN_NAMES } from '../api/plans.js';
+import { ERRORS } from '../core/errors.js';
 import type { Failure } from '../engine/finalize.js';
-import { FAULT_NAMES, type FaultName } from '../reference-server/faults.js';
-import { WINDOW_REPORTS, type WindowReport } from '../reference-server/limiter.js';
-import { parseLingerFlag, parsePortFlag } from './run-sinks.js';
-import { githubSummaryFile } from './github-summary.js';
-import { type NetworkArgs, networkOptions } from './network-options.js';
-
-export interface RunArgs extends NetworkArgs {
-  scenarios: string[];
-  rate?: string;
-  duration?: string;
-  target?: string;
-  'keys-file'?: string;
-  'plans-file'?: string;
-  plan?: PlanName[];
-  'time-scale'?: string;
-  fault?: FaultName[];
-  'window-report'?: WindowReport;
-  'count-errors'?: 'yes' | 'no';
-  'ban-threshold'?: string;
-  'ban-seconds'?: string;
-  threshold?: string[];
-  'report-dir'?: string;
-  timeout?: string;
-  quiet?: boolean;
-  'dry-run'?: boolean;
-  'allow-quota-exhaustion'?: boolean;
-  live?: string;
-  'metrics-port'?: string;
-  'metrics-host'?: string;
-  'metrics-linger'?: string;
-  'github-summary'?: boolean;
-  baseline?: string;
-  key?: string;
-  shards?: string;
-  'shard-index'?: string;
-  'start-at'?: string;
-  'run-id'?: string;
-}
-
-const MAX_TIMEOUT_MS = 600_000;
-const MAX_TIME_SCALE = 100_000;
-
-/** --timeout: whole milliseconds, 1 to 10 minutes. */
-export function parseTimeoutFlag(raw: string): number {
-  const ms = /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
-  if (!(ms >= 1 && ms <= MAX_TIMEOUT_MS)) {
-    throw new PetloadError(
-      'E_USAGE',
-      `--timeout: expected a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, such as 10000, found ${JSON.stringify(raw)}`,
-    );
-  }
-  return ms;
-}
-
-/** --time-scale: how many times faster than real time the embedded server's clock runs. */
-export function parseTimeScaleFlag(raw: string): number {
-  const n = /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : NaN;
-  if (!(n > 0 && n <= MAX_TIME_SCALE)) {
-    throw new PetloadError(
-      'E_USAGE',
-      `--time-scale: expected a number above 0 and at most ${MAX_TIME_SCALE}, such as 60, found ${JSON.stringify(raw)}`,
-    );
-  }
-  return n;
-}
-
-/** --ban-threshold: requests the embedded server tolerates inside one running Retry-After before it bans the key. */
-export function parseBanThresholdFlag(raw: string): number {
-  const n = /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
-  if (!(n >= 0 && n <= 10_000))
-    throw new PetloadError(
-      'E_USAGE',
-      `--ban-threshold: expected a whole number from 0 to 10000, such as 10, found ${JSON.stringify(raw)}`,
-    );
-  return n;
-}
-
-/** --ban-seconds: how long the embedded server's ban lasts, in seconds of its (possibly scaled) clock. */
-export function parseBanSecondsFlag(raw: string): number {
-  const n = /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : NaN;
-  if (!(n > 0 && n <= 86_400))
-    throw new PetloadError(
-      'E_USAGE',
-      `--ban-seconds: expected a number of seconds above 0 and at most 86400, such as 900, found ${JSON.stringify(raw)}`,
-    );
-  return n;
-}
-
-const EMBEDDED_ONLY = ['fault', 'time-scale', 'window-report', 'count-errors', 'ban-threshold', 'ban-seconds'] as const;
+import { FAULT_NAMES } from '../reference-server/faults.js';
+import { WINDOW_REPORTS } from '../reference-server/limiter.js';
+import { networkOptions } from './network-options.js';
 
 /** What the CLI says when the report could not be assembled: what went wrong, what was saved, where. */
 export function failureLines(failure: Failure): string[] {
@@ -147,7 +61,7 @@ function targetOptions(y: Argv): Argv {
     });
 }
 
-/** The embedded reference server's settings (refused with --target: EMBEDDED_ONLY). */
+/** The embedded reference server's settings (refused with --target: ./run-flags.ts). */
 function embeddedServerOptions(y: Argv): Argv {
   return y
     .option('time-scale', {
@@ -273,59 +187,15 @@ function shardAndSummaryOptions(y: Argv): Argv {
     .option('key', { type: 'string', hidden: true });
 }
 
-/**
- * The flags' own checks, in this order, before anything runs. The target URL and the thresholds are parsed by
- * the modules that use them (the engine's target, the metrics' thresholds), loaded only when those flags are given.
- */
-async function checkRunFlags(a: Partial<RunArgs>): Promise<true> {
-  if (a.key !== undefined) {
-    throw new PetloadError(
-      'E_KEYS_ON_ARGV',
-      'API keys are never given on the command line (they would land in shell history and process lists)',
-    );
-  }
-  const embeddedOnly = EMBEDDED_ONLY.filter((f) => a[f] !== undefined).map((f) => `--${f}`);
-  if (a.target !== undefined && embeddedOnly.length > 0) {
-    const what = embeddedOnly.join(' and ');
-    throw new PetloadError(
-      'E_USAGE',
-      `${what} appl${embeddedOnly.length === 1 ? 'ies' : 'y'} to the embedded reference server only, not to --target (a remote target runs on its own clock and settings)`,
-    );
-  }
-  if (a.target !== undefined) (await import('../http/target-url.js')).parseTargetUrl(a.target);
-  githubSummaryFile(a['github-summary'], process.env);
-  if (a.live !== undefined) parsePortFlag('--live', a.live);
-  if (a['metrics-port'] !== undefined) parsePortFlag('--metrics-port', a['metrics-port']);
-  parseLingerFlag(a['metrics-linger']);
-  if (a.baseline !== undefined && !existsSync(a.baseline))
-    throw new PetloadError('E_USAGE', `--baseline: ${a.baseline}: no such file or directory`);
-  if (a.timeout !== undefined) parseTimeoutFlag(a.timeout);
-  (await import('./network-flags.js')).readNetworkFlags(a, process.env);
-  if (a['time-scale'] !== undefined) parseTimeScaleFlag(a['time-scale']);
-  if (a['ban-threshold'] !== undefined) parseBanThresholdFlag(a['ban-threshold']);
-  if (a['ban-seconds'] !== undefined) parseBanSecondsFlag(a['ban-seconds']);
-  if (a.threshold !== undefined && a.threshold.length > 0) {
-    const { parseThreshold } = await import('../checks/thresholds.js');
-    for (const t of a.threshold) {
-      try {
-        parseThreshold(t);
-      } catch (e) {
-        throw new PetloadError('E_USAGE', `--threshold: ${(e as Error).message}`);
-      }
-    }
-  }
-  return true;
-}
-
-export const runCommand: CommandModule<object, RunArgs> = {
+export const runCommand: CommandModule = {
   command: 'run <scenarios..>',
   describe: 'Run scenarios (shipped names or YAML files) against a target, write reports, set the exit code',
-  builder: (y: Argv) =>
-    shardAndSummaryOptions(networkOptions(runOptions(embeddedServerOptions(targetOptions(y))))).check((a) =>
-      checkRunFlags(a as Partial<RunArgs>),
-    ) as never,
+  builder: (y: Argv) => shardAndSummaryOptions(networkOptions(runOptions(embeddedServerOptions(targetOptions(y))))),
   handler: async (argv) => {
+    // The flags parsed and checked once (./run-flags.ts, which brings zod): only then is the run loaded.
+    const { parseRunFlags } = await import('./run-flags.js');
+    const flags = parseRunFlags(argv, process.env);
     const { runScenarios } = await import('./run-scenarios.js');
-    process.exitCode = await runScenarios(argv);
+    process.exitCode = await runScenarios(flags);
   },
 };

@@ -23,7 +23,13 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 async function run(name: string, faults: FaultName[]): Promise<Report> {
   const reportDir = join(root, name);
   // Free and Pro: the fault gives both Business's figures (Business itself would show no change).
-  await runScenario({ scenario: loadScenario('compliance'), reportDir, faults, plans: ['free', 'pro'], log: () => {} });
+  await runScenario({
+    scenario: loadScenario('compliance'),
+    reportDir,
+    target: { kind: 'embedded', faults },
+    plans: ['free', 'pro'],
+    log: () => {},
+  });
   return readReportFile(join(reportDir, 'report.json'));
 }
 

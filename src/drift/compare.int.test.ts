@@ -26,7 +26,7 @@ async function run(name: string, scenario: string, faults: FaultName[], plans?: 
   await runScenario({
     scenario: loadScenario(scenario),
     reportDir,
-    faults,
+    target: { kind: 'embedded', faults },
     ...(plans ? { plans } : {}),
     log: () => {},
   });

@@ -24,7 +24,7 @@ describe('trend over five nights, one of them faulty', { timeout: 180_000 }, () 
       await runScenario({
         scenario: loadScenario('compliance'),
         reportDir: join(root, `night-${night}`, 'compliance'),
-        faults: night === FAULTY ? ['wrong-plan-limit'] : [],
+        target: { kind: 'embedded', faults: night === FAULTY ? ['wrong-plan-limit'] : [] },
         plans: ['free'],
         log: () => {},
       });

@@ -19,8 +19,7 @@ describe('an aborted run with no data', { timeout: 30_000 }, () => {
       const port = await deadPort();
       const { report, exitCode } = await runScenario({
         scenario: loadScenario('smoke'),
-        target: `http://127.0.0.1:${port}/v1`,
-        keys: [testKey('free')],
+        target: { kind: 'external', url: `http://127.0.0.1:${port}/v1`, keys: [testKey('free')] },
         reportDir: dir,
       });
       expect(exitCode).toBe(3);

@@ -34,10 +34,13 @@ it("hides a secret header's value that the target echoes, in every report file a
   const lines: string[] = [];
   const result = await runScenario({
     scenario: parseScenarioText('name: echo\ndescription: d\nprobes: [auth]\n', 'echo.yaml'),
-    target: `http://127.0.0.1:${(echo.address() as AddressInfo).port}/v1`,
-    keys: makeKeys(['free'], 1, false, PUBLISHED_FIGURES),
+    target: {
+      kind: 'external',
+      url: `http://127.0.0.1:${(echo.address() as AddressInfo).port}/v1`,
+      keys: makeKeys(['free'], 1, false, PUBLISHED_FIGURES),
+      network: { headers: [{ name: 'x-gateway-token', value: SECRET, secret: true }] },
+    },
     reportDir: dir,
-    network: { headers: [{ name: 'x-gateway-token', value: SECRET, secret: true }] },
     log: (l) => lines.push(l),
     notice: (l) => lines.push(l),
   });

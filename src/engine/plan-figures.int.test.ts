@@ -150,9 +150,8 @@ describe('the embedded server', () => {
     );
     const result = await runScenario({
       scenario,
-      planFigures: { pro: { perMinute: 15 } },
+      target: { kind: 'embedded', planFigures: { pro: { perMinute: 15 } }, timeScale: 60 },
       reportDir: join(s.dir, 'embedded-figures'),
-      timeScale: 60,
     });
     expect(result.exitCode).toBe(0);
     const limits = Object.fromEntries(

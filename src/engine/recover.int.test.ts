@@ -47,7 +47,7 @@ import { runScenario } from ${src('engine/run.ts')};
 const [target, reportDir] = process.argv.slice(2);
 const keys = parseKeys(JSON.parse(process.env.JOURNAL_TEST_KEYS), 'JOURNAL_TEST_KEYS');
 const scenario = parseScenarioText(${JSON.stringify(SCENARIO)}, 'killed.yaml');
-await runScenario({ scenario, target, keys, reportDir, log: (l) => console.log(l), notice: (l) => console.log(l) });
+await runScenario({ scenario, target: { kind: 'external', url: target, keys }, reportDir, log: (l) => console.log(l), notice: (l) => console.log(l) });
 `;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -127,8 +127,7 @@ describe('a run killed with SIGKILL in a load phase', () => {
     const notices: string[] = [];
     const next = await runScenario({
       scenario: parseScenarioText(SCENARIO.replace('duration: 30s', 'duration: 1s'), 'next.yaml'),
-      target: proxy.url,
-      keys: parseKeys({ keys: entries }, 'test'),
+      target: { kind: 'external', url: proxy.url, keys: parseKeys({ keys: entries }, 'test') },
       reportDir: dir,
       notice: (l) => notices.push(l),
     });

@@ -30,10 +30,7 @@ async function compliance(remote: boolean) {
     const result = await runScenario({
       scenario: loadScenario('compliance'),
       plans: ['free'],
-      target: server.url,
-      keys,
-      targetClock: clock,
-      treatAsRemote: remote,
+      target: { kind: 'external', url: server.url, keys, clock, treatAsRemote: remote },
       reportDir: mkdtempSync(join(tmpdir(), 'petload-remote-schedule-')),
       log: (l) => logged.push(l),
       notice: (l) => said.push(l),

@@ -3,7 +3,7 @@
  * evaluate thresholds, and write every report — also when the run is interrupted or aborted.
  */
 import { setMaxListeners } from 'node:events';
-import { PLAN_NAMES, describeLimits, layerFigures, type PlanFigures, type PlanName } from '../api/plans.js';
+import { PLAN_NAMES, describeLimits, layerFigures, type PlanName } from '../api/plans.js';
 import type { Severity } from '../checks/catalogue.js';
 import { parseThreshold, thresholdCheckId, type Threshold } from '../checks/thresholds.js';
 import { ABORTED_UNJUDGED, evaluateThreshold, thresholdMessage } from '../checks/threshold-eval.js';
@@ -11,15 +11,12 @@ import type { LoadSection, Scenario } from '../config/scenario.js';
 import { createRedactor, type Redactor } from '../config/keys-file.js';
 import type { ApiKey } from '../core/api-key.js';
 import { collectNotes, createRunEvents, type RunEvents } from '../core/run-events.js';
-import type { Clock } from '../core/clock.js';
 import { ERRORS, PetloadError, isPetloadError, EXIT } from '../core/errors.js';
 import type { HttpClient } from '../http/exchange.js';
 import { assertReachable } from '../http/reachability.js';
 import type { ProbeContext } from '../probes/context.js';
 import { probesInOrder } from '../probes/index.js';
 import { Refusals } from '../probes/window.js';
-import type { FaultName } from '../reference-server/faults.js';
-import type { MinuteLimiter, WindowReport } from '../reference-server/limiter.js';
 import { runLoad, type LoadOutcome } from '../executors/run-load.js';
 import { finalizeRun, type Failure } from './finalize.js';
 import { createRunContext, type RunContext } from './run-context.js';
@@ -40,46 +37,15 @@ import { VERSION } from './version.js';
 import { isSpecialNetwork, resolveNetwork, type ResolvedNetwork, type RunNetwork } from './network.js';
 import { describeProtocols } from '../http/network.js';
 import { armDeadline, runDeadline } from './deadline.js';
+import { type CleanupStack, withCleanup } from './cleanup.js';
+import { targetOf, type FlatTarget, type NoFlatTarget, type RunTarget } from './run-target.js';
 
-export interface RunOptions {
+/** A run's own settings, whatever its target. */
+export interface RunSettings {
   /** A validated scenario (src/config/scenario.ts). */
   scenario: Scenario;
   /** The file it came from, for the report. */
   scenarioFile?: string;
-  /** External base URL; absent: the embedded reference server. */
-  target?: string;
-  /**
-   * Keys for an external target (from the keys file or the environment); without `target`, the keys the
-   * embedded server serves instead of the ones it would make. Their figures are final (keys-file.ts resolveKeys).
-   */
-  keys?: readonly ApiKey[];
-  /**
-   * Changes to whole plans' figures for this run (a plans file), over the scenario's planLimits and the
-   * published figures: the embedded server's made keys get them. Keys given in `keys` keep theirs.
-   */
-  planFigures?: PlanFigures;
-  /**
-   * The clock an external target runs on (default: the real clock). A reference server started on a scaled
-   * clock (createReferenceServer({ clock })) is judged on that same clock.
-   */
-  targetClock?: Clock;
-  /**
-   * Treat a loopback target as remote: announce the run and guard the keys' daily quota. A testing
-   * aid (the CLI sets it from PETLOAD_TREAT_AS_REMOTE=1), since tests may not send traffic off the machine.
-   */
-  treatAsRemote?: boolean;
-  /** Run against a remote target even when the estimate exceeds a key's remaining daily quota. */
-  allowQuotaExhaustion?: boolean;
-  timeScale?: number;
-  faults?: readonly FaultName[];
-  windowReport?: WindowReport;
-  /** Embedded server only: how it keeps the minute figure (a fixed window, or a sliding log). */
-  minuteLimiter?: MinuteLimiter;
-  /** Embedded server only: instances answering in turn over its one limiter, clocks a second apart. */
-  instances?: number;
-  countErrors?: boolean;
-  /** Embedded server only: its ban rule (violations tolerated in one Retry-After, ban length in server seconds). */
-  ban?: { threshold?: number; seconds?: number };
   plans?: readonly PlanName[];
   /** Extra thresholds from the command line. */
   thresholds?: readonly string[];
@@ -105,9 +71,19 @@ export interface RunOptions {
   amendReport?: (report: Report) => Report;
   /** One shard of a sharded run (src/shard/): its keys, its share of the load and probes, a common start. */
   shard?: ShardSpec;
-  /** How the target is reached (src/engine/network.ts): proxy, CA, client certificate, HTTP/2, extra headers. */
-  network?: RunNetwork;
 }
+
+export type RunOptions = RunSettings &
+  NoFlatTarget & {
+    /** The embedded reference server (the default, `{ kind: 'embedded' }`) or an external target (./run-target.ts). */
+    target?: RunTarget;
+  };
+
+/** @deprecated The flat form of earlier versions (`target: url`, `faults`, `targetClock`… beside `scenario`). */
+export type FlatRunOptions = RunSettings & FlatTarget;
+
+/** Run options as the run reads them: the target in its one form. */
+type Run = RunSettings & { readonly target: RunTarget };
 
 export interface RunResult {
   report: Report;
@@ -181,7 +157,7 @@ function figuresNote(keys: readonly ApiKey[]): string {
   return `Figures judged: ${keys.map((k) => `${k.label} ${describeLimits(k.limits)}`).join('; ')}.`;
 }
 
-function plansOf(o: RunOptions, keys: readonly ApiKey[]): PlanName[] {
+function plansOf(o: Run, keys: readonly ApiKey[]): PlanName[] {
   const wanted = o.plans ?? o.scenario.plans;
   const have = new Set(keys.map((k) => k.plan));
   if (wanted) return PLAN_NAMES.filter((p) => wanted.includes(p));
@@ -216,10 +192,7 @@ interface Aborted {
 }
 
 /** The thresholds of the scenario and of the command line, parsed. */
-function thresholdsOf(
-  scenario: Scenario,
-  o: RunOptions,
-): { expression: string; severity: Severity; parsed: Threshold }[] {
+function thresholdsOf(scenario: Scenario, o: Run): { expression: string; severity: Severity; parsed: Threshold }[] {
   return [
     ...scenario.thresholds,
     ...(o.thresholds ?? []).map((expression) => ({
@@ -230,25 +203,30 @@ function thresholdsOf(
   ];
 }
 
-/** The target: the one given (with its keys), else the embedded reference server with keys it makes. */
-function openTarget(o: RunOptions, scenario: Scenario): Promise<Target> {
-  if (o.target) return Promise.resolve(externalTarget(o.target, o.keys ?? [], o.targetClock));
-  return startEmbeddedTarget({
-    timeScale: o.timeScale ?? scenario.timeScale ?? 60,
-    faults: o.faults ?? [],
-    windowReport: o.windowReport ?? 'tightest',
-    countErrors: o.countErrors ?? false,
-    ...(o.minuteLimiter ? { minuteLimiter: o.minuteLimiter } : {}),
-    ...(o.instances ? { instances: o.instances } : {}),
+/** The target: the external one given (with its keys), else the embedded reference server; closed by `stack`. */
+async function openTarget(t: RunTarget, o: Run, scenario: Scenario, stack: CleanupStack): Promise<Target> {
+  if (t.kind === 'external') return stack.use(externalTarget(t.url, t.keys ?? [], t.clock));
+  const embedded = await startEmbeddedTarget({
+    timeScale: t.timeScale ?? scenario.timeScale ?? 60,
+    faults: t.faults ?? [],
+    windowReport: t.windowReport ?? 'tightest',
+    countErrors: t.countErrors ?? false,
+    ...(t.minuteLimiter ? { minuteLimiter: t.minuteLimiter } : {}),
+    ...(t.instances ? { instances: t.instances } : {}),
     plans: o.plans ?? scenario.plans ?? DEFAULT_PLANS,
     keysPerPlan: scenario.keysPerPlan,
     sacrificial: scenario.requiresSacrificialKey,
     audit: scenario.requiresAuditKey,
-    figures: layerFigures(scenario.planLimits, o.planFigures),
-    ...(o.keys ? { keys: o.keys } : {}),
-    ...(o.ban ? { ban: o.ban } : {}),
+    figures: layerFigures(scenario.planLimits, t.planFigures),
+    ...(t.keys ? { keys: t.keys } : {}),
+    ...(t.ban ? { ban: t.ban } : {}),
   });
+  return stack.use(embedded);
 }
+
+/** How the target is reached: an external one's network, the embedded server's extra headers. */
+const networkOf = (t: RunTarget): RunNetwork | undefined =>
+  t.kind === 'external' ? t.network : t.headers ? { headers: t.headers } : undefined;
 
 /** What a run needs before it sends: its scenario (a shard's share), target, plans, keys and notes so far. */
 interface Setup {
@@ -275,34 +253,29 @@ interface Setup {
  * found there is set aside, not lost, and the run says so. A directory it cannot write stops the run before it sends.
  */
 async function openJournal(
-  o: RunOptions,
+  o: Run,
   s: Pick<Setup, 'scenario' | 'target' | 'plans' | 'keys' | 'begunAt' | 'events'>,
 ): Promise<Journal> {
   const { scenario, target, events } = s;
-  try {
-    const journal = startJournal(events, o.reportDir, {
-      tool: { name: 'petload', version: VERSION },
-      ...describeRun(o, scenario, target),
-      plans: s.plans,
-      keys: s.keys.map((k) => ({ label: k.label, plan: k.plan, sacrificial: k.sacrificial })),
-      startedAt: s.begunAt.toISOString(),
-      thresholds: thresholdsOf(scenario, o).map((t) => ({ expression: t.expression, severity: t.severity })),
-      ...(o.shard ? { shard: shardInfo(o.shard) } : {}),
-    });
-    if (journal.previous) {
-      const text = unfinishedNotice(o.reportDir, journal.previous);
-      events.emit({ type: 'log', text, notice: true });
-      events.emit({ type: 'note', text: text.replace(/^petload: /, '') });
-    }
-    return journal;
-  } catch (e) {
-    await target.close();
-    throw e;
+  const journal = startJournal(events, o.reportDir, {
+    tool: { name: 'petload', version: VERSION },
+    ...describeRun(o, scenario, target),
+    plans: s.plans,
+    keys: s.keys.map((k) => ({ label: k.label, plan: k.plan, sacrificial: k.sacrificial })),
+    startedAt: s.begunAt.toISOString(),
+    thresholds: thresholdsOf(scenario, o).map((t) => ({ expression: t.expression, severity: t.severity })),
+    ...(o.shard ? { shard: shardInfo(o.shard) } : {}),
+  });
+  if (journal.previous) {
+    const text = unfinishedNotice(o.reportDir, journal.previous);
+    events.emit({ type: 'log', text, notice: true });
+    events.emit({ type: 'note', text: text.replace(/^petload: /, '') });
   }
+  return journal;
 }
 
 /** The scenario and target as the report and the journal name them. */
-function describeRun(o: RunOptions, scenario: Scenario, target: Target) {
+function describeRun(o: Run, scenario: Scenario, target: Target) {
   return {
     scenario: {
       name: scenario.name,
@@ -320,7 +293,7 @@ function describeRun(o: RunOptions, scenario: Scenario, target: Target) {
 }
 
 /** The caller's listeners, as sinks of the run's events. */
-function wireSinks(o: RunOptions, events: RunEvents): void {
+function wireSinks(o: Run, events: RunEvents): void {
   const log = o.log;
   const notice = o.notice ?? log;
   if (log || notice) events.on('log', (e) => (e.notice ? notice : log)?.(e.text));
@@ -329,17 +302,12 @@ function wireSinks(o: RunOptions, events: RunEvents): void {
   o.subscribe?.(events);
 }
 
-async function setUp(o: RunOptions, scenario: Scenario, startedAt: Date): Promise<Setup> {
-  const network = resolveNetwork(o.network, scenario);
-  const target = await openTarget(o, scenario);
+/** Opens the run's target and journal (closed by `stack`) and its event stream. */
+async function setUp(o: Run, scenario: Scenario, startedAt: Date, stack: CleanupStack): Promise<Setup> {
+  const network = resolveNetwork(networkOf(o.target), scenario);
+  const target = await openTarget(o.target, o, scenario, stack);
   const plans = plansOf(o, target.keys);
-  let shard: PreparedShard | null = null;
-  try {
-    if (o.shard) shard = prepareShard(probesInOrder(scenario.probes), target.keys, plans, o.shard);
-  } catch (e) {
-    await target.close();
-    throw e;
-  }
+  const shard = o.shard ? prepareShard(probesInOrder(scenario.probes), target.keys, plans, o.shard) : null;
   const keys = shard?.keys ?? target.keys.filter((k) => plans.includes(k.plan));
   const redact = createRedactor(target.keys, network.secrets);
   const events = createRunEvents(redact);
@@ -347,7 +315,7 @@ async function setUp(o: RunOptions, scenario: Scenario, startedAt: Date): Promis
   wireSinks(o, events);
   const late = o.shard?.startAt !== undefined ? (await waitUntil(o.shard.startAt, o.signal)).lateMs : 0;
   const begunAt = o.shard ? new Date() : startedAt;
-  const journal = await openJournal(o, { scenario, target, plans, keys, begunAt, events });
+  const journal = stack.use(await openJournal(o, { scenario, target, plans, keys, begunAt, events }));
   for (const text of shard?.notes ?? []) events.emit({ type: 'note', text });
   if (late > 1000)
     events.emit({ type: 'note', text: `shard ${o.shard!.index} began ${(late / 1000).toFixed(1)} s after --start-at` });
@@ -491,13 +459,13 @@ function haltOf(e: PetloadError): Aborted {
 }
 
 /** Is anything answering at the target? Then, for an external one, the header line on how it was reached. */
-async function reachable(o: RunOptions, setup: Setup, signal: AbortSignal): Promise<void> {
+async function reachable(o: Run, setup: Setup, signal: AbortSignal): Promise<void> {
   const { target, network, events } = setup;
   const protocols = await assertReachable(target.url, o.timeoutMs ?? 5000, signal, network.client);
   for (const p of protocols) network.protocols.add(p);
   // The embedded server is always plain HTTP/1.1 on loopback: nothing to say.
   if (protocols.length === 0 || target.embedded) return;
-  events.emit({ type: 'log', text: network.describe(protocols), notice: isSpecialNetwork(o.network) });
+  events.emit({ type: 'log', text: network.describe(protocols), notice: isSpecialNetwork(networkOf(o.target)) });
 }
 
 /** What report.json's target says of the network: the protocols spoken and the proxy (credentials hidden). */
@@ -520,7 +488,7 @@ interface RunRecord {
 }
 
 /** Judge the thresholds on the run's metrics, assemble the report, and write every file of it. */
-async function report(o: RunOptions, sent: RunRecord): Promise<RunResult> {
+async function report(o: Run, sent: RunRecord): Promise<RunResult> {
   const { setup, run, thresholdSpecs, aborted } = sent;
   const { scenario, target, redact, events } = setup;
   const snapshot = run.metrics.snapshot();
@@ -585,7 +553,7 @@ async function report(o: RunOptions, sent: RunRecord): Promise<RunResult> {
  * not the API (target-sanity.ts), or a key's first answer that the run would use up the key's day (quota-gate.ts,
  * a remote target only). `signal` is the run's: the caller's or the halt.
  */
-function guardsOf(o: RunOptions, { target, scenario, events }: Setup) {
+function guardsOf(o: Run, { target, scenario, events }: Setup) {
   const halt = new AbortController();
   let halted: PetloadError | null = null;
   const stop = (e: PetloadError) => {
@@ -593,9 +561,10 @@ function guardsOf(o: RunOptions, { target, scenario, events }: Setup) {
     halt.abort();
   };
   const sanity = target.embedded ? null : watchTarget(target.url, stop);
-  const remote = !target.embedded && (o.treatAsRemote === true || !isLoopback(target.url));
+  const t = o.target.kind === 'external' ? o.target : null;
+  const remote = !target.embedded && (t?.treatAsRemote === true || !isLoopback(target.url));
   // The plan audit spends its keys' days by design (requiresAuditKey): that is what it is run for.
-  const allow = o.allowQuotaExhaustion === true || scenario.requiresAuditKey;
+  const allow = t?.allowQuotaExhaustion === true || scenario.requiresAuditKey;
   const say = (text: string) => events.emit({ type: 'log', text, notice: true });
   const note = (text: string) => events.emit({ type: 'note', text });
   const quota = remote ? createQuotaGate({ allow, say, note, stop }) : null;
@@ -603,15 +572,33 @@ function guardsOf(o: RunOptions, { target, scenario, events }: Setup) {
   return { signal, halted: () => halted, sanity, quota, remote };
 }
 
-export async function runScenario(o: RunOptions): Promise<RunResult> {
-  const startedAt = new Date();
-  const scenario = o.shard ? shardScenario(o.scenario, o.shard) : o.scenario;
-  const thresholdSpecs = thresholdsOf(scenario, o);
-  const setup = await setUp(o, scenario, startedAt);
-  const { target, plans, keys, redact, events } = setup;
+/**
+ * Runs one scenario and writes its reports. `options.target` is the embedded reference server (the default) or an
+ * external target; the flat form of earlier versions is still read (FlatRunOptions, deprecated).
+ */
+export function runScenario(options: RunOptions | FlatRunOptions): Promise<RunResult> {
+  const o: Run = { ...options, target: targetOf(options) };
+  // Whatever ends the run (its report, a tool error, a failure to set up), what it opened is closed by the stack.
+  return withCleanup((stack) => runWith(o, stack));
+}
+
+/** What the send phase found: an abort or a tool error, the estimate and what the schedule did. */
+interface Sent {
+  aborted?: Aborted;
+  toolError?: { error: unknown };
+  planned?: Estimate;
+  scheduled?: ScheduleOutcome;
+}
+
+/** The run's guards and its context, opened onto `stack`. */
+function openRun(o: Run, setup: Setup, stack: CleanupStack) {
+  const { target, plans, keys, redact, events, scenario } = setup;
   const bound = runDeadline(o.signal ?? new AbortController().signal);
-  const { signal, halted, sanity, quota, remote } = guardsOf({ ...o, signal: bound.signal }, setup);
+  stack.defer(() => bound.dispose());
+  const guards = guardsOf({ ...o, signal: bound.signal }, setup);
+  const { signal, halted, sanity, quota } = guards;
   const deadline = drainDeadline(signal);
+  stack.defer(() => deadline.dispose());
   // As many connections as requests may be in flight: a request queued in the pool would leave at a time
   // the backoff did not choose. Requests are not cancelled by an interrupt: they get until the drain deadline.
   const run = createRunContext({
@@ -630,78 +617,87 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     ...(sanity ? { onExchange: sanity.observe } : {}),
     ...(quota ? { gate: quota } : {}),
   });
-  let aborted: Aborted | undefined;
-  let toolError: { error: unknown } | null = null;
-  let planned: Estimate | undefined;
-  let scheduled: ScheduleOutcome | undefined;
-  const stopKeys = watchKeys(events, run);
+  stack.use(run);
+  return { bound, guards, deadline, run };
+}
 
+async function runWith(o: Run, stack: CleanupStack): Promise<RunResult> {
+  const startedAt = new Date();
+  const scenario = o.shard ? shardScenario(o.scenario, o.shard) : o.scenario;
+  const thresholdSpecs = thresholdsOf(scenario, o);
+  const setup = await setUp(o, scenario, startedAt, stack);
+  const { bound, guards, deadline, run } = openRun(o, setup, stack);
+  const { signal, halted } = guards;
+  const sent: Sent = {};
+  const stopKeys = watchKeys(setup.events, run);
   try {
-    checkKeys(setup);
-    events.emit({
-      type: 'started',
-      scenario: scenario.name,
-      target: target.url,
-      plans,
-      keys: keys.map((k) => ({ label: k.label, plan: k.plan })),
-      at: setup.begunAt.toISOString(),
-    });
-    planned = estimateRequests(scenario, keys, plans, {
-      scale: target.clock.scale,
-      ...(setup.shard ? { runs: setup.shard.runsProbe } : {}),
-    });
-    const steps = planned.schedule.steps.map(({ probe, plan, at, ends }) => ({ probe, plan, at, ends }));
-    events.emit({ type: 'planned', durationMs: planned.durationMs, scale: planned.scale, steps });
-    const estimate = remote ? planned : null;
-    if (estimate) {
-      for (const text of preamble(scenario, target.url, plans, keys, estimate))
-        events.emit({ type: 'log', text, notice: true });
-      events.emit({ type: 'note', text: `Before the run: ${describeEstimate(estimate)}.` });
-      quota?.expect(estimate, keys);
-    } else {
-      // Not announced (a local target), but the plan is known all the same: it goes to the log.
-      for (const text of scheduleLines(planned)) events.emit({ type: 'log', text, notice: false });
-    }
-    const judged = plans.filter((p) => keys.some((k) => k.plan === p));
-    armDeadline(bound, planned, { load: scenario.load, plans: judged }, events, o.deadlineMs);
-    // The reachability check waits as long as a request may (--timeout), 5 s by default.
-    await reachable(o, setup, signal);
-    if (signal.aborted) throw new Interrupted();
-    scheduled = await runProbes(setup, run, planned);
-    if (scenario.load && !signal.aborted) await runLoadSection(setup, run, scenario.load);
-    if (run.keyStates.all().every((s) => s.suspectedBan)) {
-      aborted = { reason: 'every key is suspected banned', exitCode: EXIT.aborted, hint: ERRORS.E_KEY_BANNED.hint };
-    }
+    await send(o, setup, run, { bound, guards }, sent);
   } catch (e) {
     const h = halted();
-    const a = h ? haltOf(h) : ((e instanceof Interrupted ? bound.fired() : null) ?? abortOf(e, redact));
-    if (a === null) toolError = { error: e };
-    else aborted = a;
-    if (a?.note) events.emit({ type: 'note', text: a.note });
+    const a = h ? haltOf(h) : ((e instanceof Interrupted ? bound.fired() : null) ?? abortOf(e, setup.redact));
+    if (a === null) sent.toolError = { error: e };
+    else sent.aborted = a;
+    if (a?.note) setup.events.emit({ type: 'note', text: a.note });
   } finally {
     run.finish();
     stopKeys();
   }
   const halt = halted();
-  if (!aborted && !toolError && halt) aborted = haltOf(halt);
-  if (!aborted && signal.aborted) aborted = bound.fired() ?? { reason: 'interrupted', exitCode: EXIT.interrupted };
-  bound.dispose();
-
-  // The one cleanup path. Nothing should be in flight by now; should something be, it gets the same grace as
-  // after an interrupt.
+  if (!sent.aborted && !sent.toolError && halt) sent.aborted = haltOf(halt);
+  if (!sent.aborted && signal.aborted)
+    sent.aborted = bound.fired() ?? { reason: 'interrupted', exitCode: EXIT.interrupted };
+  // Nothing should be in flight by now; should something be, it gets the same grace as after an interrupt. The
+  // rest (client, target, journal, deadlines) is closed by the stack, after the report.
   deadline.start();
   await drain(run.path.client, deadline.signal);
-  deadline.dispose();
-  await run.close();
-  await target.close();
-  if (toolError) {
-    await setup.journal.close();
-    throw toolError.error;
-  }
+  if (sent.toolError) throw sent.toolError.error;
+  const { planned, scheduled, aborted } = sent;
+  return await report(o, { setup, run, thresholdSpecs, planned, scheduled, aborted });
+}
 
-  try {
-    return await report(o, { setup, run, thresholdSpecs, planned, scheduled, aborted });
-  } finally {
-    await setup.journal.close();
+/** The send phase: announce, estimate, arm the deadline, check the target, run the probes and the load. */
+async function send(
+  o: Run,
+  setup: Setup,
+  run: RunContext,
+  { bound, guards }: Pick<ReturnType<typeof openRun>, 'bound' | 'guards'>,
+  sent: Sent,
+): Promise<void> {
+  const { scenario, target, plans, keys, events } = setup;
+  const { signal, quota, remote } = guards;
+  checkKeys(setup);
+  events.emit({
+    type: 'started',
+    scenario: scenario.name,
+    target: target.url,
+    plans,
+    keys: keys.map((k) => ({ label: k.label, plan: k.plan })),
+    at: setup.begunAt.toISOString(),
+  });
+  const planned = estimateRequests(scenario, keys, plans, {
+    scale: target.clock.scale,
+    ...(setup.shard ? { runs: setup.shard.runsProbe } : {}),
+  });
+  sent.planned = planned;
+  const steps = planned.schedule.steps.map(({ probe, plan, at, ends }) => ({ probe, plan, at, ends }));
+  events.emit({ type: 'planned', durationMs: planned.durationMs, scale: planned.scale, steps });
+  if (remote) {
+    for (const text of preamble(scenario, target.url, plans, keys, planned))
+      events.emit({ type: 'log', text, notice: true });
+    events.emit({ type: 'note', text: `Before the run: ${describeEstimate(planned)}.` });
+    quota?.expect(planned, keys);
+  } else {
+    // Not announced (a local target), but the plan is known all the same: it goes to the log.
+    for (const text of scheduleLines(planned)) events.emit({ type: 'log', text, notice: false });
+  }
+  const judged = plans.filter((p) => keys.some((k) => k.plan === p));
+  armDeadline(bound, planned, { load: scenario.load, plans: judged }, events, o.deadlineMs);
+  // The reachability check waits as long as a request may (--timeout), 5 s by default.
+  await reachable(o, setup, signal);
+  if (signal.aborted) throw new Interrupted();
+  sent.scheduled = await runProbes(setup, run, planned);
+  if (scenario.load && !signal.aborted) await runLoadSection(setup, run, scenario.load);
+  if (run.keyStates.all().every((s) => s.suspectedBan)) {
+    sent.aborted = { reason: 'every key is suspected banned', exitCode: EXIT.aborted, hint: ERRORS.E_KEY_BANNED.hint };
   }
 }

@@ -38,7 +38,13 @@ async function run(s: ReferenceServer, plans: PlanName[], log: (line: string) =>
   const dir = mkdtempSync(join(tmpdir(), 'petload-interference-'));
   dirs.push(dir);
   const keys = s.keys.filter((k) => plans.includes(k.plan));
-  return runScenario({ scenario, target: s.url, keys, targetClock: s.clock, plans, reportDir: dir, log });
+  return runScenario({
+    scenario,
+    target: { kind: 'external', url: s.url, keys, clock: s.clock },
+    plans,
+    reportDir: dir,
+    log,
+  });
 }
 
 const checkOf = (r: Awaited<ReturnType<typeof run>>, id: string) => r.report.checks.find((c) => c.id === id)!;

@@ -17,7 +17,7 @@ describe('a compliance run on its schedule', () => {
       const r = await runScenario({
         scenario: loadScenario('compliance'),
         plans: ['free'],
-        timeScale: 10,
+        target: { kind: 'embedded', timeScale: 10 },
         reportDir: dir,
         log: (l) => lines.push(l),
       });

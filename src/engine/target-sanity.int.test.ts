@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseKeys } from '../config/keys-file.js';
 import { parseScenarioText } from '../config/load-scenario.js';
 import type { ApiKey } from '../core/api-key.js';
+import type { Clock } from '../core/clock.js';
 import { createReferenceServer } from '../reference-server/index.js';
 import { readReportJson, runCli, scratch, STACK_LINE } from '../testing/cli.js';
 import { startHostileServer, writeAnswer } from '../testing/hostile/server.js';
@@ -57,19 +58,13 @@ const KEYS: ApiKey[] = parseKeys(
   'test',
 );
 
-async function run(
-  target: string,
-  keys: readonly ApiKey[] = KEYS,
-  clock?: Parameters<typeof runScenario>[0]['targetClock'],
-) {
+async function run(target: string, keys: readonly ApiKey[] = KEYS, clock?: Clock) {
   const reportDir = mkdtempSync(join(tmpdir(), 'petload-sanity-'));
   const result = await runScenario({
     scenario: TINY,
-    target,
-    keys,
+    target: { kind: 'external', url: target, keys, ...(clock ? { clock } : {}) },
     reportDir,
     timeoutMs: 2000,
-    ...(clock ? { targetClock: clock } : {}),
   });
   return { result, report: readReportJson(reportDir) };
 }

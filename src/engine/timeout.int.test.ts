@@ -31,8 +31,11 @@ it('aborts after --timeout (here 1 s), not after 5 s, against a target that neve
   const started = performance.now();
   const result = await runScenario({
     scenario: loadScenario('smoke'),
-    target: `http://127.0.0.1:${port}/v1`,
-    keys: makeKeys(['free'], 1, false, PUBLISHED_FIGURES),
+    target: {
+      kind: 'external',
+      url: `http://127.0.0.1:${port}/v1`,
+      keys: makeKeys(['free'], 1, false, PUBLISHED_FIGURES),
+    },
     reportDir: dir,
     timeoutMs: 1000,
   });

@@ -20,7 +20,11 @@ async function enforceWith(tolerance: string | null) {
     file,
     `name: tolerance\ndescription: enforce with a declared tolerance\nplans: [free]\nprobes: [enforce]\n${limits}`,
   );
-  const r = await runScenario({ scenario: loadScenario(file), reportDir: join(dir, 'r'), faults: ['per-instance'] });
+  const r = await runScenario({
+    scenario: loadScenario(file),
+    reportDir: join(dir, 'r'),
+    target: { kind: 'embedded', faults: ['per-instance'] },
+  });
   const enforced = r.report.checks.find((c) => c.id === 'ratelimit.enforced')!;
   const row = r.report.planTable?.[0]?.rows.find((x) => x.figure === 'per-minute limit');
   return { status: enforced.status, admission: r.report.admission?.[0], measured: row?.measured };

@@ -43,7 +43,7 @@ describe('the live page in headless Chromium', () => {
       expect(await page.textContent('#run-state')).toBe('STARTING');
       const run = runScenario({
         scenario: loadScenario('smoke'),
-        timeScale: 10,
+        target: { kind: 'embedded', timeScale: 10 },
         reportDir: join(chrome.dir(), 'smoke'),
         subscribe: (events) => {
           relayEvents(events, relay);

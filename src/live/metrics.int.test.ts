@@ -126,7 +126,7 @@ describe('the metrics endpoint under a real Prometheus', () => {
 
       const result = await runScenario({
         scenario: loadScenario('smoke'),
-        timeScale: 10,
+        target: { kind: 'embedded', timeScale: 10 },
         reportDir: join(dir, 'report'),
         subscribe: (events) => {
           relayEvents(events, relay);

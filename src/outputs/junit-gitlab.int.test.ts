@@ -82,7 +82,7 @@ describe('junit.xml read as GitLab reads it', () => {
     const run = await runScenario({
       scenario: loadScenario('compliance'),
       reportDir: dir,
-      faults: ['retry-after-ms', 'no-headers-on-errors'],
+      target: { kind: 'embedded', faults: ['retry-after-ms', 'no-headers-on-errors'] },
       plans: ['free', 'pro'],
     });
     expect(run.exitCode).toBe(1);

@@ -26,9 +26,8 @@ async function probeRun(
     const r = await runScenario({
       scenario: { ...loadScenario('compliance'), probes },
       reportDir: dir,
-      faults,
+      target: { kind: 'embedded', faults, ...(timeScale !== undefined ? { timeScale } : {}) },
       plans,
-      ...(timeScale !== undefined ? { timeScale } : {}),
     });
     return (id) => {
       const c = r.report.checks.find((x) => x.id === id);

@@ -79,9 +79,7 @@ describe.concurrent('the ban probe measures the ban', () => {
     const s = scratch('petload-ban-');
     const result = await runScenario({
       scenario: loadScenario('ban-probe'),
-      target: server.url,
-      keys,
-      targetClock: clock,
+      target: { kind: 'external', url: server.url, keys, clock },
       reportDir: `${s.dir}/r`,
     });
     expectMeasured(result.report, 7, 300);
@@ -92,8 +90,7 @@ describe.concurrent('the ban probe measures the ban', () => {
     const result = await runScenario({
       scenario: loadScenario('ban-probe'),
       plans: ['free'],
-      timeScale: SCALE,
-      ban: { threshold: 10_000 },
+      target: { kind: 'embedded', timeScale: SCALE, ban: { threshold: 10_000 } },
       reportDir: `${s.dir}/r`,
     });
     const ban = banOutcome(result.report);

@@ -73,8 +73,11 @@ describe('deprecation.behaviour-unchanged without X-RateLimit-*', () => {
         'name: deprecated-only\ndescription: the deprecated probe\nprobes: [deprecated]\n',
         'inline.yaml',
       ),
-      target: `http://127.0.0.1:${port}/v1`,
-      keys: parseKeys({ keys: [{ key: KEY, plan: 'free' }] }, 'keys'),
+      target: {
+        kind: 'external',
+        url: `http://127.0.0.1:${port}/v1`,
+        keys: parseKeys({ keys: [{ key: KEY, plan: 'free' }] }, 'keys'),
+      },
       reportDir: dir,
       log: () => {},
     });

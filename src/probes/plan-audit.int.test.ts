@@ -28,9 +28,7 @@ async function audit(sold: { perMinute: number; perDay: number }, served: typeof
   try {
     return await runScenario({
       scenario: loadScenario('plan-audit'),
-      target: server.url,
-      keys: [soldKey!],
-      targetClock: clock,
+      target: { kind: 'external', url: server.url, keys: [soldKey!], clock },
       reportDir: reportDir(),
     });
   } finally {
@@ -45,8 +43,7 @@ describe('the plan audit (ratelimit.day-enforced)', () => {
     const r = await runScenario({
       scenario: loadScenario('plan-audit'),
       plans: ['free'],
-      planFigures: { free: { perDay: 150 } },
-      timeScale: 60,
+      target: { kind: 'embedded', planFigures: { free: { perDay: 150 } }, timeScale: 60 },
       reportDir: reportDir(),
     });
     const o = dayEnforced(r.report);
@@ -62,9 +59,7 @@ describe('the plan audit (ratelimit.day-enforced)', () => {
     const r = await runScenario({
       scenario: loadScenario('plan-audit'),
       plans: ['free'],
-      planFigures: { free: { perDay: 150 } },
-      timeScale: 60,
-      faults: ['day-not-enforced'],
+      target: { kind: 'embedded', planFigures: { free: { perDay: 150 } }, timeScale: 60, faults: ['day-not-enforced'] },
       reportDir: reportDir(),
     });
     const o = dayEnforced(r.report);
@@ -90,7 +85,11 @@ describe('the plan audit (ratelimit.day-enforced)', () => {
     const server = await createReferenceServer({ keys: [key!] });
     try {
       await expect(
-        runScenario({ scenario: loadScenario('plan-audit'), target: server.url, keys: [key!], reportDir: reportDir() }),
+        runScenario({
+          scenario: loadScenario('plan-audit'),
+          target: { kind: 'external', url: server.url, keys: [key!] },
+          reportDir: reportDir(),
+        }),
       ).rejects.toMatchObject({ code: 'E_SAFETY', message: expect.stringMatching(/"audit": true.*whole day/) });
     } finally {
       await server.close();

@@ -144,9 +144,7 @@ async function libraryRun(
     const started = performance.now();
     const result = await runScenario({
       scenario: loadScenario(s.file('scenario.yaml', scenarioYaml)),
-      target: hostile.url,
-      keys,
-      targetClock: clock,
+      target: { kind: 'external', url: hostile.url, keys, clock },
       reportDir: `${s.dir}/report`,
       ...extra,
     });

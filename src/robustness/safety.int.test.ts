@@ -78,9 +78,7 @@ describe.concurrent('the ban probe refuses keys not marked sacrificial', () => {
     const t = await countedTarget(ctx, entries, { clock });
     const result = await runScenario({
       scenario: loadScenario('ban-probe'),
-      target: t.url,
-      keys: t.keys,
-      targetClock: clock,
+      target: { kind: 'external', url: t.url, keys: t.keys, clock },
       reportDir: `${t.dir}/r`,
     });
     expect(t.byAuth.get(`Bearer ${entries[0]!.key}`)).toBeGreaterThan(60);
@@ -237,9 +235,7 @@ describe.concurrent('a run against a remote target', () => {
     const said: string[] = [];
     const result = await runScenario({
       scenario: parseScenarioText(scenario('10/s'), 'remote.yaml'),
-      target: t.url,
-      keys: t.keys,
-      treatAsRemote: true,
+      target: { kind: 'external', url: t.url, keys: t.keys, treatAsRemote: true },
       notice: (l) => said.push(l),
       reportDir: `${t.dir}/r`,
     });
@@ -256,8 +252,7 @@ describe.concurrent('a run against a remote target', () => {
     const said: string[] = [];
     const result = await runScenario({
       scenario: parseScenarioText(scenario('10/s'), 'remote.yaml'),
-      target: t.url,
-      keys: t.keys,
+      target: { kind: 'external', url: t.url, keys: t.keys },
       notice: (l) => said.push(l),
       reportDir: `${t.dir}/r`,
     });

@@ -40,12 +40,8 @@ describe('no key in anything a run prints or writes', () => {
     try {
       const result = await runScenario({
         scenario,
-        target: server.url,
-        keys,
-        targetClock: clock,
         // Announce and read the quota as for a production target; day-quota and capacity use up a key's day.
-        treatAsRemote: true,
-        allowQuotaExhaustion: true,
+        target: { kind: 'external', url: server.url, keys, clock, treatAsRemote: true, allowQuotaExhaustion: true },
         reportDir: dir,
         log: (l) => printed.push(l),
         notice: (l) => printed.push(l),

@@ -7,14 +7,22 @@ import type { PlanName } from '../api/plans.js';
 import { FAULT_MATRIX } from '../checks/fault-matrix.js';
 import type { FaultName } from '../reference-server/faults.js';
 import { loadScenario } from '../config/load-scenario.js';
-import { runScenario, type RunOptions, type RunResult } from '../engine/run.js';
+import { runScenario, type RunResult } from '../engine/run.js';
+import type { EmbeddedTarget } from '../engine/run-target.js';
 
+/** The compliance scenario against the embedded server with `server`'s settings, on `plans` (default: all). */
 export async function complianceRun(
-  options: Omit<Partial<RunOptions>, 'scenario' | 'reportDir'> & { plans?: PlanName[] } = {},
+  server: Omit<EmbeddedTarget, 'kind'> = {},
+  plans?: PlanName[],
 ): Promise<RunResult & { failed: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'petload-compliance-'));
   try {
-    const result = await runScenario({ scenario: loadScenario('compliance'), reportDir: dir, ...options });
+    const result = await runScenario({
+      scenario: loadScenario('compliance'),
+      reportDir: dir,
+      target: { kind: 'embedded', ...server },
+      ...(plans ? { plans } : {}),
+    });
     // Every failed check, whatever its severity: a minor or advisory failure (a warning) counts.
     const failed = result.report.checks.filter((c) => c.status === 'fail').map((c) => c.id);
     return { ...result, failed };
@@ -41,7 +49,7 @@ export function faultMatrixSuite(title: string, faults: readonly (FaultName | 'n
     for (const fault of faults) {
       const want: string[] = fault === 'none' ? [] : [...FAULT_MATRIX[fault]].sort();
       it(`${fault}: the run fails exactly ${want.join(', ') || 'nothing'}`, { timeout: 120_000 }, async () => {
-        const r = await complianceRun({ faults: fault === 'none' ? [] : [fault], plans: ['free', 'pro'] });
+        const r = await complianceRun({ faults: fault === 'none' ? [] : [fault] }, ['free', 'pro']);
         // Compared as text so that a failure shows every extra check with its first evidence.
         expect(
           r.failed
