@@ -250,16 +250,6 @@ function importCircles(graph: ReadonlyMap<string, readonly string[]>): string[] 
     .sort();
 }
 
-/**
- * Circles left for now, each closed by a command's lazy `import()` of what it runs, which imports the command's
- * flag types and parsers back: issue 34 item 3 (flags parsed once) moves those out of the command's file. Delete
- * a line when its circle is gone; add none.
- */
-const CIRCLES_LEFT: readonly string[] = [
-  'cli/k8s-manifests.ts -> cli/k8s.ts -> cli/k8s-manifests.ts',
-  'cli/run-scenarios.ts -> cli/run.ts -> cli/run-scenarios.ts',
-];
-
 /** The table of docs/architecture.md: rows `| \`folder\` | \`a\`, \`b\` |` (a dash for none). */
 function documentedLayers(markdown: string): Record<string, string[]> {
   const rows: Record<string, string[]> = {};
@@ -348,7 +338,7 @@ describe('the layers of src/', () => {
     const graph = fileGraph(SRC);
     // The walk found the files and their imports.
     expect(graph.get(join('executors', 'registry.ts'))).toContain(join('executors', 'burst.ts'));
-    expect(importCircles(graph).filter((c) => !CIRCLES_LEFT.includes(c))).toEqual([]);
+    expect(importCircles(graph)).toEqual([]);
   });
 
   it('is the table docs/architecture.md shows', () => {

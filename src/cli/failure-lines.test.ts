@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failureLines } from './run.js';
+import { failureLines } from './failure-lines.js';
 
 describe('failureLines', () => {
   it('says what went wrong, what was saved and where, and that it is a bug', () => {

@@ -14,7 +14,7 @@ import { buildManifests, jobName } from '../k8s/manifests.js';
 import { renderManifests } from '../k8s/render.js';
 import { shardScenario } from '../shard/partition.js';
 import { deriveRunId, parseRunId, parseShardCount, parseStartAt } from '../shard/spec.js';
-import { defaultStartAt, type K8sArgs } from './k8s.js';
+import { defaultStartAt, type K8sArgs } from './k8s-args.js';
 import { parseTimeoutFlag } from './flag-values.js';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;

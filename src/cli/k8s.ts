@@ -6,34 +6,8 @@
  * imported when it runs.
  */
 import type { Argv, CommandModule } from 'yargs';
-import { PLAN_NAMES, type PlanName } from '../api/plans.js';
-
-export interface K8sArgs {
-  scenario: string;
-  target: string;
-  shards: string;
-  image: string;
-  'keys-secret': string;
-  'keys-secret-key': string;
-  'start-at'?: string;
-  'run-id'?: string;
-  namespace?: string;
-  'storage-class'?: string;
-  storage: string;
-  'merge-wait': string;
-  plan?: PlanName[];
-  rate?: string;
-  duration?: string;
-  threshold?: string[];
-  timeout?: string;
-  'allow-quota-exhaustion'?: boolean;
-}
-
-/** The default --start-at: the next whole minute at least five minutes from now (time to apply and pull the image). */
-export function defaultStartAt(now: number): string {
-  const minute = 60_000;
-  return new Date(Math.ceil((now + 5 * minute) / minute) * minute).toISOString();
-}
+import { PLAN_NAMES } from '../api/plans.js';
+import type { K8sArgs } from './k8s-args.js';
 
 export const k8sCommand: CommandModule<object, K8sArgs> = {
   command: 'k8s <scenario>',

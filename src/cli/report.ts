@@ -13,7 +13,7 @@ async function recover(dir: string, out: string | undefined): Promise<void> {
   const [{ recoverReport }, { renderConsoleSummary }, { failureLines }] = await Promise.all([
     import('../engine/recover.js'),
     import('../outputs/console.js'),
-    import('./run.js'),
+    import('./failure-lines.js'),
   ]);
   const r = await recoverReport(dir, out !== undefined ? { out } : {});
   if (r.journal.finished)

@@ -26,7 +26,7 @@ import { appendGithubSummary } from './github-summary.js';
 import { consoleColumns } from './columns.js';
 import { createPlanBoard, type PlanBoard } from './plan-board.js';
 import { createProgressReporter, type ProgressReporter, type ProgressStats, type ProgressStream } from './progress.js';
-import { failureLines } from './run.js';
+import { failureLines } from './failure-lines.js';
 import type { RunFlags } from './run-flags.js';
 
 /** A keys source, validated; its figures are resolved per scenario (resolveKeys). */
