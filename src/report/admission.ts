@@ -36,6 +36,12 @@ function entry(
   };
 }
 
+/** ratelimit.enforced's facts record more accepted within a minute than the figure sold. */
+export function overTheFigureSold(info: Record<string, unknown>): boolean {
+  const a = infoOf('ratelimit.enforced', { info }).admission;
+  return a !== undefined && a.accepted > a.sold;
+}
+
 /** The minute admission ratelimit.enforced recorded for a plan, null when it recorded none. */
 export function minuteOf(o: CheckResult['byPlan'][number]): Admission | null {
   const a = infoOf('ratelimit.enforced', o).admission;
