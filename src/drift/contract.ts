@@ -34,8 +34,7 @@ const text = (v: unknown): string | null => (v === undefined || v === null ? nul
 
 /** The figures of the plan's first key that has them (null when the report records none). */
 function figuresOf(report: Report, plan: PlanName): ContractSide['figures'] {
-  const limits = keyLimitsOf(report).find((k) => k.plan === plan)?.limits;
-  return limits === undefined ? null : { perMinute: limits.perMinute, perDay: limits.perDay };
+  return keyLimitsOf(report).find((k) => k.plan === plan)?.limits ?? null;
 }
 
 function median(xs: readonly number[]): number | null {
@@ -121,7 +120,10 @@ function sideDrifts(b: ContractSide, c: ContractSide): Drift[] {
     if (x !== y) out.push({ field, baseline: x, current: y });
   };
   pair('Limit sent', b.limitsSeen.join(', ') || 'none', c.limitsSeen.join(', ') || 'none');
-  const fig = (f: ContractSide['figures']) => (f === null ? 'not recorded' : `${f.perMinute}/min, ${f.perDay}/day`);
+  const fig = (f: ContractSide['figures']) =>
+    f === null
+      ? 'not recorded'
+      : `${f.perMinute}/min, ${f.perDay}/day${f.tolerancePercent === undefined ? '' : ` (tolerance ${f.tolerancePercent} %)`}`;
   if (b.figures !== null && c.figures !== null) pair('figures judged', fig(b.figures), fig(c.figures));
   if (b.algorithm.shape !== null && c.algorithm.shape !== null) {
     pair('limiter shape', b.algorithm.shape, c.algorithm.shape);
