@@ -381,4 +381,12 @@ export const checksJudgedBy = (judge: Judge): CheckId[] =>
  * The typed info of the checks that record facts (report.json's `checks[].byPlan[].info`): a zod schema per check
  * id, declared with the report's shape in src/report/check-info.ts and read through `infoOf`, never from prose.
  */
-export { checkInfoSchemas, infoOf, infoProblems, type CheckInfo, type InfoCheckId } from '../report/check-info.js';
+export {
+  checkInfoSchemas,
+  infoOf,
+  infoProblems,
+  type CheckInfo,
+  type InfoCheckId,
+  type InfoKey,
+  type InfoValue,
+} from '../report/check-info.js';

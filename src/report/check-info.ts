@@ -109,6 +109,11 @@ export type InfoCheckId = keyof Schemas;
 /** A check's info facts, as its schema declares them. */
 export type CheckInfo<I extends InfoCheckId> = z.infer<Schemas[I]>;
 
+/** The keys a check's info may have (any key for a check whose info is a record). */
+export type InfoKey<I extends InfoCheckId> = keyof CheckInfo<I> & string;
+/** The value a check's info key holds. */
+export type InfoValue<I extends InfoCheckId, K extends InfoKey<I>> = Exclude<CheckInfo<I>[K], undefined>;
+
 let built: Schemas | undefined;
 
 /** Each declared check's info schema (built on first use). */
