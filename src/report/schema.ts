@@ -62,6 +62,7 @@ const PlanOutcome = z.object({
   evidence: z.array(EvidenceSchema),
   /** Why the check was skipped (when status is skip), or why some responses were not judged. */
   reasons: z.array(z.string()),
+  /** The check's measured facts: their shape is declared per check id (src/report/check-info.ts; read with `infoOf`). */
   info: z.record(z.string(), z.unknown()),
 });
 
