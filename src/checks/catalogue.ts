@@ -376,3 +376,17 @@ export const notExercised = (id: CheckId): string => `${NOT_EXERCISED}${CATALOGU
 /** The checks a judge judges. */
 export const checksJudgedBy = (judge: Judge): CheckId[] =>
   CHECK_IDS.filter((id) => (CATALOGUE[id].judgedBy as readonly Judge[]).includes(judge));
+
+/**
+ * The typed info of the checks that record facts (report.json's `checks[].byPlan[].info`): a zod schema per check
+ * id, declared with the report's shape in src/report/check-info.ts and read through `infoOf`, never from prose.
+ */
+export {
+  checkInfoSchemas,
+  infoOf,
+  infoProblems,
+  type CheckInfo,
+  type InfoCheckId,
+  type InfoKey,
+  type InfoValue,
+} from '../report/check-info.js';

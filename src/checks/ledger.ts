@@ -5,6 +5,7 @@
 import type { PlanName } from '../api/plans.js';
 import { headerValue, type Exchange } from '../http/exchange.js';
 import type { RunEventOf } from '../core/run-events.js';
+import type { CheckInfo, InfoCheckId, InfoKey, InfoValue } from '../report/check-info.js';
 import { redactEvidence } from '../report/redact.js';
 import { type AnyCheckId, CATALOGUE, type CheckId } from './catalogue.js';
 
@@ -168,9 +169,23 @@ export class Ledger {
     this.tell(o, r);
   }
 
-  /** Record a measured fact (info checks, and facts reported alongside a verdict). */
-  info(id: AnyCheckId, plan: PlanName | null, key: string, value: unknown): void {
+  /**
+   * Record a measured fact (info checks, and facts reported alongside a verdict): only of a check whose info the
+   * catalogue declares, with the key and the type its schema gives (src/report/check-info.ts).
+   */
+  info<I extends InfoCheckId, K extends InfoKey<I>>(
+    id: I,
+    plan: PlanName | null,
+    key: K,
+    value: InfoValue<I, K>,
+  ): void {
     this.slot(id, plan).info[key] = value;
+  }
+
+  /** Record several facts of one check at once, as its schema declares them (absent ones left out). */
+  facts<I extends InfoCheckId>(id: I, plan: PlanName | null, facts: CheckInfo<I>): void {
+    const info = this.slot(id, plan).info;
+    for (const [k, v] of Object.entries(facts)) if (v !== undefined) info[k] = v;
   }
 
   /** Pass or fail in one call. */

@@ -2,8 +2,8 @@
  * The target's rate-limit contract per plan, as each run saw it, and what drifted between them. Everything is
  * read from report.json:
  * - the Limit values sent: keyTimelines (each key's [t, Remaining, Limit] samples, with the key's plan);
- * - the figures the run judged against: the `Figures judged: <label> N/min, M/day; ...` note;
- * - the limiter's shape: ratelimit.algorithm's info (shape, limit, evidence) or its skip reason;
+ * - the figures the run judged against: `keys[].limits` (a report of an older version: src/report/key-limits.ts);
+ * - the limiter's shape: ratelimit.algorithm's typed info (shape, limit, evidence) or its skip reason;
  * - what counts: ratelimit.what-counts's info (status -> fact);
  * - Retry-After: every 429 in keyTimelines with its Retry-After in seconds (an HTTP-date made a delay, null
  *   when absent or unreadable), and the retry-after.* checks (form: syntax; accuracy: plausible, honest);
@@ -13,6 +13,8 @@
 import type { PlanName } from '../api/plans.js';
 import { CATALOGUE, type CheckId } from '../checks/catalogue.js';
 import { describeAdmission } from '../report/admission.js';
+import { infoOf } from '../report/check-info.js';
+import { keyLimitsOf } from '../report/key-limits.js';
 import type { CheckResult, Report } from '../report/schema.js';
 import { detailOf } from './checks.js';
 import type { ContractSide, Drift, PlanContract, SideStatus } from './schema.js';
@@ -30,16 +32,9 @@ function outcome(report: Report, id: string, plan: PlanName): Outcome | undefine
 
 const text = (v: unknown): string | null => (v === undefined || v === null ? null : String(v));
 
+/** The figures of the plan's first key that has them (null when the report records none). */
 function figuresOf(report: Report, plan: PlanName): ContractSide['figures'] {
-  const note = report.notes.find((n) => n.startsWith('Figures judged:'));
-  if (note === undefined) return null;
-  for (const k of report.keys.filter((x) => x.plan === plan)) {
-    const at = note.indexOf(`${k.label} `);
-    if (at === -1) continue;
-    const m = /^(\d+)\/min, (\d+)\/day/.exec(note.slice(at + k.label.length + 1));
-    if (m) return { perMinute: Number(m[1]), perDay: Number(m[2]) };
-  }
-  return null;
+  return keyLimitsOf(report).find((k) => k.plan === plan)?.limits ?? null;
 }
 
 function median(xs: readonly number[]): number | null {
@@ -72,22 +67,24 @@ export function contractSide(report: Report, plan: PlanName): ContractSide | nul
   const counts = outcome(report, 'ratelimit.what-counts', plan);
   const ban = outcome(report, 'ban.probe', plan);
   const whatCounts: Record<string, string> = {};
-  for (const [k, v] of Object.entries(counts?.info ?? {}))
+  for (const [k, v] of Object.entries(infoOf('ratelimit.what-counts', counts)))
     whatCounts[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  const shape = infoOf('ratelimit.algorithm', algo);
+  const banInfo = infoOf('ban.probe', ban);
   return {
     limitsSeen: [...limits].sort((a, b) => a - b),
     figures: figuresOf(report, plan),
     checks,
     algorithm: {
       status: algo?.status ?? 'absent',
-      shape: text(algo?.info.shape),
-      limit: text(algo?.info.limit),
-      evidence: text(algo?.info.evidence),
+      shape: text(shape.shape),
+      limit: text(shape.limit),
+      evidence: text(shape.evidence),
       reason: algo?.status === 'skip' ? detailOf(algo) : null,
     },
     whatCounts,
     retryAfter: retryAfterOf(report, plan),
-    ban: ban?.status === 'pass' && Object.keys(ban.info).length > 0 ? { ...ban.info } : null,
+    ban: ban?.status === 'pass' && Object.keys(banInfo).length > 0 ? { ...banInfo } : null,
     admission: (report.admission ?? []).filter((a) => a.plan === plan).map(describeAdmission),
   };
 }
@@ -123,7 +120,10 @@ function sideDrifts(b: ContractSide, c: ContractSide): Drift[] {
     if (x !== y) out.push({ field, baseline: x, current: y });
   };
   pair('Limit sent', b.limitsSeen.join(', ') || 'none', c.limitsSeen.join(', ') || 'none');
-  const fig = (f: ContractSide['figures']) => (f === null ? 'not recorded' : `${f.perMinute}/min, ${f.perDay}/day`);
+  const fig = (f: ContractSide['figures']) =>
+    f === null
+      ? 'not recorded'
+      : `${f.perMinute}/min, ${f.perDay}/day${f.tolerancePercent === undefined ? '' : ` (tolerance ${f.tolerancePercent} %)`}`;
   if (b.figures !== null && c.figures !== null) pair('figures judged', fig(b.figures), fig(c.figures));
   if (b.algorithm.shape !== null && c.algorithm.shape !== null) {
     pair('limiter shape', b.algorithm.shape, c.algorithm.shape);

@@ -132,7 +132,14 @@ export const ContractSideSchema = z.object({
   /** Distinct X-RateLimit-Limit values the plan's keys were sent, ascending. */
   limitsSeen: z.array(z.number()),
   /** The per-minute and per-day figures the run judged the plan's keys against (null when not recorded). */
-  figures: z.object({ perMinute: z.number(), perDay: z.number() }).nullable(),
+  figures: z
+    .object({
+      perMinute: z.number(),
+      perDay: z.number(),
+      /** The tolerance the plan declares, in percent (absent: none). */
+      tolerancePercent: z.number().optional(),
+    })
+    .nullable(),
   /** Statuses of the checks that judge the contract (ratelimit.*, retry-after.*, ban.probe) for the plan. */
   checks: z.record(z.string(), SideStatusSchema),
   /** The limiter's shape (ratelimit.algorithm): its facts when judged, else why not. */

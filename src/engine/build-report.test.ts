@@ -33,13 +33,12 @@ describe('buildReport: the plan table', () => {
     ledger.fail('ratelimit.enforced', 'pro', '301 requests accepted within 2.0 s of the first; the limit is 300');
     ledger.skip('ban.probe', 'free', 'opt-in: needs a free key marked "sacrificial": true');
     // The plan audit's facts (src/probes/plan-audit.ts).
-    for (const [k, v] of Object.entries({
+    ledger.facts(DAY_ENFORCED, 'free', {
       dayLimitSold: 1000,
       acceptedInDay: 1000,
       retryAfterS: 120,
       dayEnd: '2030-01-02T00:00:00.000Z',
-    }))
-      ledger.info(DAY_ENFORCED, 'free', k, v);
+    });
     ledger.pass(DAY_ENFORCED, 'free');
     const custom: ApiKey = { ...testKey('pro', 2, 'abcd'), limits: { perMinute: 600, perDay: 20_000 } };
     const report = buildReport(input(ledger, [testKey('free'), testKey('pro'), custom]));

@@ -6,6 +6,7 @@ import type { ApiKey } from '../core/api-key.js';
 import type { MetricsSnapshot } from '../metrics/recorder.js';
 import { deriveAdmission } from '../report/admission.js';
 import { derivePlanTable, soldFromKeys } from '../report/plan-table.js';
+import { reportKey } from '../report/key-limits.js';
 import { REPORT_SCHEMA_VERSION, type CheckResult, type Report } from '../report/schema.js';
 import { summaryOf, totalCounts, verdictOf } from '../report/verdict.js';
 import { VERSION } from './version.js';
@@ -67,7 +68,7 @@ export function reportHead(
     scenario: input.scenario,
     target: input.target,
     plans: [...input.plans],
-    keys: input.keys.map((k) => ({ label: k.label, plan: k.plan, sacrificial: k.sacrificial })),
+    keys: input.keys.map(reportKey),
     startedAt: input.startedAt.toISOString(),
     endedAt: input.endedAt.toISOString(),
   };

@@ -3,7 +3,7 @@
  * of any severity, and every catalogue id is in the report (pass, or skip with a reason).
  */
 import { describe, expect, it } from 'vitest';
-import { CHECK_IDS } from '../checks/catalogue.js';
+import { CHECK_IDS, infoProblems } from '../checks/catalogue.js';
 import type { MinuteLimiter, WindowReport } from '../reference-server/limiter.js';
 import { complianceRun } from '../testing/compliance-run.js';
 
@@ -65,6 +65,9 @@ describe('compliant reference server', () => {
       // One counter answers every key: no fleet is read into the interleaving of concurrent answers.
       const read = algorithm.byPlan.filter((p) => p.info.shape !== undefined);
       expect(read.map((p) => p.info.counters)).toEqual(read.map(() => '1'));
+      // The run's facts are data: each check's info as its catalogue entry declares it, each key's figures typed.
+      expect(infoProblems(r.report.checks)).toEqual([]);
+      expect(r.report.keys.filter((k) => k.limits === undefined)).toEqual([]);
     });
   }
 });

@@ -8,6 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { PetloadError } from '../core/errors.js';
+import { reportKey } from '../report/key-limits.js';
 import { redactOutcome } from '../report/redact.js';
 import { lastPass, writeFileAtomic } from '../outputs/write.js';
 import type { ReportInput } from './build-report.js';
@@ -46,7 +47,7 @@ export function errorReport(input: ReportInput, error: string, redact: (s: strin
     },
     target: input.target,
     plans: [...input.plans],
-    keys: input.keys.map((k) => ({ label: k.label, plan: k.plan, sacrificial: k.sacrificial })),
+    keys: input.keys.map(reportKey),
     startedAt: input.startedAt.toISOString(),
     endedAt: input.endedAt.toISOString(),
     ...(input.aborted ? { abortReason: redact(input.aborted.reason) } : {}),

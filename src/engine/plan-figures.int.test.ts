@@ -7,10 +7,12 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLANS } from '../api/plans.js';
+import { infoProblems } from '../checks/catalogue.js';
 import { loadScenario } from '../config/load-scenario.js';
 import { createReferenceServer, type ReferenceServer } from '../reference-server/index.js';
 import { makeKey } from '../reference-server/test-client.js';
 import { readReportJson, runCli, scratch } from '../testing/cli.js';
+import { planTableOf } from '../report/plan-table.js';
 import type { Report } from '../report/schema.js';
 import { runScenario } from './run.js';
 
@@ -59,12 +61,13 @@ describe('a staging whose limits differ from the published table', () => {
     expect(report.notes).toContain(
       `Figures judged: ${report.keys[0]!.label} ${PLANS.pro.perMinute}/min, ${PLANS.pro.perDay}/day.`,
     );
+    expect(report.keys[0]!.limits).toEqual(PLANS.pro);
   });
 
   it('passes with its figures in a plans file', async () => {
     const plans = s.file(
       'plans.yaml',
-      `plans:\n  pro: { perMinute: ${STAGING_PRO.perMinute}, perDay: ${STAGING_PRO.perDay} }\n`,
+      `plans:\n  pro: { perMinute: ${STAGING_PRO.perMinute}, perDay: ${STAGING_PRO.perDay}, tolerance: 5% }\n`,
     );
     const { code, report, out } = await runAgainstStaging('plans-file', [
       '--keys-file',
@@ -76,6 +79,11 @@ describe('a staging whose limits differ from the published table', () => {
     expect(limitCheck(report).status).toBe('pass');
     expect(limitCheck(report).counts.passed).toBeGreaterThan(0);
     expect(report.notes).toContain(`Figures judged: ${report.keys[0]!.label} 600/min, 20000/day.`);
+    // The figures are data: read without the notes, the declared tolerance with them; each check's info as declared.
+    expect(report.keys[0]!.limits).toEqual({ perMinute: 600, perDay: 20_000, tolerancePercent: 5 });
+    const figures = planTableOf({ ...report, notes: [], planTable: undefined }).find((p) => p.plan === 'pro');
+    expect(figures?.sold).toEqual([{ perMinute: 600, perDay: 20_000, keys: [report.keys[0]!.label] }]);
+    expect(infoProblems(report.checks)).toEqual([]);
   });
 
   it("passes with its figures in the scenario's planLimits", async () => {

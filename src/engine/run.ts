@@ -21,6 +21,7 @@ import { runLoad, type LoadOutcome } from '../executors/run-load.js';
 import { finalizeRun, type Failure } from './finalize.js';
 import { createRunContext, type RunContext } from './run-context.js';
 import type { ProbeProgress, ProgressStats } from '../core/progress.js';
+import { reportKey } from '../report/key-limits.js';
 import type { Report } from '../report/schema.js';
 import { describeDuration, describeEstimate, describeKeySpend, estimateRequests, type Estimate } from './estimate.js';
 import { runSchedule, type ScheduleOutcome, type StepWait } from './run-schedule.js';
@@ -261,7 +262,7 @@ async function openJournal(
     tool: { name: 'petload', version: VERSION },
     ...describeRun(o, scenario, target),
     plans: s.plans,
-    keys: s.keys.map((k) => ({ label: k.label, plan: k.plan, sacrificial: k.sacrificial })),
+    keys: s.keys.map(reportKey),
     startedAt: s.begunAt.toISOString(),
     thresholds: thresholdsOf(scenario, o).map((t) => ({ expression: t.expression, severity: t.severity })),
     ...(o.shard ? { shard: shardInfo(o.shard) } : {}),

@@ -61,7 +61,14 @@ describe('renderMarkdown', () => {
   });
 
   it('shows the table of a report without one (older, or merged), with the figures sold from its notes', () => {
-    const { planTable: _, ...older } = report;
+    const { planTable: _, ...withoutTable } = report;
+    // A report of this version reads its figures from `keys[].limits`, without its notes.
+    expect(
+      renderMarkdown({ ...withoutTable, notes: [] })
+        .split('\n')
+        .slice(8, 20),
+    ).toEqual(md.split('\n').slice(8, 20));
+    const older = { ...withoutTable, keys: report.keys.map(({ limits: _l, ...k }) => k) };
     const figures = `Figures judged: ${report.keys[0]!.label} 60/min, 1000/day; ${report.keys[1]!.label} 300/min, 10000/day.`;
     const text = renderMarkdown({ ...older, notes: [figures] });
     expect(text.indexOf('### Plans: sold against measured')).toBeGreaterThan(0);

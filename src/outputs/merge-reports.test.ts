@@ -40,6 +40,23 @@ describe('mergeReports', () => {
     }
   });
 
+  it("keeps each key's figures as data, reading an older run's from its notes (the legacy path)", () => {
+    expect(merged.keys.map((k) => k.limits)).toEqual(a.report.keys.map((k) => k.limits));
+    // An older run: its figures only in its note; the merge records them as `keys[].limits`.
+    const old: Report = {
+      ...b.report,
+      keys: b.report.keys.map(({ limits: _, ...k }) => ({ ...k, label: `old ${k.label}` })),
+      notes: [`Figures judged: ${b.report.keys.map((k) => `old ${k.label} 7/min, 70/day`).join('; ')}.`],
+    };
+    const both = mergeReports([
+      { report: a.report, source: 'a/report.json' },
+      { report: old, source: 'old/report.json' },
+    ]);
+    expect(both.keys.filter((k) => k.label.startsWith('old ')).map((k) => k.limits)).toEqual(
+      b.report.keys.map(() => ({ perMinute: 7, perDay: 70 })),
+    );
+  });
+
   it('adds the counts', () => {
     expect(merged.totals.requests).toBe(540);
     expect(merged.totals.requests).toBe(a.report.totals.requests + b.report.totals.requests);

@@ -11,6 +11,7 @@ import { Ledger, type Outcome } from '../checks/ledger.js';
 import { parseThreshold, type Threshold } from '../checks/thresholds.js';
 import { evaluateThreshold, thresholdMessage } from '../checks/threshold-eval.js';
 import { deriveAdmission } from '../report/admission.js';
+import { withKeyLimits } from '../report/key-limits.js';
 import type { CheckResult, Report } from '../report/schema.js';
 import { summaryOf, totalCounts, verdictOf } from '../report/verdict.js';
 import { EXIT, PetloadError } from '../core/errors.js';
@@ -177,8 +178,9 @@ export function mergeReports(inputs: readonly SourcedReport[]): Report {
   const versions = unique(reports.map((r) => r.tool.version));
   if (versions.length > 1) notes.push(`the merged runs were made by petload ${versions.join(', ')}`);
 
+  // Each key with its figures as data, also when a report merged is of an older version (its notes: the legacy path).
   const keys = new Map<string, Report['keys'][number]>();
-  for (const k of reports.flatMap((r) => r.keys))
+  for (const k of reports.flatMap(withKeyLimits))
     if (!keys.has(`${k.plan}\u0000${k.label}`)) keys.set(`${k.plan}\u0000${k.label}`, k);
 
   const merged: Report = {

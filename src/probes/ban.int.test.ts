@@ -9,6 +9,7 @@
  */
 const SCALE = 20;
 import { describe, expect, it, type TestContext } from 'vitest';
+import { infoOf, infoProblems } from '../checks/catalogue.js';
 import { parseKeys } from '../config/keys-file.js';
 import { loadScenario } from '../config/load-scenario.js';
 import { createClock } from '../core/clock.js';
@@ -28,13 +29,15 @@ function banOutcome(report: Report) {
 function expectMeasured(report: Report, n: number, s: number): void {
   const ban = banOutcome(report);
   expect(ban.status).toBe('pass');
-  const f = ban.info as Record<string, unknown>;
+  // The facts as ban.probe declares them (src/report/check-info.ts), typed.
+  expect(infoProblems(report.checks)).toEqual([]);
+  const f = infoOf('ban.probe', ban);
   expect(f.knocks).toBeGreaterThan(0);
-  expect(Math.abs((f.banThreshold as number) - n)).toBeLessThanOrEqual(1);
+  expect(Math.abs(f.banThreshold! - n)).toBeLessThanOrEqual(1);
   expect(f.banStatus).toBe(429);
   expect(f.banCode).toBe('key_banned');
   expect(f.banEnded).toBe(true);
-  expect(Math.abs((f.banDurationSeconds as number) - s)).toBeLessThanOrEqual(1);
+  expect(Math.abs(f.banDurationSeconds! - s)).toBeLessThanOrEqual(1);
   expect(f.recovered).toBe(true);
   expect(f.recoveryStatus).toBe(200);
   // The knocks were deliberate: petload's own discipline still holds, and nothing else failed.

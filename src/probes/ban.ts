@@ -8,6 +8,7 @@
  * is followed for at most RECOVERY_BOUND_MS of the run clock. The figures: ban-measure.ts.
  */
 import { MINUTE_MS, type PlanName } from '../api/plans.js';
+import type { InfoKey, InfoValue } from '../checks/catalogue.js';
 import type { ApiKey } from '../core/api-key.js';
 import { type KeyState, retryAfterMs, TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
@@ -194,8 +195,10 @@ async function knockRounds(ctx: ProbeContext, victim: KeyState, tag: string): Pr
   return k;
 }
 
-const infoOf = (ctx: ProbeContext, plan: PlanName) => (name: string, value: unknown) =>
-  ctx.ledger.info(ID, plan, name, value);
+const infoOf =
+  (ctx: ProbeContext, plan: PlanName) =>
+  <K extends InfoKey<typeof ID>>(name: K, value: InfoValue<typeof ID, K>) =>
+    ctx.ledger.info(ID, plan, name, value);
 
 /**
  * The ban `ban` (the first answer that changed, after `knocks` knocks): its threshold, status and code; then followed

@@ -105,6 +105,7 @@ export const burstProbe: Probe = {
               plan,
               `the target announces Limit ${announced} (see ratelimit.limit-matches-plan), and no fresh ${plan} key is left to burst with it`,
             );
+          ctx.ledger.info(id, plan, 'announcedLimit', limit);
           ctx.ledger.info(
             id,
             plan,

@@ -171,13 +171,15 @@ async function enforceOnce(ctx: ProbeContext, plan: PlanName, fk: FreshKey, sequ
     if (unjudged !== null) return unjudged;
     const count: Count = { ...opened, key, tag, t0, quota, expected, allowed, run };
     judgeDecrement(ctx, plan, count);
-    if (quota !== minuteQuota(key))
+    if (quota !== minuteQuota(key)) {
+      ctx.ledger.info('ratelimit.enforced', plan, 'announcedLimit', quota);
       ctx.ledger.info(
         'ratelimit.enforced',
         plan,
         'limit',
         `counted against the Limit the target announces (${quota}), not the plan's figure (see ratelimit.limit-matches-plan)`,
       );
+    }
     followUp = await judgeEnforced(ctx, plan, count, others);
     return 'judged';
   } finally {

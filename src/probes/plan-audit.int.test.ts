@@ -8,6 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { infoProblems } from '../checks/catalogue.js';
 import { parseKeys } from '../config/keys-file.js';
 import { loadScenario } from '../config/load-scenario.js';
 import { createClock } from '../core/clock.js';
@@ -50,6 +51,7 @@ describe('the plan audit (ratelimit.day-enforced)', () => {
     expect(o.status, JSON.stringify(o)).toBe('pass');
     expect(o.info).toMatchObject({ dayLimitSold: 150, acceptedInDay: 150 });
     expect(typeof o.info.dayEnd).toBe('string');
+    expect(infoProblems(r.report.checks)).toEqual([]);
     const row = r.report.planTable?.find((p) => p.plan === 'free')?.rows.find((x) => x.figure === 'per-day limit');
     expect(row).toMatchObject({ status: 'held', check: 'ratelimit.day-enforced' });
     expect(r.report.checks.filter((c) => c.status === 'fail').map((c) => c.id)).toEqual([]);

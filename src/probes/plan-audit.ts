@@ -7,6 +7,7 @@
  */
 import { MINUTE_MS, MINUTE_S, type PlanName } from '../api/plans.js';
 import { retryAfterMs, serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.js';
+import type { InfoKey, InfoValue } from '../checks/catalogue.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { Exchange } from '../http/exchange.js';
 import { cheapList, isAccepted, probeTag, type ProbeContext, waitUntil } from './context.js';
@@ -109,7 +110,8 @@ function refusalProblems(ex: Exchange, perDay: number): string[] {
 
 function judge(ctx: ProbeContext, key: ApiKey, plan: PlanName, a: Audit): void {
   const { perMinute, perDay } = key.limits;
-  const info = (name: string, value: unknown) => ctx.ledger.info(ID, plan, name, value);
+  const info = <K extends InfoKey<typeof ID>>(name: K, value: InfoValue<typeof ID, K>) =>
+    ctx.ledger.info(ID, plan, name, value);
   info('dayLimitSold', perDay);
   info('acceptedInDay', a.accepted);
   info('minuteRefusals', a.minuteRefusals);

@@ -5,9 +5,8 @@
  * Derived from the report alone (the facts ratelimit.enforced and ratelimit.day-enforced record), whether or not
  * the checks passed, so that compare and trend follow it night by night.
  */
+import { infoOf } from './check-info.js';
 import type { Admission, CheckResult, Report } from './schema.js';
-
-type Facts = Record<string, unknown>;
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
@@ -37,19 +36,24 @@ function entry(
   };
 }
 
+/** ratelimit.enforced's facts record more accepted within a minute than the figure sold. */
+export function overTheFigureSold(info: Record<string, unknown>): boolean {
+  const a = infoOf('ratelimit.enforced', { info }).admission;
+  return a !== undefined && a.accepted > a.sold;
+}
+
 /** The minute admission ratelimit.enforced recorded for a plan, null when it recorded none. */
 export function minuteOf(o: CheckResult['byPlan'][number]): Admission | null {
-  const a = o.info.admission as Facts | undefined;
-  if (o.plan === null || a === undefined || a === null || typeof a !== 'object') return null;
-  const [accepted, sold] = [num(a.accepted), num(a.sold)];
-  if (accepted === null || sold === null) return null;
-  return entry(o.plan, 'minute', accepted, sold, num(a.tolerance) ?? 0, a.atLeast === true);
+  const a = infoOf('ratelimit.enforced', o).admission;
+  if (o.plan === null || a === undefined) return null;
+  return entry(o.plan, 'minute', a.accepted, a.sold, a.tolerance ?? 0, a.atLeast === true);
 }
 
 function dayOf(o: CheckResult['byPlan'][number]): Admission | null {
-  const [accepted, sold] = [num(o.info.acceptedInDay), num(o.info.dayLimitSold)];
+  const info = infoOf('ratelimit.day-enforced', o);
+  const [accepted, sold] = [num(info.acceptedInDay), num(info.dayLimitSold)];
   if (o.plan === null || accepted === null || sold === null) return null;
-  return entry(o.plan, 'day', accepted, sold, num(o.info.tolerance) ?? 0, false);
+  return entry(o.plan, 'day', accepted, sold, num(info.tolerance) ?? 0, false);
 }
 
 export function deriveAdmission(report: Pick<Report, 'checks'>): Admission[] {

@@ -2,7 +2,8 @@
  * The plan table (report.json's `planTable`, and the first table of summary.md, report.html and the console): per
  * plan, what was sold against what the run measured, figure by figure, each cell held, not held or not measured
  * and linked to the check that judged it. It is derived from the report alone: each check's outcome for the plan
- * (status, counts, evidence, info facts), the Retry-After of the plan's 429s (keyTimelines) and the figures sold.
+ * (status, counts, evidence, typed info facts: src/report/check-info.ts), the Retry-After of the plan's 429s
+ * (keyTimelines) and the figures sold (`keys[].limits`).
  *
  * A cell is not held when any of its checks failed for the plan (the first one to fail judged it), held when its
  * own check passed, and not measured otherwise (skipped, or no outcome: the reason says which). Only facts that
@@ -11,6 +12,9 @@
  */
 import type { PlanName } from '../api/plans.js';
 import { describeAdmission, minuteOf } from './admission.js';
+import { infoOf } from './check-info.js';
+import { keyLimitsOf } from './key-limits.js';
+import { legacyAnnouncedLimit } from './legacy.js';
 import type {
   CheckResult,
   PlanCellStatus,
@@ -102,17 +106,22 @@ const PER_MINUTE: RowSpec = {
     const admitted = minuteOf(o);
     if (admitted === null || admitted.accepted <= admitted.sold) return null;
     // The cause where petload named one (several counters answering each key: a fleet that keeps it per instance).
-    const cause = str(o.info.cause);
+    const cause = str(infoOf('ratelimit.enforced', o).cause);
     return `${describeAdmission(admitted)}${cause === null ? '' : `: ${cause}`}`;
   },
   held(v, o) {
     // Over the figure within the declared tolerance (an approximate limiter): the figure measured, in words.
+    const info = infoOf('ratelimit.enforced', o);
+    const announced = str(info.limit);
     const admitted = minuteOf(o);
     if (admitted !== null && admitted.accepted > admitted.sold)
-      return { measured: describeAdmission(admitted), detail: str(o.info.limit) };
-    // The enforce probe counts against the Limit the target announces when it is not the plan's (info `limit`).
-    const announced = str(o.info.limit);
-    const n = announced === null ? onlyFigure(v, (s) => s.perMinute) : Number(/\((\d+)\)/.exec(announced)?.[1]);
+      return { measured: describeAdmission(admitted), detail: announced };
+    // The enforce probe counts against the Limit the target announces when it is not the plan's (`announcedLimit`;
+    // a report of an older version has it only in the words of `limit`).
+    const n =
+      announced === null
+        ? onlyFigure(v, (s) => s.perMinute)
+        : (info.announcedLimit ?? legacyAnnouncedLimit(info.limit));
     const figure = n !== null && Number.isFinite(n) ? `${n}/min` : 'the figure sold';
     return { measured: `${figure}, then 429`, detail: announced };
   },
@@ -125,20 +134,22 @@ const PER_DAY: RowSpec = {
   sold: (v) => {
     const fromKeys = soldFigure(v, (s) => s.perDay, '/day');
     if (fromKeys !== null) return fromKeys;
-    const n = num(outcomeOf(v, DAY_ENFORCED)?.info.dayLimitSold);
+    const n = num(infoOf(DAY_ENFORCED, outcomeOf(v, DAY_ENFORCED)).dayLimitSold);
     return n === null ? null : `${n}/day`;
   },
   held(_v, o) {
-    const accepted = num(o.info.acceptedInDay);
-    const dayEnd = str(o.info.dayEnd);
+    const info = infoOf(DAY_ENFORCED, o);
+    const accepted = num(info.acceptedInDay);
+    const dayEnd = str(info.dayEnd);
     return {
-      measured: `${accepted === null ? 'the figure sold' : `${accepted}/day`}, then 429${retryAfterPart(num(o.info.retryAfterS))}`,
+      measured: `${accepted === null ? 'the figure sold' : `${accepted}/day`}, then 429${retryAfterPart(num(info.retryAfterS))}`,
       detail: dayEnd === null ? null : `the day ends at ${dayEnd}`,
     };
   },
   failed(o) {
-    const accepted = num(o.info.acceptedInDay);
-    return accepted === null ? null : `${accepted} accepted in the day${retryAfterPart(num(o.info.retryAfterS))}`;
+    const info = infoOf(DAY_ENFORCED, o);
+    const accepted = num(info.acceptedInDay);
+    return accepted === null ? null : `${accepted} accepted in the day${retryAfterPart(num(info.retryAfterS))}`;
   },
 };
 
@@ -148,8 +159,9 @@ const ALGORITHM: RowSpec = {
   also: [],
   sold: () => null,
   held(_v, o) {
-    const shape = str(o.info.shape);
-    const evidence = str(o.info.evidence);
+    const info = infoOf('ratelimit.algorithm', o);
+    const shape = str(info.shape);
+    const evidence = str(info.evidence);
     if (shape === null || shape === 'unknown')
       return {
         status: 'not measured',
@@ -157,9 +169,9 @@ const ALGORITHM: RowSpec = {
         detail: `the answers did not tell the limiter's shape${evidence === null ? '' : `: ${evidence}`}`,
       };
     const figures = [
-      ['limit', str(o.info.limit)],
-      ['burst', str(o.info.burst)],
-      ['refill', str(o.info.refillPerSecond) === null ? null : `${str(o.info.refillPerSecond)}/s`],
+      ['limit', str(info.limit)],
+      ['burst', str(info.burst)],
+      ['refill', str(info.refillPerSecond) === null ? null : `${str(info.refillPerSecond)}/s`],
     ]
       .filter(([, x]) => x !== null)
       .map(([k, x]) => `${k} ${x}`);
@@ -174,7 +186,9 @@ const WHAT_COUNTS: RowSpec = {
   also: [],
   sold: () => null,
   held(_v, o) {
-    const facts = Object.entries(o.info).filter((e): e is [string, string] => /^\d{3}$/.test(e[0]) && !!str(e[1]));
+    const facts = Object.entries(infoOf('ratelimit.what-counts', o)).filter(
+      (e): e is [string, string] => /^\d{3}$/.test(e[0]) && !!str(e[1]),
+    );
     if (facts.length === 0) return { measured: null, detail: null };
     return {
       measured: facts.map(([status, fact]) => `${status} ${fact.split(/[:;(]/)[0]!.trim()}`).join(', '),
@@ -226,16 +240,17 @@ const BAN: RowSpec = {
   also: [],
   sold: () => null,
   held(_v, o) {
-    const threshold = num(o.info.banThreshold);
-    const status = num(o.info.banStatus);
-    const seconds = num(o.info.banDurationSeconds);
-    const uncertainty = num(o.info.banDurationUncertaintySeconds);
+    const info = infoOf('ban.probe', o);
+    const threshold = num(info.banThreshold);
+    const status = num(info.banStatus);
+    const seconds = num(info.banDurationSeconds);
+    const uncertainty = num(info.banDurationUncertaintySeconds);
     const parts = [
       threshold === null ? 'banned' : `threshold ${threshold} requests inside Retry-After`,
       status === null ? null : `then ${status}`,
       seconds === null ? null : `for ${seconds} s${uncertainty === null ? '' : ` (±${uncertainty} s)`}`,
     ].filter((x): x is string => x !== null);
-    const recovered = o.info.recovered;
+    const recovered = info.recovered;
     return {
       measured: parts.join(', ') + (recovered === false ? '; not accepted after it' : ''),
       detail: recovered === true ? 'accepted again after the ban' : null,
@@ -294,25 +309,16 @@ export function soldFromKeys(
 }
 
 /**
- * The same from a report: its plan table's, else the runs' `Figures judged: <label> N/min, M/day; ...` notes (a
- * report written before the plan table; a merged one has a note per run merged).
+ * The same from a report: its keys' figures (`keys[].limits`; in a report of an older version its plan table's, else
+ * its notes, read by the legacy path in src/report/legacy.ts).
  */
 export function soldFromReport(
   report: Pick<Report, 'planTable' | 'notes' | 'keys'>,
 ): Partial<Record<PlanName, SoldFigures[]>> {
-  if (report.planTable !== undefined) return Object.fromEntries(report.planTable.map((p) => [p.plan, p.sold]));
-  const notes = report.notes.filter((n) => n.startsWith('Figures judged: '));
-  const keys: { label: string; plan: PlanName; limits: { perMinute: number; perDay: number } }[] = [];
-  for (const k of report.keys) {
-    for (const note of notes) {
-      const at = note.indexOf(`${k.label} `);
-      const m = at === -1 ? null : /^(\d+)\/min, (\d+)\/day/.exec(note.slice(at + k.label.length + 1));
-      if (m === null) continue;
-      keys.push({ label: k.label, plan: k.plan, limits: { perMinute: Number(m[1]), perDay: Number(m[2]) } });
-      break;
-    }
-  }
-  return soldFromKeys(keys);
+  // A report written before `keys[].limits` with a plan table: the table's figures, as that version read them.
+  if (report.planTable !== undefined && report.keys.some((k) => k.limits === undefined))
+    return Object.fromEntries(report.planTable.map((p) => [p.plan, p.sold]));
+  return soldFromKeys(keyLimitsOf(report));
 }
 
 /** The plan table of a report's plans, from its checks and 429s, against the figures sold. */

@@ -62,6 +62,7 @@ const PlanOutcome = z.object({
   evidence: z.array(EvidenceSchema),
   /** Why the check was skipped (when status is skip), or why some responses were not judged. */
   reasons: z.array(z.string()),
+  /** The check's measured facts: their shape is declared per check id (src/report/check-info.ts; read with `infoOf`). */
   info: z.record(z.string(), z.unknown()),
 });
 
@@ -205,6 +206,15 @@ export const AdmissionSchema = z.object({
 });
 export type Admission = z.infer<typeof AdmissionSchema>;
 
+/** A key's judged figures (report.json's `keys[].limits`). */
+export const KeyLimitsSchema = z.object({
+  perMinute: z.number(),
+  perDay: z.number(),
+  /** The over-admission declared for an approximate limiter, in percent of the figure (absent: none declared). */
+  tolerancePercent: z.number().optional(),
+});
+export type KeyLimits = z.infer<typeof KeyLimitsSchema>;
+
 export const ReportSchema = z.object({
   schemaVersion: z.literal(REPORT_SCHEMA_VERSION),
   tool: z.object({ name: z.literal('petload'), version: z.string() }),
@@ -221,7 +231,15 @@ export const ReportSchema = z.object({
     proxy: z.string().optional(),
   }),
   plans: z.array(z.enum(PLAN_NAMES)),
-  keys: z.array(z.object({ label: z.string(), plan: z.enum(PLAN_NAMES), sacrificial: z.boolean() })),
+  keys: z.array(
+    z.object({
+      label: z.string(),
+      plan: z.enum(PLAN_NAMES),
+      sacrificial: z.boolean(),
+      /** The figures the run judged the key against (absent in reports of older versions: src/report/legacy.ts). */
+      limits: KeyLimitsSchema.optional(),
+    }),
+  ),
   startedAt: z.string(),
   endedAt: z.string(),
   durationMs: z.number(),

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PlanName } from '../api/plans.js';
 import { FAULT_MATRIX } from '../checks/fault-matrix.js';
+import { infoProblems } from '../checks/catalogue.js';
 import type { FaultName } from '../reference-server/faults.js';
 import { loadScenario } from '../config/load-scenario.js';
 import { runScenario, type RunResult } from '../engine/run.js';
@@ -59,6 +60,8 @@ export function faultMatrixSuite(title: string, faults: readonly (FaultName | 'n
         ).toBe(want.join('\n'));
         expect(r.report.verdict).toBe(want.length === 0 ? 'pass' : 'fail');
         expect(r.exitCode).toBe(want.length === 0 ? 0 : 1);
+        // Every fact a check records has the shape its catalogue entry declares (src/report/check-info.ts).
+        expect(infoProblems(r.report.checks)).toEqual([]);
       });
     }
   });

@@ -18,6 +18,7 @@
  * together, with the spacing (one request per 1/refill s).
  */
 import { MINUTE_MS, MINUTE_S, type PlanLimits, type PlanName } from '../../api/plans.js';
+import type { CheckInfo } from '../../report/check-info.js';
 import type { Ledger } from '../ledger.js';
 import type { CounterReader, RateLimitSample } from './counters.js';
 
@@ -168,10 +169,13 @@ function shapeOfFacts(f: PlanFacts | undefined): Shape {
   return 'unknown';
 }
 
+/** The limiter's figures, as ratelimit.algorithm's info declares them. */
+type Figures = CheckInfo<'ratelimit.algorithm'>;
+
 /** A token bucket's figures: burst, refill and spacing, and the evidence (the first rise, or a steady refill). */
-function describeBucket(f: PlanFacts, evidence: string): Record<string, string> {
+function describeBucket(f: PlanFacts, evidence: string): Figures {
   const rate = median(f.rates);
-  const figures: Record<string, string> = {
+  const figures: Figures = {
     shape: 'token bucket (or GCRA / leaky bucket: they admit alike)',
     burst: String(f.limit),
   };
@@ -187,7 +191,7 @@ function describeBucket(f: PlanFacts, evidence: string): Record<string, string> 
   return figures;
 }
 
-function describe(f: PlanFacts, shape: Shape): Record<string, string> {
+function describe(f: PlanFacts, shape: Shape): Figures {
   const evidence = `${f.pairs} pairs of sequential answers: ${f.holds} with the same Reset (${f.aged} of them less than a window ahead; held up to ${(f.longestHoldMs / 1000).toFixed(0)} s; ${f.turnovers} windows turned over), ${f.moves} with Reset moved before the earlier one had passed, ${f.earlyRises} with Remaining rising within a minute of a fresh start, ${f.lateRises} later`;
   switch (shape) {
     case 'fixed-window': {
@@ -211,11 +215,7 @@ function describe(f: PlanFacts, shape: Shape): Record<string, string> {
  * Several counters answer a key: each keeps the limit alone, so the fleet admits about their number times the figure.
  * Their interleaved answers say nothing reliable of one counter's shape (one's Remaining "rises" to the other's).
  */
-function describeInstances(
-  f: PlanFacts,
-  n: number,
-  seen: { keys: number; returns: number } | null,
-): Record<string, string> {
+function describeInstances(f: PlanFacts, n: number, seen: { keys: number; returns: number } | null): Figures {
   const returns =
     seen === null ? '' : `: ${seen.returns} answers on ${seen.keys} key(s) continued another counter's sequence`;
   return {
@@ -271,7 +271,7 @@ export function createAlgorithmReader(): AlgorithmReader {
       const n = counters?.countersOf(plan) ?? 1;
       const figures =
         n >= 2 ? describeInstances(f, n, counters!.evidenceOf(plan)) : { ...describe(f, shape), counters: '1' };
-      for (const [k, v] of Object.entries(figures)) ledger.info('ratelimit.algorithm', plan, k, v);
+      ledger.facts('ratelimit.algorithm', plan, figures);
       ledger.pass('ratelimit.algorithm', plan);
     }
   };

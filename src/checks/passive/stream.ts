@@ -30,6 +30,7 @@
 import { MINUTE_S, WINDOW_SECONDS, windowOfLimit } from '../../api/plans.js';
 import type { PlanName } from '../../api/plans.js';
 import type { Exchange } from '../../http/exchange.js';
+import { overTheFigureSold } from '../../report/admission.js';
 import { ietfTriple } from '../../http/ratelimit-fields.js';
 import { MAX_EVIDENCE, type Ledger } from '../ledger.js';
 import { createAlgorithmReader, MOVING_SHAPES, type AlgorithmReader } from './algorithm.js';
@@ -427,8 +428,7 @@ function skipUnusable(v: View, rl: RateLimitRead | null, r: Recorder, st: KeySta
 function overTheFigure(ledger: Ledger, plan: PlanName | null): boolean {
   if (overAdmitted(ledger, plan)) return true;
   const o = ledger.all().find((x) => x.id === 'ratelimit.enforced' && x.plan === plan);
-  const a = o?.info.admission as { accepted?: unknown; sold?: unknown } | undefined;
-  return typeof a?.accepted === 'number' && typeof a.sold === 'number' && a.accepted > a.sold;
+  return o !== undefined && overTheFigureSold(o.info);
 }
 
 /** Several counters answering the plan's keys, and the over-admission that makes found by ratelimit.enforced. */

@@ -120,7 +120,8 @@ export interface Recorder {
   fail(id: CheckId, ex: Exchange, message: string): void;
   /** `reason` should be a fixed sentence naming the check that judges the missing property: the Ledger keeps 5 distinct ones. */
   skip(id: CheckId, ex: Exchange, reason: string): void;
-  info(id: CheckId, ex: Exchange, key: string, value: string): void;
+  /** A fact of a passive check that declares info (src/report/check-info.ts): what became of a query parameter. */
+  info(id: 'list.limit-out-of-range' | 'list.invalid-status', ex: Exchange, key: string, value: string): void;
 }
 
 /** Distinct info keys kept per check: request values come from scenarios and must not grow the report without bound. */
