@@ -316,7 +316,7 @@ describe('shipped scenarios', () => {
       'burst',
       'capacity',
       'compliance',
-      'day-quota',
+      'day-pacing',
       'overload-backoff',
       'plan-audit',
       'smoke',
@@ -337,7 +337,7 @@ describe('shipped scenarios', () => {
     expect(runClockMs / (s.timeScale ?? 1)).toBeLessThanOrEqual(30_000);
   });
 
-  it('keep their promises: at-limit, ban-probe, compliance, day-quota', () => {
+  it('keep their promises: at-limit, ban-probe, compliance, day-pacing', () => {
     const atLimit = loadScenario('at-limit');
     expect(atLimit.load?.phases).toEqual([
       { executor: 'constant-rate', rate: { kind: 'plan', fraction: 0.95, window: 'minute' }, duration: 180_000 },
@@ -347,7 +347,9 @@ describe('shipped scenarios', () => {
     expect([ban.probes, ban.requiresSacrificialKey]).toEqual([['ban'], true]);
     const compliance = loadScenario('compliance');
     expect([compliance.keysPerPlan, compliance.timeScale, compliance.load]).toEqual([3, 60, undefined]);
-    expect(loadScenario('day-quota').plans).toEqual(['free']);
+    expect(loadScenario('day-pacing').plans).toEqual(['free']);
+    // Its old name, from before it was named for what it proves, still loads it.
+    expect(loadScenario('day-quota').name).toBe('day-pacing');
   });
 
   it('are listed with their descriptions', () => {

@@ -16,8 +16,8 @@ import { renderConsoleSummary } from '../outputs/console.js';
 import { createReferenceServer } from '../reference-server/index.js';
 import { filesUnder, findSecret, recognisableKey } from '../testing/secrets.js';
 
-/** Scales that keep each scenario to a few seconds of real time (day-quota's day lasts 1.5 s, plan-audit's about 2). */
-const SCALE: Record<string, number> = { 'day-quota': 57_600, capacity: 10, 'plan-audit': 600 };
+/** Scales that keep each scenario to a few seconds of real time (day-pacing's day lasts 1.5 s, plan-audit's about 2). */
+const SCALE: Record<string, number> = { 'day-pacing': 57_600, capacity: 10, 'plan-audit': 600 };
 
 describe('no key in anything a run prints or writes', () => {
   it.each(shippedScenarioNames())('%s', { timeout: 60_000 }, async (name) => {
@@ -40,7 +40,7 @@ describe('no key in anything a run prints or writes', () => {
     try {
       const result = await runScenario({
         scenario,
-        // Announce and read the quota as for a production target; day-quota and capacity use up a key's day.
+        // Announce and read the quota as for a production target; day-pacing and capacity use up a key's day.
         target: { kind: 'external', url: server.url, keys, clock, treatAsRemote: true, allowQuotaExhaustion: true },
         reportDir: dir,
         log: (l) => printed.push(l),
