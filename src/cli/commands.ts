@@ -3,7 +3,7 @@
  * their checks) and imports what the command does only when it runs, so that this registry, which main.ts
  * loads for every command, loads no engine, HTTP client, metrics or scenario schema.
  */
-import type { CommandModule } from 'yargs';
+import { type RegisteredCommand, registered } from './command.js';
 import { compareCommand } from './compare.js';
 import { k8sCommand } from './k8s.js';
 import { listCommand } from './list.js';
@@ -14,20 +14,14 @@ import { serveCommand } from './serve.js';
 import { trendCommand } from './trend.js';
 import { validateCommand } from './validate.js';
 
-/**
- * A command with its arguments' type forgotten: the registry is read for the commands' names and handed to
- * yargs, which checks each command's arguments against its own builder.
- */
-const untyped = <U>(command: CommandModule<object, U>): CommandModule => command as unknown as CommandModule;
-
-export const commands: readonly CommandModule[] = [
-  runCommand,
-  untyped(listCommand),
-  untyped(validateCommand),
-  untyped(reportCommand),
-  untyped(mergeCommand),
-  untyped(compareCommand),
-  untyped(trendCommand),
-  untyped(serveCommand),
-  untyped(k8sCommand),
+export const commands: readonly RegisteredCommand[] = [
+  registered(runCommand),
+  registered(listCommand),
+  registered(validateCommand),
+  registered(reportCommand),
+  registered(mergeCommand),
+  registered(compareCommand),
+  registered(trendCommand),
+  registered(serveCommand),
+  registered(k8sCommand),
 ];

@@ -6,18 +6,9 @@
  * 1 (a regression or a newly failing critical or major check) or 2 (a usage error: reports of different scenarios
  * or targets without --allow-different).
  */
-import type { Argv, CommandModule } from 'yargs';
+import type { Argv } from 'yargs';
 import { PetloadError } from '../core/errors.js';
-
-interface CompareArgs {
-  baseline: string;
-  current: string;
-  out?: string;
-  'allow-different'?: boolean;
-  'latency-threshold'?: string[];
-  alpha?: number;
-  'github-summary'?: boolean;
-}
+import { command } from './command.js';
 
 type Rise = { relative: number; absoluteMs: number } | null;
 type ThresholdFlags = { thresholds: Record<string, Rise>; operations: Record<string, Record<string, Rise>> };
@@ -42,7 +33,7 @@ export function parseLatencyThresholds(flags: readonly string[]): ThresholdFlags
   return out;
 }
 
-export const compareCommand: CommandModule<object, CompareArgs> = {
+export const compareCommand = command({
   command: 'compare <baseline> <current>',
   describe: "What changed between two runs: checks, the target's figures, latency (with a statistical test)",
   builder: (y: Argv) =>
@@ -65,9 +56,9 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
         describe: 'append compare.md to $GITHUB_STEP_SUMMARY (default: when it is set)',
       })
       .check((a) => {
-        parseLatencyThresholds((a['latency-threshold'] as string[] | undefined) ?? []);
+        parseLatencyThresholds(a['latency-threshold'] ?? []);
         return true;
-      }) as unknown as Argv<CompareArgs>,
+      }),
   handler: async (args) => {
     (await import('./one-shot.js')).parseWithoutCompiling();
     const { compareAndWrite, dirOfReport, readReportAt } = await import('./compare-files.js');
@@ -98,4 +89,4 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     process.stdout.write(`Comparison in ${files.dir}/: compare.json, compare.md, compare.html\n`);
     process.exitCode = compareExitCode(comparison);
   },
-};
+});

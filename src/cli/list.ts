@@ -3,11 +3,12 @@
  * the modules that hold names only; the scenarios are read (and validated) by the scenario loader, imported
  * only for `list scenarios`.
  */
-import type { CommandModule } from 'yargs';
+import type { Argv } from 'yargs';
 import { CATALOGUE, CHECK_IDS } from '../checks/catalogue.js';
 import { EXECUTORS, EXECUTOR_NAMES } from '../executors/names.js';
 import { PROBES, PROBE_NAMES } from '../probes/names.js';
 import { FAULTS, FAULT_NAMES } from '../reference-server/faults.js';
+import { command } from './command.js';
 
 const WHAT = ['scenarios', 'checks', 'executors', 'faults', 'probes'] as const;
 type What = (typeof WHAT)[number];
@@ -34,11 +35,11 @@ export async function listing(what: What): Promise<string> {
   }
 }
 
-export const listCommand: CommandModule<object, { what: What }> = {
+export const listCommand = command({
   command: 'list <what>',
   describe: 'List scenarios, checks, executors, faults or probes',
-  builder: (y) => y.positional('what', { choices: WHAT, demandOption: true }) as never,
+  builder: (y: Argv) => y.positional('what', { choices: WHAT, demandOption: true }),
   handler: async (argv) => {
     process.stdout.write(`${await listing(argv.what)}\n`);
   },
-};
+});

@@ -1,6 +1,7 @@
 /**
  * The CLI: the only code that touches argv, the environment, stdout and the exit code (with src/cli/*).
- * yargs is imported here and nowhere else; each command lives in its own file as a plain CommandModule.
+ * yargs is imported here and nowhere else (its types in the commands' files); each command lives in its own file as a
+ * plain CommandModule, its arguments typed by its builder (./command.ts).
  * What is loaded before the command line is parsed is kept to yargs and name lists: each command imports what it
  * does when it runs, the keys file's reader is imported only when a keys source is named, and the rewording of
  * yargs' complaints (./usage.ts, with its did-you-mean) only when there is one.
@@ -19,9 +20,15 @@ const redact = createRedactor(secrets);
 const commandNames = commands.map((c) => String(c.command).split(' ')[0]!);
 const usages = Object.fromEntries(commands.map((c) => [String(c.command).split(' ')[0]!, String(c.command)]));
 
-/** The long options of the command being parsed (yargs has getOptions at run time; its typings lack it). */
-const optionsOf = (y: Argv): string[] =>
-  Object.keys((y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
+/**
+ * The long options of the command being parsed, as yargs' parser last knew them (its typed `parsed`): every key
+ * it was told of, less the camel-cased copies it added itself and the one-letter aliases (-h).
+ */
+const optionsOf = (y: Argv): string[] => {
+  const parsed = y.parsed;
+  if (parsed === false) return [];
+  return Object.keys(parsed.aliases).filter((k) => k.length > 1 && parsed.newAliases[k] !== true);
+};
 
 /**
  * A complaint of yargs about the command line, with the options of the command being parsed when it came,
@@ -59,7 +66,7 @@ let cli: Argv = yargs(argv)
     if (yargsMessage === null) reportFatal(err, redact);
     throw new UsageFailure(yargsMessage, optionsOf(cli));
   });
-for (const c of commands) cli = cli.command(c);
+for (const c of commands) cli = c.register(cli);
 
 /** One line and a hint on stderr, and the exit code, for whatever stopped the command. */
 async function fail(e: unknown): Promise<never> {

@@ -3,15 +3,11 @@
  * several machines): histograms merged exactly, counts added, checks combined, thresholds and verdict judged
  * again. Exits with the merged verdict's exit code. The outputs are imported when the command runs.
  */
-import type { Argv, CommandModule } from 'yargs';
+import type { Argv } from 'yargs';
 import { columnsOption } from './columns.js';
+import { command } from './command.js';
 
-interface MergeArgs {
-  files: string[];
-  out: string;
-}
-
-export const mergeCommand: CommandModule<object, MergeArgs> = {
+export const mergeCommand = command({
   command: 'merge <files..>',
   describe: 'Merge the report.json of several runs of one scenario and write every format',
   builder: (y: Argv) =>
@@ -26,7 +22,7 @@ export const mergeCommand: CommandModule<object, MergeArgs> = {
         type: 'string',
         demandOption: true,
         describe: 'directory for the merged reports',
-      }) as unknown as Argv<MergeArgs>,
+      }),
   handler: async (args) => {
     (await import('./one-shot.js')).parseWithoutCompiling();
     const [{ renderConsoleSummary }, { mergeReports }, { readReportFile }, { writeReports }] = await Promise.all([
@@ -42,4 +38,4 @@ export const mergeCommand: CommandModule<object, MergeArgs> = {
     );
     process.exitCode = merged.exitCode;
   },
-};
+});

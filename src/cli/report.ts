@@ -4,9 +4,10 @@
  * a script gating on it reads the same verdict as the run. The outputs are imported when the command runs.
  */
 import { dirname } from 'node:path';
-import type { Argv, CommandModule } from 'yargs';
+import type { Argv } from 'yargs';
 import { PetloadError } from '../core/errors.js';
 import { columnsOption } from './columns.js';
+import { command } from './command.js';
 
 /** --recover DIR: the reports of a killed run, rebuilt from its journal (verdict aborted, exit 3). */
 async function recover(dir: string, out: string | undefined): Promise<void> {
@@ -35,13 +36,7 @@ async function recover(dir: string, out: string | undefined): Promise<void> {
   process.exitCode = r.exitCode;
 }
 
-interface ReportArgs {
-  file?: string;
-  out?: string;
-  recover?: string;
-}
-
-export const reportCommand: CommandModule<object, ReportArgs> = {
+export const reportCommand = command({
   command: 'report [file]',
   describe:
     "Render report.json, junit.xml, summary.md and report.html again from a report.json, or rebuild them from a run's journal (--recover DIR)",
@@ -64,7 +59,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       .option('out', {
         type: 'string',
         describe: "where to write (default: the report.json's directory)",
-      }) as unknown as Argv<ReportArgs>,
+      }),
   handler: async (args) => {
     (await import('./one-shot.js')).parseWithoutCompiling();
     if (args.recover !== undefined) return recover(args.recover, args.out);
@@ -81,4 +76,4 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     );
     process.exitCode = report.exitCode;
   },
-};
+});

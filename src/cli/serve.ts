@@ -4,25 +4,13 @@
  * (`key <plan> <key>`): they are local test keys, valid only on this server. The server, the keys file and the
  * plans file are imported when the command runs.
  */
-import type { Argv, CommandModule } from 'yargs';
+import type { Argv } from 'yargs';
 import { describeLimits, layerFigures, PUBLISHED_FIGURES } from '../api/plans.js';
-import { FAULT_NAMES, type FaultName } from '../reference-server/faults.js';
-import { WINDOW_REPORTS, type WindowReport } from '../reference-server/limiter.js';
+import { FAULT_NAMES } from '../reference-server/faults.js';
+import { WINDOW_REPORTS } from '../reference-server/limiter.js';
+import { command } from './command.js';
 
-interface ServeArgs {
-  host: string;
-  port: number;
-  'keys-file'?: string;
-  'plans-file'?: string;
-  'time-scale': number;
-  fault?: FaultName[];
-  'window-report': WindowReport;
-  'count-errors': 'yes' | 'no';
-  'ban-threshold': number;
-  'ban-seconds': number;
-}
-
-export const serveCommand: CommandModule<object, ServeArgs> = {
+export const serveCommand = command({
   command: 'serve',
   describe: 'Run the reference Animal Store server (a compliant target, or a faulty one with --fault)',
   builder: (y: Argv) =>
@@ -51,13 +39,13 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option('window-report', {
         type: 'string',
         choices: WINDOW_REPORTS,
-        default: 'tightest',
+        default: 'tightest' as const,
         describe: 'which window the rate-limit headers describe',
       })
       .option('count-errors', {
         type: 'string',
         choices: ['yes', 'no'] as const,
-        default: 'no',
+        default: 'no' as const,
         describe: 'whether 400/404 answers consume quota',
       })
       .option('ban-threshold', {
@@ -69,7 +57,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         type: 'number',
         default: 900,
         describe: 'length of a ban, in server-clock seconds',
-      }) as unknown as Argv<ServeArgs>,
+      }),
   handler: async (args) => {
     const [{ loadKeysFile }, { loadPlansFile }, { createReferenceServer, generateKeys }] = await Promise.all([
       import('../config/keys-file.js'),
@@ -119,4 +107,4 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     });
     await server.close();
   },
-};
+});

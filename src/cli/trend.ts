@@ -3,14 +3,10 @@
  * order), grouped by scenario and target, sorted by start time, on one self-contained page, trend.html (src/drift/,
  * docs/compare.md). Unreadable, foreign or future-schema files are listed on the page and skipped, never fatal.
  */
-import type { Argv, CommandModule } from 'yargs';
+import type { Argv } from 'yargs';
+import { command } from './command.js';
 
-interface TrendArgs {
-  dirs: string[];
-  out: string;
-}
-
-export const trendCommand: CommandModule<object, TrendArgs> = {
+export const trendCommand = command({
   command: 'trend <dirs..>',
   describe: "One page of many runs over time: verdicts, each check as a strip, p50/p99, each plan's Limit",
   builder: (y: Argv) =>
@@ -25,7 +21,7 @@ export const trendCommand: CommandModule<object, TrendArgs> = {
         type: 'string',
         demandOption: true,
         describe: 'where to write trend.html',
-      }) as unknown as Argv<TrendArgs>,
+      }),
   handler: async (args) => {
     (await import('./one-shot.js')).parseWithoutCompiling();
     const [{ findReports, trend }, { trendHtml }, { writeFileAtomic }, { join }, { mkdir }] = await Promise.all([
@@ -45,4 +41,4 @@ export const trendCommand: CommandModule<object, TrendArgs> = {
       `petload trend: ${runs} run(s) in ${page.groups.length} group(s)${skipped}\nTrend in ${file}\n`,
     );
   },
-};
+});

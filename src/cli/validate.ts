@@ -2,14 +2,11 @@
  * `petload validate <file>...`: check scenario files without running them. Exit 0 if all are valid, else 2.
  * The scenario loader (the schema of a whole scenario) is imported when the command runs.
  */
-import type { Argv, CommandModule } from 'yargs';
+import type { Argv } from 'yargs';
 import { PetloadError, isPetloadError } from '../core/errors.js';
+import { command } from './command.js';
 
-interface ValidateArgs {
-  files: string[];
-}
-
-export const validateCommand: CommandModule<object, ValidateArgs> = {
+export const validateCommand = command({
   command: 'validate <files..>',
   describe: 'Check scenario files (paths or shipped names) and list every problem, without running anything',
   builder: (y: Argv) =>
@@ -18,7 +15,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       array: true,
       demandOption: true,
       describe: 'Scenario files or shipped scenario names',
-    }) as unknown as Argv<ValidateArgs>,
+    }),
   handler: async (args) => {
     (await import('./one-shot.js')).parseWithoutCompiling();
     const { loadScenario } = await import('../config/load-scenario.js');
@@ -40,4 +37,4 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       );
     }
   },
-};
+});

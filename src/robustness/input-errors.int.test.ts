@@ -27,6 +27,12 @@ describe.concurrent('each input error is one clear line, a hint and exit 2', () 
       'See `petload run --help`.',
     ],
     [
+      'an unknown option of a command other than run',
+      ['compare', 'a.json', 'b.json', '--alow-different'],
+      'unknown option --alow-different (did you mean "--allow-different"?)',
+      'See `petload compare --help`.',
+    ],
+    [
       'a bad --plan',
       ['run', 'smoke', '--plan', 'buisness'],
       '--plan: expected one of free, pro, business, enterprise, found "buisness" (did you mean "business"?)',
