@@ -171,9 +171,10 @@ export class Ledger {
 
   /**
    * Turn the failures of a check on a plan into skips with `reason` (naming the check that judges the defect they
-   * echo), their evidence dropped: for judgements that can only be told to be echoes at the end of the run.
+   * echo), their evidence dropped: for judgements that can only be told to be echoes at the end of the run, by
+   * `resolveDeferrals` alone.
    */
-  excuse(id: AnyCheckId, plan: PlanName | null, reason: string): void {
+  private excuse(id: AnyCheckId, plan: PlanName | null, reason: string): void {
     const o = this.outcomes.get(id)?.get(plan ?? '');
     if (o === undefined || o.failed === 0) return;
     o.skipped += o.failed;
