@@ -23,7 +23,42 @@ export interface CheckMeta {
   readonly judgedBy: readonly Judge[];
   /** Why a run may give it no outcome: what it needs that the run did not send (the words of its skip reason). */
   readonly unexercised: string;
+  /**
+   * The checks that own a defect this one's failures may only echo: when the condition holds at the end of the run,
+   * the failures are skips naming that check (src/checks/deferrals.ts, docs/attribution.md).
+   */
+  readonly defersTo?: readonly Deferral[];
 }
+
+/**
+ * When a check owns the defect (src/checks/deferrals.ts reads them): `failed`, it failed on the plan; `failed-in-run`,
+ * on any plan; `over-the-figure`, it failed on the plan or its `admission` fact counts more than the figure sold;
+ * `per-counter`, that, and several independent counters answer the plan's keys.
+ */
+export type DeferralCondition = 'failed' | 'failed-in-run' | 'over-the-figure' | 'per-counter';
+
+/** Judgements a judge holds to the end of the run under a name (src/checks/passive/stream.ts). */
+export type HeldKind = 'concurrent-rise' | 'short-window';
+
+export interface Deferral {
+  /** The check that owns the defect: a catalogue id (src/checks/deferrals.ts refuses another, and a cycle). */
+  readonly check: string;
+  readonly when: DeferralCondition;
+  /** Only the judgements held under this name (absent: every failure of the check). */
+  readonly of?: HeldKind;
+  /** What the skipped judgements echo: the skip reason, to which the ledger adds the name of `check`. */
+  readonly because: string;
+}
+
+/** A key answered by several counters (a fleet keeping the limit per instance): the sequence checks' echoes. */
+const PER_COUNTER: readonly Deferral[] = [
+  {
+    check: 'ratelimit.enforced',
+    when: 'per-counter',
+    because:
+      "the key's answers come from several independent counters, each keeping the limit alone (see ratelimit.algorithm)",
+  },
+];
 
 export const CATALOGUE = {
   // Contract
@@ -131,6 +166,7 @@ export const CATALOGUE = {
     title: 'The deprecated GET /pets/{id} still answers as documented and counts against quota',
     judgedBy: ['probe'],
     unexercised: 'judged by the deprecated probe, which this run did not run',
+    defersTo: PER_COUNTER,
   },
   'deprecation.announced': {
     family: 'contract',
@@ -210,6 +246,15 @@ export const CATALOGUE = {
     title: 'Remaining goes down by one per counted request within a window',
     judgedBy: ['observer', 'probe'],
     unexercised: 'no sequential requests on one key within one window',
+    defersTo: [
+      ...PER_COUNTER,
+      {
+        check: 'ratelimit.enforced',
+        when: 'failed',
+        of: 'short-window',
+        because: 'the window restarts sooner than a minute, and more than the figure was accepted within one',
+      },
+    ],
   },
   'ratelimit.window-consistency': {
     family: 'ratelimit',
@@ -217,6 +262,22 @@ export const CATALOGUE = {
     title: 'Each Limit/Remaining/Reset triple describes one window; Remaining never rises within it',
     judgedBy: ['observer'],
     unexercised: 'no sequence of requests on one key to compare',
+    defersTo: [
+      ...PER_COUNTER,
+      {
+        check: 'ratelimit.no-over-admission',
+        when: 'failed-in-run',
+        of: 'concurrent-rise',
+        because:
+          'Remaining rose where requests on the key were in flight together, and the counter loses concurrent requests',
+      },
+      {
+        check: 'ratelimit.enforced',
+        when: 'failed',
+        of: 'short-window',
+        because: 'the window restarts sooner than a minute, and more than the figure was accepted within one',
+      },
+    ],
   },
   'ratelimit.enforced': {
     family: 'ratelimit',
@@ -231,6 +292,7 @@ export const CATALOGUE = {
     title: 'Requests are accepted again once the refused window has ended',
     judgedBy: ['probe'],
     unexercised: 'judged by the restore probe, which this run did not run',
+    defersTo: PER_COUNTER,
   },
   'ratelimit.day-enforced': {
     family: 'ratelimit',
@@ -246,6 +308,7 @@ export const CATALOGUE = {
     title: 'A simultaneous burst of Limit+K admits at most Limit',
     judgedBy: ['probe'],
     unexercised: 'judged by the burst probe, which this run did not run',
+    defersTo: PER_COUNTER,
   },
   'ratelimit.key-isolation': {
     family: 'ratelimit',
@@ -253,6 +316,7 @@ export const CATALOGUE = {
     title: 'Exhausting one key leaves another key of the same plan unaffected',
     judgedBy: ['probe'],
     unexercised: 'judged by the key-isolation probe, which this run did not run',
+    defersTo: PER_COUNTER,
   },
   'ratelimit.what-counts': {
     family: 'ratelimit',
@@ -310,6 +374,7 @@ export const CATALOGUE = {
     title: 'A request after Retry-After (+250 ms) is accepted',
     judgedBy: ['probe'],
     unexercised: 'judged by the retry-after-honest probe, which this run did not run',
+    defersTo: PER_COUNTER,
   },
   'retry-after.error-body': {
     family: 'retry-after',

@@ -7,7 +7,8 @@ import { headerValue, type Exchange } from '../http/exchange.js';
 import type { RunEventOf } from '../core/run-events.js';
 import type { CheckInfo, InfoCheckId, InfoKey, InfoValue } from '../report/check-info.js';
 import { redactEvidence } from '../report/redact.js';
-import { type AnyCheckId, CATALOGUE, type CheckId } from './catalogue.js';
+import { type AnyCheckId, CATALOGUE, type CheckId, type HeldKind } from './catalogue.js';
+import { DEFERRAL_ORDER, deferralsOf, type DeferralView, holds, reasonOf } from './deferrals.js';
 
 export const MAX_EVIDENCE = 5;
 /** A message quotes what the target sent: an absurd header must not make an absurd report. */
@@ -81,12 +82,29 @@ export function evidenceOf(ex: Exchange, message: string): Evidence {
   return ev;
 }
 
+/**
+ * Failures a judge held to the end of the run under a name (`kind`), handed to the ledger to settle with the
+ * deferrals: the check's plain ones first, then `own` (a reason of the judge's own, null for none) unless `ownLast`,
+ * then the deferrals declared for `kind`, then `own` if `ownLast`; failures when none holds.
+ */
+export interface HeldFailures {
+  kind: HeldKind;
+  own: string | null;
+  ownLast: boolean;
+  count: number;
+  /** The first few, for evidence. */
+  first: readonly { ex: Exchange; message: string }[];
+}
+
 /** What the ledger tells the run's event stream as an outcome settles or changes (src/core/run-events.ts). */
 export type CheckSettled = (e: RunEventOf<'check'>) => void;
 
 export class Ledger {
   /** id → plan ('' for none) → outcome: nested maps, so that the hot path builds no string key. */
   private readonly outcomes = new Map<AnyCheckId, Map<PlanName | '', Outcome>>();
+  /** Failures held to the end of the run, by check, until the deferrals are resolved. */
+  private readonly held = new Map<CheckId, { plan: PlanName | null; h: HeldFailures }[]>();
+  private resolved = false;
   /**
    * `redact`: redacts secrets from every message before it is stored. `settled`: told of an outcome's first pass,
    * each failure that gives evidence and each new skip reason (not of every pass: that is the hot path).
@@ -153,9 +171,10 @@ export class Ledger {
 
   /**
    * Turn the failures of a check on a plan into skips with `reason` (naming the check that judges the defect they
-   * echo), their evidence dropped: for judgements that can only be told to be echoes at the end of the run.
+   * echo), their evidence dropped: for judgements that can only be told to be echoes at the end of the run, by
+   * `resolveDeferrals` alone.
    */
-  excuse(id: AnyCheckId, plan: PlanName | null, reason: string): void {
+  private excuse(id: AnyCheckId, plan: PlanName | null, reason: string): void {
     const o = this.outcomes.get(id)?.get(plan ?? '');
     if (o === undefined || o.failed === 0) return;
     o.skipped += o.failed;
@@ -167,6 +186,54 @@ export class Ledger {
       o.skipReasons.push(r);
     }
     this.tell(o, r);
+  }
+
+  /** Hand over failures held to the end of the run (see `HeldFailures`): the check has an outcome on the plan. */
+  hold(id: CheckId, plan: PlanName | null, h: HeldFailures): void {
+    if (this.resolved) throw new Error(`${id}: failures held after the deferrals were resolved`);
+    this.slot(id, plan);
+    let list = this.held.get(id);
+    if (list === undefined) this.held.set(id, (list = []));
+    list.push({ plan, h });
+  }
+
+  /**
+   * The end of the run, once: each check that declares deferrals (src/checks/deferrals.ts), after every check it
+   * defers to, has its failures on a plan turned into skips naming the check that owns the defect, where a
+   * deferral's condition holds; its held failures are settled (see `HeldFailures`). Returns the view the
+   * conditions read, for facts that follow from them.
+   */
+  resolveDeferrals(countersOf: (plan: PlanName | null) => number): DeferralView {
+    if (this.resolved) throw new Error('the deferrals between checks are resolved once, at the end of the run');
+    this.resolved = true;
+    const view: DeferralView = {
+      outcome: (id, plan) => this.outcomes.get(id)?.get(plan ?? ''),
+      failedInRun: (id) => [...(this.outcomes.get(id)?.values() ?? [])].some((o) => o.failed > 0),
+      countersOf,
+    };
+    for (const id of DEFERRAL_ORDER) {
+      for (const o of this.outcomes.get(id)?.values() ?? []) {
+        const plain = deferralsOf(id, null).find((d) => holds(view, d, o.plan));
+        if (plain !== undefined) this.excuse(id, o.plan, reasonOf(plain));
+        const reason = plain !== undefined ? reasonOf(plain) : null;
+        for (const { h } of (this.held.get(id) ?? []).filter((x) => x.plan === o.plan))
+          this.settle(id, o.plan, h, reason ?? heldReason(view, id, o.plan, h));
+      }
+    }
+    // A judge's own reasons settle what a check that declares no deferrals held.
+    for (const [id, list] of this.held)
+      if (!DEFERRAL_ORDER.includes(id)) for (const { plan, h } of list) this.settle(id, plan, h, h.own);
+    this.held.clear();
+    return view;
+  }
+
+  private settle(id: CheckId, plan: PlanName | null, h: HeldFailures, reason: string | null): void {
+    if (reason !== null) {
+      for (let i = 0; i < h.count; i++) this.skip(id, plan, reason);
+      return;
+    }
+    for (const { ex, message } of h.first) this.fail(id, plan, message, ex);
+    for (let i = h.first.length; i < h.count; i++) this.fail(id, plan, h.first[0]!.message);
   }
 
   /**
@@ -217,6 +284,14 @@ export class Ledger {
   private scrub(ev: Evidence): Evidence {
     return redactEvidence({ ...ev, message: cut(ev.message, MAX_MESSAGE) }, this.redact);
   }
+}
+
+/** The reason held failures are skipped for, once the check's plain deferrals did not hold; null: none. */
+function heldReason(view: DeferralView, id: CheckId, plan: PlanName | null, h: HeldFailures): string | null {
+  if (h.own !== null && !h.ownLast) return h.own;
+  const d = deferralsOf(id, h.kind).find((x) => holds(view, x, plan));
+  if (d !== undefined) return reasonOf(d);
+  return h.own;
 }
 
 export function statusOf(o: Pick<Outcome, 'passed' | 'failed' | 'skipped'>): CheckStatus {

@@ -49,8 +49,13 @@ export interface ObserverOptions {
 export interface Observer {
   /** Judge one completed exchange. Call once per exchange, in completion order. */
   observe(ex: Exchange): void;
-  /** Give every observer check that recorded nothing during the run a skip with the reason. */
+  /**
+   * Hand what the passive checks held to the ledger, and give every observer check that recorded nothing during
+   * the run a skip with the reason. The deferrals are resolved after (src/checks/echoes.ts).
+   */
   finish(): void;
+  /** How many independent counters answer a key of the plan, as read by the stream checks. */
+  countersOf(plan: PlanName | null): number;
 }
 
 export function createObserver(opts: ObserverOptions): Observer {
@@ -94,6 +99,7 @@ export function createObserver(opts: ObserverOptions): Observer {
       stream(v, rl, r);
       backoff(v, wait, r);
     },
+    countersOf: (plan) => stream.counters.countersOf(plan),
     finish() {
       errorBodies.finish(opts.ledger);
       stream.finish(opts.ledger);

@@ -7,6 +7,7 @@
 import { setMaxListeners } from 'node:events';
 import type { PlanLimits, PlanName } from '../api/plans.js';
 import { KeyStates } from '../backoff/key-state.js';
+import { resolveAtEnd } from '../checks/echoes.js';
 import { Ledger } from '../checks/ledger.js';
 import { createObserver, type Observer } from '../checks/observer.js';
 import type { ApiKey } from '../core/api-key.js';
@@ -142,6 +143,7 @@ export function createRunContext(o: RunContextOptions): RunContext {
     if (finished) return;
     finished = true;
     observer.finish();
+    resolveAtEnd(ledger, observer.countersOf);
   };
 
   return {

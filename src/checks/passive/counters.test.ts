@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../ledger.js';
 import { outcomeOf } from '../../testing/exchange-builder.js';
-import { excuseEchoes } from '../echoes.js';
-import { COUNTERS_REASON, createCounterReader, MIN_RETURNS } from './counters.js';
+import { deferralsOf, reasonOf } from '../deferrals.js';
+import { resolveAtEnd } from '../echoes.js';
+import { createCounterReader, MIN_RETURNS } from './counters.js';
+
+const COUNTERS_REASON = reasonOf(deferralsOf('ratelimit.remaining-decrements', null)[0]!);
 
 const T0 = 1_900_000_020_000;
 const R = T0 / 1000;
@@ -71,10 +74,10 @@ describe('independent counters', () => {
 });
 
 describe('one defect, one failure on a fleet of local counters', () => {
-  const fleet = { countersOf: () => 2, evidenceOf: () => ({ keys: 1, returns: 9 }), see: () => {} };
-  const failed = () => {
+  const failed = (over = true) => {
     const ledger = new Ledger();
-    ledger.fail('ratelimit.enforced', 'free', '69 requests accepted');
+    if (over) ledger.fail('ratelimit.enforced', 'free', '69 requests accepted');
+    else ledger.pass('ratelimit.enforced', 'free');
     ledger.fail('ratelimit.remaining-decrements', 'free', 'Remaining 58 after 58');
     ledger.fail('ratelimit.quota-restored', 'free', 'still refused');
     ledger.pass('ratelimit.quota-restored', 'pro');
@@ -84,7 +87,8 @@ describe('one defect, one failure on a fleet of local counters', () => {
 
   it("turns the sequence checks' failures into skips naming ratelimit.enforced, which keeps its failure and cause", () => {
     const ledger = failed();
-    excuseEchoes(ledger, fleet, () => true);
+    resolveAtEnd(ledger, () => 2);
+    expect(COUNTERS_REASON).toMatch(/: that defect is ratelimit\.enforced's$/);
     expect(outcomeOf(ledger, 'ratelimit.remaining-decrements')).toMatchObject({
       failed: 0,
       skipped: 1,
@@ -103,11 +107,11 @@ describe('one defect, one failure on a fleet of local counters', () => {
 
   it('leaves every failure where ratelimit.enforced found no over-admission, or one counter answers', () => {
     for (const [counters, over] of [
-      [fleet, false],
-      [{ ...fleet, countersOf: () => 1 }, true],
+      [2, false],
+      [1, true],
     ] as const) {
-      const ledger = failed();
-      excuseEchoes(ledger, counters, () => over);
+      const ledger = failed(over);
+      resolveAtEnd(ledger, () => counters);
       expect(outcomeOf(ledger, 'ratelimit.remaining-decrements')?.failed).toBe(1);
     }
   });

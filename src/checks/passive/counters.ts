@@ -129,7 +129,3 @@ export function createCounterReader(): CounterReader {
     },
   };
 }
-
-/** Why the sequence checks skip the answers of a plan whose keys several counters answer. */
-export const COUNTERS_REASON =
-  "the key's answers come from several independent counters, each keeping the limit alone (see ratelimit.algorithm): that over-admission is ratelimit.enforced's";

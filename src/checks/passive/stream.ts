@@ -30,12 +30,10 @@
 import { MINUTE_S, WINDOW_SECONDS, windowOfLimit } from '../../api/plans.js';
 import type { PlanName } from '../../api/plans.js';
 import type { Exchange } from '../../http/exchange.js';
-import { overTheFigureSold } from '../../report/admission.js';
 import { ietfTriple } from '../../http/ratelimit-fields.js';
 import { MAX_EVIDENCE, type Ledger } from '../ledger.js';
 import { createAlgorithmReader, MOVING_SHAPES, type AlgorithmReader } from './algorithm.js';
-import { excuseEchoes } from '../echoes.js';
-import { COUNTERS_REASON, createCounterReader, type CounterReader } from './counters.js';
+import { createCounterReader, type CounterReader } from './counters.js';
 import type { RateLimitRead } from './ratelimit.js';
 import { is2xx, type Recorder, type View } from './view.js';
 
@@ -79,8 +77,6 @@ const RECENT = 16;
 /** Distinct Limits remembered per key; a target that sends more is already failing limit-matches-plan. */
 const MAX_LIMITS = 4;
 const OVERLAP_REASON = 'overlapped another request on the same key: their order at the server is unknown';
-export const CONCURRENT_RISE_REASON =
-  'Remaining rose where requests on the key were in flight together, and the counter loses concurrent requests (ratelimit.no-over-admission)';
 export const MINUTE_LIMIT_REASON =
   "the Limit is the plan's per-day figure on windows of a minute (ratelimit.limit-matches-plan)";
 
@@ -133,9 +129,10 @@ function judgePair(prev: Seen, cur: Seen): PairVerdict {
 export interface StreamJudge {
   (v: View, rl: RateLimitRead | null, r: Recorder): void;
   /**
-   * Record what was held back: rises under concurrency (skipped naming ratelimit.no-over-admission when it failed in
-   * the run, else failed), and the headers' movement (skipped naming ratelimit.algorithm on a limiter that refills or
-   * slides, else failed); then ratelimit.algorithm itself.
+   * Hand what was held back to the ledger, which settles it with the catalogue's deferrals at the end of the run
+   * (`Ledger.resolveDeferrals`): rises under concurrency (skipped naming ratelimit.no-over-admission when it failed
+   * in the run), and the headers' movement (skipped as the truth of a limiter that refills or slides, see
+   * ratelimit.algorithm); then record ratelimit.algorithm itself.
    */
   finish(ledger: Ledger): void;
   /** The limiter's shape per plan, as read so far. */
@@ -166,26 +163,6 @@ function holdIn(byPlan: Map<PlanName | null, HeldRises>, ex: Exchange, message: 
   h.count++;
   if (h.first.length < MAX_EVIDENCE) h.first.push({ ex, message });
 }
-
-/** Record what was held for a plan: each skipped with `reason`, or failed (evidence for the first few) when null. */
-function record(ledger: Ledger, id: HeldCheck, plan: PlanName | null, h: HeldRises, reason: string | null): void {
-  if (reason !== null) {
-    for (let i = 0; i < h.count; i++) ledger.skip(id, plan, reason);
-    return;
-  }
-  for (const { ex, message } of h.first) ledger.fail(id, plan, message, ex);
-  for (let i = h.first.length; i < h.count; i++) ledger.fail(id, plan, h.first[0]!.message);
-}
-
-/**
- * Windows that restart sooner than the Limit's window, where the plan's figure was found accepted more than once
- * within a minute: one defect, a limit over a shorter window, which ratelimit.enforced judges by its count.
- */
-export const SHORT_WINDOW_REASON =
-  'the window restarts sooner than a minute, and more than the figure was accepted within one (ratelimit.enforced judges that over-admission)';
-
-const overAdmitted = (ledger: Ledger, plan: PlanName | null): boolean =>
-  ledger.all().some((o) => o.id === 'ratelimit.enforced' && o.plan === plan && o.failed > 0);
 
 /** Judgements held to the end of the run, when the limiter's shape and the other checks' outcomes are known. */
 interface Held {
@@ -422,58 +399,27 @@ function skipUnusable(v: View, rl: RateLimitRead | null, r: Recorder, st: KeySta
 }
 
 /**
- * ratelimit.enforced found the plan over-admitted: failed, or measured more than the figure within a tolerance the
- * plan declares (its `admission` fact).
+ * Hand what was held to the ledger, now that the limiter's shape is known: it settles them at the end of the run
+ * with the deferrals the catalogue declares (several counters, a counter losing concurrent requests, a window that
+ * restarts too soon), or this judge's own reason for a limiter that refills or slides, else as failures.
  */
-function overTheFigure(ledger: Ledger, plan: PlanName | null): boolean {
-  if (overAdmitted(ledger, plan)) return true;
-  const o = ledger.all().find((x) => x.id === 'ratelimit.enforced' && x.plan === plan);
-  return o !== undefined && overTheFigureSold(o.info);
-}
-
-/** Several counters answering the plan's keys, and the over-admission that makes found by ratelimit.enforced. */
-const perInstance = (ledger: Ledger, counters: CounterReader, plan: PlanName | null): boolean =>
-  counters.countersOf(plan) >= 2 && overTheFigure(ledger, plan);
-
-/** Record what was held, now that the limiter's shape and the run's over-admissions are known. */
-function recordHeld(ledger: Ledger, held: Held, algorithm: AlgorithmReader, counters: CounterReader): void {
-  const overAdmits = ledger.all().some((o) => o.id === 'ratelimit.no-over-admission' && o.failed > 0);
-  for (const [plan, h] of held.rises) {
-    const reason = perInstance(ledger, counters, plan)
-      ? COUNTERS_REASON
-      : overAdmits
-        ? CONCURRENT_RISE_REASON
-        : MOVING_SHAPES.has(algorithm.shapeOf(plan))
-          ? MOVING_REASON
-          : null;
-    record(ledger, 'ratelimit.window-consistency', plan, h, reason);
-  }
+function handOver(ledger: Ledger, held: Held, algorithm: AlgorithmReader): void {
+  const moving = (plan: PlanName | null) => (MOVING_SHAPES.has(algorithm.shapeOf(plan)) ? MOVING_REASON : null);
+  for (const [plan, h] of held.rises)
+    ledger.hold('ratelimit.window-consistency', plan, {
+      kind: 'concurrent-rise',
+      own: moving(plan),
+      ownLast: true,
+      ...h,
+    });
   held.rises.clear();
-  for (const [id, byPlan] of held.moving) {
-    for (const [plan, h] of byPlan) {
-      const reason = perInstance(ledger, counters, plan)
-        ? COUNTERS_REASON
-        : MOVING_SHAPES.has(algorithm.shapeOf(plan))
-          ? MOVING_REASON
-          : overAdmitted(ledger, plan)
-            ? SHORT_WINDOW_REASON
-            : null;
-      record(ledger, id, plan, h, reason);
-    }
-  }
+  for (const [id, byPlan] of held.moving)
+    for (const [plan, h] of byPlan)
+      ledger.hold(id, plan, { kind: 'short-window', own: moving(plan), ownLast: false, ...h });
   held.moving.clear();
   for (const [plan, h] of held.forward) {
-    const shape = algorithm.shapeOf(plan);
-    const reason = perInstance(ledger, counters, plan)
-      ? COUNTERS_REASON
-      : MOVING_SHAPES.has(shape)
-        ? MOVING_REASON
-        : shape === 'unknown'
-          ? UNTOLD_REASON
-          : overAdmitted(ledger, plan)
-            ? SHORT_WINDOW_REASON
-            : null;
-    record(ledger, 'ratelimit.window-consistency', plan, h, reason);
+    const own = moving(plan) ?? (algorithm.shapeOf(plan) === 'unknown' ? UNTOLD_REASON : null);
+    ledger.hold('ratelimit.window-consistency', plan, { kind: 'short-window', own, ownLast: false, ...h });
   }
   held.forward.clear();
 }
@@ -531,8 +477,7 @@ export function createStreamJudge(): StreamJudge {
     remember(st, cur);
   };
   const finish = (ledger: Ledger): void => {
-    recordHeld(ledger, held, algorithm, counters);
-    excuseEchoes(ledger, counters, (plan) => overTheFigure(ledger, plan));
+    handOver(ledger, held, algorithm);
     algorithm.record(ledger, counters);
   };
   return Object.assign(judge, { finish, algorithm, counters });

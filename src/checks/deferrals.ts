@@ -1,0 +1,95 @@
+/**
+ * Declared dependencies between checks (one defect, one failure: docs/attribution.md). A check whose failures may
+ * only echo a defect another check owns declares it in its catalogue entry (`defersTo`); the ledger resolves the
+ * deferrals once, at the end of the run (`Ledger.resolveDeferrals`), check by check in `DEFERRAL_ORDER`: a check
+ * after every check it defers to, whatever order the judges finished in. The skip reason is the declaration's
+ * `because` and the name of the check that owns the defect.
+ */
+import type { PlanName } from '../api/plans.js';
+import { overTheFigureSold } from '../report/admission.js';
+import {
+  CATALOGUE,
+  type CheckId,
+  type CheckMeta,
+  type Deferral,
+  type DeferralCondition,
+  type HeldKind,
+} from './catalogue.js';
+
+/** What a condition reads: the outcomes as resolved so far (every check deferred to is final), and a run fact. */
+export interface DeferralView {
+  outcome(id: CheckId, plan: PlanName | null): { failed: number; info: Record<string, unknown> } | undefined;
+  /** Whether the check failed on any plan. */
+  failedInRun(id: CheckId): boolean;
+  /** How many independent counters answer a key of the plan (1: one, or not known). */
+  countersOf(plan: PlanName | null): number;
+}
+
+type Condition = (v: DeferralView, check: CheckId, plan: PlanName | null) => boolean;
+
+const failed: Condition = (v, check, plan) => (v.outcome(check, plan)?.failed ?? 0) > 0;
+const overTheFigure: Condition = (v, check, plan) => {
+  const o = v.outcome(check, plan);
+  return o !== undefined && (o.failed > 0 || overTheFigureSold(o.info));
+};
+
+const CONDITIONS: Record<DeferralCondition, Condition> = {
+  failed,
+  'failed-in-run': (v, check) => v.failedInRun(check),
+  'over-the-figure': overTheFigure,
+  'per-counter': (v, check, plan) => v.countersOf(plan) >= 2 && overTheFigure(v, check, plan),
+};
+
+/** A condition holds of a check on the plan. */
+export const conditionHolds = (v: DeferralView, when: DeferralCondition, check: CheckId, plan: PlanName | null) =>
+  CONDITIONS[when](v, check, plan);
+
+/** A deferral's condition holds on the plan. */
+export const holds = (v: DeferralView, d: Deferral, plan: PlanName | null): boolean =>
+  conditionHolds(v, d.when, d.check as CheckId, plan);
+
+/** The skip reason a deferral gives: what the judgements echo, and the check that owns the defect. */
+export const reasonOf = (d: Deferral): string => `${d.because}: that defect is ${d.check}'s`;
+
+/** The deferrals of a check that excuse its plain failures (`of` absent), or its judgements held as `kind`. */
+export function deferralsOf(id: CheckId, kind: HeldKind | null): readonly Deferral[] {
+  const all: readonly Deferral[] = (CATALOGUE[id] as CheckMeta).defersTo ?? [];
+  return all.filter((d) => (d.of ?? null) === kind);
+}
+
+/**
+ * The checks that declare deferrals, each after every check it defers to (ties in catalogue order). Refuses a
+ * deferral to a check the catalogue does not hold, and a cycle (which check would judge first is then unknown).
+ */
+export function deferralOrder(entries: Readonly<Record<string, Pick<CheckMeta, 'defersTo'>>>): string[] {
+  const ids = Object.keys(entries);
+  const after = new Map<string, string[]>(ids.map((id) => [id, []]));
+  const waits = new Map<string, number>(ids.map((id) => [id, 0]));
+  for (const id of ids) {
+    const targets = new Set((entries[id]!.defersTo ?? []).map((d) => d.check));
+    for (const t of targets) {
+      if (!after.has(t)) throw new Error(`the check ${id} defers to ${t}, which the catalogue does not hold`);
+      after.get(t)!.push(id);
+      waits.set(id, waits.get(id)! + 1);
+    }
+  }
+  const order: string[] = [];
+  const ready = ids.filter((id) => waits.get(id) === 0);
+  while (ready.length > 0) {
+    const id = ready.shift()!;
+    order.push(id);
+    for (const next of after.get(id)!) {
+      waits.set(next, waits.get(next)! - 1);
+      if (waits.get(next) === 0) ready.push(next);
+    }
+    ready.sort((a, b) => ids.indexOf(a) - ids.indexOf(b));
+  }
+  if (order.length < ids.length) {
+    const stuck = ids.filter((id) => !order.includes(id));
+    throw new Error(`the deferrals between checks form a cycle: ${stuck.join(', ')}`);
+  }
+  return order.filter((id) => (entries[id]!.defersTo ?? []).length > 0);
+}
+
+/** The catalogue's checks that defer, in the order the ledger resolves them. */
+export const DEFERRAL_ORDER = deferralOrder(CATALOGUE as Readonly<Record<CheckId, CheckMeta>>) as CheckId[];
