@@ -107,19 +107,20 @@ function forwardable(headers: IncomingHttpHeaders): IncomingHttpHeaders {
 type AnyRequest = Parameters<Parameters<typeof createHttpServer>[1] & object>[0] | Http2ServerRequest;
 type AnyResponse = { writeHead(s: number, h: IncomingHttpHeaders): unknown; end(): unknown } & NodeJS.WritableStream;
 
+/** What a server notes of a request it saw. */
+const seenOf = (req: AnyRequest): Seen => ({
+  method: req.method ?? '',
+  url: req.url ?? '',
+  httpVersion: req.httpVersion,
+  userAgent: req.headers['user-agent'],
+  headers: req.headers,
+});
+
 /** Forward one request to `upstream` (a plain-HTTP origin), noting it in `seen`. */
 function forward(upstream: URL, seen: Seen[]) {
   return (req: AnyRequest, res: AnyResponse | Http2ServerResponse) => {
-    const socket = req.socket as TLSSocket;
-    const cn = socket.getPeerCertificate?.()?.subject?.CN;
-    seen.push({
-      method: req.method ?? '',
-      url: req.url ?? '',
-      httpVersion: req.httpVersion,
-      userAgent: req.headers['user-agent'],
-      headers: req.headers,
-      ...(typeof cn === 'string' ? { clientCn: cn } : {}),
-    });
+    const cn = (req.socket as TLSSocket).getPeerCertificate?.()?.subject?.CN;
+    seen.push({ ...seenOf(req), ...(typeof cn === 'string' ? { clientCn: cn } : {}) });
     const out = request(
       {
         host: upstream.hostname,
@@ -186,14 +187,7 @@ export function startForwardProxy(options: { refuseAll?: boolean } = {}): Promis
   const seen: Seen[] = [];
   const server = createProxy(createHttpServer());
   if (options.refuseAll) server.authenticate = () => false;
-  const note = (req: AnyRequest) =>
-    seen.push({
-      method: req.method ?? '',
-      url: req.url ?? '',
-      httpVersion: req.httpVersion,
-      userAgent: req.headers['user-agent'],
-      headers: req.headers,
-    });
+  const note = (req: AnyRequest) => seen.push(seenOf(req));
   server.prependListener('request', note);
   server.prependListener('connect', note);
   return listen(server, 'http', '', seen);
