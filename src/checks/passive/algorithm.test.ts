@@ -2,27 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { PLANS } from '../../api/plans.js';
 import { Ledger } from '../ledger.js';
 import { outcomeOf } from '../../testing/exchange-builder.js';
-import { createAlgorithmReader, type AlgorithmSample } from './algorithm.js';
+import { type SampleStep, sequentialSamples } from '../../testing/rate-limit-samples.js';
+import { createAlgorithmReader } from './algorithm.js';
 
 const T0 = 1_900_000_020_000; // a target-clock instant on a whole minute
 const FREE = PLANS.free;
 
 /** One key's answers, each sent after the one before completed: [seconds after T0, Remaining, Reset (s), accepted]. */
-function read(steps: readonly (readonly [number, number, number, boolean?])[], limit = 60) {
+function read(steps: readonly SampleStep[], limit = 60) {
   const reader = createAlgorithmReader();
-  steps.forEach(([at, remaining, reset, accepted = true], i) => {
-    const s: AlgorithmSample = {
-      limit,
-      remaining,
-      reset,
-      serverMs: T0 + at * 1000,
-      sent: i * 10,
-      done: i * 10 + 5,
-      accepted,
-      overlapped: false,
-    };
-    reader.see('free', 'free#1', FREE, s);
-  });
+  for (const s of sequentialSamples(steps, limit, T0)) reader.see('free', 'free#1', FREE, s);
   const ledger = new Ledger();
   reader.record(ledger);
   return {

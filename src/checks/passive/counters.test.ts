@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../ledger.js';
 import { outcomeOf } from '../../testing/exchange-builder.js';
+import { type SampleStep, sequentialSamples } from '../../testing/rate-limit-samples.js';
 import { deferralsOf, reasonOf } from '../deferrals.js';
 import { resolveAtEnd } from '../echoes.js';
 import { createCounterReader, MIN_RETURNS } from './counters.js';
@@ -11,20 +12,9 @@ const T0 = 1_900_000_020_000;
 const R = T0 / 1000;
 
 /** One key's answers, each sent after the one before completed: [seconds after T0, Remaining, Reset (s), accepted]. */
-function countersOf(steps: readonly (readonly [number, number, number, boolean?])[], limit = 60): number {
+function countersOf(steps: readonly SampleStep[], limit = 60): number {
   const reader = createCounterReader();
-  steps.forEach(([at, remaining, reset, accepted = true], i) => {
-    reader.see('free', 'free#1', {
-      limit,
-      remaining,
-      reset,
-      serverMs: T0 + at * 1000,
-      sent: i * 10,
-      done: i * 10 + 5,
-      accepted,
-      overlapped: false,
-    });
-  });
+  for (const s of sequentialSamples(steps, limit, T0)) reader.see('free', 'free#1', s);
   return reader.countersOf('free');
 }
 
