@@ -1,7 +1,9 @@
 /**
- * The suite's HTTP client: the project's only undici import. One Pool per target (undici's ProxyAgent through a
- * forward proxy), one request per connection at a time (HTTP/1.1; HTTP/2 when offered and chosen, ./network.ts),
- * no retries and no redirects: every retry is a decision of the backoff policy, never of the client.
+ * The suite's HTTP client: the project's only undici import. One pool per target, one request per connection at a
+ * time, no retries and no redirects: every retry is a decision of the backoff policy, never of the client. A plain
+ * `http:` target reached directly goes through petload's own HTTP/1.1 transport (./h1-pool.ts), which costs a
+ * checked request half what undici's Pool does; TLS, HTTP/2 (when offered and chosen, ./network.ts) and forward
+ * proxies (undici's ProxyAgent) go through undici.
  *
  * Each request is driven by one handler object of undici's controller API given to the dispatcher (no response
  * stream, no per-request closures beyond the promise executor): it measures the exchange on the run clock, reads
@@ -10,6 +12,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { createSecureContext, rootCertificates, type SecureContext, type TLSSocket } from 'node:tls';
 import { buildConnector, errors, Pool, ProxyAgent, type Dispatcher } from 'undici';
+import type { ApiKey } from '../core/api-key.js';
 import type { Clock } from '../core/clock.js';
 import { decodeBody, excerpt } from './body.js';
 import type {
@@ -23,6 +26,7 @@ import type {
   TransportErrorKind,
 } from './exchange.js';
 import { type NetworkOptions, type Protocol, protocolOfAlpn } from './network.js';
+import { H1Pool } from './h1-pool.js';
 import { parseTargetUrl } from './target-url.js';
 import { DateCache, ResponseMemo } from './parsed.js';
 
@@ -50,6 +54,11 @@ export interface HttpClientOptions {
   onSettled?: (spec: RequestSpec, exchange: Exchange) => void;
   /** How the target is reached: proxy, CA, client certificate, HTTP/2, extra headers (./network.ts). */
   network?: NetworkOptions;
+  /**
+   * What carries a plain-http target reached directly: petload's HTTP/1.1 transport (`direct`, the default) or
+   * undici's Pool, as every other target. Both pass the client's tests.
+   */
+  transport?: 'direct' | 'undici';
 }
 
 const DEFAULT_CONNECTIONS = 16;
@@ -172,8 +181,18 @@ interface OverlapGroup {
   overlapped: boolean;
 }
 
+/** What carries the requests: undici's dispatcher, or the direct HTTP/1.1 pool (same handler API). */
+interface Transport {
+  dispatch(
+    options: { origin: string; path: string; method: Dispatcher.HttpMethod; headers: string[]; body: string | null },
+    handler: ExchangeHandler,
+  ): boolean;
+  close(): Promise<void>;
+  destroy(): Promise<void>;
+}
+
 interface ClientState {
-  readonly pool: Dispatcher;
+  readonly pool: Transport;
   /** The request's origin (a proxy agent dispatches by it; a pool has its own). */
   readonly origin: string;
   /** Accept, then the run's extra headers (name, value, ...): each request's list starts as a copy. */
@@ -190,6 +209,8 @@ interface ClientState {
   readonly dates: DateCache;
   /** Requests sent and not settled yet (queued in the pool or on a connection). */
   readonly live: LiveRequests;
+  /** The signals of requests the client listens to, and its listener on each (watch()). */
+  readonly signals: Map<AbortSignal, () => void>;
   seq: number;
 }
 
@@ -210,10 +231,11 @@ function classify(err: unknown, headersReceived: boolean): TransportError {
   const message = code === '' || raw.includes(code) ? raw : `${raw} (${code})`;
   let kind = KIND_BY_CODE[code];
   if (kind === undefined) {
-    if (code === 'UND_ERR_SOCKET') {
+    // H1_CLOSED and HPE_*: the direct transport's (./h1-parser.ts) early close and malformed bytes.
+    if (code === 'UND_ERR_SOCKET' || code === 'H1_CLOSED') {
       // The other side closed the connection: before the response it is a reset, during the body a premature close.
       kind = headersReceived ? 'truncated' : 'reset';
-    } else if (err instanceof errors.HTTPParserError) {
+    } else if (err instanceof errors.HTTPParserError || code.startsWith('HPE_')) {
       // llhttp rejected the bytes: in a status line or headers that is malformed HTTP, in a body it is broken chunking.
       kind = headersReceived ? 'truncated' : 'protocol';
     } else {
@@ -278,11 +300,11 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       this.settle({ kind: 'aborted', message: 'aborted before sending', unsent: 'cancelled' }, NO_BODY);
       return;
     }
-    spec.signal?.addEventListener('abort', this);
+    if (spec.signal !== undefined) watch(this.state, spec.signal);
     this.state.live.add(this);
     const headers = this.state.headers.slice();
     const auth = spec.auth;
-    if (auth.kind === 'key') headers.push('authorization', `Bearer ${auth.key.secret}`);
+    if (auth.kind === 'key') headers.push('authorization', bearerOf(auth.key));
     else if (auth.kind === 'raw') headers.push('authorization', auth.header);
     if (spec.body !== undefined) headers.push('content-type', spec.contentType ?? 'application/json');
     this.state.pool.dispatch(
@@ -297,7 +319,12 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     );
   }
 
-  /** The spec's signal aborted (EventListenerObject), or the caller abandoned every request (abortAll). */
+  /** Whether the request goes with this signal. */
+  hasSignal(signal: AbortSignal): boolean {
+    return this.spec.signal === signal;
+  }
+
+  /** The spec's signal aborted (watch()), or the caller abandoned every request (abortAll). */
   handleEvent(): void {
     // Still queued (no connection yet), it was never written.
     this.abort(
@@ -386,7 +413,6 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private settle(error: TransportError | null, body: ParsedBody, done = this.state.clock.monotonic()): void {
     this.settled = true;
     const state = this.state;
-    this.spec.signal?.removeEventListener('abort', this);
     state.live.delete(this);
     let overlapped = false;
     const group = this.group;
@@ -429,6 +455,38 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   }
 }
 
+/**
+ * Listens once to a signal the client's requests go with: when it aborts, every request in flight with it is
+ * abandoned. Not a listener per request: adding and removing one costs a checked request a quarter of a µs, and
+ * the requests of a run share a handful of signals.
+ */
+function watch(state: ClientState, signal: AbortSignal): void {
+  if (state.signals.has(signal)) return;
+  const onAbort = () => {
+    for (const h of state.live.all()) if (h.hasSignal(signal)) h.handleEvent();
+  };
+  state.signals.set(signal, onAbort);
+  signal.addEventListener('abort', onAbort, { once: true });
+}
+
+/** Stops listening to the signals of the client's requests (close()). */
+function unwatchAll(state: ClientState): void {
+  for (const [signal, onAbort] of state.signals) signal.removeEventListener('abort', onAbort);
+  state.signals.clear();
+}
+
+/** Each key's Authorization value, made once: the same string on every request keeps its hash (h1-pool.ts). */
+const BEARERS = new WeakMap<ApiKey, string>();
+
+function bearerOf(key: ApiKey): string {
+  let value = BEARERS.get(key);
+  if (value === undefined) {
+    value = `Bearer ${key.secret}`;
+    BEARERS.set(key, value);
+  }
+  return value;
+}
+
 /** Enter the key's overlap group; starting while another request on the key is in flight marks the whole group. */
 function joinOverlap(groups: Map<string, OverlapGroup>, label: string): OverlapGroup {
   let group = groups.get(label);
@@ -444,7 +502,7 @@ function joinOverlap(groups: Map<string, OverlapGroup>, label: string): OverlapG
   return group;
 }
 
-function destroyPool(pool: Dispatcher): void {
+function destroyPool(pool: Transport): void {
   pool.destroy().catch(() => undefined);
 }
 
@@ -478,8 +536,16 @@ function secureContextOf(network: NetworkOptions, withCert: boolean): SecureCont
  * (CONNECT for an https target, absolute URLs for an http one, as curl does). Either way every connection to the
  * target is made by a connector that notes its protocol.
  */
-function createDispatcher(origin: string, o: HttpClientOptions, seen: Set<Protocol>): Dispatcher {
+function createDispatcher(origin: string, o: HttpClientOptions, seen: Set<Protocol>): Transport {
   const network = o.network ?? {};
+  if (network.proxy === undefined && origin.startsWith('http:') && o.transport !== 'undici') {
+    return new H1Pool({
+      origin: new URL(origin),
+      connections: o.connections ?? DEFAULT_CONNECTIONS,
+      connectTimeoutMs: o.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      onConnection: () => seen.add('HTTP/1.1'),
+    });
+  }
   const connectTimeout = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const allowH2 = network.http2 === true;
   const poolOptions = {
@@ -527,6 +593,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     bodies: new DecodedBodies(),
     dates: new DateCache(),
     live: new LiveRequests(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+    signals: new Map(),
     seq: 0,
   };
   let closing: Promise<void> | null = null;
@@ -554,6 +621,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           await pool.close();
         } finally {
           clearTimeout(timer);
+          unwatchAll(state);
         }
       })();
       return closing;

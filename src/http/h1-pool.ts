@@ -1,0 +1,426 @@
+/**
+ * The direct HTTP/1.1 transport: a pool of keep-alive connections to one plain-http origin, one request at a time on
+ * each, for the client (./client.ts) when no proxy, TLS or HTTP/2 is in the way. It takes the same handler as
+ * undici's dispatchers (its controller API: onRequestStart, onResponseStart, onResponseData, onResponseEnd,
+ * onResponseError) and behaves as undici's Pool does towards it: requests wait for a free connection in the order
+ * they came, a controller's abort() before the request is written keeps it off the wire, a failure of the
+ * connection fails the request on it, nothing is retried or followed.
+ *
+ * Why not undici here: with every check on, the client's transport is most of what a checked request costs. On
+ * the bench's loopback peer, undici's Pool spends about 17 µs of CPU on a request and its answer, this transport
+ * about 8 (docs/benchmarks.md); the checks then decide how close petload comes to a bare load generator. TLS,
+ * proxies and HTTP/2 stay undici's.
+ *
+ * What it keeps of undici's manners: the request head undici writes (`host`, `connection: keep-alive`, then the
+ * caller's headers, `content-length` for a body), its checks of the path, method and header values (a CR or LF in
+ * a value is refused before anything is written), its keep-alive rule (an idle connection is reused for 4 s, or
+ * for the server's `Keep-Alive: timeout` less 2 s), and its error codes where the client reads them.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { H1Error, H1ResponseParser, type H1ResponseEvents, type KeepAlive } from './h1-parser.js';
+
+/** What a handler may do with its request (undici's DispatchController, as much of it as this transport needs). */
+export interface H1Controller {
+  abort(reason: Error): void;
+  pause(): void;
+  resume(): void;
+  readonly aborted: boolean;
+  readonly paused: boolean;
+  readonly reason: Error | null;
+}
+
+/** undici's controller-API handler, as this transport calls it. */
+export interface H1Handler {
+  onRequestStart?(controller: H1Controller, context: unknown): void;
+  onResponseStart?(controller: H1Controller, statusCode: number, headers: IncomingHttpHeaders, message?: string): void;
+  onResponseData?(controller: H1Controller, chunk: Buffer): void;
+  onResponseEnd?(controller: H1Controller, trailers: IncomingHttpHeaders): void;
+  onResponseError?(controller: H1Controller, error: Error): void;
+}
+
+export interface H1DispatchOptions {
+  readonly path: string;
+  readonly method: string;
+  /** Flat list: name, value, name, value... */
+  readonly headers: readonly string[];
+  readonly body?: string | null;
+}
+
+export interface H1PoolOptions {
+  /** An `http:` origin. */
+  readonly origin: URL;
+  /** The most connections open at once. */
+  readonly connections: number;
+  /** How long a connection may take to open (ms). */
+  readonly connectTimeoutMs: number;
+  /** Called as each new connection opens. */
+  readonly onConnection?: () => void;
+}
+
+/** How long an idle connection is reused without a hint from the server, and how much of its hint is kept (undici's). */
+const KEEP_ALIVE_MS = 4000;
+const KEEP_ALIVE_THRESHOLD_MS = 2000;
+const KEEP_ALIVE_MAX_MS = 600_000;
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+const INVALID_PATH = /[^\u0021-\u00ff]/;
+
+const NO_TRAILERS: IncomingHttpHeaders = Object.freeze({});
+
+function invalid(message: string): H1Error {
+  return new H1Error('UND_ERR_INVALID_ARG', message);
+}
+
+/** How many distinct strings a pool remembers as checked, of each kind. */
+const CHECKED_MAX = 4096;
+
+/** Strings found valid: as a token (method, header name), as a header value, as a path. */
+interface Checked {
+  readonly tokens: Set<string>;
+  readonly values: Set<string>;
+  readonly paths: Set<string>;
+}
+
+/**
+ * The request's head as undici writes it, or the reason it may not be sent. Every string is checked as undici
+ * checks it; one that passed is remembered (`checked`), since the same names, values and paths come back on every
+ * request and a Set finds a string whose hash is known faster than a regular expression reads it.
+ */
+function requestHead(
+  host: string,
+  o: H1DispatchOptions,
+  bodyBytes: number | null,
+  checked: Checked,
+): string | H1Error {
+  const ok = (s: string, seen: Set<string>, invalid: RegExp, expected: boolean): boolean => {
+    if (seen.has(s)) return true;
+    if (invalid.test(s) !== expected) return false;
+    if (seen.size < CHECKED_MAX) seen.add(s);
+    return true;
+  };
+  if (!ok(o.method, checked.tokens, TOKEN, true)) return invalid('invalid request method');
+  if (o.path[0] !== '/' || !ok(o.path, checked.paths, INVALID_PATH, false)) return invalid('invalid request path');
+  let head = `${o.method} ${o.path} HTTP/1.1\r\nhost: ${host}\r\nconnection: keep-alive\r\n`;
+  const h = o.headers;
+  for (let i = 0; i + 1 < h.length; i += 2) {
+    const name = h[i]!;
+    const value = h[i + 1]!;
+    if (!ok(name, checked.tokens, TOKEN, true)) return invalid('invalid header key');
+    if (!ok(value, checked.values, INVALID_VALUE, false)) return invalid(`invalid ${name} header`);
+    head += `${name}: ${value}\r\n`;
+  }
+  if (bodyBytes !== null) head += `content-length: ${bodyBytes}\r\n`;
+  return `${head}\r\n`;
+}
+
+class H1Request implements H1Controller {
+  aborted = false;
+  readonly paused = false;
+  reason: Error | null = null;
+  /** The connection it is on, once it has one. */
+  conn: H1Connection | null = null;
+  /** Settled: its end or its error was handed to the handler. */
+  done = false;
+
+  constructor(
+    readonly pool: H1Pool,
+    readonly handler: H1Handler,
+    readonly head: string,
+    readonly body: Buffer | null,
+    readonly noBody: boolean,
+  ) {}
+
+  abort(reason: Error): void {
+    if (this.aborted || this.done) return;
+    this.aborted = true;
+    this.reason = reason;
+    if (this.conn !== null) this.conn.destroy(reason);
+    else this.pool.dequeue(this, reason);
+  }
+
+  pause(): void {}
+  resume(): void {}
+
+  fail(error: Error): void {
+    if (this.done) return;
+    this.done = true;
+    this.conn = null;
+    this.handler.onResponseError?.(this, error);
+  }
+}
+
+class H1Connection implements H1ResponseEvents {
+  private readonly socket: Socket;
+  private readonly parser = new H1ResponseParser(this);
+  private connectTimer: NodeJS.Timeout | null;
+  private connected = false;
+  private dead = false;
+  /** The request on the connection (written, or waiting for the connection to open). */
+  private current: H1Request | null = null;
+  /** Reading an informational (1xx) response, which the handler never sees. */
+  private informational = false;
+  private keepAlive: KeepAlive = { reusable: true, timeoutMs: null };
+  /** When it became idle (performance.now()) and for how long it may stay so. */
+  idleSince = 0;
+  idleForMs = KEEP_ALIVE_MS;
+
+  constructor(
+    private readonly pool: H1Pool,
+    first: H1Request,
+  ) {
+    this.current = first;
+    first.conn = this;
+    const { origin } = pool.options;
+    this.socket = connect({ host: origin.hostname.replace(/^\[|\]$/g, ''), port: Number(origin.port || 80) });
+    this.socket.setNoDelay(true);
+    this.connectTimer = setTimeout(() => this.onConnectTimeout(), pool.options.connectTimeoutMs);
+    this.socket.once('connect', () => this.onConnect());
+    this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    this.socket.on('end', () => this.onEnd());
+    this.socket.on('error', (e: Error) => this.destroy(e));
+    this.socket.on('close', () => this.destroy(new H1Error('H1_CLOSED', 'other side closed')));
+  }
+
+  private onConnect(): void {
+    this.connected = true;
+    this.clearConnectTimer();
+    this.pool.options.onConnection?.();
+    const first = this.current;
+    this.current = null;
+    // The request it was opened for may have been given up meanwhile: the connection then waits for the next.
+    if (first === null || !this.run(first)) this.pool.release(this);
+  }
+
+  private onConnectTimeout(): void {
+    this.connectTimer = null;
+    this.destroy(new H1Error('UND_ERR_CONNECT_TIMEOUT', 'Connect Timeout Error'));
+  }
+
+  private clearConnectTimer(): void {
+    if (this.connectTimer !== null) clearTimeout(this.connectTimer);
+    this.connectTimer = null;
+  }
+
+  /** Whether it can take a request now (open, idle, not expired). */
+  get free(): boolean {
+    return this.connected && !this.dead && this.current === null;
+  }
+
+  /**
+   * Puts a request on the connection (it is free or was opened for it): the handler may abort it in
+   * onRequestStart, which keeps it off the wire. False when it was not written.
+   */
+  run(req: H1Request): boolean {
+    this.current = req;
+    req.conn = this;
+    req.handler.onRequestStart?.(req, {});
+    if (req.aborted || this.dead) {
+      if (this.current === req) this.current = null;
+      req.conn = null;
+      return false;
+    }
+    this.parser.expect(req.noBody);
+    if (req.body === null) this.socket.write(req.head, 'latin1');
+    else this.socket.write(Buffer.concat([Buffer.from(req.head, 'latin1'), req.body]));
+    return true;
+  }
+
+  private onData(chunk: Buffer): void {
+    try {
+      this.parser.execute(chunk);
+    } catch (e) {
+      this.destroy(e as Error);
+    }
+  }
+
+  private onEnd(): void {
+    try {
+      this.parser.finish();
+    } catch (e) {
+      this.destroy(e as Error);
+      return;
+    }
+    this.destroy(new H1Error('H1_CLOSED', 'other side closed'));
+  }
+
+  onHead(status: number, headers: IncomingHttpHeaders, keepAlive: KeepAlive): void {
+    const req = this.current;
+    if (req === null || this.dead) throw new H1Error('HPE_INVALID_CONSTANT', 'a response to no request');
+    if (status < 200) {
+      if (status === 101) throw new H1Error('HPE_INVALID_CONSTANT', 'an upgrade that was not asked for');
+      this.informational = true;
+      return;
+    }
+    this.keepAlive = keepAlive;
+    req.handler.onResponseStart?.(req, status, headers, '');
+  }
+
+  onBody(chunk: Buffer): void {
+    const req = this.current;
+    if (req !== null && !this.dead && !this.informational) req.handler.onResponseData?.(req, chunk);
+  }
+
+  /** `trailing`: bytes follow the response's end in the same read, which no request asked for. */
+  onComplete(trailing: boolean): void {
+    if (this.informational) {
+      this.informational = false;
+      return;
+    }
+    const req = this.current;
+    if (req === null || this.dead) return;
+    this.current = null;
+    req.done = true;
+    req.conn = null;
+    const { reusable, timeoutMs } = this.keepAlive;
+    this.idleForMs =
+      timeoutMs === null ? KEEP_ALIVE_MS : Math.min(timeoutMs - KEEP_ALIVE_THRESHOLD_MS, KEEP_ALIVE_MAX_MS);
+    if (!reusable || trailing || this.idleForMs <= 0) this.destroy(null);
+    req.handler.onResponseEnd?.(req, NO_TRAILERS);
+    if (!this.dead) this.pool.release(this);
+  }
+
+  /** Closes the connection; the request on it, if any, fails with `error` (none: it has settled). */
+  destroy(error: Error | null): void {
+    const req = this.current;
+    this.current = null;
+    if (!this.dead) {
+      this.dead = true;
+      this.clearConnectTimer();
+      this.socket.destroy();
+      this.pool.remove(this);
+    }
+    if (req !== null && error !== null) req.fail(req.aborted && req.reason !== null ? req.reason : error);
+  }
+
+  /** Ends an idle connection politely (FIN). */
+  end(): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.socket.end();
+    this.pool.remove(this);
+  }
+}
+
+/** A pool of direct HTTP/1.1 connections to one origin (see the module's comment). */
+export class H1Pool {
+  private readonly idle: H1Connection[] = [];
+  private readonly open = new Set<H1Connection>();
+  private queue: (H1Request | undefined)[] = [];
+  private queueHead = 0;
+  private closing = false;
+  private closed: (() => void) | null = null;
+  /** Strings of request heads already found valid (requestHead). */
+  private readonly checked: Checked = { tokens: new Set(), values: new Set(), paths: new Set() };
+
+  constructor(readonly options: H1PoolOptions) {}
+
+  dispatch(o: H1DispatchOptions, handler: H1Handler): boolean {
+    const body = o.body === undefined || o.body === null ? null : Buffer.from(o.body, 'utf8');
+    const head = requestHead(this.options.origin.host, o, body === null ? null : body.length, this.checked);
+    const req = new H1Request(this, handler, typeof head === 'string' ? head : '', body, o.method === 'HEAD');
+    if (typeof head !== 'string') {
+      req.fail(head);
+      return false;
+    }
+    if (this.closing) {
+      req.fail(new H1Error('UND_ERR_CLOSED', 'The client is closed'));
+      return false;
+    }
+    this.queue.push(req);
+    this.pump();
+    return true;
+  }
+
+  /** Hands queued requests to free connections, opening new ones up to the limit. */
+  private pump(): void {
+    while (this.queueHead < this.queue.length) {
+      const req = this.queue[this.queueHead]!;
+      if (req.aborted || req.done) {
+        this.queue[this.queueHead++] = undefined;
+        continue;
+      }
+      const conn = this.freeConnection();
+      if (conn === null && this.open.size >= this.options.connections) break;
+      this.queue[this.queueHead++] = undefined;
+      if (conn === null) this.open.add(new H1Connection(this, req));
+      else if (!conn.run(req)) this.idle.push(conn);
+    }
+    if (this.queueHead === this.queue.length) {
+      this.queue = [];
+      this.queueHead = 0;
+    } else if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.queueHead);
+      this.queueHead = 0;
+    }
+    this.checkClosed();
+  }
+
+  /** The most recently used idle connection that has not outstayed its keep-alive, or null. */
+  private freeConnection(): H1Connection | null {
+    const now = performance.now();
+    for (let conn = this.idle.pop(); conn !== undefined; conn = this.idle.pop()) {
+      if (conn.free && now - conn.idleSince < conn.idleForMs) return conn;
+      if (conn.free) conn.end();
+    }
+    return null;
+  }
+
+  /** A request left the queue before it got a connection. */
+  dequeue(req: H1Request, reason: Error): void {
+    req.fail(reason);
+    this.checkClosed();
+  }
+
+  /** A connection finished its request and may take another. */
+  release(conn: H1Connection): void {
+    conn.idleSince = performance.now();
+    this.idle.push(conn);
+    this.pump();
+  }
+
+  remove(conn: H1Connection): void {
+    this.open.delete(conn);
+    const i = this.idle.indexOf(conn);
+    if (i !== -1) this.idle.splice(i, 1);
+    // A connection gone makes room for a queued request.
+    if (!this.closing || this.queueHead < this.queue.length) queueMicrotask(() => this.pump());
+    else this.checkClosed();
+  }
+
+  private pending(): number {
+    let n = 0;
+    for (let i = this.queueHead; i < this.queue.length; i++) if (this.queue[i]?.done === false) n++;
+    return n + this.open.size - this.idle.length;
+  }
+
+  private checkClosed(): void {
+    if (this.closed === null || this.pending() > 0) return;
+    for (const conn of [...this.open]) conn.end();
+    const done = this.closed;
+    this.closed = null;
+    done();
+  }
+
+  /** Lets what was sent or queued finish, then ends every connection; later dispatches fail. */
+  close(): Promise<void> {
+    this.closing = true;
+    return new Promise((resolve) => {
+      this.closed = resolve;
+      this.checkClosed();
+    });
+  }
+
+  /** Fails what is queued, drops every connection (their requests fail) and resolves once done. */
+  destroy(): Promise<void> {
+    this.closing = true;
+    const error = new H1Error('UND_ERR_DESTROYED', 'The client is destroyed');
+    for (let i = this.queueHead; i < this.queue.length; i++) this.queue[i]?.fail(error);
+    this.queue = [];
+    this.queueHead = 0;
+    for (const conn of [...this.open]) conn.destroy(error);
+    this.checkClosed();
+    return Promise.resolve();
+  }
+}
