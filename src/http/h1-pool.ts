@@ -88,12 +88,7 @@ interface Checked {
  * checks it; one that passed is remembered (`checked`), since the same names, values and paths come back on every
  * request and a Set finds a string whose hash is known faster than a regular expression reads it.
  */
-function requestHead(
-  host: string,
-  o: H1DispatchOptions,
-  bodyBytes: number | null,
-  checked: Checked,
-): string | H1Error {
+function requestHead(host: string, o: H1DispatchOptions, bodyBytes: number | null, checked: Checked): string | H1Error {
   const ok = (s: string, seen: Set<string>, invalid: RegExp, expected: boolean): boolean => {
     if (seen.has(s)) return true;
     if (invalid.test(s) !== expected) return false;
