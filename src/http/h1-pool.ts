@@ -62,6 +62,8 @@ export interface H1PoolOptions {
 const KEEP_ALIVE_MS = 4000;
 const KEEP_ALIVE_THRESHOLD_MS = 2000;
 const KEEP_ALIVE_MAX_MS = 600_000;
+/** How often idle connections are looked at for their keep-alive (H1Pool.sweep). */
+const SWEEP_MS = 250;
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
@@ -73,41 +75,44 @@ function invalid(message: string): H1Error {
   return new H1Error('UND_ERR_INVALID_ARG', message);
 }
 
-/** How many distinct strings a pool remembers as checked, of each kind. */
-const CHECKED_MAX = 4096;
+/**
+ * A whole request head as this transport writes it: a token method, a path of visible characters, then header lines
+ * of a token name and a value without control characters (HT aside), each ended by CRLF, and the blank line. A CR
+ * or LF inside a value could still draw a line that looks right: requestHead looks for those apart.
+ */
+const REQUEST_HEAD =
+  /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+ \/[\x21-\xff]* HTTP\/1\.1\r\n(?:[!#$%&'*+\-.^_`|~0-9A-Za-z]+: [\t\x20-\x7e\x80-\xff]*\r\n)*\r\n$/;
 
-/** Strings found valid: as a token (method, header name), as a header value, as a path. */
-interface Checked {
-  readonly tokens: Set<string>;
-  readonly values: Set<string>;
-  readonly paths: Set<string>;
+/** Why a request may not be sent, as undici says it (checked in undici's order), or null. */
+function invalidPart(o: H1DispatchOptions): H1Error | null {
+  if (!TOKEN.test(o.method)) return invalid('invalid request method');
+  if (o.path[0] !== '/' || INVALID_PATH.test(o.path)) return invalid('invalid request path');
+  for (let i = 0; i + 1 < o.headers.length; i += 2) {
+    const name = o.headers[i]!;
+    if (!TOKEN.test(name)) return invalid('invalid header key');
+    if (INVALID_VALUE.test(o.headers[i + 1]!)) return invalid(`invalid ${name} header`);
+  }
+  return null;
 }
 
 /**
- * The request's head as undici writes it, or the reason it may not be sent. Every string is checked as undici
- * checks it; one that passed is remembered (`checked`), since the same names, values and paths come back on every
- * request and a Set finds a string whose hash is known faster than a regular expression reads it.
+ * The request's head as undici writes it, or the reason it may not be sent: undici's checks of the method, the path
+ * and every header, made by one regular expression over the whole head (and a look for line breaks in each value),
+ * the parts looked at one by one only to name what is wrong.
  */
-function requestHead(host: string, o: H1DispatchOptions, bodyBytes: number | null, checked: Checked): string | H1Error {
-  const ok = (s: string, seen: Set<string>, invalid: RegExp, expected: boolean): boolean => {
-    if (seen.has(s)) return true;
-    if (invalid.test(s) !== expected) return false;
-    if (seen.size < CHECKED_MAX) seen.add(s);
-    return true;
-  };
-  if (!ok(o.method, checked.tokens, TOKEN, true)) return invalid('invalid request method');
-  if (o.path[0] !== '/' || !ok(o.path, checked.paths, INVALID_PATH, false)) return invalid('invalid request path');
+function requestHead(host: string, o: H1DispatchOptions, bodyBytes: number | null): string | H1Error {
   let head = `${o.method} ${o.path} HTTP/1.1\r\nhost: ${host}\r\nconnection: keep-alive\r\n`;
+  let breaks = false;
   const h = o.headers;
   for (let i = 0; i + 1 < h.length; i += 2) {
-    const name = h[i]!;
     const value = h[i + 1]!;
-    if (!ok(name, checked.tokens, TOKEN, true)) return invalid('invalid header key');
-    if (!ok(value, checked.values, INVALID_VALUE, false)) return invalid(`invalid ${name} header`);
-    head += `${name}: ${value}\r\n`;
+    if (value.indexOf('\n') !== -1 || value.indexOf('\r') !== -1) breaks = true;
+    head += `${h[i]}: ${value}\r\n`;
   }
   if (bodyBytes !== null) head += `content-length: ${bodyBytes}\r\n`;
-  return `${head}\r\n`;
+  head += '\r\n';
+  if (!breaks && REQUEST_HEAD.test(head)) return head;
+  return invalidPart(o) ?? invalid('invalid request');
 }
 
 class H1Request implements H1Controller {
@@ -157,8 +162,8 @@ class H1Connection implements H1ResponseEvents {
   /** Reading an informational (1xx) response, which the handler never sees. */
   private informational = false;
   private keepAlive: KeepAlive = { reusable: true, timeoutMs: null };
-  /** When it became idle (performance.now()) and for how long it may stay so. */
-  idleSince = 0;
+  /** The pool's sweep count when it became idle, and for how long it may stay so (ms). */
+  idleEpoch = 0;
   idleForMs = KEEP_ALIVE_MS;
 
   constructor(
@@ -306,14 +311,15 @@ export class H1Pool {
   private queueHead = 0;
   private closing = false;
   private closed: (() => void) | null = null;
-  /** Strings of request heads already found valid (requestHead). */
-  private readonly checked: Checked = { tokens: new Set(), values: new Set(), paths: new Set() };
+  /** Sweeps of idle connections so far, and their timer while any connection is idle. */
+  private epoch = 0;
+  private sweeper: NodeJS.Timeout | null = null;
 
   constructor(readonly options: H1PoolOptions) {}
 
   dispatch(o: H1DispatchOptions, handler: H1Handler): boolean {
     const body = o.body === undefined || o.body === null ? null : Buffer.from(o.body, 'utf8');
-    const head = requestHead(this.options.origin.host, o, body === null ? null : body.length, this.checked);
+    const head = requestHead(this.options.origin.host, o, body === null ? null : body.length);
     const req = new H1Request(this, handler, typeof head === 'string' ? head : '', body, o.method === 'HEAD');
     if (typeof head !== 'string') {
       req.fail(head);
@@ -354,12 +360,22 @@ export class H1Pool {
 
   /** The most recently used idle connection that has not outstayed its keep-alive, or null. */
   private freeConnection(): H1Connection | null {
-    const now = performance.now();
-    for (let conn = this.idle.pop(); conn !== undefined; conn = this.idle.pop()) {
-      if (conn.free && now - conn.idleSince < conn.idleForMs) return conn;
-      if (conn.free) conn.end();
-    }
+    for (let conn = this.idle.pop(); conn !== undefined; conn = this.idle.pop()) if (conn.free) return conn;
     return null;
+  }
+
+  /**
+   * Every SWEEP_MS, ends the idle connections that may have outstayed their keep-alive: one idle since the sweep
+   * count `e` has been idle for more than (count - e - 1) sweeps and at most (count - e), so it ends once
+   * (count - e) sweeps reach its keep-alive, never reused past it. No clock is read per request.
+   */
+  private sweep(): void {
+    this.epoch++;
+    for (const conn of [...this.idle]) if ((this.epoch - conn.idleEpoch) * SWEEP_MS >= conn.idleForMs) conn.end();
+    if (this.idle.length === 0 && this.sweeper !== null) {
+      clearInterval(this.sweeper);
+      this.sweeper = null;
+    }
   }
 
   /** A request left the queue before it got a connection. */
@@ -370,7 +386,11 @@ export class H1Pool {
 
   /** A connection finished its request and may take another. */
   release(conn: H1Connection): void {
-    conn.idleSince = performance.now();
+    conn.idleEpoch = this.epoch;
+    if (this.sweeper === null) {
+      this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
+      this.sweeper.unref();
+    }
     this.idle.push(conn);
     this.pump();
   }
@@ -393,6 +413,8 @@ export class H1Pool {
   private checkClosed(): void {
     if (this.closed === null || this.pending() > 0) return;
     for (const conn of [...this.open]) conn.end();
+    if (this.sweeper !== null) clearInterval(this.sweeper);
+    this.sweeper = null;
     const done = this.closed;
     this.closed = null;
     done();
@@ -415,6 +437,8 @@ export class H1Pool {
     this.queue = [];
     this.queueHead = 0;
     for (const conn of [...this.open]) conn.destroy(error);
+    if (this.sweeper !== null) clearInterval(this.sweeper);
+    this.sweeper = null;
     this.checkClosed();
     return Promise.resolve();
   }
