@@ -203,7 +203,9 @@ export class H1ResponseParser {
     const status = (head.charCodeAt(9) - 48) * 100 + (head.charCodeAt(10) - 48) * 10 + (head.charCodeAt(11) - 48);
     const http10 = head.charCodeAt(7) === 48;
     const headers: IncomingHttpHeaders = {};
-    // Each line is `name:value` (HEAD checked it): no line is sliced out, only its name and its trimmed value.
+    // Each line is `name:value` (HEAD checked it): names are cut from the head lower-cased once (latin1 letters keep
+    // their place), values from the head as it came, trimmed of optional whitespace; no line is cut out whole.
+    const lower = head.toLowerCase();
     for (let from = head.indexOf('\r\n'); from !== -1; ) {
       const next = head.indexOf('\r\n', from + 2);
       const colon = head.indexOf(':', from + 2);
@@ -211,7 +213,7 @@ export class H1ResponseParser {
       let b = next === -1 ? head.length : next;
       while (a < b && isOws(head.charCodeAt(a))) a++;
       while (b > a && isOws(head.charCodeAt(b - 1))) b--;
-      addHeader(headers, head.slice(from + 2, colon).toLowerCase(), head.slice(a, b));
+      addHeader(headers, lower.slice(from + 2, colon), head.slice(a, b));
       from = next;
     }
     const reusable = keepsAlive(headers.connection, http10);
