@@ -76,7 +76,6 @@ async function enforcesAfter(
   };
 }
 
-const LIMIT_CHECK = 'ratelimit.limit-matches-plan';
 const announcedLimit = (announced: number) => `the target announces Limit ${announced}, not the plan's figure`;
 
 /** Resets that moved with the requests while the burst ran (`realMs`): a refill admitted too, enforced's defect. */
@@ -118,7 +117,10 @@ export const burstProbe: Probe = {
             return ctx.ledger.skip(
               id,
               plan,
-              see(`${announcedLimit(announced)}, and no fresh ${plan} key is left to burst with it`, LIMIT_CHECK),
+              see(
+                `${announcedLimit(announced)}, and no fresh ${plan} key is left to burst with it`,
+                'ratelimit.limit-matches-plan',
+              ),
             );
           ctx.ledger.info(id, plan, 'announcedLimit', limit);
           ctx.ledger.info(

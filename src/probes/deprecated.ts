@@ -13,7 +13,7 @@ import { keySpec, othersSince, type ProbeContext, probeTag, sendPatiently, skipA
 import { idIn, nonce, petsIn } from './pets.js';
 import type { Probe } from './probe.js';
 import { NO_WHOLE_RESPONSE } from './reasons.js';
-import { HEADER_CHECKS, sameWindow, tripleOf } from './window.js';
+import { sameWindow, tripleOf, unusableHeaders } from './window.js';
 import { HEADROOM_SLOT, withKey } from './with-key.js';
 import { see } from '../checks/skip-reason.js';
 
@@ -115,7 +115,7 @@ export function judgeDeprecated(
       see(`quota use not judged: the list answers lack ${missing.join(', ')} too`, 'ratelimit.headers-present'),
     );
   const [tb, tg, ta] = [tripleOf(before), tripleOf(get), tripleOf(after)];
-  if (!tg) return ctx.ledger.skip(id, plan, see('quota use not judged: unusable X-RateLimit-*', ...HEADER_CHECKS));
+  if (!tg) return ctx.ledger.skip(id, plan, unusableHeaders('quota use not judged: unusable X-RateLimit-*'));
   if (!sameWindow(tb, tg) || !sameWindow(tg, ta) || before.overlapped || get.overlapped || after.overlapped) {
     return ctx.ledger.skip(id, plan, 'quota use not judged: the window changed during the sequence');
   }

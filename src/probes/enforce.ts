@@ -26,12 +26,12 @@ import {
   type Exhaustion,
   exhaust,
   exhaustSpan,
-  HEADER_CHECKS,
   minuteCapacity,
   minuteQuota,
   restartedAfterAMinute,
   type Triple,
   tripleOf,
+  unusableHeaders,
 } from './window.js';
 import { see, prefixed } from '../checks/skip-reason.js';
 
@@ -222,7 +222,7 @@ function judgeDecrement(ctx: ProbeContext, plan: PlanName, count: Count): void {
   if (!isAccepted(first)) {
     ctx.ledger.skip(DECREMENTS, plan, see('first request of the window was refused', 'ratelimit.enforced'));
   } else if (t0 === null) {
-    ctx.ledger.skip(DECREMENTS, plan, see('first response has no usable X-RateLimit-*', ...HEADER_CHECKS));
+    ctx.ledger.skip(DECREMENTS, plan, unusableHeaders('first response has no usable X-RateLimit-*'));
   } else if (inUse) {
     ctx.ledger.skip(
       DECREMENTS,

@@ -8,9 +8,9 @@ import { cheapList, isAccepted, othersSince, probeTag, sendPatiently, waitUntil 
 import type { Probe } from './probe.js';
 import { FOREIGN, NO_WHOLE_RESPONSE, notJudgeable, refusedAs } from './reasons.js';
 import { MINUTE_MS, MINUTE_S } from '../api/plans.js';
-import { HEADER_CHECKS, type Triple, tripleOf } from './window.js';
+import { type Triple, tripleOf, unusableHeaders } from './window.js';
 import { withRoomyKey } from './with-key.js';
-import { see, type SkipReason, prefixed } from '../checks/skip-reason.js';
+import { prefixed, type SkipReason } from '../checks/skip-reason.js';
 
 /** Requests with distinct unknown keys the quota-drain probe sends between its two valid ones. */
 export const DRAIN_REQUESTS = 50;
@@ -65,7 +65,7 @@ export const quotaDrainProbe: Probe = {
             last,
           );
         }
-        if (!t1 || !t2) return ctx.ledger.skip(id, plan, see('no usable X-RateLimit-* headers', ...HEADER_CHECKS));
+        if (!t1 || !t2) return ctx.ledger.skip(id, plan, unusableHeaders('no usable X-RateLimit-* headers'));
         if (!oneStretch(t1, t2)) {
           why2 = 'the window changed during the sequence twice; not judged';
           continue; // the window ended in between: try once more

@@ -5,7 +5,7 @@ import { retryAfterMs, serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.j
 import type { Exchange } from '../http/exchange.js';
 import { rateLimitOf } from '../http/parsed.js';
 import { cheapList, isAccepted, type LeftRefusal, type ProbeContext, type RefusalShelf } from './context.js';
-import type { CheckId } from '../checks/catalogue.js';
+import { see } from '../checks/skip-reason.js';
 
 export interface Triple {
   limit: number;
@@ -26,12 +26,9 @@ export function tripleOf(ex: Exchange): Triple | null {
   return { limit: rl.limit.value, remaining: rl.remaining.value, reset: rl.reset.value };
 }
 
-/** The checks that judge unusable headers, which a probe names when it cannot read them. */
-export const HEADER_CHECKS = [
-  'ratelimit.headers-present',
-  'ratelimit.headers-syntax',
-  'ratelimit.reset-is-timestamp',
-] as const satisfies readonly CheckId[];
+/** A skip for headers a probe cannot read, naming the checks that judge them. */
+export const unusableHeaders = (text: string) =>
+  see(text, 'ratelimit.headers-present', 'ratelimit.headers-syntax', 'ratelimit.reset-is-timestamp');
 
 export const sameWindow = (a: Triple | null, b: Triple | null): boolean =>
   a !== null && b !== null && a.limit === b.limit && a.reset === b.reset;
