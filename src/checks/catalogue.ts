@@ -31,21 +31,38 @@ export interface CheckMeta {
 }
 
 /**
- * When a check owns the defect (src/checks/deferrals.ts reads them): `failed`, it failed on the plan; `failed-in-run`,
- * on any plan; `over-the-figure`, it failed on the plan or its `admission` fact counts more than the figure sold;
- * `per-counter`, that, and several independent counters answer the plan's keys.
+ * When a deferral holds (src/checks/deferrals.ts reads them). Of a check that owns the defect: `failed`, it failed on
+ * the plan; `failed-in-run`, on any plan; `over-the-figure`, it failed on the plan or its `admission` fact counts more
+ * than the figure sold; `per-counter`, that, and several independent counters answer the plan's keys. Of the
+ * limiter ratelimit.algorithm reads on the plan: `refills-or-slides`, a token bucket or a sliding window (its
+ * truthful headers move); `shape-unknown`, the answers could not tell its shape.
  */
-export type DeferralCondition = 'failed' | 'failed-in-run' | 'over-the-figure' | 'per-counter';
+export type DeferralCondition =
+  | 'failed'
+  | 'failed-in-run'
+  | 'over-the-figure'
+  | 'per-counter'
+  | 'refills-or-slides'
+  | 'shape-unknown';
 
-/** Judgements a judge holds to the end of the run under a name (src/checks/passive/stream.ts). */
-export type HeldKind = 'concurrent-rise' | 'short-window';
+/**
+ * Judgements a judge holds to the end of the run under a name (src/checks/passive/stream.ts, error-body.ts):
+ * `concurrent-rise`, Remaining rising where requests on the key were in flight together; `short-window`, the headers
+ * moving within what a fixed window calls one; `forward-reset`, a Reset moved forward with the requests;
+ * `day-figure`, the day's figure announced on windows of a minute; `same-defect`, a 429 body with the defect
+ * contract.error-shape found on the other error bodies.
+ */
+export type HeldKind = 'concurrent-rise' | 'short-window' | 'forward-reset' | 'day-figure' | 'same-defect';
 
 export interface Deferral {
-  /** The check that owns the defect: a catalogue id (src/checks/deferrals.ts refuses another, and a cycle). */
+  /** The check that owns the defect (or reads the limiter): a catalogue id (deferrals.ts refuses another, and a cycle). */
   readonly check: string;
   readonly when: DeferralCondition;
-  /** Only the judgements held under this name (absent: every failure of the check). */
-  readonly of?: HeldKind;
+  /**
+   * Only the judgements held under these names (absent: every failure of the check). Of held judgements, the first
+   * deferral of the list that holds gives the reason.
+   */
+  readonly of?: readonly HeldKind[];
   /** What the skipped judgements echo: the skip reason, to which the ledger adds the name of `check`. */
   readonly because: string;
 }
@@ -59,6 +76,23 @@ const PER_COUNTER: readonly Deferral[] = [
       "the key's answers come from several independent counters, each keeping the limit alone (see ratelimit.algorithm)",
   },
 ];
+
+/** Headers that move within what a fixed window calls one: the truth of a limiter that refills or slides. */
+const REFILLS_OR_SLIDES = (of: readonly HeldKind[]): Deferral => ({
+  check: 'ratelimit.algorithm',
+  when: 'refills-or-slides',
+  of,
+  because:
+    'Remaining rising and Reset moving forward are how this limiter refills or slides, not a defect of the headers',
+});
+
+/** A window that restarts too soon: over-admission, ratelimit.enforced's defect. */
+const SHORT_WINDOW = (of: readonly HeldKind[]): Deferral => ({
+  check: 'ratelimit.enforced',
+  when: 'failed',
+  of,
+  because: 'the window restarts sooner than a minute, and more than the figure was accepted within one',
+});
 
 export const CATALOGUE = {
   // Contract
@@ -246,15 +280,7 @@ export const CATALOGUE = {
     title: 'Remaining goes down by one per counted request within a window',
     judgedBy: ['observer', 'probe'],
     unexercised: 'no sequential requests on one key within one window',
-    defersTo: [
-      ...PER_COUNTER,
-      {
-        check: 'ratelimit.enforced',
-        when: 'failed',
-        of: 'short-window',
-        because: 'the window restarts sooner than a minute, and more than the figure was accepted within one',
-      },
-    ],
+    defersTo: [...PER_COUNTER, REFILLS_OR_SLIDES(['short-window']), SHORT_WINDOW(['short-window'])],
   },
   'ratelimit.window-consistency': {
     family: 'ratelimit',
@@ -267,15 +293,24 @@ export const CATALOGUE = {
       {
         check: 'ratelimit.no-over-admission',
         when: 'failed-in-run',
-        of: 'concurrent-rise',
+        of: ['concurrent-rise'],
         because:
           'Remaining rose where requests on the key were in flight together, and the counter loses concurrent requests',
       },
+      REFILLS_OR_SLIDES(['concurrent-rise', 'short-window', 'forward-reset']),
       {
-        check: 'ratelimit.enforced',
+        check: 'ratelimit.algorithm',
+        when: 'shape-unknown',
+        of: ['forward-reset'],
+        because:
+          "Reset moved forward with the requests, a window after an accepted answer, as a sliding log's does; the answers cannot tell a fixed window from a sliding one, so it is not judged a defect",
+      },
+      SHORT_WINDOW(['short-window', 'forward-reset']),
+      {
+        check: 'ratelimit.limit-matches-plan',
         when: 'failed',
-        of: 'short-window',
-        because: 'the window restarts sooner than a minute, and more than the figure was accepted within one',
+        of: ['day-figure'],
+        because: "the Limit is the plan's per-day figure on windows of a minute",
       },
     ],
   },
@@ -382,6 +417,14 @@ export const CATALOGUE = {
     title: 'A 429 body, if any, is an Error with status 429',
     judgedBy: ['observer'],
     unexercised: 'no 429 response with a body',
+    defersTo: [
+      {
+        check: 'contract.error-shape',
+        when: 'failed-in-run',
+        of: ['same-defect'],
+        because: 'the 429 body has the defect found on the other error bodies',
+      },
+    ],
   },
   // Client behaviour and bans
   'backoff.respects-retry-after': {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildExchange, outcomeOf } from '../testing/exchange-builder.js';
+import { buildExchange, outcomeOf, runFacts } from '../testing/exchange-builder.js';
 import { CATALOGUE, CHECK_IDS, type CheckId, type CheckMeta } from './catalogue.js';
 import { DEFERRAL_ORDER, deferralOrder, deferralsOf, reasonOf } from './deferrals.js';
 import { type HeldFailures, Ledger } from './ledger.js';
@@ -31,18 +31,22 @@ describe('the declared deferrals between checks', () => {
     for (const id of CHECK_IDS) {
       for (const d of (CATALOGUE[id] as CheckMeta).defersTo ?? []) {
         expect(CHECK_IDS).toContain(d.check);
-        expect(reasonOf(d)).toBe(`${d.because}: that defect is ${d.check}'s`);
+        const reading = d.when === 'refills-or-slides' || d.when === 'shape-unknown';
+        expect(reasonOf(d)).toBe(
+          reading ? `${d.because} (as ${d.check} reads the limiter)` : `${d.because}: that defect is ${d.check}'s`,
+        );
       }
     }
-    expect(deferralsOf(WIN, 'concurrent-rise').map((d) => d.check)).toEqual(['ratelimit.no-over-admission']);
+    expect(deferralsOf(WIN, 'concurrent-rise').map((d) => d.check)).toEqual([
+      'ratelimit.no-over-admission',
+      'ratelimit.algorithm',
+    ]);
   });
 });
 
 describe('the ledger resolves the deferrals once, at the end of the run', () => {
   const rise = (): HeldFailures => ({
     kind: 'concurrent-rise',
-    own: null,
-    ownLast: true,
     count: 2,
     first: [{ ex: buildExchange({ plan: 'pro' }), message: 'Remaining rose from 40 to 44' }],
   });
@@ -53,7 +57,7 @@ describe('the ledger resolves the deferrals once, at the end of the run', () => 
       if (holdFirst) ledger.hold(WIN, 'pro', rise());
       ledger.fail('ratelimit.no-over-admission', 'free', '305 of 305 accepted');
       if (!holdFirst) ledger.hold(WIN, 'pro', rise());
-      ledger.resolveDeferrals(() => 1);
+      ledger.resolveDeferrals(runFacts());
       return outcomeOf(ledger, WIN, 'pro');
     });
     expect(outcomes[0]).toEqual(outcomes[1]);
@@ -64,10 +68,10 @@ describe('the ledger resolves the deferrals once, at the end of the run', () => 
   it('fails what no deferral excuses, with its evidence, and refuses a second resolution or a late hold', () => {
     const ledger = new Ledger();
     ledger.hold(WIN, 'pro', rise());
-    ledger.resolveDeferrals(() => 1);
+    ledger.resolveDeferrals(runFacts());
     expect(outcomeOf(ledger, WIN, 'pro')).toMatchObject({ failed: 2, skipped: 0 });
     expect(outcomeOf(ledger, WIN, 'pro')?.evidence[0]?.message).toBe('Remaining rose from 40 to 44');
-    expect(() => ledger.resolveDeferrals(() => 1)).toThrow(/resolved once/);
+    expect(() => ledger.resolveDeferrals(runFacts())).toThrow(/resolved once/);
     expect(() => ledger.hold(WIN, 'pro', rise())).toThrow(/after the deferrals were resolved/);
   });
 
@@ -76,7 +80,7 @@ describe('the ledger resolves the deferrals once, at the end of the run', () => 
     ledger.fail('ratelimit.key-isolation', 'free', 'Remaining fell by 2');
     ledger.fail('ratelimit.enforced', 'free', '69 requests accepted');
     ledger.fail('ratelimit.key-isolation', 'pro', 'Remaining fell by 2');
-    ledger.resolveDeferrals((plan) => (plan === 'free' ? 2 : 1));
+    ledger.resolveDeferrals(runFacts((plan) => (plan === 'free' ? 2 : 1)));
     expect(outcomeOf(ledger, 'ratelimit.key-isolation', 'free')).toMatchObject({ failed: 0, skipped: 1 });
     expect(outcomeOf(ledger, 'ratelimit.key-isolation', 'free')?.skipReasons[0]).toMatch(
       /: that defect is ratelimit\.enforced's$/,

@@ -3,7 +3,9 @@
  * only echo a defect another check owns declares it in its catalogue entry (`defersTo`); the ledger resolves the
  * deferrals once, at the end of the run (`Ledger.resolveDeferrals`), check by check in `DEFERRAL_ORDER`: a check
  * after every check it defers to, whatever order the judges finished in. The skip reason is the declaration's
- * `because` and the name of the check that owns the defect.
+ * `because` and the name of the check that owns the defect (or, for a limiter's truthful movement, reads the limiter).
+ * A skip that waits on no other check's outcome, and only points at the check that judges what kept this one from
+ * judging, names it with a typed reference instead (src/checks/skip-reason.ts).
  */
 import type { PlanName } from '../api/plans.js';
 import { overTheFigureSold } from '../report/admission.js';
@@ -16,13 +18,25 @@ import {
   type HeldKind,
 } from './catalogue.js';
 
-/** What a condition reads: the outcomes as resolved so far (every check deferred to is final), and a run fact. */
-export interface DeferralView {
+/**
+ * What ratelimit.algorithm read of a plan's limiter: a shape whose truthful headers move within what a fixed window
+ * calls one (a token bucket, a sliding window), a shape the answers could not tell, or another (a fixed window).
+ */
+export type LimiterReading = 'moves' | 'unknown' | 'still';
+
+/** The facts of the run the conditions read besides the outcomes (the observer's readings of the answers). */
+export interface RunFacts {
+  /** How many independent counters answer a key of the plan (1: one, or not known). */
+  countersOf(plan: PlanName | null): number;
+  /** What ratelimit.algorithm read of the plan's limiter. */
+  limiterOf(plan: PlanName | null): LimiterReading;
+}
+
+/** What a condition reads: the outcomes as resolved so far (every check deferred to is final), and the run's facts. */
+export interface DeferralView extends RunFacts {
   outcome(id: CheckId, plan: PlanName | null): { failed: number; info: Record<string, unknown> } | undefined;
   /** Whether the check failed on any plan. */
   failedInRun(id: CheckId): boolean;
-  /** How many independent counters answer a key of the plan (1: one, or not known). */
-  countersOf(plan: PlanName | null): number;
 }
 
 type Condition = (v: DeferralView, check: CheckId, plan: PlanName | null) => boolean;
@@ -38,7 +52,12 @@ const CONDITIONS: Record<DeferralCondition, Condition> = {
   'failed-in-run': (v, check) => v.failedInRun(check),
   'over-the-figure': overTheFigure,
   'per-counter': (v, check, plan) => v.countersOf(plan) >= 2 && overTheFigure(v, check, plan),
+  'refills-or-slides': (v, _check, plan) => v.limiterOf(plan) === 'moves',
+  'shape-unknown': (v, _check, plan) => v.limiterOf(plan) === 'unknown',
 };
+
+/** Conditions on what a check read of the limiter, not on a defect it found. */
+const READINGS: ReadonlySet<DeferralCondition> = new Set(['refills-or-slides', 'shape-unknown']);
 
 /** A condition holds of a check on the plan. */
 export const conditionHolds = (v: DeferralView, when: DeferralCondition, check: CheckId, plan: PlanName | null) =>
@@ -48,13 +67,14 @@ export const conditionHolds = (v: DeferralView, when: DeferralCondition, check: 
 export const holds = (v: DeferralView, d: Deferral, plan: PlanName | null): boolean =>
   conditionHolds(v, d.when, d.check as CheckId, plan);
 
-/** The skip reason a deferral gives: what the judgements echo, and the check that owns the defect. */
-export const reasonOf = (d: Deferral): string => `${d.because}: that defect is ${d.check}'s`;
+/** The skip reason a deferral gives: what the judgements echo, and the check that owns the defect (or reads it). */
+export const reasonOf = (d: Deferral): string =>
+  READINGS.has(d.when) ? `${d.because} (as ${d.check} reads the limiter)` : `${d.because}: that defect is ${d.check}'s`;
 
-/** The deferrals of a check that excuse its plain failures (`of` absent), or its judgements held as `kind`. */
+/** The deferrals of a check that excuse its plain failures (`kind` null), or its judgements held as `kind`, in order. */
 export function deferralsOf(id: CheckId, kind: HeldKind | null): readonly Deferral[] {
   const all: readonly Deferral[] = (CATALOGUE[id] as CheckMeta).defersTo ?? [];
-  return all.filter((d) => (d.of ?? null) === kind);
+  return all.filter((d) => (kind === null ? d.of === undefined : (d.of?.includes(kind) ?? false)));
 }
 
 /**

@@ -5,15 +5,15 @@
  * restored, Retry-After honest, key isolation, no over-admission, deprecation.behaviour-unchanged) declare their
  * deferral to ratelimit.enforced in the catalogue (`per-counter`).
  */
-import type { PlanName } from '../api/plans.js';
-import { conditionHolds } from './deferrals.js';
+import { conditionHolds, type RunFacts } from './deferrals.js';
 import type { Ledger } from './ledger.js';
 
-export function resolveAtEnd(ledger: Ledger, countersOf: (plan: PlanName | null) => number): void {
-  const view = ledger.resolveDeferrals(countersOf);
+/** `facts`: what the observer read of the answers (src/checks/observer.ts). */
+export function resolveAtEnd(ledger: Ledger, facts: RunFacts): void {
+  const view = ledger.resolveDeferrals(facts);
   for (const plan of new Set(ledger.all().map((o) => o.plan))) {
     if (!conditionHolds(view, 'per-counter', 'ratelimit.enforced', plan)) continue;
-    const n = countersOf(plan);
+    const n = facts.countersOf(plan);
     ledger.info(
       'ratelimit.enforced',
       plan,

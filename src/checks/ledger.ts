@@ -8,7 +8,8 @@ import type { RunEventOf } from '../core/run-events.js';
 import type { CheckInfo, InfoCheckId, InfoKey, InfoValue } from '../report/check-info.js';
 import { redactEvidence } from '../report/redact.js';
 import { type AnyCheckId, CATALOGUE, type CheckId, type HeldKind } from './catalogue.js';
-import { DEFERRAL_ORDER, deferralsOf, type DeferralView, holds, reasonOf } from './deferrals.js';
+import { DEFERRAL_ORDER, deferralsOf, type DeferralView, holds, reasonOf, type RunFacts } from './deferrals.js';
+import { lineOf, type SkipReason } from './skip-reason.js';
 
 export const MAX_EVIDENCE = 5;
 /** A message quotes what the target sent: an absurd header must not make an absurd report. */
@@ -84,13 +85,10 @@ export function evidenceOf(ex: Exchange, message: string): Evidence {
 
 /**
  * Failures a judge held to the end of the run under a name (`kind`), handed to the ledger to settle with the
- * deferrals: the check's plain ones first, then `own` (a reason of the judge's own, null for none) unless `ownLast`,
- * then the deferrals declared for `kind`, then `own` if `ownLast`; failures when none holds.
+ * deferrals: the check's plain ones first, then those declared for `kind`, in their order; failures when none holds.
  */
 export interface HeldFailures {
   kind: HeldKind;
-  own: string | null;
-  ownLast: boolean;
   count: number;
   /** The first few, for evidence. */
   first: readonly { ex: Exchange; message: string }[];
@@ -158,11 +156,11 @@ export class Ledger {
     }
   }
 
-  /** A response or probe that could not be judged, with the reason (naming the check it depends on). */
-  skip(id: AnyCheckId, plan: PlanName | null, reason: string): void {
+  /** A response or probe that could not be judged, with the reason (a typed reference to the checks that judge it). */
+  skip(id: AnyCheckId, plan: PlanName | null, reason: SkipReason): void {
     const o = this.slot(id, plan);
     o.skipped++;
-    const r = this.redact(reason);
+    const r = this.redact(lineOf(reason));
     if (o.skipReasons.length < MAX_REASONS && !o.skipReasons.includes(r)) {
       o.skipReasons.push(r);
       this.tell(o, r);
@@ -200,16 +198,17 @@ export class Ledger {
   /**
    * The end of the run, once: each check that declares deferrals (src/checks/deferrals.ts), after every check it
    * defers to, has its failures on a plan turned into skips naming the check that owns the defect, where a
-   * deferral's condition holds; its held failures are settled (see `HeldFailures`). Returns the view the
-   * conditions read, for facts that follow from them.
+   * deferral's condition holds; its held failures are settled (see `HeldFailures`). `facts`: what the observer
+   * read of the answers. Returns the view the conditions read, for facts that follow from them.
    */
-  resolveDeferrals(countersOf: (plan: PlanName | null) => number): DeferralView {
+  resolveDeferrals(facts: RunFacts): DeferralView {
     if (this.resolved) throw new Error('the deferrals between checks are resolved once, at the end of the run');
     this.resolved = true;
     const view: DeferralView = {
       outcome: (id, plan) => this.outcomes.get(id)?.get(plan ?? ''),
       failedInRun: (id) => [...(this.outcomes.get(id)?.values() ?? [])].some((o) => o.failed > 0),
-      countersOf,
+      countersOf: (plan) => facts.countersOf(plan),
+      limiterOf: (plan) => facts.limiterOf(plan),
     };
     for (const id of DEFERRAL_ORDER) {
       for (const o of this.outcomes.get(id)?.values() ?? []) {
@@ -220,9 +219,9 @@ export class Ledger {
           this.settle(id, o.plan, h, reason ?? heldReason(view, id, o.plan, h));
       }
     }
-    // A judge's own reasons settle what a check that declares no deferrals held.
+    // What a check that declares no deferrals held, it fails.
     for (const [id, list] of this.held)
-      if (!DEFERRAL_ORDER.includes(id)) for (const { plan, h } of list) this.settle(id, plan, h, h.own);
+      if (!DEFERRAL_ORDER.includes(id)) for (const { plan, h } of list) this.settle(id, plan, h, null);
     this.held.clear();
     return view;
   }
@@ -288,10 +287,8 @@ export class Ledger {
 
 /** The reason held failures are skipped for, once the check's plain deferrals did not hold; null: none. */
 function heldReason(view: DeferralView, id: CheckId, plan: PlanName | null, h: HeldFailures): string | null {
-  if (h.own !== null && !h.ownLast) return h.own;
   const d = deferralsOf(id, h.kind).find((x) => holds(view, x, plan));
-  if (d !== undefined) return reasonOf(d);
-  return h.own;
+  return d === undefined ? null : reasonOf(d);
 }
 
 export function statusOf(o: Pick<Outcome, 'passed' | 'failed' | 'skipped'>): CheckStatus {

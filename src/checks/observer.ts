@@ -6,6 +6,7 @@
 import type { PlanLimits, PlanName } from '../api/plans.js';
 import type { Exchange } from '../http/exchange.js';
 import { checksJudgedBy, notExercised } from './catalogue.js';
+import type { RunFacts } from './deferrals.js';
 import type { Ledger } from './ledger.js';
 import { judgeChallenge, judgeInvalidKey, judgeMissingKey } from './passive/auth.js';
 import { createBackoffJudge } from './passive/client.js';
@@ -46,7 +47,8 @@ export interface ObserverOptions {
   clockScale: number;
 }
 
-export interface Observer {
+/** The observer reads the run's facts the deferrals between checks depend on (src/checks/deferrals.ts). */
+export interface Observer extends RunFacts {
   /** Judge one completed exchange. Call once per exchange, in completion order. */
   observe(ex: Exchange): void;
   /**
@@ -54,8 +56,6 @@ export interface Observer {
    * the run a skip with the reason. The deferrals are resolved after (src/checks/echoes.ts).
    */
   finish(): void;
-  /** How many independent counters answer a key of the plan, as read by the stream checks. */
-  countersOf(plan: PlanName | null): number;
 }
 
 export function createObserver(opts: ObserverOptions): Observer {
@@ -100,6 +100,7 @@ export function createObserver(opts: ObserverOptions): Observer {
       backoff(v, wait, r);
     },
     countersOf: (plan) => stream.counters.countersOf(plan),
+    limiterOf: (plan) => stream.limiterOf(plan),
     finish() {
       errorBodies.finish(opts.ledger);
       stream.finish(opts.ledger);

@@ -12,7 +12,8 @@ import { OUTPUT_NAMES, type OutputName } from '../outputs/registry.js';
 import { writeReportsSettled, type WrittenReports } from '../outputs/write.js';
 import { buildReport, reportHead, type ReportInput } from './build-report.js';
 import { errorReport, writeErrorReport } from './error-report.js';
-import type { Report } from '../report/schema.js';
+import { REPORT_SCHEMA_VERSION, type Report } from '../report/schema.js';
+import { VERSION } from './version.js';
 
 export interface FinalizeOptions {
   reportDir: string;
@@ -54,10 +55,17 @@ function fallbackReport(assembled: Report | null, input: ReportInput, why: strin
   return base ? { ...base, verdict: 'aborted', exitCode: EXIT.internal, abortReason } : null;
 }
 
-/** A minimal report in memory for the caller when nothing could be assembled (no format is rendered from it). */
+/**
+ * A minimal report in memory for the caller when nothing could be assembled (no format is rendered from it): the
+ * run's head and metrics, no check.
+ */
 function stubReport(input: ReportInput, why: string): Report {
   return {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    tool: { name: 'petload', version: VERSION },
     ...reportHead(input),
+    durationMs: input.endedAt.getTime() - input.startedAt.getTime(),
+    ...input.metrics,
     verdict: 'aborted',
     exitCode: EXIT.internal,
     abortReason: why,
@@ -65,7 +73,7 @@ function stubReport(input: ReportInput, why: string): Report {
     checks: [],
     thresholds: [],
     notes: [],
-  } as unknown as Report;
+  };
 }
 
 function attempt<T>(f: () => T): T | null {

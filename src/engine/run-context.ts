@@ -143,7 +143,7 @@ export function createRunContext(o: RunContextOptions): RunContext {
     if (finished) return;
     finished = true;
     observer.finish();
-    resolveAtEnd(ledger, observer.countersOf);
+    resolveAtEnd(ledger, observer);
   };
 
   return {

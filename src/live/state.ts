@@ -96,6 +96,17 @@ export interface LiveSnapshot {
 const emptySeries = (): TrafficSeries => ({ t: [], sent: [], s2xx: [], s4xx: [], s429: [], s5xx: [], errors: [] });
 const SERIES_FIELDS = ['sent', 's2xx', 's4xx', 's429', 's5xx', 'errors'] as const;
 
+/** A copy of each column, so that a snapshot does not move with the state. */
+const copySeries = (s: TrafficSeries): TrafficSeries => ({
+  t: [...s.t],
+  sent: [...s.sent],
+  s2xx: [...s.s2xx],
+  s4xx: [...s.s4xx],
+  s429: [...s.s429],
+  s5xx: [...s.s5xx],
+  errors: [...s.errors],
+});
+
 /** The column of the status mix an exchange counts in. */
 function statusField(status: number | null): keyof StatusMix {
   if (status === null) return 'errors';
@@ -311,7 +322,7 @@ export class LiveState {
         sent: this.sent,
         perSecond,
         status: { ...this.status },
-        series: Object.fromEntries(Object.entries(s).map(([k, v]) => [k, [...v]])) as unknown as TrafficSeries,
+        series: copySeries(s),
       },
       operations: [...this.latency]
         .filter(([, h]) => totalCount(h) > 0)

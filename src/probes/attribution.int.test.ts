@@ -115,7 +115,7 @@ describe('retry-after-honest (retry-after.honest)', () => {
     const check = await probeRun(['retry-after-honest'], ['retry-after-ms']);
     const c = check('retry-after.honest');
     expect(c.status).toBe('skip');
-    expect(reasons(c)).toEqual([expect.stringMatching(/\(retry-after\.plausible\)$/)]);
+    expect(reasons(c)).toEqual([expect.stringMatching(/\(see retry-after\.plausible\)$/)]);
     expect(check('retry-after.plausible').status).toBe('fail');
   });
 
@@ -143,7 +143,7 @@ describe('create-get and deprecated (create.returns-pet, get.returns-pet, deprec
     expect(messages(check('get.returns-pet'))[0]).toMatch(/^GET \/pets\/\d+: the 200 body is not a Pet: categoryId/);
     const dep = check('deprecation.behaviour-unchanged');
     expect(dep.status).toBe('pass');
-    expect(reasons(dep)).toEqual(['body not judged: the Pet of GET /pets/{id} is judged by get.returns-pet']);
+    expect(reasons(dep)).toEqual(['body not judged: the Pet of GET /pets/{id} is judged (see get.returns-pet)']);
   });
 
   it("measures the deprecated endpoint's quota use against the request just before it", {

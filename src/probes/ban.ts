@@ -16,6 +16,7 @@ import { answerOf, banDuration, describeAnswer, sameAnswer, wallAt } from './ban
 import { cheapList, isAccepted, probeTag, waitUntil, type ProbeContext } from './context.js';
 import type { Probe } from './probe.js';
 import { exhaust, minuteQuota, tripleOf } from './window.js';
+import { see } from '../checks/skip-reason.js';
 
 const ID = 'ban.probe';
 /** Refusals the probe knocks inside at most (each a fresh window brought to a 429). */
@@ -274,11 +275,12 @@ export const banProbe: Probe = {
         : '';
     const { knocks, lost, rounds, refusals, rolledOver, round } = await knockRounds(ctx, victim, tag);
     if (refusals === 0) {
+      const none = `the key could not be brought to a 429 in ${rounds} attempt(s)`;
       const why =
         rolledOver > 0
-          ? `: ${rolledOver} window(s) ended before the quota was used up${slower}`
-          : ' (see ratelimit.enforced)';
-      return ctx.ledger.skip(ID, plan, `the key could not be brought to a 429 in ${rounds} attempt(s)${why}`);
+          ? `${none}: ${rolledOver} window(s) ended before the quota was used up${slower}`
+          : see(none, 'ratelimit.enforced');
+      return ctx.ledger.skip(ID, plan, why);
     }
     info('knocks', knocks);
     info('refusalsKnockedInside', refusals);

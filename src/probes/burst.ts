@@ -11,6 +11,8 @@ import { cheapList, freshKey, isAccepted, probeTag, type ProbeContext } from './
 import type { Probe } from './probe.js';
 import { announcedMinuteLimit, minuteQuota, sameWindow, tripleOf } from './window.js';
 import { withFreshKey } from './with-key.js';
+import { see, type SkipReason, prefixed } from '../checks/skip-reason.js';
+import { NO_WHOLE_RESPONSE } from './reasons.js';
 
 /** K in Limit+K: enough to see over-admission, few enough that the refused requests are not "knocking". */
 /** How many requests beyond the limit the burst probe sends at once. */
@@ -41,14 +43,14 @@ async function enforcesAfter(
   ctx: ProbeContext,
   b: Burst,
   tag: string,
-): Promise<{ enforces: true; note: string } | { enforces: false; reason: string }> {
+): Promise<{ enforces: true; note: string } | { enforces: false; reason: SkipReason }> {
   if (b.results.some(isRateLimitRefusal)) return { enforces: true, note: '' };
   const last = [...b.accepted].sort((x, y) => x.timing.done - y.timing.done).at(-1);
   const window = last === undefined ? null : tripleOf(last);
   for (let i = 0; i < 2; i++) {
     const ex = await ctx.send(cheapList(b.key, tag));
     if (ex.error !== null)
-      return { enforces: false, reason: `the request after the burst got no whole response (see contract.transport)` };
+      return { enforces: false, reason: prefixed('the request after the burst got ', NO_WHOLE_RESPONSE) };
     if (isRateLimitRefusal(ex)) return { enforces: true, note: '; a request sent afterwards was refused' };
     const t = tripleOf(ex);
     if (window !== null && t !== null && !sameWindow(window, t)) {
@@ -67,10 +69,22 @@ async function enforcesAfter(
   }
   return {
     enforces: false,
-    reason:
-      'the target accepts sequential requests beyond its limit, so a burst cannot show over-admission (see ratelimit.enforced)',
+    reason: see(
+      'the target accepts sequential requests beyond its limit, so a burst cannot show over-admission',
+      'ratelimit.enforced',
+    ),
   };
 }
+
+const announcedLimit = (announced: number) => `the target announces Limit ${announced}, not the plan's figure`;
+
+/** Resets that moved with the requests while the burst ran (`realMs`): a refill admitted too, enforced's defect. */
+const refilledDuring = (accepted: string, realMs: number) =>
+  see(
+    `${accepted} while the burst lasted ${(realMs / 1000).toFixed(1)} s, under Resets that moved with the requests: a limiter that refills admits its refill too, an over-admission judged elsewhere`,
+    'ratelimit.enforced',
+    'ratelimit.algorithm',
+  );
 
 export const burstProbe: Probe = {
   name: 'burst',
@@ -103,7 +117,10 @@ export const burstProbe: Probe = {
             return ctx.ledger.skip(
               id,
               plan,
-              `the target announces Limit ${announced} (see ratelimit.limit-matches-plan), and no fresh ${plan} key is left to burst with it`,
+              see(
+                `${announcedLimit(announced)}, and no fresh ${plan} key is left to burst with it`,
+                'ratelimit.limit-matches-plan',
+              ),
             );
           ctx.ledger.info(id, plan, 'announcedLimit', limit);
           ctx.ledger.info(
@@ -137,7 +154,7 @@ export const burstProbe: Probe = {
           return ctx.ledger.skip(
             id,
             plan,
-            `${accepted.length} of ${n} accepted while the burst lasted ${(span / ctx.clock.scale / 1000).toFixed(1)} s, under Resets that moved with the requests: a limiter that refills admits its refill too (see ratelimit.algorithm); that over-admission is ratelimit.enforced's`,
+            refilledDuring(`${accepted.length} of ${n} accepted`, span / ctx.clock.scale),
           );
         }
         if (perWindow.size > 1 && worst <= allowed) {

@@ -11,6 +11,7 @@ import type { Clock } from '../core/clock.js';
 import { retryAfterMs, type KeyView } from '../backoff/key-state.js';
 import { isRateLimitRefusal } from '../checks/passive/contract.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
+import type { SkipReason } from '../checks/skip-reason.js';
 
 /** A 429 a probe left on a key, and the exchange that brought it. */
 export interface LeftRefusal {
@@ -173,7 +174,7 @@ export async function roomyKey(
 const heldBack = (key: ApiKey): WaitReason => ({ who: key.label, for: 'the end of the wait its 429 asked for' });
 
 /** Skip every listed check for a plan with one reason. */
-export function skipAll(ctx: ProbeContext, ids: readonly CheckId[], plan: PlanName | null, reason: string): void {
+export function skipAll(ctx: ProbeContext, ids: readonly CheckId[], plan: PlanName | null, reason: SkipReason): void {
   for (const id of ids) ctx.ledger.skip(id, plan, reason);
 }
 

@@ -14,9 +14,10 @@ import { idIn, nonce, petsIn } from './pets.js';
 import type { Probe } from './probe.js';
 import { NO_WHOLE_RESPONSE } from './reasons.js';
 import { HEADROOM_SLOT, withKey } from './with-key.js';
+import { see, type SkipReason, prefixed } from '../checks/skip-reason.js';
 
 /** Why a probe cannot judge an exchange's body, naming the check that owns that defect; null when it can. */
-function unreadable(ex: Exchange): string | null {
+function unreadable(ex: Exchange): SkipReason | null {
   if (ex.error !== null) return NO_WHOLE_RESPONSE;
   const b = bodyReadOf(ex);
   return b.kind === 'unusable' ? b.reason : null;
@@ -66,9 +67,13 @@ export const createGetProbe: Probe = {
 };
 
 /** Both checks skipped for an animal whose create answer cannot be judged, for `reason`. */
-function notJudged(ctx: ProbeContext, plan: PlanName | null, reason: string): void {
+function notJudged(ctx: ProbeContext, plan: PlanName | null, reason: SkipReason): void {
   ctx.ledger.skip('create.returns-pet', plan, reason);
-  ctx.ledger.skip('get.returns-pet', plan, `the animal's id is unknown: the create answer was not judged (${reason})`);
+  ctx.ledger.skip(
+    'get.returns-pet',
+    plan,
+    prefixed("the animal's id is unknown: the create answer was not judged: ", reason),
+  );
 }
 
 /** Whether the answer to a create is a 201 with a body to judge; any other answer is judged or skipped here. */
@@ -94,7 +99,7 @@ function createdWhole(
       `valid NewPet ${JSON.stringify(body)}: expected 201, got ${ex.status ?? 'no response'}`,
       ex,
     );
-    ctx.ledger.skip('get.returns-pet', plan, 'no animal was created (see create.returns-pet)');
+    ctx.ledger.skip('get.returns-pet', plan, see('no animal was created', 'create.returns-pet'));
     return false;
   }
   const bad = unreadable(ex);
@@ -130,7 +135,7 @@ function judgeCreate(
   );
   // The animal exists all the same: GET judges the Pet of its own operation, against what was sent.
   if (id === null || seen.has(id)) {
-    ctx.ledger.skip('get.returns-pet', plan, 'no new id in the create answer (see create.returns-pet)');
+    ctx.ledger.skip('get.returns-pet', plan, see('no new id in the create answer', 'create.returns-pet'));
     return null;
   }
   seen.add(id);
@@ -178,7 +183,7 @@ function judgeEcho(
   }
   // An id that is not new may name another animal: what GET answers for it says nothing of this one.
   if (reused) {
-    ctx.ledger.skip('get.returns-pet', plan, 'the create answer reused an id (see create.returns-pet)');
+    ctx.ledger.skip('get.returns-pet', plan, see('the create answer reused an id', 'create.returns-pet'));
     return null;
   }
   return { id: petId, name: pet.name, categoryId: String(pet.categoryId), status: { value: pet.status } };

@@ -13,8 +13,9 @@ import { keySpec, othersSince, type ProbeContext, probeTag, sendPatiently, skipA
 import { idIn, nonce, petsIn } from './pets.js';
 import type { Probe } from './probe.js';
 import { NO_WHOLE_RESPONSE } from './reasons.js';
-import { HEADER_CHECKS, sameWindow, tripleOf } from './window.js';
+import { sameWindow, tripleOf, unusableHeaders } from './window.js';
 import { HEADROOM_SLOT, withKey } from './with-key.js';
+import { see } from '../checks/skip-reason.js';
 
 export const deprecatedProbe: Probe = {
   name: 'deprecated',
@@ -39,7 +40,7 @@ export const deprecatedProbe: Probe = {
         id = before.status === 201 ? (idIn(before) ?? undefined) : undefined;
       }
       if (id === undefined)
-        return skipAll(ctx, this.checks, plan, 'no animal id to get (see list.schema and create.returns-pet)');
+        return skipAll(ctx, this.checks, plan, see('no animal id to get', 'list.schema', 'create.returns-pet'));
       const first = await ctx.send(keySpec(key, 'getPet', `/pets/${id}`, tag));
       let [b, get, after] = [before, first, await ctx.send(keySpec(key, 'listPets', '/pets?limit=1', tag))];
       // A limiter that refills as it goes (a token bucket, GCRA) may give a request back between two answers, which
@@ -91,7 +92,7 @@ export function judgeDeprecated(
   const body = bodyReadOf(get);
   if (body.kind === 'unusable') ctx.ledger.skip(id, plan, body.reason);
   else if (body.kind === 'none' || !Pet.safeParse(body.value).success)
-    ctx.ledger.skip(id, plan, 'body not judged: the Pet of GET /pets/{id} is judged by get.returns-pet');
+    ctx.ledger.skip(id, plan, see('body not judged: the Pet of GET /pets/{id} is judged', 'get.returns-pet'));
   const missing = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].filter(
     (h) => headerValue(get.headers, h) === undefined,
   );
@@ -111,10 +112,10 @@ export function judgeDeprecated(
     return ctx.ledger.skip(
       id,
       plan,
-      `quota use not judged: the list answers lack ${missing.join(', ')} too (see ratelimit.headers-present)`,
+      see(`quota use not judged: the list answers lack ${missing.join(', ')} too`, 'ratelimit.headers-present'),
     );
   const [tb, tg, ta] = [tripleOf(before), tripleOf(get), tripleOf(after)];
-  if (!tg) return ctx.ledger.skip(id, plan, `quota use not judged: unusable X-RateLimit-* (${HEADER_CHECKS})`);
+  if (!tg) return ctx.ledger.skip(id, plan, unusableHeaders('quota use not judged: unusable X-RateLimit-*'));
   if (!sameWindow(tb, tg) || !sameWindow(tg, ta) || before.overlapped || get.overlapped || after.overlapped) {
     return ctx.ledger.skip(id, plan, 'quota use not judged: the window changed during the sequence');
   }
@@ -132,7 +133,10 @@ export function judgeDeprecated(
     return ctx.ledger.skip(
       id,
       plan,
-      `quota use not judged: Remaining fell ${excess} more than this key's requests while other probes sent ${others} (see ratelimit.key-isolation)`,
+      see(
+        `quota use not judged: Remaining fell ${excess} more than this key's requests while other probes sent ${others}`,
+        'ratelimit.key-isolation',
+      ),
     );
   }
   ctx.ledger.judge(

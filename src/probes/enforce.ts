@@ -26,13 +26,14 @@ import {
   type Exhaustion,
   exhaust,
   exhaustSpan,
-  HEADER_CHECKS,
   minuteCapacity,
   minuteQuota,
   restartedAfterAMinute,
   type Triple,
   tripleOf,
+  unusableHeaders,
 } from './window.js';
+import { see, prefixed } from '../checks/skip-reason.js';
 
 const DECREMENTS = 'ratelimit.remaining-decrements';
 
@@ -62,7 +63,10 @@ export const enforceProbe: Probe = {
       'ratelimit.enforced',
       plan,
       sequential
-        ? 'requests sent together were over-admitted (see ratelimit.no-over-admission), and strictly sequential requests could not reach the limit within one window, twice'
+        ? see(
+            'requests sent together were over-admitted, and strictly sequential requests could not reach the limit within one window, twice',
+            'ratelimit.no-over-admission',
+          )
         : "the limiter restarted (a new window, or as much left as at the start) or a minute passed before the limit was reached, twice: the requests reached the target too slowly to spend a minute's quota within a minute",
     );
   },
@@ -122,7 +126,7 @@ async function openWindow(ctx: ProbeContext, plan: PlanName, fk: FreshKey, tag: 
         ctx,
         ['ratelimit.enforced', DECREMENTS],
         plan,
-        `the first request of a fresh window was refused, again after that window ended: ${FOREIGN}`,
+        prefixed('the first request of a fresh window was refused, again after that window ended: ', FOREIGN),
       );
       return null;
     }
@@ -216,14 +220,14 @@ function countVoid(
 function judgeDecrement(ctx: ProbeContext, plan: PlanName, count: Count): void {
   const { first, t0, inUse, fresh, key, run } = count;
   if (!isAccepted(first)) {
-    ctx.ledger.skip(DECREMENTS, plan, 'first request of the window was refused (see ratelimit.enforced)');
+    ctx.ledger.skip(DECREMENTS, plan, see('first request of the window was refused', 'ratelimit.enforced'));
   } else if (t0 === null) {
-    ctx.ledger.skip(DECREMENTS, plan, `first response has no usable X-RateLimit-* (${HEADER_CHECKS})`);
+    ctx.ledger.skip(DECREMENTS, plan, unusableHeaders('first response has no usable X-RateLimit-*'));
   } else if (inUse) {
     ctx.ledger.skip(
       DECREMENTS,
       plan,
-      `the window was already in use when the probe started, and again after it ended: ${FOREIGN}`,
+      prefixed('the window was already in use when the probe started, and again after it ended: ', FOREIGN),
     );
   } else if (fresh || t0.limit === key.limits.perMinute) {
     ctx.ledger.judge(
@@ -270,7 +274,10 @@ async function judgeEnforced(ctx: ProbeContext, plan: PlanName, count: Count, ot
     ctx.ledger.skip(
       'ratelimit.enforced',
       plan,
-      `refused after ${run.accepted} of ${expected} accepted requests, while other probes sent requests: ${FOREIGN}`,
+      prefixed(
+        `refused after ${run.accepted} of ${expected} accepted requests, while other probes sent requests: `,
+        FOREIGN,
+      ),
     );
   } else if (run.accepted !== expected) {
     ctx.ledger.fail(

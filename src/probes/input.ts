@@ -7,6 +7,8 @@ import { keySpec, probeTag, sendPatiently } from './context.js';
 import { nonce, petsIn } from './pets.js';
 import type { Probe } from './probe.js';
 import { HEADROOM_SLOT, withKey } from './with-key.js';
+import { prefixed } from '../checks/skip-reason.js';
+import { NO_WHOLE_RESPONSE } from './reasons.js';
 
 /** Invalid NewPet bodies, raw text so that malformed JSON and integers beyond int64 are sent as such. */
 export const INVALID_BODIES: { what: string; body: (name: string) => string }[] = [
@@ -50,9 +52,7 @@ export const inputProbe: Probe = {
           ctx.ledger.skip(
             'create.rejects-invalid',
             plan,
-            ex.error
-              ? `${b.what}: no whole response (see contract.transport)`
-              : `${b.what}: refused by the rate limit, not judged`,
+            ex.error ? prefixed(`${b.what}: `, NO_WHOLE_RESPONSE) : `${b.what}: refused by the rate limit, not judged`,
           );
           continue;
         }

@@ -6,6 +6,7 @@ import { cheapList, isAccepted, keysOf, probeTag, roomyKey, sendPatiently } from
 import type { Probe } from './probe.js';
 import { notJudgeable, refusedAs, UNKNOWN_COUNT } from './reasons.js';
 import { exhaust, exhaustSpan, minuteCapacity, sameWindow, tripleOf } from './window.js';
+import { see, prefixed } from '../checks/skip-reason.js';
 
 export const keyIsolationProbe: Probe = {
   name: 'key-isolation',
@@ -26,8 +27,8 @@ export const keyIsolationProbe: Probe = {
     const before = await sendPatiently(ctx, cheapList(b.key, tag));
     const run = await exhaust(ctx, a.key, tag, (first) => minuteCapacity(first, a.key, a.how === 'unused'));
     if (run.refusal?.status === 429) ctx.refusals.push(a.key, run.refusal);
-    else if (run.lost !== null) return ctx.ledger.skip(id, plan, `key A: ${UNKNOWN_COUNT}`);
-    else return ctx.ledger.skip(id, plan, 'key A could not be exhausted (see ratelimit.enforced)');
+    else if (run.lost !== null) return ctx.ledger.skip(id, plan, prefixed('key A: ', UNKNOWN_COUNT));
+    else return ctx.ledger.skip(id, plan, see('key A could not be exhausted', 'ratelimit.enforced'));
     const after = await ctx.send(cheapList(b.key, tag));
     const why = notJudgeable(after);
     if (why !== null) return ctx.ledger.skip(id, plan, why);

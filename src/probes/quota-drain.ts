@@ -6,10 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { retryAfterMs } from '../backoff/key-state.js';
 import { cheapList, isAccepted, othersSince, probeTag, sendPatiently, waitUntil } from './context.js';
 import type { Probe } from './probe.js';
-import { FOREIGN, notJudgeable, refusedAs } from './reasons.js';
+import { FOREIGN, NO_WHOLE_RESPONSE, notJudgeable, refusedAs } from './reasons.js';
 import { MINUTE_MS, MINUTE_S } from '../api/plans.js';
-import { HEADER_CHECKS, type Triple, tripleOf } from './window.js';
+import { type Triple, tripleOf, unusableHeaders } from './window.js';
 import { withRoomyKey } from './with-key.js';
+import { prefixed, type SkipReason } from '../checks/skip-reason.js';
 
 /** Requests with distinct unknown keys the quota-drain probe sends between its two valid ones. */
 export const DRAIN_REQUESTS = 50;
@@ -31,7 +32,7 @@ export const quotaDrainProbe: Probe = {
     await withRoomyKey(ctx, this.checks, plan, async (fk, plan) => {
       const id = 'auth.no-quota-drain';
       const tag = probeTag('quota-drain');
-      let why2 = '';
+      let why2: SkipReason = '';
       for (let attempt = 0; attempt < 2; attempt++) {
         const others = othersSince(ctx);
         const first = await sendPatiently(ctx, cheapList(fk.key, tag));
@@ -53,7 +54,7 @@ export const quotaDrainProbe: Probe = {
           else sent++;
         }
         const last = await ctx.send(cheapList(fk.key, tag));
-        const why = notJudgeable(last) ?? (first.error !== null ? 'no whole response (see contract.transport)' : null);
+        const why = notJudgeable(last) ?? (first.error !== null ? NO_WHOLE_RESPONSE : null);
         if (why !== null) return ctx.ledger.skip(id, plan, why);
         const [t1, t2] = [tripleOf(first), tripleOf(last)];
         if (!isAccepted(last) && isAccepted(first)) {
@@ -64,7 +65,7 @@ export const quotaDrainProbe: Probe = {
             last,
           );
         }
-        if (!t1 || !t2) return ctx.ledger.skip(id, plan, `no usable X-RateLimit-* headers (${HEADER_CHECKS})`);
+        if (!t1 || !t2) return ctx.ledger.skip(id, plan, unusableHeaders('no usable X-RateLimit-* headers'));
         if (!oneStretch(t1, t2)) {
           why2 = 'the window changed during the sequence twice; not judged';
           continue; // the window ended in between: try once more
@@ -74,7 +75,10 @@ export const quotaDrainProbe: Probe = {
         const fall = t1.remaining - 1 - t2.remaining;
         const overlapping = others();
         if (fall > 0 && fall <= overlapping) {
-          why2 = `Remaining went ${t1.remaining} → ${t2.remaining} while other probes had ${overlapping} requests out, twice: ${FOREIGN}`;
+          why2 = prefixed(
+            `Remaining went ${t1.remaining} → ${t2.remaining} while other probes had ${overlapping} requests out, twice: `,
+            FOREIGN,
+          );
           continue;
         }
         // Only a fall below what the valid key's own request explains is a drain; a rise is refill (a bucket's or a

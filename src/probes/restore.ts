@@ -10,6 +10,7 @@ import { OTHER_WINDOW, refusalFor, refusedBy, refusedWindowEnd, WAIT_TRIES } fro
 import { exhaustSpan, sameWindow, tripleOf } from './window.js';
 import { afterWait } from './waited-out.js';
 import { MINUTE_MS } from '../api/plans.js';
+import { see, prefixed } from '../checks/skip-reason.js';
 
 export const restoreProbe: Probe = {
   name: 'restore',
@@ -21,7 +22,7 @@ export const restoreProbe: Probe = {
     const id = 'ratelimit.quota-restored';
     const tag = probeTag('restore');
     let r = await refusalFor(ctx, plan, tag);
-    if (!r) return ctx.ledger.skip(id, plan, 'no 429 to wait out (see ratelimit.enforced)');
+    if (!r) return ctx.ledger.skip(id, plan, see('no 429 to wait out', 'ratelimit.enforced'));
     for (let attempt = 0; attempt < WAIT_TRIES; attempt++) {
       // The window's end, and the client's hold-back of the key (itself bounded by the window length).
       const held = Math.min(ctx.keyStates.get(r.key).blockedUntil, r.ex.localTime + MINUTE_MS + TOLERANCE_MS);
@@ -61,7 +62,10 @@ export const restoreProbe: Probe = {
     ctx.ledger.skip(
       id,
       plan,
-      `refused each time in a window that began after the wait: the key's next window was already spent (another client is using the key), or ${FOREIGN}`,
+      prefixed(
+        "refused each time in a window that began after the wait: the key's next window was already spent (another client is using the key), or ",
+        FOREIGN,
+      ),
     );
   },
 };

@@ -10,6 +10,7 @@ import { OTHER_WINDOW, refusalFor, refusedBy, WAIT_TRIES } from './refusal.js';
 import { waitedOutMessage } from './waited-out.js';
 import { exhaustSpan } from './window.js';
 import { MINUTE_MS } from '../api/plans.js';
+import { see, prefixed } from '../checks/skip-reason.js';
 
 export const retryAfterHonestProbe: Probe = {
   name: 'retry-after-honest',
@@ -21,10 +22,10 @@ export const retryAfterHonestProbe: Probe = {
     const id = 'retry-after.honest';
     const tag = probeTag('retry-after-honest');
     let r = await refusalFor(ctx, plan, tag);
-    if (!r) return ctx.ledger.skip(id, plan, 'no 429 to wait out (see ratelimit.enforced)');
+    if (!r) return ctx.ledger.skip(id, plan, see('no 429 to wait out', 'ratelimit.enforced'));
     for (let attempt = 0; attempt < WAIT_TRIES; attempt++) {
       const asked = retryAfterForProbe(r.ex, r.key.limits);
-      if (!asked.ok) return ctx.ledger.skip(id, plan, `the 429 gives no wait to judge: ${asked.reason}`);
+      if (!asked.ok) return ctx.ledger.skip(id, plan, prefixed('the 429 gives no wait to judge: ', asked.reason));
       const wait = asked.waitMs;
       // Exactly the given time plus 250 ms; bounded by the window length.
       await waitUntil(ctx, r.ex.localTime + Math.min(wait, MINUTE_MS) + 250, {
@@ -48,7 +49,10 @@ export const retryAfterHonestProbe: Probe = {
     ctx.ledger.skip(
       id,
       plan,
-      `refused each time in a window that began after the wait: the key's next window was already spent (another client is using the key), or ${FOREIGN}`,
+      prefixed(
+        "refused each time in a window that began after the wait: the key's next window was already spent (another client is using the key), or ",
+        FOREIGN,
+      ),
     );
   },
 };

@@ -7,6 +7,7 @@ import { keySpec, probeTag, sendPatiently } from './context.js';
 import { petsIn } from './pets.js';
 import type { Probe } from './probe.js';
 import { HEADROOM_SLOT, withKey } from './with-key.js';
+import { NO_WHOLE_RESPONSE } from './reasons.js';
 
 export const unknownIdProbe: Probe = {
   name: 'unknown-id',
@@ -29,7 +30,7 @@ export const unknownIdProbe: Probe = {
           ctx.ledger.skip(
             'get.unknown-404',
             plan,
-            ex.error ? 'no whole response (see contract.transport)' : 'refused by the rate limit, not judged',
+            ex.error ? NO_WHOLE_RESPONSE : 'refused by the rate limit, not judged',
           );
           continue;
         }

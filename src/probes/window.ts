@@ -5,6 +5,7 @@ import { retryAfterMs, serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.j
 import type { Exchange } from '../http/exchange.js';
 import { rateLimitOf } from '../http/parsed.js';
 import { cheapList, isAccepted, type LeftRefusal, type ProbeContext, type RefusalShelf } from './context.js';
+import { see } from '../checks/skip-reason.js';
 
 export interface Triple {
   limit: number;
@@ -25,8 +26,9 @@ export function tripleOf(ex: Exchange): Triple | null {
   return { limit: rl.limit.value, remaining: rl.remaining.value, reset: rl.reset.value };
 }
 
-/** Where a probe names the checks that judge unusable headers. */
-export const HEADER_CHECKS = 'see ratelimit.headers-present, ratelimit.headers-syntax, ratelimit.reset-is-timestamp';
+/** A skip for headers a probe cannot read, naming the checks that judge them. */
+export const unusableHeaders = (text: string) =>
+  see(text, 'ratelimit.headers-present', 'ratelimit.headers-syntax', 'ratelimit.reset-is-timestamp');
 
 export const sameWindow = (a: Triple | null, b: Triple | null): boolean =>
   a !== null && b !== null && a.limit === b.limit && a.reset === b.reset;

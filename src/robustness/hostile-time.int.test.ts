@@ -88,7 +88,7 @@ describe.concurrent('Retry-After that is no plausible delay, on every answer', (
       expect(judged.evidence[0]!.message).toContain(c.raw);
       if (c.judged === 'retry-after.syntax')
         expect(checkOf(report, 'retry-after.plausible').reasons).toContain(
-          'Retry-After is not readable (retry-after.syntax)',
+          'Retry-After is not readable (see retry-after.syntax)',
         );
       // One defect, one failure: petload's own discipline holds.
       expect(checkOf(report, 'backoff.respects-retry-after').status).not.toBe('fail');

@@ -5,6 +5,7 @@
  */
 import { PLANS, type PlanLimits, type PlanName } from '../api/plans.js';
 import type { AnyCheckId } from '../checks/catalogue.js';
+import type { LimiterReading, RunFacts } from '../checks/deferrals.js';
 import type { Ledger, Outcome } from '../checks/ledger.js';
 import { type ApiKey, keyLabel } from '../core/api-key.js';
 import { deepFreeze } from '../core/readonly.js';
@@ -112,6 +113,17 @@ export function buildExchange(parts: ExchangeParts = {}): Exchange {
 }
 
 /** The outcome a check recorded for a plan (the default plan is the builder's `free`), or undefined. */
+/**
+ * The run's facts the deferrals between checks read, as a test sets them: one counter per key and a limiter whose
+ * headers stand still (a fixed window) unless told otherwise.
+ */
+export function runFacts(
+  countersOf: (plan: PlanName | null) => number = () => 1,
+  limiterOf: (plan: PlanName | null) => LimiterReading = () => 'still',
+): RunFacts {
+  return { countersOf, limiterOf };
+}
+
 export function outcomeOf(ledger: Ledger, id: AnyCheckId, plan: PlanName | null = 'free'): Outcome | undefined {
   return ledger.all().find((o) => o.id === id && o.plan === plan);
 }

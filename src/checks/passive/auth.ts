@@ -4,6 +4,7 @@
  */
 import { headerValues } from '../../http/exchange.js';
 import { isOverLimit5xx } from './contract.js';
+import { see } from '../skip-reason.js';
 import { is2xx, type Recorder, type View } from './view.js';
 
 /**
@@ -13,18 +14,18 @@ import { is2xx, type Recorder, type View } from './view.js';
  * (per client address) is a legitimate design the interface does not exclude. An over-limit 5xx (Retry-After or
  * Remaining 0) is the same refusal in the wrong status: contract.no-server-errors owns that defect.
  */
+const OVER_LIMIT_5XX = see(
+  'an over-limit 5xx: rate-limited before authentication was judged',
+  'contract.no-server-errors',
+);
+
 function judgeRefused(id: 'auth.missing-key' | 'auth.invalid-key', what: string, v: View, r: Recorder): void {
   const { ex, status } = v;
   if (status === null || ex.operation === null) return;
   if (status === 401) return r.pass(id, ex);
   if (status === 429) return r.skip(id, ex, 'answered 429: rate-limited before authentication was judged');
   // A 5xx with Retry-After or Remaining 0 is an over-limit answer: a refusal by the rate limit, in the wrong status.
-  if (isOverLimit5xx(ex))
-    return r.skip(
-      id,
-      ex,
-      'an over-limit 5xx: rate-limited before authentication was judged (see contract.no-server-errors)',
-    );
+  if (isOverLimit5xx(ex)) return r.skip(id, ex, OVER_LIMIT_5XX);
   const served = is2xx(status) ? ': served without a valid credential' : '';
   r.fail(id, ex, `${status} to a request ${what}${served}; expected 401`);
 }

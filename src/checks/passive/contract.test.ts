@@ -122,7 +122,7 @@ describe('contract.documented-status', () => {
 
   it('skips a 5xx (contract.no-server-errors judges it) and a deliberate knock, whatever its tag', () => {
     expect(outcomeOf(run(judge, { status: 502 }), 'contract.documented-status')?.skipReasons).toEqual([
-      'a 5xx is judged by contract.no-server-errors',
+      'a 5xx is judged (see contract.no-server-errors)',
     ]);
     expect(
       countsOf(run(judge, { status: 403, tag: 'probe:ban', intent: 'knock' }), 'contract.documented-status').skipped,
@@ -200,16 +200,16 @@ describe('contract.error-shape', () => {
 
   it('skips 429 bodies, bodies that are not JSON and broken bodies, naming the owning check', () => {
     expect(outcomeOf(run(judgeErrorShape, { status: 429, json: {} }), 'contract.error-shape')?.skipReasons).toEqual([
-      'a 429 body is judged by retry-after.error-body',
+      'a 429 body is judged (see retry-after.error-body)',
     ]);
     const text = run(judgeErrorShape, {
       status: 401,
       headers: { 'content-type': 'text/plain' },
       body: { kind: 'text', excerpt: 'Unauthorized' },
     });
-    expect(outcomeOf(text, 'contract.error-shape')?.skipReasons).toEqual([REASONS.notJsonBody]);
+    expect(outcomeOf(text, 'contract.error-shape')?.skipReasons).toEqual([REASONS.notJsonBody.line]);
     const cut = run(judgeErrorShape, { status: 400, body: { kind: 'unparseable', error: 'eof', excerpt: '{' } });
-    expect(outcomeOf(cut, 'contract.error-shape')?.skipReasons).toEqual([REASONS.unparseableBody]);
+    expect(outcomeOf(cut, 'contract.error-shape')?.skipReasons).toEqual([REASONS.unparseableBody.line]);
   });
 
   it('does not judge 2xx or empty error responses', () => {

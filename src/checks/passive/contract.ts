@@ -7,10 +7,13 @@ import { ErrorBody } from '../../api/schemas.js';
 import { headerValues, type Exchange } from '../../http/exchange.js';
 import { formatIssues } from '../../core/zod-issues.js';
 import type { RequestScope } from './request.js';
+import { see } from '../skip-reason.js';
 import { declaresJson, is2xx, JSON_MEDIA_TYPE, type Recorder, type View } from './view.js';
 
 /** At most this many schema issues are spelled out in one failure message. */
 const MAX_ISSUES = 3;
+const FIVE_XX = see('a 5xx is judged', 'contract.no-server-errors');
+const BODY_OF_429 = see('a 429 body is judged', 'retry-after.error-body');
 
 /** One line of at most MAX_ISSUES zod issues, located by path. */
 export function issueSummary(error: Parameters<typeof formatIssues>[0], input: unknown): string {
@@ -74,7 +77,7 @@ export function judgeNoServerErrors(v: View, r: Recorder): void {
 export function judgeDocumentedStatus(v: View, scope: RequestScope, r: Recorder): void {
   const { ex, status } = v;
   if (status === null || ex.operation === null) return;
-  if (status >= 500) return r.skip('contract.documented-status', ex, 'a 5xx is judged by contract.no-server-errors');
+  if (status >= 500) return r.skip('contract.documented-status', ex, FIVE_XX);
   const documented: readonly number[] = OPERATIONS[ex.operation].statuses;
   if (documented.includes(status) || (scope.outside && (status === 400 || status === 404))) {
     return r.pass('contract.documented-status', ex);
@@ -121,7 +124,7 @@ export function judgeErrorShape(v: View, r: Recorder): ErrorBodyDefect | null {
   const { ex, status, body } = v;
   if (status === null || is2xx(status) || body.kind === 'none') return null;
   if (status === 429) {
-    r.skip('contract.error-shape', ex, 'a 429 body is judged by retry-after.error-body');
+    r.skip('contract.error-shape', ex, BODY_OF_429);
     return null;
   }
   if (body.kind === 'unusable') {

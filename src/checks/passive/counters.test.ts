@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../ledger.js';
-import { outcomeOf } from '../../testing/exchange-builder.js';
+import { outcomeOf, runFacts } from '../../testing/exchange-builder.js';
 import { type SampleStep, sequentialSamples } from '../../testing/rate-limit-samples.js';
 import { deferralsOf, reasonOf } from '../deferrals.js';
 import { resolveAtEnd } from '../echoes.js';
@@ -77,7 +77,10 @@ describe('one defect, one failure on a fleet of local counters', () => {
 
   it("turns the sequence checks' failures into skips naming ratelimit.enforced, which keeps its failure and cause", () => {
     const ledger = failed();
-    resolveAtEnd(ledger, () => 2);
+    resolveAtEnd(
+      ledger,
+      runFacts(() => 2),
+    );
     expect(COUNTERS_REASON).toMatch(/: that defect is ratelimit\.enforced's$/);
     expect(outcomeOf(ledger, 'ratelimit.remaining-decrements')).toMatchObject({
       failed: 0,
@@ -101,7 +104,10 @@ describe('one defect, one failure on a fleet of local counters', () => {
       [1, true],
     ] as const) {
       const ledger = failed(over);
-      resolveAtEnd(ledger, () => counters);
+      resolveAtEnd(
+        ledger,
+        runFacts(() => counters),
+      );
       expect(outcomeOf(ledger, 'ratelimit.remaining-decrements')?.failed).toBe(1);
     }
   });

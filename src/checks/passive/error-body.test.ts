@@ -6,11 +6,13 @@ import {
   MINUTE_RESET,
   outcomeOf,
   rateLimitHeaders,
+  runFacts,
   TEST_PLANS,
   type ExchangeParts,
 } from '../../testing/exchange-builder.js';
 import { judgeErrorShape } from './contract.js';
-import { createErrorBodyJudge, SAME_DEFECT_REASON } from './error-body.js';
+import { deferralsOf, reasonOf } from '../deferrals.js';
+import { createErrorBodyJudge } from './error-body.js';
 import { createRecorder, createViewer, REASONS } from './view.js';
 
 const ID = 'retry-after.error-body';
@@ -40,6 +42,7 @@ function run(...parts: ExchangeParts[]): Ledger {
     judge.judge(v, r);
   }
   judge.finish(ledger);
+  ledger.resolveDeferrals(runFacts());
   return ledger;
 }
 const message = (l: Ledger) => outcomeOf(l, ID)?.evidence[0]?.message;
@@ -60,7 +63,7 @@ describe('retry-after.error-body', () => {
     const text = run(
       refused({ headers: { 'content-type': 'text/plain' }, body: { kind: 'text', excerpt: 'Too many requests' } }),
     );
-    expect(outcomeOf(text, ID)?.skipReasons).toEqual([REASONS.notJsonBody]);
+    expect(outcomeOf(text, ID)?.skipReasons).toEqual([REASONS.notJsonBody.line]);
     expect(countsOf(run(refused({ body: { kind: 'none' } })), ID)).toEqual({ passed: 0, failed: 0, skipped: 0 });
   });
 
@@ -74,7 +77,7 @@ describe('retry-after.error-body', () => {
     );
     for (const l of [before, after]) {
       expect(countsOf(l, ID).failed).toBe(0);
-      expect(outcomeOf(l, ID)?.skipReasons).toEqual([SAME_DEFECT_REASON]);
+      expect(outcomeOf(l, ID)?.skipReasons).toEqual([reasonOf(deferralsOf(ID, 'same-defect')[0]!)]);
       expect(countsOf(l, 'contract.error-shape', null).failed).toBe(1);
     }
     expect(countsOf(after, ID).skipped).toBe(2);

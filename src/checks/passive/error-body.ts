@@ -5,8 +5,9 @@
  * One defect, one failure: when the 429 bodies have the same defect contract.error-shape found on the target's
  * other error bodies (the same fields rejected, or a `status` other than the HTTP status), that is one defect of the
  * target's error bodies, contract.error-shape's. Since a 429 may come before any other error, a 429 body with a
- * defect is held until the end of the run (bounded: a few kinds, a few exchanges each for evidence), then skipped
- * naming contract.error-shape when that check found the same kind of defect, else failed.
+ * defect is held until the end of the run (bounded: a few kinds, a few exchanges each for evidence); then those of
+ * a kind contract.error-shape found are handed to the ledger as `same-defect`, deferred to that check in the
+ * catalogue (skipped naming it, since it failed), and the others failed.
  */
 import type { PlanName } from '../../api/plans.js';
 import type { Exchange } from '../../http/exchange.js';
@@ -15,8 +16,6 @@ import { errorBodyDefect, type ErrorBodyDefect } from './contract.js';
 import type { Recorder, View } from './view.js';
 
 const ID = 'retry-after.error-body';
-export const SAME_DEFECT_REASON =
-  'the 429 body has the defect contract.error-shape found on the other error bodies (contract.error-shape)';
 /** Kinds of defect held per plan; beyond them a defect is failed at once. */
 const MAX_KINDS = 16;
 
@@ -32,7 +31,7 @@ export interface ErrorBodyJudge {
   sawErrorShape(defect: ErrorBodyDefect | null): void;
   /** Judge a 429's body. */
   judge(v: View, r: Recorder): void;
-  /** Record the held 429 bodies: skipped naming contract.error-shape when it found the same defect, else failed. */
+  /** Hand the held 429 bodies over: deferred to contract.error-shape when it found the same defect, else failed. */
   finish(ledger: Ledger): void;
 }
 
@@ -50,7 +49,6 @@ export function createErrorBodyJudge(): ErrorBodyJudge {
       if (body.kind === 'unusable') return r.skip(ID, ex, body.reason);
       const defect = errorBodyDefect(body.value, 429);
       if (defect === null) return r.pass(ID, ex);
-      if (shapeDefects.has(defect.kind)) return r.skip(ID, ex, SAME_DEFECT_REASON);
       let byKind = held.get(ex.plan);
       if (byKind === undefined) held.set(ex.plan, (byKind = new Map()));
       let h = byKind.get(defect.kind);
@@ -65,7 +63,8 @@ export function createErrorBodyJudge(): ErrorBodyJudge {
       for (const [plan, byKind] of held) {
         for (const [kind, h] of byKind) {
           if (shapeDefects.has(kind)) {
-            for (let i = 0; i < h.count; i++) ledger.skip(ID, plan, SAME_DEFECT_REASON);
+            const first = h.exchanges.map((ex) => ({ ex, message: h.message }));
+            ledger.hold(ID, plan, { kind: 'same-defect', count: h.count, first });
             continue;
           }
           for (const ex of h.exchanges) ledger.fail(ID, plan, h.message, ex);

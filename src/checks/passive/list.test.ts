@@ -96,7 +96,7 @@ describe('list.schema', () => {
   it('fails a 200 without a body; skips a broken body naming contract.transport', () => {
     expect(message(run({ body: { kind: 'none' } }), 'list.schema')).toMatch(/without a body/);
     const cut = run({ body: { kind: 'unparseable', error: 'eof', excerpt: '[' } });
-    expect(outcomeOf(cut, 'list.schema')?.skipReasons).toEqual([REASONS.unparseableBody]);
+    expect(outcomeOf(cut, 'list.schema')?.skipReasons).toEqual([REASONS.unparseableBody.line]);
   });
 
   it('judges only 200 answers to listPets', () => {
@@ -137,7 +137,7 @@ describe('list.limit-respected', () => {
     ).toBe(1);
     const l = run({ path: '/pets?limit=1', json: { data: [] } });
     expect(outcomeOf(l, 'list.limit-respected')?.skipReasons).toEqual([
-      'the 200 body is not a JSON array (list.schema)',
+      'the 200 body is not a JSON array (see list.schema)',
     ]);
   });
 
@@ -186,7 +186,7 @@ describe('list.limit-out-of-range', () => {
       'an over-limit 5xx: refused by the rate limit before the query was judged (see contract.no-server-errors)',
     ]);
     expect(outcomeOf(run({ path: '/pets?limit=0', json: {} }), 'list.limit-out-of-range')?.skipReasons).toEqual([
-      'the 200 body is not a JSON array (list.schema)',
+      'the 200 body is not a JSON array (see list.schema)',
     ]);
   });
 });
@@ -212,7 +212,7 @@ describe('list.invalid-status', () => {
     const l = run({ path: '/pets?status=foo', json: pets(2, 'foo') });
     expect(countsOf(l, 'list.schema').failed).toBe(1);
     expect(outcomeOf(l, 'list.invalid-status')?.skipReasons).toEqual([
-      'the 200 body is not an array of valid Pet (list.schema)',
+      'the 200 body is not an array of valid Pet (see list.schema)',
     ]);
   });
 });
@@ -244,7 +244,7 @@ describe('list.status-filter', () => {
   it('skips a body list.schema failed', () => {
     const l = run({ path: '/pets?status=sold', json: [{ id: 1, name: 'x', categoryId: '1', status: 'sold' }] });
     expect(outcomeOf(l, 'list.status-filter')?.skipReasons).toEqual([
-      'the 200 body is not an array of valid Pet (list.schema)',
+      'the 200 body is not an array of valid Pet (see list.schema)',
     ]);
   });
 

@@ -5,6 +5,7 @@
  */
 import { INT64_MAX, INT64_MIN, PAGE_SIZE, PET_STATUSES, Pets } from '../../api/schemas.js';
 import type { DeepReadonly } from '../../core/readonly.js';
+import { see, type SkipReason } from '../skip-reason.js';
 import { isOverLimit5xx, issueSummary } from './contract.js';
 import type { ListQuery } from './request.js';
 import type { Recorder, View } from './view.js';
@@ -16,11 +17,15 @@ export interface ListBody {
   /** The body when it is a valid Pets array, else null. Shared with other exchanges (see KnownPets): read-only. */
   pets: DeepReadonly<Pets> | null;
   /** Why `array`/`pets` is null, naming the check that judged it. */
-  reason: string;
+  reason: SkipReason;
 }
 
-const NOT_AN_ARRAY = 'the 200 body is not a JSON array (list.schema)';
-const NOT_PETS = 'the 200 body is not an array of valid Pet (list.schema)';
+const NOT_AN_ARRAY = see('the 200 body is not a JSON array', 'list.schema');
+const NOT_PETS = see('the 200 body is not an array of valid Pet', 'list.schema');
+const OVER_LIMIT_5XX = see(
+  'an over-limit 5xx: refused by the rate limit before the query was judged',
+  'contract.no-server-errors',
+);
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
@@ -125,7 +130,7 @@ function judgeOutOfConstraint(
   id: 'list.limit-out-of-range' | 'list.invalid-status',
   v: View,
   param: string,
-  judge200: () => { ok: true; info: string } | { ok: false; message: string } | { skip: string },
+  judge200: () => { ok: true; info: string } | { ok: false; message: string } | { skip: SkipReason },
   r: Recorder,
 ): void {
   const { ex, status } = v;
@@ -136,12 +141,7 @@ function judgeOutOfConstraint(
   }
   if (status === 401 || status === 429)
     return r.skip(id, ex, `answered ${status}: refused before the query was judged`);
-  if (isOverLimit5xx(ex))
-    return r.skip(
-      id,
-      ex,
-      'an over-limit 5xx: refused by the rate limit before the query was judged (see contract.no-server-errors)',
-    );
+  if (isOverLimit5xx(ex)) return r.skip(id, ex, OVER_LIMIT_5XX);
   if (status !== 200) return r.fail(id, ex, `${param} answered ${status}; expected 400 Error or a 200`);
   const res = judge200();
   if ('skip' in res) return r.skip(id, ex, res.skip);

@@ -16,6 +16,7 @@ import {
 } from '../../http/ratelimit-fields.js';
 import type { RateLimitRead } from './ratelimit.js';
 import type { Recorder, View } from './view.js';
+import { prefixed } from '../skip-reason.js';
 
 const SYNTAX = 'ratelimit-fields.syntax';
 const CONSISTENT = 'ratelimit-fields.consistent';
@@ -37,10 +38,11 @@ export function judgeRateLimitFields(v: View, rl: RateLimitRead | null, r: Recor
   }
   r.pass(SYNTAX, v.ex);
   if (rl === null || !rl.usable || !rl.limit.ok || !rl.remaining.ok || !rl.reset.ok) {
+    const why = rl?.reason ?? 'no response';
     r.skip(
       CONSISTENT,
       v.ex,
-      `no usable X-RateLimit-* to compare the ${FORM_NAMES[fields.form]} fields with (${rl?.reason ?? 'no response'})`,
+      prefixed(`no usable X-RateLimit-* to compare the ${FORM_NAMES[fields.form]} fields with: `, why),
     );
     return fields;
   }

@@ -14,6 +14,7 @@ import {
 } from '../../testing/exchange-builder.js';
 import { readRateLimit, type RateLimitRead } from './ratelimit.js';
 import { createRecorder, createViewer } from './view.js';
+import { lineOf } from '../skip-reason.js';
 
 const view = createViewer(TEST_PLANS);
 function run(parts: ExchangeParts): { ledger: Ledger; read: RateLimitRead } {
@@ -52,7 +53,7 @@ describe('ratelimit.headers-present', () => {
       '429 response: X-RateLimit-Limit missing; X-RateLimit-Remaining missing; X-RateLimit-Reset missing',
     );
     expect(read.usable).toBe(false);
-    expect(read.reason).toBe('X-RateLimit-* missing or repeated (ratelimit.headers-present)');
+    expect(lineOf(read.reason)).toBe('X-RateLimit-* missing or repeated (see ratelimit.headers-present)');
   });
 
   it('fails a repeated header even when both values are the same', () => {
@@ -95,7 +96,7 @@ describe('ratelimit.headers-syntax', () => {
     const { ledger, read } = run({ headers });
     expect(message(ledger, 'ratelimit.headers-syntax')).toBe(expected);
     expect(read.usable).toBe(false);
-    expect(read.reason).toBe('an X-RateLimit-* value is not usable (ratelimit.headers-syntax)');
+    expect(lineOf(read.reason)).toBe('an X-RateLimit-* value is not usable (see ratelimit.headers-syntax)');
   });
 
   it('fails a repeated header on a status no presence check covers', () => {
@@ -128,7 +129,7 @@ describe('ratelimit.limit-matches-plan', () => {
   it('skips an unusable Limit naming the check that judged it, and plans without figures', () => {
     const { ledger } = run({ headers: { 'x-ratelimit-limit': 'many' } });
     expect(outcomeOf(ledger, 'ratelimit.limit-matches-plan')?.skipReasons).toEqual([
-      'an X-RateLimit-* value is not usable (ratelimit.headers-syntax)',
+      'an X-RateLimit-* value is not usable (see ratelimit.headers-syntax)',
     ]);
     const ent = run({ plan: 'enterprise' });
     expect(outcomeOf(ent.ledger, 'ratelimit.limit-matches-plan', 'enterprise')?.skipReasons).toEqual([
@@ -177,7 +178,7 @@ describe('ratelimit.reset-is-timestamp', () => {
       `Reset ${MINUTE_RESET * 1000} looks like Unix milliseconds (read as ms it is 30 s from Date ${FIXED_NOW_S}); expected Unix seconds`,
     );
     expect(read.usable).toBe(false);
-    expect(read.reason).toBe('Reset is not a usable timestamp (ratelimit.reset-is-timestamp)');
+    expect(lineOf(read.reason)).toBe('Reset is not a usable timestamp (see ratelimit.reset-is-timestamp)');
   });
 
   it('names seconds until reset', () => {
@@ -221,7 +222,7 @@ describe('ratelimit.reset-is-timestamp', () => {
   it('skips a missing Reset where presence is required, and says nothing where it is not', () => {
     const { ledger } = run({ headers: { 'x-ratelimit-reset': undefined } });
     expect(outcomeOf(ledger, 'ratelimit.reset-is-timestamp')?.skipReasons).toEqual([
-      'X-RateLimit-* missing or repeated (ratelimit.headers-present)',
+      'X-RateLimit-* missing or repeated (see ratelimit.headers-present)',
     ]);
     expect(countsOf(run({ status: 500, headers: none }).ledger, 'ratelimit.reset-is-timestamp')).toEqual({
       passed: 0,

@@ -8,10 +8,11 @@ import type { IntHeader, RateLimitHeaders } from '../../http/headers.js';
 import { rateLimitOf } from '../../http/parsed.js';
 import { ietfFieldNames } from '../../http/ratelimit-fields.js';
 import type { CheckId } from '../catalogue.js';
+import { see, type SkipReason } from '../skip-reason.js';
 import { is2xx, windowSeconds, type Recorder, type View } from './view.js';
 
 /** A header value the other checks may use, or why not (null: nothing required it, nothing to say). */
-export type Field = { ok: true; value: number } | { ok: false; reason: string | null };
+export type Field = { ok: true; value: number } | { ok: false; reason: SkipReason | null };
 
 export interface RateLimitRead {
   limit: Field;
@@ -22,7 +23,7 @@ export interface RateLimitRead {
   /** True when the three are present once, well formed and consistent, and Reset is a timestamp. */
   usable: boolean;
   /** Why `usable` is false, naming the check that judged it. */
-  reason: string;
+  reason: SkipReason;
 }
 
 const NAMES = { limit: 'X-RateLimit-Limit', remaining: 'X-RateLimit-Remaining', reset: 'X-RateLimit-Reset' } as const;
@@ -67,11 +68,12 @@ function judgePresence(v: View, raw: RateLimitHeaders, r: Recorder): void {
 }
 
 /** Why a field is missing, naming the presence check that judged it (fixed strings: no per-exchange building). */
-const ABSENT_REASON: Record<PresenceCheck, string> = {
-  'ratelimit.headers-present': 'X-RateLimit-* missing or repeated (ratelimit.headers-present)',
-  'ratelimit.headers-on-errors': 'X-RateLimit-* missing or repeated (ratelimit.headers-on-errors)',
+const ABSENT_REASON: Record<PresenceCheck, SkipReason> = {
+  'ratelimit.headers-present': see('X-RateLimit-* missing or repeated', 'ratelimit.headers-present'),
+  'ratelimit.headers-on-errors': see('X-RateLimit-* missing or repeated', 'ratelimit.headers-on-errors'),
 };
-const SYNTAX_REASON = 'an X-RateLimit-* value is not usable (ratelimit.headers-syntax)';
+const SYNTAX_REASON = see('an X-RateLimit-* value is not usable', 'ratelimit.headers-syntax');
+const RESET_REASON = see('Reset is not a usable timestamp', 'ratelimit.reset-is-timestamp');
 
 const isMissing = (h: IntHeader): boolean => !h.ok && h.problem === 'missing';
 
@@ -173,7 +175,7 @@ function judgeResetIsTimestamp(v: View, limit: Field, reset: Field, r: Recorder)
 }
 
 /** Why the other checks may not use the triple: the first field that is not usable, or null. */
-function unusableReason(status: number | null, { limit, remaining, reset }: Fields): string | null {
+function unusableReason(status: number | null, { limit, remaining, reset }: Fields): SkipReason | null {
   if (!limit.ok) return limit.reason ?? `no ${NAMES.limit} on a ${status} response`;
   if (!remaining.ok) return remaining.reason ?? `no ${NAMES.remaining} on a ${status} response`;
   if (!reset.ok) return reset.reason ?? `no ${NAMES.reset} on a ${status} response`;
@@ -196,6 +198,6 @@ export function readRateLimit(v: View, r: Recorder): RateLimitRead {
     reset,
     resetIsTimestamp,
     usable: resetIsTimestamp,
-    reason: resetIsTimestamp ? '' : 'Reset is not a usable timestamp (ratelimit.reset-is-timestamp)',
+    reason: resetIsTimestamp ? '' : RESET_REASON,
   };
 }

@@ -41,10 +41,10 @@ describe('retry-after.present', () => {
     const missing = run(refused(undefined)).ledger;
     expect(message(missing, 'retry-after.present')).toBe('a 429 without Retry-After');
     expect(outcomeOf(missing, 'retry-after.syntax')?.skipReasons).toEqual([
-      'no single Retry-After (retry-after.present)',
+      'no single Retry-After (see retry-after.present)',
     ]);
     expect(outcomeOf(missing, 'retry-after.plausible')?.skipReasons).toEqual([
-      'no single Retry-After (retry-after.present)',
+      'no single Retry-After (see retry-after.present)',
     ]);
     expect(message(run(refused(['30', '30'])).ledger, 'retry-after.present')).toBe('Retry-After repeated: 30 | 30');
   });
@@ -77,7 +77,7 @@ describe('retry-after.syntax', () => {
   it('leaves an unreadable value out of retry-after.plausible, naming retry-after.syntax', () => {
     const { ledger, wait } = run(refused('soon'));
     expect(outcomeOf(ledger, 'retry-after.plausible')?.skipReasons).toEqual([
-      'Retry-After is not readable (retry-after.syntax)',
+      'Retry-After is not readable (see retry-after.syntax)',
     ]);
     expect(wait).toBeNull();
   });

@@ -10,6 +10,7 @@ import type { Exchange } from '../../http/exchange.js';
 import type { CheckId } from '../catalogue.js';
 import { readRateLimit, type RateLimitRead } from './ratelimit.js';
 import { createViewer, windowSeconds, type Recorder, type View } from './view.js';
+import { see, type SkipReason } from '../skip-reason.js';
 
 /** The wait a 429 asks for, when its Retry-After is usable. */
 export interface RetryAfterWait {
@@ -80,9 +81,8 @@ export function judgeRetryAfter(v: View, rl: RateLimitRead, r: Recorder): RetryA
       ex,
       values.length === 0 ? 'a 429 without Retry-After' : `Retry-After repeated: ${values.join(' | ')}`,
     );
-    const reason = 'no single Retry-After (retry-after.present)';
-    r.skip('retry-after.syntax', ex, reason);
-    r.skip('retry-after.plausible', ex, reason);
+    r.skip('retry-after.syntax', ex, NOT_SINGLE);
+    r.skip('retry-after.plausible', ex, NOT_SINGLE);
     return null;
   }
   r.pass('retry-after.present', ex);
@@ -101,7 +101,7 @@ export function judgeRetryAfter(v: View, rl: RateLimitRead, r: Recorder): RetryA
 
   // retry-after.plausible: judged on any readable value, even an obsolete date form (one defect, one failure).
   if (parsed.kind === 'malformed') {
-    r.skip('retry-after.plausible', ex, 'Retry-After is not readable (retry-after.syntax)');
+    r.skip('retry-after.plausible', ex, NOT_READABLE);
     return null;
   }
   const waitS = parsed.kind === 'seconds' ? parsed.seconds : (parsed.epochMs - v.nowMs) / 1000;
@@ -112,7 +112,11 @@ export function judgeRetryAfter(v: View, rl: RateLimitRead, r: Recorder): RetryA
 }
 
 /** What a probe may wait on: a 429's Retry-After read as the 429 checks read it, or why not, naming the check. */
-export type ProbeWait = { ok: true; waitMs: number } | { ok: false; reason: string };
+export type ProbeWait = { ok: true; waitMs: number } | { ok: false; reason: SkipReason };
+
+const NOT_SINGLE = see('no single Retry-After', 'retry-after.present');
+const NOT_READABLE = see('Retry-After is not readable', 'retry-after.syntax');
+const TOO_LONG = see('Retry-After asks for a longer wait than its window can justify', 'retry-after.plausible');
 
 const DISCARD: Recorder = { pass() {}, fail() {}, skip() {}, info() {} };
 
@@ -128,13 +132,9 @@ export function retryAfterForProbe(ex: Exchange, planLimits: PlanLimits | undefi
   const failed = new Set<CheckId>();
   const r: Recorder = { ...DISCARD, fail: (id) => void failed.add(id) };
   const wait = judgeRetryAfter(v, readRateLimit(v, DISCARD), r);
-  if (failed.has('retry-after.present')) return { ok: false, reason: 'no single Retry-After (retry-after.present)' };
-  if (wait === null) return { ok: false, reason: 'Retry-After is not readable (retry-after.syntax)' };
-  if (failed.has('retry-after.plausible'))
-    return {
-      ok: false,
-      reason: 'Retry-After asks for a longer wait than its window can justify (retry-after.plausible)',
-    };
+  if (failed.has('retry-after.present')) return { ok: false, reason: NOT_SINGLE };
+  if (wait === null) return { ok: false, reason: NOT_READABLE };
+  if (failed.has('retry-after.plausible')) return { ok: false, reason: TOO_LONG };
   return {
     ok: true,
     waitMs: Math.max(0, wait.untilEpochMs === null ? wait.waitS * 1000 : wait.untilEpochMs - v.nowMs),

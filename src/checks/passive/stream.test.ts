@@ -14,7 +14,8 @@ import {
 } from '../../testing/exchange-builder.js';
 import { readRateLimit } from './ratelimit.js';
 import { resolveAtEnd } from '../echoes.js';
-import { createStreamJudge, UNTOLD_REASON } from './stream.js';
+import { deferralsOf, reasonOf } from '../deferrals.js';
+import { createStreamJudge } from './stream.js';
 import { createRecorder, createViewer } from './view.js';
 
 const DEC = 'ratelimit.remaining-decrements';
@@ -50,7 +51,7 @@ function session() {
     if (ended) return;
     ended = true;
     judge.finish(ledger);
-    resolveAtEnd(ledger, judge.counters.countersOf);
+    resolveAtEnd(ledger, { countersOf: judge.counters.countersOf, limiterOf: judge.limiterOf });
   };
   return {
     ledger,
@@ -128,7 +129,7 @@ describe('ratelimit.remaining-decrements', () => {
     s.see({ remaining: 1 }, { remaining: 0 }, { remaining: 0 }, { status: 429, remaining: 0 }, { remaining: 0 });
     expect(countsOf(s.settled(), DEC)).toEqual({ passed: 3, failed: 0, skipped: 2 });
     expect(outcomeOf(s.settled(), DEC)?.skipReasons).toEqual([
-      'a 2xx after the window showed Remaining 0: an admission past the limit (ratelimit.enforced)',
+      'a 2xx after the window showed Remaining 0: an admission past the limit (see ratelimit.enforced)',
     ]);
   });
 
@@ -150,7 +151,7 @@ describe('ratelimit.remaining-decrements', () => {
     s.see({ remaining: 56 });
     expect(countsOf(s.settled(), DEC)).toEqual({ passed: 1, failed: 0, skipped: 1 });
     expect(outcomeOf(s.settled(), DEC)?.skipReasons).toEqual([
-      expect.stringMatching(/while other keys sent: .* ratelimit\.key-isolation$/),
+      expect.stringMatching(/while other keys sent: .* \(see ratelimit\.key-isolation\)$/),
     ]);
     // A shortfall larger than the requests in between is this key's own: it fails.
     s.see({ remaining: 50 });
@@ -171,7 +172,7 @@ describe('ratelimit.remaining-decrements', () => {
     s.see({ remaining: 53 });
     expect(countsOf(s.ledger, DEC)).toEqual({ passed: 1, failed: 0, skipped: 1 });
     expect(outcomeOf(s.ledger, DEC)?.skipReasons).toEqual([
-      expect.stringMatching(/without a valid key were sent: .* auth\.no-quota-drain$/),
+      expect.stringMatching(/without a valid key were sent: .* \(see auth\.no-quota-drain\)$/),
     ]);
     // Remaining that is too high is never explained by other requests.
     s.feed({ auth: 'invalid', keyLabel: 'unknown key', plan: null, status: 401, timing: { sent: 400, done: 401 } });
@@ -214,8 +215,8 @@ describe('ratelimit.remaining-decrements', () => {
     s.see({ remaining: 50 });
     expect(countsOf(s.settled(), DEC)).toEqual({ passed: 3, failed: 0, skipped: 2 });
     expect(outcomeOf(s.settled(), DEC)?.skipReasons).toEqual([
-      'an X-RateLimit-* value is not usable (ratelimit.headers-syntax)',
-      'no response (contract.transport)',
+      'an X-RateLimit-* value is not usable (see ratelimit.headers-syntax)',
+      'no response (see contract.transport)',
     ]);
   });
 
@@ -224,7 +225,7 @@ describe('ratelimit.remaining-decrements', () => {
     s.see({ remaining: 59, reset: 30 }, { remaining: 59, reset: 30 });
     expect(countsOf(s.settled(), DEC)).toEqual({ passed: 0, failed: 0, skipped: 2 });
     expect(outcomeOf(s.settled(), DEC)?.skipReasons).toEqual([
-      'Reset is not a usable timestamp (ratelimit.reset-is-timestamp)',
+      'Reset is not a usable timestamp (see ratelimit.reset-is-timestamp)',
     ]);
   });
 
@@ -346,7 +347,7 @@ describe('ratelimit.window-consistency', () => {
     s.see({ limit: 1000, remaining: 900 }, { limit: 1000, remaining: 999, reset: MINUTE_RESET + 60, at: 30 });
     expect(countsOf(s.settled(), WIN)).toEqual({ passed: 0, failed: 0, skipped: 1 });
     expect(outcomeOf(s.settled(), WIN)?.skipReasons).toEqual([
-      "the Limit is the plan's per-day figure on windows of a minute (ratelimit.limit-matches-plan)",
+      "the Limit is the plan's per-day figure on windows of a minute: that defect is ratelimit.limit-matches-plan's",
     ]);
     expect(messages(s.settled(), 'ratelimit.limit-matches-plan')).toEqual([
       `Limit 1000 is the free plan's per-day figure, but it is announced on windows of a minute (consecutive Resets ${MINUTE_RESET} → ${MINUTE_RESET + 60}); the per-minute figure is 60`,
@@ -354,7 +355,7 @@ describe('ratelimit.window-consistency', () => {
     // The same after an idle gap: the next window opened 14 s after the first ended.
     const idle = session();
     idle.see({ limit: 1000, remaining: 900 }, { limit: 1000, remaining: 999, reset: MINUTE_RESET + 74, at: 44 });
-    expect(countsOf(idle.ledger, WIN)).toEqual({ passed: 0, failed: 0, skipped: 1 });
+    expect(countsOf(idle.settled(), WIN)).toEqual({ passed: 0, failed: 0, skipped: 1 });
     expect(countsOf(idle.ledger, 'ratelimit.limit-matches-plan').failed).toBe(1);
   });
 
@@ -453,6 +454,7 @@ describe('ratelimit.algorithm from the stream', () => {
 });
 
 describe('a Reset that moves forward with the requests, from few answers', () => {
+  const untold = deferralsOf(WIN, 'forward-reset').find((d) => d.when === 'shape-unknown')!;
   const R = Math.floor(FIXED_NOW / 1000);
   /** A key's windows as a sliding log would tell them from requests within a second, then a Reset moved forward. */
   const fewAnswers = (held: number[]): Step[] => [
@@ -469,7 +471,7 @@ describe('a Reset that moves forward with the requests, from few answers', () =>
     s.see(...fewAnswers([0, 0.4, 0.8]));
     const l = s.settled();
     expect(countsOf(l, WIN).failed).toBe(0);
-    expect(outcomeOf(l, WIN)?.skipReasons).toContain(UNTOLD_REASON);
+    expect(outcomeOf(l, WIN)?.skipReasons).toContain(reasonOf(untold));
     expect(outcomeOf(l, 'ratelimit.algorithm')?.info.shape).toBe('unknown');
   });
 

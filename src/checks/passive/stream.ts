@@ -9,16 +9,23 @@
  *   other completed; a Reset that moves (same Limit) before the previous Reset has passed, or sooner than
  *   the window the Limit names, shows a triple that does not describe one window.
  *
- * One defect, one failure: what other checks judge is skipped naming them.
- * - A 2xx once the window showed Remaining 0 is an admission past the limit: ratelimit.enforced.
+ * One defect, one failure: what other checks judge is skipped naming them, by a typed reference
+ * (src/checks/skip-reason.ts) where the skip waits on nothing, by a deferral the catalogue declares where it depends
+ * on what the run found (held to the end of the run, settled by the ledger: src/checks/deferrals.ts).
+ * - A 2xx once the window showed Remaining 0 is an admission past the limit: see ratelimit.enforced.
  * - Remaining lower than this key's own requests explain, when requests with other keys or without a valid key
  *   completed in between, at least as many as the shortfall: those may have been counted against this key, which
- *   ratelimit.key-isolation and auth.no-quota-drain judge.
+ *   ratelimit.key-isolation and auth.no-quota-drain judge (see them).
  * - Remaining that rises where requests on the key were in flight together may be a counter losing concurrent
- *   updates (a late write): ratelimit.no-over-admission judges that; a rise in strictly sequential traffic fails.
+ *   updates (a late write): held, deferred to ratelimit.no-over-admission (when it failed in the run); a rise in
+ *   strictly sequential traffic is held as the headers' movement.
+ * - The headers' movement (Remaining rising, Reset moving too soon or forward with the requests): held, deferred to
+ *   ratelimit.algorithm's reading of the limiter (the truth of a bucket or a sliding window; a shape it cannot tell)
+ *   and to ratelimit.enforced (a window that restarts too soon, when that check failed), else failed.
  * - A Limit that is the plan's per-day figure (and not its per-minute one) on windows that last a minute (a Reset
- *   that moved, by a minute or more, to at most a minute away): the minute window is announced with the wrong figure. That is the Limit not matching the
- *   plan (ratelimit.limit-matches-plan fails it here, where the window is known); window-consistency skips it.
+ *   that moved, by a minute or more, to at most a minute away): the minute window is announced with the wrong
+ *   figure. That is the Limit not matching the plan (ratelimit.limit-matches-plan fails it here, where the window is
+ *   known); window-consistency holds it, deferred to that failure.
  *
  * "Sent after the other completed" is strictly after: a request sent in the same instant another completed
  * may have reached the server first, so their order is unknown (a property test of stream.test.ts found a correct
@@ -31,7 +38,10 @@ import { MINUTE_S, WINDOW_SECONDS, windowOfLimit } from '../../api/plans.js';
 import type { PlanName } from '../../api/plans.js';
 import type { Exchange } from '../../http/exchange.js';
 import { ietfTriple } from '../../http/ratelimit-fields.js';
+import type { HeldKind } from '../catalogue.js';
+import type { LimiterReading } from '../deferrals.js';
 import { MAX_EVIDENCE, type Ledger } from '../ledger.js';
+import { see, type SkipReason } from '../skip-reason.js';
 import { createAlgorithmReader, MOVING_SHAPES, type AlgorithmReader } from './algorithm.js';
 import { createCounterReader, type CounterReader } from './counters.js';
 import type { RateLimitRead } from './ratelimit.js';
@@ -77,8 +87,6 @@ const RECENT = 16;
 /** Distinct Limits remembered per key; a target that sends more is already failing limit-matches-plan. */
 const MAX_LIMITS = 4;
 const OVERLAP_REASON = 'overlapped another request on the same key: their order at the server is unknown';
-export const MINUTE_LIMIT_REASON =
-  "the Limit is the plan's per-day figure on windows of a minute (ratelimit.limit-matches-plan)";
 
 function sameWindow(a: { limit: number; reset: number }, b: { limit: number; reset: number }): boolean {
   return a.limit === b.limit && Math.abs(a.reset - b.reset) <= 1;
@@ -88,17 +96,26 @@ function describe(s: Seen): string {
   return `Limit ${s.limit}, Remaining ${s.remaining}, Reset ${s.reset}, status ${s.status}`;
 }
 
-export const EXHAUSTED_REASON =
-  'a 2xx after the window showed Remaining 0: an admission past the limit (ratelimit.enforced)';
+export const EXHAUSTED_REASON = see(
+  'a 2xx after the window showed Remaining 0: an admission past the limit',
+  'ratelimit.enforced',
+);
+const FELL = "Remaining fell further than this key's requests explain";
 export const FOREIGN_REASONS = {
-  otherKeys:
-    "Remaining fell further than this key's requests explain, while other keys sent: whether they share its counter is judged by ratelimit.key-isolation",
-  noKey:
-    "Remaining fell further than this key's requests explain, while requests without a valid key were sent: whether they count is judged by auth.no-quota-drain",
-  both: "Remaining fell further than this key's requests explain, while other keys and requests without a valid key were sent (see ratelimit.key-isolation, auth.no-quota-drain)",
+  otherKeys: see(`${FELL}, while other keys sent: whether they share its counter is judged`, 'ratelimit.key-isolation'),
+  noKey: see(
+    `${FELL}, while requests without a valid key were sent: whether they count is judged`,
+    'auth.no-quota-drain',
+  ),
+  both: see(
+    `${FELL}, while other keys and requests without a valid key were sent`,
+    'ratelimit.key-isolation',
+    'auth.no-quota-drain',
+  ),
 } as const;
+const NO_RESPONSE = see('no response', 'contract.transport');
 
-type PairVerdict = { ok: true } | { ok: false; message: string } | { skip: string };
+type PairVerdict = { ok: true } | { ok: false; message: string } | { skip: SkipReason };
 const PAIR_OK: PairVerdict = { ok: true };
 
 /** What is wrong between two consecutive, sequential exchanges of one window. */
@@ -130,23 +147,17 @@ export interface StreamJudge {
   (v: View, rl: RateLimitRead | null, r: Recorder): void;
   /**
    * Hand what was held back to the ledger, which settles it with the catalogue's deferrals at the end of the run
-   * (`Ledger.resolveDeferrals`): rises under concurrency (skipped naming ratelimit.no-over-admission when it failed
-   * in the run), and the headers' movement (skipped as the truth of a limiter that refills or slides, see
-   * ratelimit.algorithm); then record ratelimit.algorithm itself.
+   * (`Ledger.resolveDeferrals`): rises under concurrency, the headers' movement and a day's figure on minute
+   * windows; then record ratelimit.algorithm itself.
    */
   finish(ledger: Ledger): void;
   /** The limiter's shape per plan, as read so far. */
   readonly algorithm: AlgorithmReader;
+  /** What the limiter's shape on the plan makes of the headers' movement, as read so far (the deferrals read it). */
+  limiterOf(plan: PlanName | null): LimiterReading;
   /** How many independent counters answer a key, per plan, as read so far. */
   readonly counters: CounterReader;
 }
-
-/**
- * Rises of Remaining and moves of Reset within what a fixed window calls one window: on a token bucket or a sliding
- * window that is their truthful movement, not a defect (the over-admission a refill causes is ratelimit.enforced's).
- */
-export const MOVING_REASON =
-  'Remaining rising and Reset moving forward are how this limiter refills or slides (see ratelimit.algorithm), not a defect of the headers';
 
 /** Rises under concurrency held per plan: their count and the first few for evidence. */
 interface HeldRises {
@@ -164,7 +175,11 @@ function holdIn(byPlan: Map<PlanName | null, HeldRises>, ex: Exchange, message: 
   if (h.first.length < MAX_EVIDENCE) h.first.push({ ex, message });
 }
 
-/** Judgements held to the end of the run, when the limiter's shape and the other checks' outcomes are known. */
+/**
+ * Judgements held to the end of the run, when the limiter's shape and the other checks' outcomes are known. Rises
+ * of Remaining and moves of Reset within what a fixed window calls one are, on a token bucket or a sliding window,
+ * their truthful movement, not a defect (the over-admission a refill causes is ratelimit.enforced's).
+ */
 interface Held {
   /** Rises of Remaining under concurrency, per plan. */
   readonly rises: Map<PlanName | null, HeldRises>;
@@ -175,11 +190,9 @@ interface Held {
    * fixed window's defect; which one is known once the limiter's shape is, if the evidence tells at all.
    */
   readonly forward: Map<PlanName | null, HeldRises>;
+  /** A day's figure announced on windows of a minute (ratelimit.limit-matches-plan's failure), per plan. */
+  readonly dayFigure: Map<PlanName | null, HeldRises>;
 }
-
-/** A Reset that moved forward with the requests, where the answers cannot tell a fixed window from a sliding log. */
-export const UNTOLD_REASON =
-  "Reset moved forward with the requests, a window after an accepted answer, as a sliding log's does; the answers cannot tell a fixed window from a sliding one (ratelimit.algorithm: unknown), so it is not judged a defect";
 
 function holdMoving(held: Held, id: HeldCheck, ex: Exchange, message: string): void {
   let byPlan = held.moving.get(id);
@@ -231,7 +244,7 @@ function judgeDecrements(st: KeyState, cur: Seen, v: View, r: Recorder, held: He
   // Made on the first problem: the passing path, nearly every exchange of a load, allocates nothing.
   let problems: string[] | null = null;
   let judged = false;
-  let skipped: string | null = null;
+  let skipped: SkipReason | null = null;
   if (is2xx(cur.status)) {
     judged = true;
     if (cur.remaining > cur.limit - 1) {
@@ -364,7 +377,7 @@ function judgeConsistency(st: KeyState, cur: Seen, v: View, r: Recorder, held: H
 
   if (minuteLimitWrong !== null) {
     r.fail('ratelimit.limit-matches-plan', v.ex, minuteLimitWrong);
-    if (moved === null) return r.skip('ratelimit.window-consistency', v.ex, MINUTE_LIMIT_REASON);
+    if (moved === null) return holdIn(held.dayFigure, v.ex, minuteLimitWrong);
   }
   if (moved !== null) holdMoving(held, 'ratelimit.window-consistency', v.ex, moved);
   else if (rise !== null) holdIn(held.rises, v.ex, rise);
@@ -392,43 +405,39 @@ function skipUnusable(v: View, rl: RateLimitRead | null, r: Recorder, st: KeySta
       algorithm.see(ex.plan, ex.keyLabel!, v.planLimits, sample);
     }
   }
-  const reason = rl === null ? 'no response (contract.transport)' : rl.reason;
+  const reason = rl === null ? NO_RESPONSE : rl.reason;
   r.skip('ratelimit.remaining-decrements', ex, reason);
   r.skip('ratelimit.window-consistency', ex, reason);
   st.last = null;
 }
 
 /**
- * Hand what was held to the ledger, now that the limiter's shape is known: it settles them at the end of the run
- * with the deferrals the catalogue declares (several counters, a counter losing concurrent requests, a window that
- * restarts too soon), or this judge's own reason for a limiter that refills or slides, else as failures.
+ * Hand what was held to the ledger, which settles it at the end of the run with the deferrals the catalogue declares
+ * for its kind (several counters, a counter losing concurrent requests, the limiter's shape, a window that restarts
+ * too soon, a day's figure on minute windows), else as failures.
  */
-function handOver(ledger: Ledger, held: Held, algorithm: AlgorithmReader): void {
-  const moving = (plan: PlanName | null) => (MOVING_SHAPES.has(algorithm.shapeOf(plan)) ? MOVING_REASON : null);
-  for (const [plan, h] of held.rises)
-    ledger.hold('ratelimit.window-consistency', plan, {
-      kind: 'concurrent-rise',
-      own: moving(plan),
-      ownLast: true,
-      ...h,
-    });
-  held.rises.clear();
-  for (const [id, byPlan] of held.moving)
-    for (const [plan, h] of byPlan)
-      ledger.hold(id, plan, { kind: 'short-window', own: moving(plan), ownLast: false, ...h });
-  held.moving.clear();
-  for (const [plan, h] of held.forward) {
-    const own = moving(plan) ?? (algorithm.shapeOf(plan) === 'unknown' ? UNTOLD_REASON : null);
-    ledger.hold('ratelimit.window-consistency', plan, { kind: 'short-window', own, ownLast: false, ...h });
-  }
-  held.forward.clear();
+function handOver(ledger: Ledger, held: Held): void {
+  const give = (id: HeldCheck, kind: HeldKind, byPlan: Map<PlanName | null, HeldRises>) => {
+    for (const [plan, h] of byPlan) ledger.hold(id, plan, { kind, ...h });
+    byPlan.clear();
+  };
+  give('ratelimit.window-consistency', 'concurrent-rise', held.rises);
+  for (const [id, byPlan] of held.moving) give(id, 'short-window', byPlan);
+  give('ratelimit.window-consistency', 'forward-reset', held.forward);
+  give('ratelimit.window-consistency', 'day-figure', held.dayFigure);
+}
+
+/** What a limiter's shape makes of the headers' movement (src/checks/deferrals.ts). */
+function readingOf(algorithm: AlgorithmReader, plan: PlanName | null): LimiterReading {
+  const shape = algorithm.shapeOf(plan);
+  return MOVING_SHAPES.has(shape) ? 'moves' : shape === 'unknown' ? 'unknown' : 'still';
 }
 
 export function createStreamJudge(): StreamJudge {
   const keys = new Map<string, KeyState>();
   const algorithm = createAlgorithmReader();
   const counters = createCounterReader();
-  const held: Held = { rises: new Map(), moving: new Map(), forward: new Map() };
+  const held: Held = { rises: new Map(), moving: new Map(), forward: new Map(), dayFigure: new Map() };
 
   // Completed exchanges of the run, by credential: with a valid key (per key, and in all), without one.
   let validKey = 0;
@@ -477,8 +486,9 @@ export function createStreamJudge(): StreamJudge {
     remember(st, cur);
   };
   const finish = (ledger: Ledger): void => {
-    handOver(ledger, held, algorithm);
+    handOver(ledger, held);
     algorithm.record(ledger, counters);
   };
-  return Object.assign(judge, { finish, algorithm, counters });
+  const limiterOf = (plan: PlanName | null) => readingOf(algorithm, plan);
+  return Object.assign(judge, { finish, algorithm, counters, limiterOf });
 }

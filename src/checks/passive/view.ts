@@ -8,9 +8,10 @@ import { onlyValue, type Exchange } from '../../http/exchange.js';
 import { dateOf } from '../../http/parsed.js';
 import type { CheckId } from '../catalogue.js';
 import type { Ledger } from '../ledger.js';
+import { see, type SkipReason } from '../skip-reason.js';
 
 /** A body the checks may judge, or the reason they may not (naming the check that judges that defect). */
-export type BodyRead = { kind: 'none' } | { kind: 'json'; value: unknown } | { kind: 'unusable'; reason: string };
+export type BodyRead = { kind: 'none' } | { kind: 'json'; value: unknown } | { kind: 'unusable'; reason: SkipReason };
 
 export interface View {
   readonly ex: Exchange;
@@ -33,9 +34,12 @@ export function declaresJson(mediaType: string | null): boolean {
 }
 
 export const REASONS = {
-  transportBody: 'body not judged: the exchange failed in transport (contract.transport)',
-  unparseableBody: 'body not judged: it does not parse as the JSON its Content-Type declares (contract.transport)',
-  notJsonBody: 'body not judged: it is not JSON (contract.json-content-type)',
+  transportBody: see('body not judged: the exchange failed in transport', 'contract.transport'),
+  unparseableBody: see(
+    'body not judged: it does not parse as the JSON its Content-Type declares',
+    'contract.transport',
+  ),
+  notJsonBody: see('body not judged: it is not JSON', 'contract.json-content-type'),
   tooLargeBody: 'body not judged: larger than the read cap',
 } as const;
 
@@ -118,8 +122,11 @@ export function is2xx(status: number | null): boolean {
 export interface Recorder {
   pass(id: CheckId, ex: Exchange): void;
   fail(id: CheckId, ex: Exchange, message: string): void;
-  /** `reason` should be a fixed sentence naming the check that judges the missing property: the Ledger keeps 5 distinct ones. */
-  skip(id: CheckId, ex: Exchange, reason: string): void;
+  /**
+   * `reason` should be a fixed sentence (the Ledger keeps 5 distinct ones), with a typed reference to the check that
+   * judges the missing property (src/checks/skip-reason.ts).
+   */
+  skip(id: CheckId, ex: Exchange, reason: SkipReason): void;
   /** A fact of a passive check that declares info (src/report/check-info.ts): what became of a query parameter. */
   info(id: 'list.limit-out-of-range' | 'list.invalid-status', ex: Exchange, key: string, value: string): void;
 }
