@@ -54,7 +54,8 @@ export function parseDuration(text: string): number {
   let end = 0;
   PART.lastIndex = 0;
   for (let m = PART.exec(s); m !== null; m = PART.exec(s)) {
-    const [, num, unit] = m as unknown as [string, string, string];
+    const num = m[1]!;
+    const unit = m[2]!;
     const rank = UNITS.indexOf(unit as Unit);
     if (rank < 0) {
       const lower = unit.toLowerCase();

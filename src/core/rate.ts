@@ -56,7 +56,8 @@ export function parseRate(text: string): Rate {
 
   const share = SHARE.exec(s);
   if (share) {
-    const [, num, unit] = share as unknown as [string, string, string | undefined];
+    const num = share[1]!;
+    const unit = share[2];
     const window: WindowName =
       unit === undefined
         ? 'minute'
@@ -69,7 +70,8 @@ export function parseRate(text: string): Rate {
   }
   const abs = ABSOLUTE.exec(s);
   if (abs) {
-    const [, num, unit] = abs as unknown as [string, string, string];
+    const num = abs[1]!;
+    const unit = abs[2]!;
     const per = unitOf(text, unit, PER_UNITS, (u) => `${num}/${u}`) as PerUnit;
     const perSecond = Number(num) / PER_UNIT_S[per];
     if (!(perSecond > 0)) fail(text, 'a rate must be above zero');

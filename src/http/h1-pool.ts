@@ -115,6 +115,22 @@ function requestHead(host: string, o: H1DispatchOptions, bodyBytes: number | nul
   return invalidPart(o) ?? invalid('invalid request');
 }
 
+/** Heads the pool remembers at most, and per path: requests without a body repeat a few header lists per path. */
+const HEADS_MAX = 4096;
+const HEADS_PER_PATH = 8;
+
+interface MadeHead {
+  readonly method: string;
+  readonly headers: readonly string[];
+  readonly head: string;
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 class H1Request implements H1Controller {
   aborted = false;
   readonly paused = false;
@@ -311,6 +327,9 @@ export class H1Pool {
   private queueHead = 0;
   private closing = false;
   private closed: (() => void) | null = null;
+  /** Heads made, by path (headOf), and how many. */
+  private readonly heads = new Map<string, MadeHead[]>();
+  private headCount = 0;
   /** Sweeps of idle connections so far, and their timer while any connection is idle. */
   private epoch = 0;
   private sweeper: NodeJS.Timeout | null = null;
@@ -319,7 +338,7 @@ export class H1Pool {
 
   dispatch(o: H1DispatchOptions, handler: H1Handler): boolean {
     const body = o.body === undefined || o.body === null ? null : Buffer.from(o.body, 'utf8');
-    const head = requestHead(this.options.origin.host, o, body === null ? null : body.length);
+    const head = body === null ? this.headOf(o) : requestHead(this.options.origin.host, o, body.length);
     const req = new H1Request(this, handler, typeof head === 'string' ? head : '', body, o.method === 'HEAD');
     if (typeof head !== 'string') {
       req.fail(head);
@@ -332,6 +351,24 @@ export class H1Pool {
     this.queue.push(req);
     this.pump();
     return true;
+  }
+
+  /**
+   * The head of a request without a body: made and checked once for each method, path and header list, then found
+   * again (a load sends the same few paths with the same headers, the key aside, request after request).
+   */
+  private headOf(o: H1DispatchOptions): string | H1Error {
+    const made = this.heads.get(o.path);
+    if (made !== undefined)
+      for (const m of made) if (m.method === o.method && sameList(m.headers, o.headers)) return m.head;
+    const head = requestHead(this.options.origin.host, o, null);
+    if (typeof head === 'string' && this.headCount < HEADS_MAX && (made?.length ?? 0) < HEADS_PER_PATH) {
+      const entry = { method: o.method, headers: [...o.headers], head };
+      if (made === undefined) this.heads.set(o.path, [entry]);
+      else made.push(entry);
+      this.headCount++;
+    }
+    return head;
   }
 
   /** Hands queued requests to free connections, opening new ones up to the limit. */
