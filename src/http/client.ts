@@ -199,6 +199,8 @@ interface ClientState {
   readonly headers: readonly string[];
   readonly clock: Clock;
   readonly basePath: string;
+  /** Each request path with the base path before it, made once (fullPath()). */
+  readonly paths: Map<string, string>;
   readonly timeoutMs: number;
   readonly maxBodyBytes: number;
   readonly overlap: Map<string, OverlapGroup>;
@@ -310,7 +312,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.state.pool.dispatch(
       {
         origin: this.state.origin,
-        path: this.state.basePath + spec.path,
+        path: fullPath(this.state, spec.path),
         method: spec.method,
         headers,
         body: spec.body ?? null,
@@ -475,6 +477,19 @@ function unwatchAll(state: ClientState): void {
   state.signals.clear();
 }
 
+/**
+ * The path a request goes to: the target's base path, then the request's. Made once for each request path (up to
+ * MEMO_PATHS of them), so that the transport gets the same string again, whose hash is known.
+ */
+function fullPath(state: ClientState, path: string): string {
+  let full = state.paths.get(path);
+  if (full === undefined) {
+    full = state.basePath + path;
+    if (state.paths.size < MEMO_PATHS) state.paths.set(path, full);
+  }
+  return full;
+}
+
 /** Each key's Authorization value, made once: the same string on every request keeps its hash (h1-pool.ts). */
 const BEARERS = new WeakMap<ApiKey, string>();
 
@@ -585,6 +600,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     headers: requestHeaders(options.network?.headers ?? []),
     clock: options.clock,
     basePath: url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname,
+    paths: new Map(),
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     overlap: new Map(),
