@@ -22,7 +22,7 @@ import { type CpuSample, cpuOverWindow, sampleCpu } from '../lib/cpu-sampler.js'
 import { runNodeChild, startServerChild } from '../lib/processes.js';
 import { median } from '../lib/stats.js';
 import { startNginxListServer } from '../peers/nginx-server.js';
-import type { LoadJob, ThroughputResult } from '../load/petload.js';
+import type { ClientResult, LoadJob, ThroughputResult } from '../load/petload.js';
 
 /** Real seconds each load generator warms up for before its measured window (at most `--warmup`). */
 const LOAD_WARMUP_S = 1;
@@ -41,6 +41,8 @@ interface Round {
   autocannon: AutocannonRun;
   saturate?: ThroughputResult;
   concurrency?: ThroughputResult;
+  /** The HTTP client alone over each transport (with the checked figure): what the direct transport saves. */
+  client?: { direct: ClientResult; undici: ClientResult };
   /** The server's CPU share over each tool's measured window (null: could not be read). */
   serverCpuShare: Partial<Record<Tool, number | null>>;
 }
@@ -104,11 +106,12 @@ function serverShareOver(samples: readonly CpuSample[], window: { from: number; 
 /** One round: each tool in turn (the reverse order every other round), each after its own warm-up. */
 async function runRound(s: Setup, round: number): Promise<Round> {
   const { options: o, pin, secret } = s.env;
-  const petload = (job: LoadJob) =>
-    runNodeChild<ThroughputResult>(pin.load, 'load/petload.ts', job, {
+  const child = <T>(job: LoadJob) =>
+    runNodeChild<T>(pin.load, 'load/petload.ts', job, {
       timeoutMs: (o.durationS + s.warmupS) * 1000 + 60_000,
       secret,
     });
+  const petload = (job: LoadJob) => child<ThroughputResult>(job);
   const r: Partial<Round> & { round: number } = { round, serverCpuShare: {} };
   const { url, warmupS } = s;
   const steps: Array<() => Promise<void>> = [
@@ -141,6 +144,12 @@ async function runRound(s: Setup, round: number): Promise<Round> {
           warmupS,
         });
     },
+    async () => {
+      if (!s.want.checked) return;
+      const alone = (transport: 'direct' | 'undici') =>
+        child<ClientResult>({ kind: 'client', url, workers: o.connections, seconds: o.durationS, warmupS, transport });
+      r.client = { direct: await alone('direct'), undici: await alone('undici') };
+    },
   ];
   // Every other round runs the tools in the reverse order, so that a machine that slows down or speeds up
   // over a round favours each side of a ratio equally often.
@@ -152,7 +161,10 @@ async function runRound(s: Setup, round: number): Promise<Round> {
   s.env.log(
     `throughput round ${round}/${o.rounds}: autocannon ${describeAutocannon(r.autocannon, shares.autocannon)}` +
       (r.saturate ? `, saturate ${describe(r.saturate, shares.saturate)}` : '') +
-      (r.concurrency ? `, concurrency+checks ${describe(r.concurrency, shares.concurrency)}` : ''),
+      (r.concurrency ? `, concurrency+checks ${describe(r.concurrency, shares.concurrency)}` : '') +
+      (r.client
+        ? `, the client alone ${r.client.direct.cpuMicrosPerRequest.toFixed(1)} µs CPU each (direct) against ${r.client.undici.cpuMicrosPerRequest.toFixed(1)} (undici)`
+        : ''),
   );
   return { ...r, autocannon: r.autocannon, serverCpuShare: shares };
 }
@@ -294,6 +306,29 @@ function cpuRow(spec: FigureSpec, rounds: readonly Round[], verdicts: readonly R
   });
 }
 
+/**
+ * What the direct HTTP/1.1 transport saves: the client alone (no check, no executor) over it and over undici's Pool,
+ * CPU µs per request, medians over the rounds; the ratio is undici's over the direct one's (above 1: direct spent
+ * less). Both run seconds apart in each round, so a crowded round disturbs both alike.
+ */
+function clientRow(rounds: readonly Round[]): Row | null {
+  const pairs = rounds.flatMap((r) => (r.client === undefined ? [] : [r.client]));
+  if (pairs.length === 0) return null;
+  const direct = median(pairs.map((p) => p.direct.cpuMicrosPerRequest));
+  const undici = median(pairs.map((p) => p.undici.cpuMicrosPerRequest));
+  return row({
+    figure: 'the HTTP client alone: CPU per request, direct transport against undici',
+    measured: { value: direct, unit: 'µs', what: 'createHttpClient over the direct HTTP/1.1 transport, no check' },
+    peer: { value: undici, unit: 'µs', what: "createHttpClient over undici's Pool, no check" },
+    score: {
+      kind: 'ratio',
+      value: median(pairs.map((p) => p.undici.cpuMicrosPerRequest / p.direct.cpuMicrosPerRequest)),
+      unit: '',
+    },
+    goal: { kind: 'report' },
+  });
+}
+
 function figureOf(spec: FigureSpec, rounds: readonly Round[], o: BenchEnv['options'], warmupS: number): FigureResult {
   const verdicts = rounds.map((r) => roundVerdict(r, spec.tool, spec.of(r)));
   const peerWhat = `autocannon CLI, ${o.connections} connections, ${o.durationS} s, against ${o.peerServer}`;
@@ -357,13 +392,15 @@ export async function throughputFigures(
           of: (r) => r.concurrency!,
           label: 'checked throughput',
           what: `petload concurrency, ${o.connections} workers, every passive check`,
-          goal: 0.5,
+          goal: 0.85,
         },
         rounds,
         o,
         warmupS,
       ),
     );
+  const client = want.checked ? clientRow(rounds) : null;
+  if (client !== null) out[out.length - 1]?.rows.push(client);
   const server = serverRow(rounds, o.peerServer);
   if (server !== null) out[0]?.rows.push(server);
   return out;

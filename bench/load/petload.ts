@@ -27,6 +27,7 @@ import { createClock } from '../../src/core/clock.js';
 import { createRunEvents } from '../../src/core/run-events.js';
 import { runLoad } from '../../src/executors/run-load.js';
 import type { Exchange } from '../../src/http/exchange.js';
+import { createHttpClient } from '../../src/http/client.js';
 import { startJournal } from '../../src/journal/writer.js';
 import { relayEvents, startLivePage, startMetrics } from '../../src/live/index.js';
 import { emitResult } from '../lib/child-protocol.js';
@@ -40,6 +41,11 @@ export type LoadJob =
   | { kind: 'concurrency'; url: string; workers: number; seconds: number; warmupS: number }
   /** `seconds` of concurrency in slices of `sliceMs`, without and with the live sinks in turns (liveSlices below). */
   | { kind: 'live-slices'; url: string; workers: number; seconds: number; sliceMs: number; warmupS: number }
+  /**
+   * The HTTP client alone (no check, no metrics, no executor): `workers` loops sending listPets through
+   * createHttpClient over one transport, to weigh the direct HTTP/1.1 transport against undici's Pool.
+   */
+  | { kind: 'client'; url: string; workers: number; seconds: number; warmupS: number; transport: 'direct' | 'undici' }
   /** `seconds` of the run clock, which runs `scale` times faster than real time. */
   | {
       kind: 'constant-rate';
@@ -277,6 +283,67 @@ async function measured(
   }
 }
 
+/** What the client alone cost: requests, CPU µs per request, and its CPU share over the measured window. */
+export interface ClientResult {
+  requests: number;
+  requestsPerSecond: number;
+  cpuMicrosPerRequest: number;
+  cpuShare: number;
+  /** Answers that were not 200 (none expected: the peer answers every list). */
+  non200: number;
+}
+
+/** The client alone: `workers` loops of listPets (a limit of 1..100, as the load draws it) for `seconds`. */
+async function clientAlone(job: Extract<LoadJob, { kind: 'client' }>): Promise<ClientResult> {
+  const key = keyFromEnv();
+  const client = createHttpClient({
+    baseUrl: job.url,
+    clock: createClock(1),
+    connections: 64,
+    transport: job.transport,
+  });
+  const paths = Array.from({ length: 100 }, (_, i) => `/pets?limit=${i + 1}`);
+  let requests = 0;
+  let non200 = 0;
+  const loops = async (seconds: number) => {
+    const until = performance.now() + seconds * 1000;
+    const worker = async () => {
+      while (performance.now() < until) {
+        const path = paths[Math.floor(Math.random() * paths.length)]!;
+        const ex = await client.send({
+          operation: 'listPets',
+          method: 'GET',
+          path,
+          auth: { kind: 'key', key },
+          tag: 'bench',
+        });
+        requests++;
+        if (ex.status !== 200) non200++;
+      }
+    };
+    await Promise.all(Array.from({ length: job.workers }, worker));
+  };
+  try {
+    if (job.warmupS > 0) await loops(job.warmupS);
+    requests = 0;
+    non200 = 0;
+    const t0 = performance.now();
+    const cpuFrom = process.cpuUsage();
+    await loops(job.seconds);
+    const cpu = process.cpuUsage(cpuFrom);
+    const ms = performance.now() - t0;
+    return {
+      requests,
+      requestsPerSecond: (requests * 1000) / ms,
+      cpuMicrosPerRequest: (cpu.user + cpu.system) / requests,
+      cpuShare: (cpu.user + cpu.system) / 1000 / ms,
+      non200,
+    };
+  } finally {
+    await client.close();
+  }
+}
+
 /** Real requests per second of the warm-up. */
 const WARMUP_RATE = 1000;
 
@@ -335,5 +402,7 @@ emitResult(
     ? await pacing(job)
     : job.kind === 'live-slices'
       ? await liveSlices(job)
-      : await throughput(job),
+      : job.kind === 'client'
+        ? await clientAlone(job)
+        : await throughput(job),
 );
