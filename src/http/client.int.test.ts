@@ -633,9 +633,12 @@ describe.each(['direct', 'undici'] as const)('over the %s transport', (t) => {
 
   describe('HTTP client: hold-back and the knock intent', () => {
     it('cancels unsent an ordinary request on a held key, but sends a knock on it, and asks nothing for other credentials', async () => {
-      const { origin, seen } = await httpServer((_req, res) => json(res, 429, '{}'));
+      const { origin, seen, server } = await httpServer((_req, res) => json(res, 429, '{}'));
+      let connections = 0;
+      server.on('connection', () => connections++);
       const asked: string[] = [];
       const c = client(origin, {
+        connections: 1,
         holdBack: (label) => {
           asked.push(label);
           return label === KEY.label;
@@ -657,6 +660,9 @@ describe.each(['direct', 'undici'] as const)('over the %s transport', (t) => {
       expect((await c.send(spec({ auth: { kind: 'none' } }))).status).toBe(429);
       expect(seen).toHaveLength(3);
       expect(asked).toEqual([KEY.label, OTHER_KEY.label]);
+      // Holding a request back before it is written costs the direct pool no connection; undici drops the one the
+      // request was given.
+      expect(connections).toBe(transport === 'direct' ? 1 : 2);
     });
   });
 

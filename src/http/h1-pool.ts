@@ -139,6 +139,8 @@ class H1Request implements H1Controller {
   conn: H1Connection | null = null;
   /** Settled: its end or its error was handed to the handler. */
   done = false;
+  /** Written to its connection. */
+  written = false;
 
   constructor(
     readonly pool: H1Pool,
@@ -152,7 +154,10 @@ class H1Request implements H1Controller {
     if (this.aborted || this.done) return;
     this.aborted = true;
     this.reason = reason;
-    if (this.conn !== null) this.conn.destroy(reason);
+    // On the wire, the connection goes with it; given up in onRequestStart, it is never written and the connection
+    // takes the next request (run()); still queued, it leaves the queue.
+    if (this.conn !== null && this.written) this.conn.destroy(reason);
+    else if (this.conn !== null) this.fail(reason);
     else this.pool.dequeue(this, reason);
   }
 
@@ -219,7 +224,7 @@ class H1Connection implements H1ResponseEvents {
     this.connectTimer = null;
   }
 
-  /** Whether it can take a request now (open, idle, not expired). */
+  /** Whether it can take a request now (open and idle). */
   get free(): boolean {
     return this.connected && !this.dead && this.current === null;
   }
@@ -238,6 +243,7 @@ class H1Connection implements H1ResponseEvents {
       return false;
     }
     this.parser.expect(req.noBody);
+    req.written = true;
     if (req.body === null) this.socket.write(req.head, 'latin1');
     else this.socket.write(Buffer.concat([Buffer.from(req.head, 'latin1'), req.body]));
     return true;
