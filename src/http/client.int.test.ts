@@ -617,6 +617,17 @@ describe.each(['direct', 'undici'] as const)('over the %s transport', (t) => {
       expect(seen.map((s) => s.url)).toStrictEqual(['/v1/first']);
     });
 
+    it('close() lets the requests on several connections finish, then ends every connection once', async () => {
+      const { origin, server } = await httpServer((_req, res) => setTimeout(() => json(res, 200, '{"ok":true}'), 20));
+      let closed = 0;
+      server.on('connection', (socket) => socket.on('close', () => closed++));
+      const c = createHttpClient({ baseUrl: `${origin}/v1`, clock, transport, connections: 3 });
+      const sends = [c.send(spec()), c.send(spec()), c.send(spec())];
+      await c.close();
+      expect((await Promise.all(sends)).map((ex) => ex.status)).toEqual([200, 200, 200]);
+      await waitFor(() => closed === 3);
+    });
+
     it('close() ends a hanging request after a short grace instead of waiting for it', async () => {
       const { origin, seen } = await httpServer(() => undefined);
       const c = createHttpClient({ baseUrl: `${origin}/v1`, clock, timeoutMs: 20_000 });

@@ -454,12 +454,13 @@ export class H1Pool {
   }
 
   private checkClosed(): void {
-    if (this.closed === null || this.pending() > 0) return;
+    const done = this.closed;
+    if (done === null || this.pending() > 0) return;
+    // Taken first: ending a connection removes it from the pool, which looks here again.
+    this.closed = null;
     for (const conn of [...this.open]) conn.end();
     if (this.sweeper !== null) clearInterval(this.sweeper);
     this.sweeper = null;
-    const done = this.closed;
-    this.closed = null;
     done();
   }
 
