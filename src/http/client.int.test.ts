@@ -4,7 +4,9 @@ import {
   type Server as HttpServer,
   type ServerResponse,
 } from 'node:http';
+import { spawn } from 'node:child_process';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseKeys } from '../config/keys-file.js';
 import { createClock } from '../core/clock.js';
@@ -118,6 +120,7 @@ async function waitFor(cond: () => boolean): Promise<void> {
 }
 
 const clock = createClock(600);
+const FORGOTTEN_CLIENT = fileURLToPath(new URL('../testing/forgotten-client.ts', import.meta.url));
 
 function client(origin: string, extra: Partial<HttpClientOptions> = {}): HttpClient {
   const c = createHttpClient({ baseUrl: `${origin}/v1`, clock, transport, ...extra });
@@ -615,6 +618,27 @@ describe.each(['direct', 'undici'] as const)('over the %s transport', (t) => {
       expect(b.error).toMatchObject({ kind: 'aborted', unsent: 'cancelled' });
       expect(c.inFlight()).toBe(0);
       expect(seen.map((s) => s.url)).toStrictEqual(['/v1/first']);
+    });
+
+    it('never holds the process on an idle connection: a client left open lets it exit', async () => {
+      const { origin, server } = await httpServer((_req, res) => json(res, 200, '{"ok":true}'));
+      server.keepAliveTimeout = 60_000;
+      const child = spawn(process.execPath, ['--import', 'tsx', FORGOTTEN_CLIENT, origin, transport], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+      const t0 = performance.now();
+      const code = await new Promise<number | null>((resolve) => {
+        const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.on('exit', (c) => {
+          clearTimeout(kill);
+          resolve(c);
+        });
+      });
+      expect({ code, out }).toEqual({ code: 0, out: '200\n' });
+      // The server would keep the connection a minute: the process left long before.
+      expect(performance.now() - t0).toBeLessThan(8000);
     });
 
     it('close() lets the requests on several connections finish, then ends every connection once', async () => {

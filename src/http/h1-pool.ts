@@ -186,6 +186,8 @@ class H1Connection implements H1ResponseEvents {
   /** The pool's sweep count when it became idle, and for how long it may stay so (ms). */
   idleEpoch = 0;
   idleForMs = KEEP_ALIVE_MS;
+  /** Idle long enough that its socket no longer keeps the process alive (H1Pool.sweep), as undici's idle ones. */
+  private unrefd = false;
 
   constructor(
     private readonly pool: H1Pool,
@@ -234,6 +236,10 @@ class H1Connection implements H1ResponseEvents {
    * onRequestStart, which keeps it off the wire. False when it was not written.
    */
   run(req: H1Request): boolean {
+    if (this.unrefd) {
+      this.socket.ref();
+      this.unrefd = false;
+    }
     this.current = req;
     req.conn = this;
     req.handler.onRequestStart?.(req, {});
@@ -314,6 +320,13 @@ class H1Connection implements H1ResponseEvents {
       this.pool.remove(this);
     }
     if (req !== null && error !== null) req.fail(req.aborted && req.reason !== null ? req.reason : error);
+  }
+
+  /** Lets the process exit while the connection is idle (a request on it holds the process again). */
+  unref(): void {
+    if (this.unrefd || this.dead) return;
+    this.socket.unref();
+    this.unrefd = true;
   }
 
   /** Ends an idle connection politely (FIN). */
@@ -414,7 +427,11 @@ export class H1Pool {
    */
   private sweep(): void {
     this.epoch++;
-    for (const conn of [...this.idle]) if ((this.epoch - conn.idleEpoch) * SWEEP_MS >= conn.idleForMs) conn.end();
+    // An idle connection no longer holds the process (undici unrefs its idle sockets too), and ends at its keep-alive.
+    for (const conn of [...this.idle]) {
+      if ((this.epoch - conn.idleEpoch) * SWEEP_MS >= conn.idleForMs) conn.end();
+      else conn.unref();
+    }
     if (this.idle.length === 0 && this.sweeper !== null) {
       clearInterval(this.sweeper);
       this.sweeper = null;
