@@ -1,8 +1,8 @@
 /**
  * The suite's HTTP client: the project's only undici import. One pool per target, one request per connection at a
  * time, no retries and no redirects: every retry is a decision of the backoff policy, never of the client. A plain
- * `http:` target reached directly goes through petload's own HTTP/1.1 transport (./h1-pool.ts), which costs a
- * checked request half what undici's Pool does; TLS, HTTP/2 (when offered and chosen, ./network.ts) and forward
+ * `http:` target reached directly goes through petload's own HTTP/1.1 transport (./h1-pool.ts), whose requests
+ * cost a little over half what undici's Pool's do; TLS, HTTP/2 (when offered and chosen, ./network.ts) and forward
  * proxies (undici's ProxyAgent) go through undici.
  *
  * Each request is driven by one handler object of undici's controller API given to the dispatcher (no response
@@ -547,9 +547,9 @@ function secureContextOf(network: NetworkOptions, withCert: boolean): SecureCont
 }
 
 /**
- * The dispatcher of one client: a Pool on the target's origin, or undici's ProxyAgent through `network.proxy`
- * (CONNECT for an https target, absolute URLs for an http one, as curl does). Either way every connection to the
- * target is made by a connector that notes its protocol.
+ * The transport of one client: the direct HTTP/1.1 pool for a plain-http target reached directly (unless
+ * `transport: 'undici'`), else undici's Pool on the target's origin, or its ProxyAgent through `network.proxy`
+ * (CONNECT for an https target, absolute URLs for an http one, as curl does). Every connection notes its protocol.
  */
 function createDispatcher(origin: string, o: HttpClientOptions, seen: Set<Protocol>): Transport {
   const network = o.network ?? {};

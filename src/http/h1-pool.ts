@@ -7,14 +7,15 @@
  * connection fails the request on it, nothing is retried or followed.
  *
  * Why not undici here: with every check on, the client's transport is most of what a checked request costs. On
- * the bench's loopback peer, undici's Pool spends about 17 µs of CPU on a request and its answer, this transport
- * about 8 (docs/benchmarks.md); the checks then decide how close petload comes to a bare load generator. TLS,
- * proxies and HTTP/2 stay undici's.
+ * the bench's nginx peer, the client over undici's Pool spends about 17 µs of CPU on a request and its answer, over
+ * this transport about 10 (docs/benchmarks.md, "The direct HTTP/1.1 transport"); the rest of the engine then
+ * decides how close petload comes to a bare load generator. TLS, proxies and HTTP/2 stay undici's.
  *
  * What it keeps of undici's manners: the request head undici writes (`host`, `connection: keep-alive`, then the
  * caller's headers, `content-length` for a body), its checks of the path, method and header values (a CR or LF in
  * a value is refused before anything is written), its keep-alive rule (an idle connection is reused for 4 s, or
- * for the server's `Keep-Alive: timeout` less 2 s), and its error codes where the client reads them.
+ * for the server's `Keep-Alive: timeout` less 2 s; an idle socket does not hold the process), and its error codes
+ * where the client reads them. Unlike undici, a request given up before it is written leaves its connection open.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { connect, type Socket } from 'node:net';
