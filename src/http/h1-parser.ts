@@ -40,6 +40,9 @@ export interface KeepAlive {
   readonly timeoutMs: number | null;
 }
 
+/** A token (RFC 9110: a method, a header name), as a regular-expression source; the transport's requests use it too. */
+export const TOKEN = "[!#$%&'*+\\-.^_`|~0-9A-Za-z]+";
+
 /** The most bytes a response head may take (node's and undici's default maxHeaderSize). */
 export const MAX_HEAD_BYTES = 16 * 1024;
 /** The most bytes of a chunk-size line or of the trailers. */
@@ -49,8 +52,9 @@ const MAX_LINE_BYTES = 8 * 1024;
  * A whole head: the status line, then header lines, each ended by CRLF (the blank line is not part of it). A header
  * name is a token; a value holds no control character but HT (obs-text, 0x80-0xff, is allowed); no line folding.
  */
-const HEAD =
-  /^HTTP\/1\.[01] [0-9]{3}(?: [^\x00-\x08\x0a-\x1f\x7f]*)?(?:\r\n[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[^\x00-\x08\x0a-\x1f\x7f]*)*$/;
+const HEAD = new RegExp(
+  `^HTTP\\/1\\.[01] [0-9]{3}(?: [^\\x00-\\x08\\x0a-\\x1f\\x7f]*)?(?:\\r\\n${TOKEN}:[^\\x00-\\x08\\x0a-\\x1f\\x7f]*)*$`,
+);
 const CONTENT_LENGTH = /^[0-9]{1,15}$/;
 const CHUNK_SIZE = /^([0-9A-Fa-f]{1,12})[ \t]*(?:;[^\r\n]*)?$/;
 

@@ -19,7 +19,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { H1Error, H1ResponseParser, type H1ResponseEvents, type KeepAlive } from './h1-parser.js';
+import { H1Error, H1ResponseParser, type H1ResponseEvents, type KeepAlive, TOKEN } from './h1-parser.js';
 
 /** What a handler may do with its request (undici's DispatchController, as much of it as this transport needs). */
 export interface H1Controller {
@@ -66,7 +66,7 @@ const KEEP_ALIVE_MAX_MS = 600_000;
 /** How often idle connections are looked at for their keep-alive (H1Pool.sweep). */
 const SWEEP_MS = 250;
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const IS_TOKEN = new RegExp(`^${TOKEN}$`);
 const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 const INVALID_PATH = /[^\u0021-\u00ff]/;
 
@@ -81,16 +81,17 @@ function invalid(message: string): H1Error {
  * of a token name and a value without control characters (HT aside), each ended by CRLF, and the blank line. A CR
  * or LF inside a value could still draw a line that looks right: requestHead looks for those apart.
  */
-const REQUEST_HEAD =
-  /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+ \/[\x21-\xff]* HTTP\/1\.1\r\n(?:[!#$%&'*+\-.^_`|~0-9A-Za-z]+: [\t\x20-\x7e\x80-\xff]*\r\n)*\r\n$/;
+const REQUEST_HEAD = new RegExp(
+  `^${TOKEN} \\/[\\x21-\\xff]* HTTP\\/1\\.1\\r\\n(?:${TOKEN}: [\\t\\x20-\\x7e\\x80-\\xff]*\\r\\n)*\\r\\n$`,
+);
 
 /** Why a request may not be sent, as undici says it (checked in undici's order), or null. */
 function invalidPart(o: H1DispatchOptions): H1Error | null {
-  if (!TOKEN.test(o.method)) return invalid('invalid request method');
+  if (!IS_TOKEN.test(o.method)) return invalid('invalid request method');
   if (o.path[0] !== '/' || INVALID_PATH.test(o.path)) return invalid('invalid request path');
   for (let i = 0; i + 1 < o.headers.length; i += 2) {
     const name = o.headers[i]!;
-    if (!TOKEN.test(name)) return invalid('invalid header key');
+    if (!IS_TOKEN.test(name)) return invalid('invalid header key');
     if (INVALID_VALUE.test(o.headers[i + 1]!)) return invalid(`invalid ${name} header`);
   }
   return null;
