@@ -6,6 +6,7 @@
 import { DAY_MS, MINUTE_MS, type PlanName } from '../api/plans.js';
 import type { PlanSent } from '../core/progress.js';
 import type { ApiKey } from '../core/api-key.js';
+import type { Clock } from '../core/clock.js';
 import { headerValue, type Exchange } from '../http/exchange.js';
 import { parseRetryAfter } from '../http/headers.js';
 import { IMPLAUSIBLE_WAIT_MS } from '../checks/passive/client.js';
@@ -57,6 +58,8 @@ export type KeyView = Pick<KeyStates, 'get' | 'all' | 'blockedNow'>;
 
 export class KeyStates {
   private readonly states = new Map<string, KeyState>();
+  /** The state get() found last. */
+  private last: KeyState | null = null;
 
   constructor(keys: readonly ApiKey[]) {
     for (const key of keys) {
@@ -74,8 +77,11 @@ export class KeyStates {
   }
 
   get(key: ApiKey): KeyState {
+    // The send path asks of one request's key several times in a row: the last answer first.
+    if (key === this.last?.key) return this.last;
     const s = this.states.get(key.label);
     if (!s) throw new Error(`unknown key ${key.label}`);
+    this.last = s;
     return s;
   }
 
@@ -83,6 +89,15 @@ export class KeyStates {
   blockedNow(label: string, now: number): boolean {
     const s = this.states.get(label);
     return s !== undefined && s.blockedUntil > now;
+  }
+
+  /**
+   * blockedNow at the clock's time, read only for a key a Retry-After has held at all: the send path asks it of
+   * every request as it is written, and most keys are never held.
+   */
+  blockedOn(label: string, clock: Pick<Clock, 'now'>): boolean {
+    const s = this.states.get(label);
+    return s !== undefined && s.blockedUntil > 0 && s.blockedUntil > clock.now();
   }
 
   all(): KeyState[] {

@@ -65,6 +65,9 @@ export interface SuspectedBan {
 
 export class BackoffPolicy {
   private readonly states = new Map<string, KeyBackoff>();
+  /** The key state() answered for last, and its state. */
+  private lastKey: ApiKey | null = null;
+  private lastState: KeyBackoff | null = null;
   private readonly random: () => number;
 
   constructor(
@@ -77,6 +80,8 @@ export class BackoffPolicy {
   }
 
   private state(key: ApiKey): KeyBackoff {
+    // The executors ask of one key several times per request: the last answer first.
+    if (key === this.lastKey && this.lastState !== null) return this.lastState;
     let s = this.states.get(key.label);
     if (s === undefined) {
       // A wait left by the probes' traffic still holds, bounded by the minute window from now.
@@ -94,6 +99,8 @@ export class BackoffPolicy {
       };
       this.states.set(key.label, s);
     }
+    this.lastKey = key;
+    this.lastState = s;
     return s;
   }
 

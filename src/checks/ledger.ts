@@ -102,6 +102,10 @@ export class Ledger {
   private readonly outcomes = new Map<AnyCheckId, Map<PlanName | '', Outcome>>();
   /** Failures held to the end of the run, by check, until the deferrals are resolved. */
   private readonly held = new Map<CheckId, { plan: PlanName | null; h: HeldFailures }[]>();
+  /** The same outcomes by plan, then check (slot's index), and the last plan looked up with its index. */
+  private readonly byPlan = new Map<PlanName | '', Map<AnyCheckId, Outcome>>();
+  private lastPlan: PlanName | '' | null = null;
+  private planIndex = new Map<AnyCheckId, Outcome>();
   private resolved = false;
   /**
    * `redact`: redacts secrets from every message before it is stored. `settled`: told of an outcome's first pass,
@@ -125,6 +129,22 @@ export class Ledger {
   }
 
   private slot(id: AnyCheckId, plan: PlanName | null): Outcome {
+    // The hot path: the outcomes of the plan of the last exchange recorded, by check (one lookup, not two).
+    const key = plan ?? '';
+    if (key !== this.lastPlan) {
+      this.lastPlan = key;
+      let index = this.byPlan.get(key);
+      if (index === undefined) this.byPlan.set(key, (index = new Map()));
+      this.planIndex = index;
+    }
+    const known = this.planIndex.get(id);
+    if (known !== undefined) return known;
+    const o = this.newSlot(id, plan);
+    this.planIndex.set(id, o);
+    return o;
+  }
+
+  private newSlot(id: AnyCheckId, plan: PlanName | null): Outcome {
     let byPlan = this.outcomes.get(id);
     if (!byPlan) {
       byPlan = new Map();

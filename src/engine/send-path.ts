@@ -64,7 +64,7 @@ export interface SendPath {
 
 export function createSendPath(o: SendPathOptions): SendPath {
   const { clock, keyStates, observer } = o;
-  const holdBack = (label: string) => keyStates.blockedNow(label, clock.now());
+  const holdBack = (label: string) => keyStates.blockedOn(label, clock);
   const onExchange = o.onExchange ?? null;
   const events = o.events ?? null;
   const startMono = clock.monotonic();

@@ -18,11 +18,11 @@ async function closedLane(env: PhaseEnv, lane: PlanLane, workers: number, durati
   const { ctx, budget } = env.shared;
   // Each worker may start this many iterations at most: the loop is bounded in count as well as in time.
   const bound = Math.ceil((durationMs / ctx.clock.scale) * ITERATIONS_PER_REAL_MS) + 1;
-  const more = () => !env.signal.aborted && ctx.clock.now() < env.endsAt && !budget.spent && lane.alive();
   /** One worker: waits for a key the policy lets it use, sends, and starts again when the answer is in. */
   const worker = async () => {
-    for (let started = 0; started < bound && more(); started++) {
+    for (let started = 0; started < bound; started++) {
       const now = ctx.clock.now();
+      if (env.signal.aborted || now >= env.endsAt || budget.spent || !lane.alive()) return;
       let key = lane.freeKey(now);
       if (key === null) {
         // The worker has to wait for a key: counted once as held back.

@@ -11,7 +11,7 @@ import type { PlanPhaseRecord } from '../backoff/no-ban.js';
 import { AcceptedWindows } from '../backoff/windows.js';
 import type { ApiKey } from '../core/api-key.js';
 import { retryAfterMs, TOLERANCE_MS } from '../backoff/key-state.js';
-import type { Exchange, RequestSpec } from '../http/exchange.js';
+import type { Exchange, RequestSpec, TrafficSource } from '../http/exchange.js';
 import type { Budget } from './budget.js';
 import type { LoadContext } from './context.js';
 import type { Traffic } from './traffic.js';
@@ -85,6 +85,8 @@ export class PlanLane {
   private pending = 0;
   private onIdle: (() => void) | null = null;
   private failure: { error: unknown } | null = null;
+  /** Whose traffic the lane's exchanges are: its phase's, one object for all of them. */
+  private readonly traffic: TrafficSource | null;
 
   constructor(
     private readonly shared: LaneShared,
@@ -92,6 +94,7 @@ export class PlanLane {
   ) {
     this.plan = options.plan;
     this.keys = options.keys;
+    this.traffic = options.phase === undefined ? null : Object.freeze({ class: 'load', name: options.phase });
     this.record = {
       plan: options.plan,
       keys: options.keys,
@@ -167,7 +170,7 @@ export class PlanLane {
       const { ctx, traffic, maxTries, budget, maxInFlight } = this.shared;
       let key = first;
       let spec: RequestSpec = traffic.spec(key, this.options.tag);
-      if (this.options.phase !== undefined) spec.traffic = { class: 'load', name: this.options.phase };
+      if (this.traffic !== null) spec.traffic = this.traffic;
       if (intended !== undefined) spec.intended = intended;
       for (let tries = 1; ; tries++) {
         const sentAt = this.sending(key, tries);

@@ -184,7 +184,13 @@ interface OverlapGroup {
 /** What carries the requests: undici's dispatcher, or the direct HTTP/1.1 pool (same handler API). */
 interface Transport {
   dispatch(
-    options: { origin: string; path: string; method: Dispatcher.HttpMethod; headers: string[]; body: string | null },
+    options: {
+      origin: string;
+      path: string;
+      method: Dispatcher.HttpMethod;
+      headers: readonly string[];
+      body: string | null;
+    },
     handler: ExchangeHandler,
   ): boolean;
   close(): Promise<void>;
@@ -199,6 +205,8 @@ interface ClientState {
   readonly headers: readonly string[];
   readonly clock: Clock;
   readonly basePath: string;
+  /** The header list of each key's requests without a body (keyHeaders()). */
+  readonly keyHeaders: WeakMap<ApiKey, readonly string[]>;
   /** Each request path with the base path before it, made once (fullPath()). */
   readonly paths: Map<string, string>;
   readonly timeoutMs: number;
@@ -265,6 +273,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private readonly group: OverlapGroup | null;
   private readonly intended: number;
   private sent: number;
+  /** Within start(): a connection handed over now is handed over at the request's making (`sent` stays). */
+  private starting = true;
   private headersAt: number | null = null;
   /** Given by undici once the request is on a connection; null while it is queued. */
   private controller: Dispatcher.DispatchController | null = null;
@@ -304,11 +314,16 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     }
     if (spec.signal !== undefined) watch(this.state, spec.signal);
     this.state.live.add(this);
-    const headers = this.state.headers.slice();
     const auth = spec.auth;
-    if (auth.kind === 'key') headers.push('authorization', bearerOf(auth.key));
-    else if (auth.kind === 'raw') headers.push('authorization', auth.header);
-    if (spec.body !== undefined) headers.push('content-type', spec.contentType ?? 'application/json');
+    let headers: readonly string[];
+    if (auth.kind === 'key' && spec.body === undefined) headers = keyHeaders(this.state, auth.key);
+    else {
+      const list = this.state.headers.slice();
+      if (auth.kind === 'key') list.push('authorization', bearerOf(auth.key));
+      else if (auth.kind === 'raw') list.push('authorization', auth.header);
+      if (spec.body !== undefined) list.push('content-type', spec.contentType ?? 'application/json');
+      headers = list;
+    }
     this.state.pool.dispatch(
       {
         origin: this.state.origin,
@@ -319,6 +334,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       },
       this,
     );
+    this.starting = false;
   }
 
   /** Whether the request goes with this signal. */
@@ -366,7 +382,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       return;
     }
     this.controller = controller;
-    this.sent = this.state.clock.monotonic();
+    // Given a connection at once (within start()), it is sent at the time it was made; else it waited in a queue.
+    if (!this.starting) this.sent = this.state.clock.monotonic();
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
@@ -502,6 +519,19 @@ function bearerOf(key: ApiKey): string {
   return value;
 }
 
+/**
+ * The header list of a request on a key without a body, made once per key and client and frozen: the transport
+ * finds the head it made for the same list by identity (h1-pool.ts), with no list built or compared per request.
+ */
+function keyHeaders(state: ClientState, key: ApiKey): readonly string[] {
+  let list = state.keyHeaders.get(key);
+  if (list === undefined) {
+    list = Object.freeze([...state.headers, 'authorization', bearerOf(key)]);
+    state.keyHeaders.set(key, list);
+  }
+  return list;
+}
+
 /** Enter the key's overlap group; starting while another request on the key is in flight marks the whole group. */
 function joinOverlap(groups: Map<string, OverlapGroup>, label: string): OverlapGroup {
   let group = groups.get(label);
@@ -574,20 +604,31 @@ function createDispatcher(origin: string, o: HttpClientOptions, seen: Set<Protoc
   const secureContext = secureContextOf(network, true);
   const targetTls = { timeout: connectTimeout, allowH2, ...(secureContext ? { secureContext } : {}) };
   if (network.proxy === undefined) {
-    return new Pool(origin, { ...poolOptions, connect: observed(buildConnector(targetTls), seen) });
+    return undiciTransport(new Pool(origin, { ...poolOptions, connect: observed(buildConnector(targetTls), seen) }));
   }
   const proxyContext = secureContextOf(network, false);
-  return new ProxyAgent({
-    uri: network.proxy,
-    proxyTunnel: new URL(origin).protocol === 'https:',
-    requestTls: targetTls,
-    proxyTls: { timeout: connectTimeout, ...(proxyContext ? { secureContext: proxyContext } : {}) },
-    ...poolOptions,
-    factory: (at, options) => {
-      const { connect } = options as { connect: buildConnector.connector };
-      return new Pool(at, { ...poolOptions, ...options, connect: observed(connect, seen) });
-    },
-  });
+  return undiciTransport(
+    new ProxyAgent({
+      uri: network.proxy,
+      proxyTunnel: new URL(origin).protocol === 'https:',
+      requestTls: targetTls,
+      proxyTls: { timeout: connectTimeout, ...(proxyContext ? { secureContext: proxyContext } : {}) },
+      ...poolOptions,
+      factory: (at, options) => {
+        const { connect } = options as { connect: buildConnector.connector };
+        return new Pool(at, { ...poolOptions, ...options, connect: observed(connect, seen) });
+      },
+    }),
+  );
+}
+
+/** undici's dispatcher as the client's transport: it takes a header list of its own (a key's list is shared). */
+function undiciTransport(d: Pool | ProxyAgent): Transport {
+  return {
+    dispatch: (o, handler) => d.dispatch({ ...o, headers: [...o.headers] }, handler),
+    close: () => d.close(),
+    destroy: () => d.destroy(),
+  };
 }
 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
@@ -601,6 +642,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     clock: options.clock,
     basePath: url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname,
     paths: new Map(),
+    keyHeaders: new WeakMap(),
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     overlap: new Map(),

@@ -194,3 +194,47 @@ describe('H1ResponseParser: what llhttp refuses, it refuses', () => {
     rejects('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nab', 'H1_CLOSED', true);
   });
 });
+
+describe('header names carried from one head to the next', () => {
+  const head = (lines: readonly string[]) => `HTTP/1.1 200 OK\r\n${lines.join('\r\n')}\r\n\r\n`;
+  const headersOf = (p: H1ResponseParser, seen: Seen, lines: readonly string[]) => {
+    p.execute(Buffer.from(head(lines), 'latin1'));
+    return seen.heads.at(-1)!.headers;
+  };
+
+  it('reads each head as a fresh parser would, whatever the head before it', () => {
+    const heads: readonly (readonly string[])[] = [
+      ['Content-Length: 0', 'X-RateLimit-Limit: 60', 'X-RateLimit-Remaining: 59'],
+      ['Content-Length: 0', 'X-RateLimit-Limit: 60', 'X-RateLimit-Remaining: 58'],
+      ['Content-Length: 0', 'X-RateLimit-Limit: 60'],
+      ['Content-Length: 0', 'X-RateLimit-Limit: 60', 'X-RateLimit-Remaining: 57', 'Retry-After: 3'],
+      ['Content-Length: 0', 'X-RateLimit-Limitx: 60', 'X-RateLimit-Remaining: 56', 'Retry-After: 3'],
+      ['content-length: 0', 'X-RATELIMIT-LIMIT: 61', 'x-ratelimit-remaining: 55', 'Retry-After: 2'],
+      ['Content-Length: 0', 'Set-Cookie: a=1', 'Set-Cookie: b=2'],
+      ['Content-Length: 0', 'Set-Cookie: c=3', 'Set-Cookie: d=4'],
+      ['Content-Length: 0', 'Set-Cookie: e=5', 'Set-Cookie2: f=6'],
+      ['Content-Length: 0', '__proto__: x', 'Via: 1.1 a'],
+      ['Content-Length: 0', '__proto__: y', 'Via: 1.1 b'],
+      ['Content-Length: 0', 'X-RateLimit-Limit: 60', 'X-RateLimit-Remaining: 54'],
+    ];
+    const { p, seen } = parser();
+    for (const lines of heads) {
+      const fresh = parser();
+      expect(headersOf(p, seen, lines)).toEqual(headersOf(fresh.p, fresh.seen, lines));
+    }
+    expect(Object.getPrototypeOf(seen.heads[10]!.headers)).toBe(Object.prototype);
+    expect(seen.heads[10]!.headers.__proto__).toBe('y');
+    expect(seen.heads[7]!.headers['set-cookie']).toEqual(['c=3', 'd=4']);
+  });
+
+  it('never lets what a reader did to one head’s headers reach the next head’s', () => {
+    const { p, seen } = parser();
+    const lines = ['Content-Length: 0', 'X-RateLimit-Limit: 60'];
+    const first = headersOf(p, seen, lines);
+    first['x-added'] = 'by a reader';
+    first['x-ratelimit-limit'] = 'changed';
+    const second = headersOf(p, seen, lines);
+    expect(second).toEqual({ 'content-length': '0', 'x-ratelimit-limit': '60' });
+    expect(second).not.toBe(first);
+  });
+});

@@ -45,6 +45,8 @@ export const TOKEN = "[!#$%&'*+\\-.^_`|~0-9A-Za-z]+";
 
 /** The most bytes a response head may take (node's and undici's default maxHeaderSize). */
 export const MAX_HEAD_BYTES = 16 * 1024;
+/** Header lines of a head whose headers a parser copies for the next one, at most (headersOf). */
+const MAX_NAMES_KEPT = 64;
 /** The most bytes of a chunk-size line or of the trailers. */
 const MAX_LINE_BYTES = 8 * 1024;
 
@@ -67,6 +69,10 @@ enum State {
   Trailers,
   UntilClose,
 }
+
+/** The two answers of a response without a `Keep-Alive: timeout`, made once. */
+const KEEPS_ALIVE: KeepAlive = Object.freeze({ reusable: true, timeoutMs: null });
+const CLOSES: KeepAlive = Object.freeze({ reusable: false, timeoutMs: null });
 
 const protocolError = (code: string, message: string) => new H1Error(code, message);
 
@@ -126,6 +132,13 @@ export class H1ResponseParser {
   private keepAlive: KeepAlive = { reusable: false, timeoutMs: null };
   /** Whether any byte of the current response arrived. */
   private started = false;
+  /** The header lines of the last head: names as written and lower-cased, and values (headersOf). */
+  private readonly rawNames: string[] = [];
+  private readonly names: string[] = [];
+  private readonly values: string[] = [];
+  /** The last head's headers and how many lines it had, when its names came once each (headersOf). */
+  private lastHeaders: IncomingHttpHeaders | null = null;
+  private lastCount = 0;
 
   constructor(private readonly events: H1ResponseEvents) {}
 
@@ -206,29 +219,65 @@ export class H1ResponseParser {
     if (!HEAD.test(head)) throw protocolError('HPE_INVALID_CONSTANT', `Malformed response head: ${describeHead(head)}`);
     const status = (head.charCodeAt(9) - 48) * 100 + (head.charCodeAt(10) - 48) * 10 + (head.charCodeAt(11) - 48);
     const http10 = head.charCodeAt(7) === 48;
-    const headers: IncomingHttpHeaders = {};
-    // Each line is `name:value` (HEAD checked it): names are cut from the head lower-cased once (latin1 letters keep
-    // their place), values from the head as it came, trimmed of optional whitespace; no line is cut out whole.
-    const lower = head.toLowerCase();
-    for (let from = head.indexOf('\r\n'); from !== -1; ) {
+    const headers = this.headersOf(head);
+    const reusable = keepsAlive(headers.connection, http10);
+    const noBody = this.noBody || status < 200 || status === 204 || status === 304;
+    this.state = noBody ? State.Head : this.bodyState(headers);
+    const keeps = reusable && this.state !== State.UntilClose;
+    const timeoutMs = keepAliveTimeout(headers['keep-alive']);
+    this.keepAlive = timeoutMs !== null ? { reusable: keeps, timeoutMs } : keeps ? KEEPS_ALIVE : CLOSES;
+    this.events.onHead(status, headers, this.keepAlive);
+    if (noBody || (this.state === State.Sized && this.remaining === 0)) this.complete(trailing);
+  }
+
+  /**
+   * The headers of a head HEAD accepted. Each line is `name:value`: values are cut from the head as they came,
+   * trimmed of optional whitespace; no line is cut out whole. A server sends the same names in the same order,
+   * response after response, so a name spelt as the previous head's on the same line is that head's string again
+   * (no cut, no lower-casing: a property name the engine has seen), and a head whose names are all the previous
+   * head's, none repeated, is that head's headers copied with the new values written over theirs: an object of a
+   * shape already made, rather than one built a property at a time.
+   */
+  private headersOf(head: string): IncomingHttpHeaders {
+    const raws = this.rawNames;
+    const names = this.names;
+    const values = this.values;
+    let same = true;
+    let n = 0;
+    for (let from = head.indexOf('\r\n'); from !== -1; n++) {
       const next = head.indexOf('\r\n', from + 2);
       const colon = head.indexOf(':', from + 2);
+      const raw = raws[n];
+      if (raw === undefined || raw.length !== colon - from - 2 || !head.startsWith(raw, from + 2)) {
+        same = false;
+        const cut = head.slice(from + 2, colon);
+        raws[n] = cut;
+        names[n] = cut.toLowerCase();
+      }
       let a = colon + 1;
       let b = next === -1 ? head.length : next;
       while (a < b && isOws(head.charCodeAt(a))) a++;
       while (b > a && isOws(head.charCodeAt(b - 1))) b--;
-      addHeader(headers, lower.slice(from + 2, colon), head.slice(a, b));
+      values[n] = head.slice(a, b);
       from = next;
     }
-    const reusable = keepsAlive(headers.connection, http10);
-    const noBody = this.noBody || status < 200 || status === 204 || status === 304;
-    this.state = noBody ? State.Head : this.bodyState(headers);
-    this.keepAlive = {
-      reusable: reusable && this.state !== State.UntilClose,
-      timeoutMs: keepAliveTimeout(headers['keep-alive']),
-    };
-    this.events.onHead(status, headers, this.keepAlive);
-    if (noBody || (this.state === State.Sized && this.remaining === 0)) this.complete(trailing);
+    const last = this.lastHeaders;
+    if (same && last !== null && n === this.lastCount) {
+      const headers: IncomingHttpHeaders = { ...last };
+      for (let i = 0; i < n; i++) headers[names[i]!] = values[i];
+      return headers;
+    }
+    const headers: IncomingHttpHeaders = {};
+    for (let i = 0; i < n; i++) addHeader(headers, names[i]!, values[i]!);
+    // Names kept for the next head; its headers copied only when every name came once, as a plain property.
+    raws.length = n;
+    names.length = n;
+    values.length = n;
+    const plain = Object.keys(headers).length === n && !Object.hasOwn(headers, '__proto__');
+    // A copy of its own: what the exchange's readers do with theirs never reaches the next head's.
+    this.lastHeaders = plain && n <= MAX_NAMES_KEPT ? { ...headers } : null;
+    this.lastCount = n;
+    return headers;
   }
 
   private bodyState(headers: IncomingHttpHeaders): State {

@@ -124,6 +124,8 @@ const HEADS_PER_PATH = 8;
 interface MadeHead {
   readonly method: string;
   readonly headers: readonly string[];
+  /** The caller's list itself when it was frozen: found again by identity, without comparing its entries. */
+  readonly frozen: readonly string[] | null;
   readonly head: string;
 }
 
@@ -381,10 +383,12 @@ export class H1Pool {
   private headOf(o: H1DispatchOptions): string | H1Error {
     const made = this.heads.get(o.path);
     if (made !== undefined)
-      for (const m of made) if (m.method === o.method && sameList(m.headers, o.headers)) return m.head;
+      for (const m of made)
+        if (m.method === o.method && (m.frozen === o.headers || sameList(m.headers, o.headers))) return m.head;
     const head = requestHead(this.options.origin.host, o, null);
     if (typeof head === 'string' && this.headCount < HEADS_MAX && (made?.length ?? 0) < HEADS_PER_PATH) {
-      const entry = { method: o.method, headers: [...o.headers], head };
+      const frozen = Object.isFrozen(o.headers) ? o.headers : null;
+      const entry = { method: o.method, headers: frozen ?? [...o.headers], frozen, head };
       if (made === undefined) this.heads.set(o.path, [entry]);
       else made.push(entry);
       this.headCount++;

@@ -7,11 +7,13 @@
 export type HeaderMap = Record<string, string | string[]>;
 
 /** All values of a header (lower-case name). */
-export function headerValues(headers: HeaderMap, name: string): string[] {
+export function headerValues(headers: HeaderMap, name: string): readonly string[] {
   const v = headers[name];
-  if (v === undefined) return [];
+  if (v === undefined) return NONE;
   return Array.isArray(v) ? v : [v];
 }
+
+const NONE: readonly string[] = Object.freeze([]);
 
 /** The value of a header sent exactly once; undefined when absent or repeated. Allocates nothing (hot path). */
 export function onlyValue(headers: HeaderMap, name: string): string | undefined {

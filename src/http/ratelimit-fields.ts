@@ -185,6 +185,10 @@ function draft03(headers: HeaderMap): { limits: FieldLimit[]; policies: FieldPol
 
 /** Which form the response's fields are in: the separate fields are draft-03; a RateLimit dictionary is draft-07. */
 function formOf(headers: HeaderMap): { form: FieldsForm; dict?: Map<string, unknown> } | null {
+  // Most answers carry none of them: looked for without building anything (this runs on every response).
+  let any = false;
+  for (const n of NAMES) if (headerValues(headers, n).length > 0) any = true;
+  if (!any) return null;
   const present = NAMES.filter((n) => headerValues(headers, n).length > 0);
   if (present.length === 0) return null;
   if (present.some((n) => n === 'ratelimit-limit' || n === 'ratelimit-remaining' || n === 'ratelimit-reset'))

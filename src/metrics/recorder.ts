@@ -77,10 +77,39 @@ export function statusClass(status: number | null): string {
 
 class OperationState {
   count = 0;
-  /** Status code → count; -1 for transport errors. Numbers, so the hot path builds no strings. */
-  readonly statusCounts = new Map<number, number>();
+  /** Count by status code + 1 (0: transport errors): an array, so the hot path builds no strings and hashes nothing. */
+  private readonly byStatus = new Float64Array(1001);
+  /** Codes outside 0..999, which no parser lets through. */
+  private readonly otherStatus = new Map<number, number>();
   readonly latencyByClass = new Map<string, Histogram>();
   readonly serviceTime = createHistogram();
+
+  /** The status of the last exchange recorded, and the histogram of its class (a load repeats both). */
+  private lastStatus: number | null | undefined = undefined;
+  private lastLatency: Histogram | null = null;
+
+  countStatus(status: number | null): void {
+    const i = status === null ? 0 : status + 1;
+    if (i > 0 && i < this.byStatus.length) this.byStatus[i]!++;
+    else if (i === 0) this.byStatus[0]!++;
+    else this.otherStatus.set(i - 1, (this.otherStatus.get(i - 1) ?? 0) + 1);
+  }
+
+  /** Status code → count, in ascending order (codes outside 0..999 last); -1 for transport errors. */
+  statusCounts(): Map<number, number> {
+    const out = new Map<number, number>();
+    for (let i = 0; i < this.byStatus.length; i++) if (this.byStatus[i]! > 0) out.set(i - 1, this.byStatus[i]!);
+    for (const [status, n] of this.otherStatus) out.set(status, n);
+    return out;
+  }
+
+  latencyOfStatus(status: number | null): Histogram {
+    if (status !== this.lastStatus || this.lastLatency === null) {
+      this.lastStatus = status;
+      this.lastLatency = this.latencyOf(statusClass(status));
+    }
+    return this.lastLatency;
+  }
 
   latencyOf(cls: string): Histogram {
     let h = this.latencyByClass.get(cls);
@@ -132,14 +161,26 @@ class ClassState {
   readonly ops = new Map<OperationName, OperationState>();
   readonly timeline = new Timeline();
   readonly names = new Set<string>();
+  private lastName: string | null = null;
+  /** The operation op() answered for last, and its state. */
+  private lastOp: [OperationName, OperationState] | null = null;
   count = 0;
 
+  /** Notes a sender's name (the same as the last one's, most of the time). */
+  name(sender: string): void {
+    if (sender === this.lastName) return;
+    this.lastName = sender;
+    this.names.add(sender);
+  }
+
   op(name: OperationName): OperationState {
+    if (name === this.lastOp?.[0]) return this.lastOp[1];
     let s = this.ops.get(name);
     if (s === undefined) {
       s = new OperationState();
       this.ops.set(name, s);
     }
+    this.lastOp = [name, s];
     return s;
   }
 
@@ -148,7 +189,7 @@ class ClassState {
     for (const name of OPERATION_NAMES) {
       const s = this.ops.get(name);
       if (s === undefined) continue;
-      out.push(operationSnapshot(name, s.count, statusCountsRecord(s.statusCounts), s.latencyByClass, s.serviceTime));
+      out.push(operationSnapshot(name, s.count, statusCountsRecord(s.statusCounts()), s.latencyByClass, s.serviceTime));
     }
     return out;
   }
@@ -167,18 +208,17 @@ export function createMetrics(opts: { clock: Clock; startMono: number }): Metric
     record(ex) {
       // An exchange without a traffic source is the load's (saturate's, a test's): only probes are set apart.
       const cls = classes[ex.traffic?.class ?? 'load'];
-      cls.names.add(ex.traffic?.name ?? ex.tag);
+      cls.name(ex.traffic?.name ?? ex.tag);
       cls.count++;
       const op = cls.op(ex.operation ?? 'other');
       const status = ex.status;
-      const statusKey = status ?? -1;
       requests++;
       op.count++;
       if (status === null) transportErrors++;
-      op.statusCounts.set(statusKey, (op.statusCounts.get(statusKey) ?? 0) + 1);
+      op.countStatus(status);
       const { intended, sent, headers, done } = ex.timing;
       const latency = (done - intended) * toMicros;
-      record(op.latencyOf(statusClass(status)), latency);
+      record(op.latencyOfStatus(status), latency);
       record(op.serviceTime, (done - sent) * toMicros);
       cls.timeline.add(sent - startMono, status, latency);
       keys.add(ex, (headers ?? done) - startMono);
@@ -192,7 +232,7 @@ export function createMetrics(opts: { clock: Clock; startMono: number }): Metric
       const p: MetricsProgress = { requests, dropped, transportErrors, s2xx: 0, s4xx: 0, s429: 0, s5xx: 0, p99: null };
       const all = createHistogram();
       for (const s of [...classes.load.ops.values(), ...classes.probes.ops.values()]) {
-        for (const [status, n] of s.statusCounts) {
+        for (const [status, n] of s.statusCounts()) {
           if (status === 429) p.s429 += n;
           else if (status >= 200 && status < 300) p.s2xx += n;
           else if (status >= 400 && status < 500) p.s4xx += n;
@@ -207,7 +247,7 @@ export function createMetrics(opts: { clock: Clock; startMono: number }): Metric
     snapshot() {
       const totalCounts = new Map<number, number>();
       for (const s of [...classes.load.ops.values(), ...classes.probes.ops.values()])
-        for (const [k, n] of s.statusCounts) totalCounts.set(k, (totalCounts.get(k) ?? 0) + n);
+        for (const [k, n] of s.statusCounts()) totalCounts.set(k, (totalCounts.get(k) ?? 0) + n);
       // The load's figures when any load phase sent; else the probes' (a run without load), and said so.
       const measured: TrafficClass = classes.load.count > 0 || classes.probes.count === 0 ? 'load' : 'probes';
       const realSeconds = (clock.monotonic() - startMono) / clock.scale / 1000;

@@ -58,8 +58,9 @@ function bodyOf(ex: Exchange, mediaType: string | null): BodyRead {
   if (b.kind === 'none') return b;
   switch (b.kind) {
     case 'json':
-      // Parsed JSON is judged even under a wrong Content-Type: the header is json-content-type's business.
-      return { kind: 'json', value: b.value };
+      // Parsed JSON is judged even under a wrong Content-Type: the header is json-content-type's business. The
+      // decoded body itself is the read (it has kind and value), shared like the value it holds.
+      return b;
     case 'text':
       return { kind: 'unusable', reason: REASONS.notJsonBody };
     case 'unparseable':
