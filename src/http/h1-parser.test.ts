@@ -223,7 +223,7 @@ describe('header names carried from one head to the next', () => {
       expect(headersOf(p, seen, lines)).toEqual(headersOf(fresh.p, fresh.seen, lines));
     }
     expect(Object.getPrototypeOf(seen.heads[10]!.headers)).toBe(Object.prototype);
-    expect(seen.heads[10]!.headers.__proto__).toBe('y');
+    expect(Object.getOwnPropertyDescriptor(seen.heads[10]!.headers, '__proto__')?.value).toBe('y');
     expect(seen.heads[7]!.headers['set-cookie']).toEqual(['c=3', 'd=4']);
   });
 
