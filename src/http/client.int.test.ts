@@ -279,6 +279,49 @@ describe.each(['direct', 'undici'] as const)('over the %s transport', (t) => {
       expect(bodies[3]).toStrictEqual({ kind: 'text', excerpt: answers[3]![0] });
       expect(bodies[4]).toStrictEqual(bodies[0]);
     });
+    it("keeps every body whole when its pieces arrive between other connections' reads (sized, chunked, to the close)", async () => {
+      // Each answer comes in pieces a few ms apart while the other requests' pieces arrive too, so that every read of
+      // one connection falls between reads of the others: a piece kept past its read must not change under them.
+      const bodyOf = (n: number) =>
+        JSON.stringify(Array.from({ length: 150 }, (_, k) => ({ id: n * 1000 + k, name: `answer ${n}, animal ${k}` })));
+      const pieces = (text: string, count: number) =>
+        Array.from({ length: count }, (_, i) =>
+          text.slice(Math.floor((i * text.length) / count), Math.floor(((i + 1) * text.length) / count)),
+        );
+      const { origin } = await rawServer((socket, head) => {
+        const n = Number(/limit=([0-9]+)/.exec(head)?.[1]);
+        const body = bodyOf(n);
+        const framing = n % 3;
+        const parts =
+          framing === 0
+            ? [
+                `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n`,
+                ...pieces(body, 5),
+              ]
+            : framing === 1
+              ? [
+                  'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n',
+                  ...pieces(body, 5).map((p) => `${Buffer.byteLength(p).toString(16)}\r\n${p}\r\n`),
+                  '0\r\n\r\n',
+                ]
+              : ['HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n', ...pieces(body, 5)];
+        for (const [i, part] of parts.entries()) setTimeout(() => socket.write(part), 3 * i + n);
+        if (framing === 2) setTimeout(() => socket.end(), 3 * parts.length + n + 5);
+      });
+      const c = client(origin, { connections: 9 });
+      const exchanges = await Promise.all(
+        Array.from({ length: 9 }, (_, n) => c.send(spec({ path: `/pets?limit=${n + 1}` }))),
+      );
+      exchanges.forEach((ex, n) => {
+        expect(ex.error).toBeNull();
+        expect(ex.body).toStrictEqual({
+          kind: 'json',
+          value: JSON.parse(bodyOf(n + 1)),
+          excerpt: `${bodyOf(n + 1).slice(0, 500)}…`,
+        });
+      });
+    });
+
     it('stops reading at the body cap, without a transport error, and the client stays usable', async () => {
       const chunk = Buffer.alloc(64 * 1024, 'a');
       const total = 5 * 1024 * 1024;

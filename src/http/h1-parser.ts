@@ -28,7 +28,11 @@ export class H1Error extends Error {
 export interface H1ResponseEvents {
   /** A response's status line and headers (names in lower case, repeated ones as arrays, as undici gives them). */
   onHead(status: number, headers: IncomingHttpHeaders, keepAlive: KeepAlive): void;
-  onBody(chunk: Buffer): void;
+  /**
+   * A piece of the body: a view of the bytes being parsed, valid while execute() runs. `last`: the piece ends a body
+   * of known length, whose onComplete follows within the same execute().
+   */
+  onBody(chunk: Buffer, last: boolean): void;
   /** `trailing`: more bytes follow the response's end in the bytes being parsed. */
   onComplete(trailing: boolean): void;
 }
@@ -171,7 +175,7 @@ export class H1ResponseParser {
           at = this.line(chunk, at);
           break;
         case State.UntilClose:
-          this.events.onBody(at === 0 ? chunk : chunk.subarray(at));
+          this.events.onBody(at === 0 ? chunk : chunk.subarray(at), false);
           at = chunk.length;
           break;
       }
@@ -300,7 +304,8 @@ export class H1ResponseParser {
 
   private data(chunk: Buffer, at: number): number {
     const n = Math.min(this.remaining, chunk.length - at);
-    this.events.onBody(at === 0 && n === chunk.length ? chunk : chunk.subarray(at, at + n));
+    const last = this.state === State.Sized && n === this.remaining;
+    this.events.onBody(at === 0 && n === chunk.length ? chunk : chunk.subarray(at, at + n), last);
     this.remaining -= n;
     if (this.remaining === 0) {
       if (this.state === State.Sized) this.complete(at + n < chunk.length);

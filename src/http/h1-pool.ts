@@ -35,6 +35,11 @@ export interface H1Controller {
 export interface H1Handler {
   onRequestStart?(controller: H1Controller, context: unknown): void;
   onResponseStart?(controller: H1Controller, statusCode: number, headers: IncomingHttpHeaders, message?: string): void;
+  /**
+   * A piece of the body, the handler's to keep; but the last piece of a body of known length is a view of the
+   * connection's read buffer, valid until onResponseEnd (or onResponseError) has returned: a handler that keeps it
+   * longer copies it. (undici hands over pieces it never reuses.)
+   */
   onResponseData?(controller: H1Controller, chunk: Buffer): void;
   onResponseEnd?(controller: H1Controller, trailers: IncomingHttpHeaders): void;
   onResponseError?(controller: H1Controller, error: Error): void;
@@ -63,6 +68,8 @@ export interface H1PoolOptions {
 const KEEP_ALIVE_MS = 4000;
 const KEEP_ALIVE_THRESHOLD_MS = 2000;
 const KEEP_ALIVE_MAX_MS = 600_000;
+/** Bytes one read takes at most (node's own size for a socket's reads). */
+const READ_BUFFER_BYTES = 64 * 1024;
 /** How often idle connections are looked at for their keep-alive (H1Pool.sweep). */
 const SWEEP_MS = 250;
 
@@ -200,11 +207,22 @@ class H1Connection implements H1ResponseEvents {
     this.current = first;
     first.conn = this;
     const { origin } = pool.options;
-    this.socket = connect({ host: origin.hostname.replace(/^\[|\]$/g, ''), port: Number(origin.port || 80) });
+    // Read into the pool's buffer (node's `onread`), not into a buffer made for each read and pushed through a
+    // stream: the parser takes the bytes as they are read, and what must outlive the read is copied (onBody).
+    this.socket = connect({
+      host: origin.hostname.replace(/^\[|\]$/g, ''),
+      port: Number(origin.port || 80),
+      onread: {
+        buffer: pool.readBuffer,
+        callback: (n: number) => {
+          this.onData(pool.readBuffer.subarray(0, n));
+          return true;
+        },
+      },
+    });
     this.socket.setNoDelay(true);
     this.connectTimer = setTimeout(() => this.onConnectTimeout(), pool.options.connectTimeoutMs);
     this.socket.once('connect', () => this.onConnect());
-    this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
     this.socket.on('end', () => this.onEnd());
     this.socket.on('error', (e: Error) => this.destroy(e));
     this.socket.on('close', () => this.destroy(new H1Error('H1_CLOSED', 'other side closed')));
@@ -289,9 +307,14 @@ class H1Connection implements H1ResponseEvents {
     req.handler.onResponseStart?.(req, status, headers, '');
   }
 
-  onBody(chunk: Buffer): void {
+  /**
+   * The read buffer is read into again at the next read: a piece the handler may keep past this read is a copy. The
+   * last piece of a body of known length is handed over as it is, since its end follows at once (see H1Handler).
+   */
+  onBody(chunk: Buffer, last: boolean): void {
     const req = this.current;
-    if (req !== null && !this.dead && !this.informational) req.handler.onResponseData?.(req, chunk);
+    if (req !== null && !this.dead && !this.informational)
+      req.handler.onResponseData?.(req, last ? chunk : Buffer.from(chunk));
   }
 
   /** `trailing`: bytes follow the response's end in the same read, which no request asked for. */
@@ -344,6 +367,11 @@ class H1Connection implements H1ResponseEvents {
 
 /** A pool of direct HTTP/1.1 connections to one origin (see the module's comment). */
 export class H1Pool {
+  /**
+   * What every connection of the pool reads into: reads are one at a time on this thread, each parsed as it
+   * lands (H1Connection.onData), so the pool's connections share one buffer.
+   */
+  readonly readBuffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
   private readonly idle: H1Connection[] = [];
   private readonly open = new Set<H1Connection>();
   private queue: (H1Request | undefined)[] = [];
