@@ -2,8 +2,8 @@
  * The suite's HTTP client: the project's only undici import. One pool per target, one request per connection at a
  * time, no retries and no redirects: every retry is a decision of the backoff policy, never of the client. A plain
  * `http:` target reached directly goes through petload's own HTTP/1.1 transport (./h1-pool.ts), whose requests
- * cost a little over half what undici's Pool's do; TLS, HTTP/2 (when offered and chosen, ./network.ts) and forward
- * proxies (undici's ProxyAgent) go through undici.
+ * cost less than undici's Pool's (docs/benchmarks.md: the HTTP client alone); TLS, HTTP/2 (when offered and chosen,
+ * ./network.ts) and forward proxies (undici's ProxyAgent) go through undici.
  *
  * Each request is driven by one handler object of undici's controller API given to the dispatcher (no response
  * stream, no per-request closures beyond the promise executor): it measures the exchange on the run clock, reads

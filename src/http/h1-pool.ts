@@ -7,9 +7,11 @@
  * connection fails the request on it, nothing is retried or followed.
  *
  * Why not undici here: with every check on, the client's transport is most of what a checked request costs. On
- * the bench's nginx peer, the client over undici's Pool spends about 17 µs of CPU on a request and its answer, over
- * this transport about 10 (docs/benchmarks.md, "The direct HTTP/1.1 transport"); the rest of the engine then
- * decides how close petload comes to a bare load generator. TLS, proxies and HTTP/2 stay undici's.
+ * the bench's nginx peer, the client over undici's Pool spent about 17 µs of CPU on a request and its answer, over
+ * this transport about 10 (docs/benchmarks.md, "The direct HTTP/1.1 transport"). Its connections read into the
+ * pool's one buffer (node's `onread`), not into a buffer node makes for every read and pushes through a stream:
+ * on a machine where a bare loop of 10 connections cost 16.7 µs a request, that alone took it to 12.4
+ * (docs/benchmarks.md, "Reading into one buffer"). TLS, proxies and HTTP/2 stay undici's.
  *
  * What it keeps of undici's manners: the request head undici writes (`host`, `connection: keep-alive`, then the
  * caller's headers, `content-length` for a body), its checks of the path, method and header values (a CR or LF in
