@@ -80,6 +80,43 @@ describe('createMetrics', () => {
     });
   });
 
+  it('counts every status and times each in its class, whatever order the statuses and operations come in', () => {
+    const m = createMetrics({ clock: clockAt(1, START + 1000), startMono: START });
+    const statuses = [200, 429, 200, 503, null, 200, 404, 429, 999, 200];
+    for (const [i, status] of statuses.entries())
+      m.record(
+        buildExchange({
+          operation: i % 3 === 0 ? 'getPet' : 'listPets',
+          status,
+          headers: {},
+          ...(status === null ? { error: { kind: 'reset', message: 'reset' } } : {}),
+          // Each status has a latency of its own: status ms (a transport error 7 ms).
+          timing: { intended: START, sent: START, headers: null, done: START + (status ?? 7) },
+        }),
+      );
+    const snap = m.snapshot();
+    expect(snap.totals.statusCounts).toEqual({ '200': 4, '404': 1, '429': 2, '503': 1, '999': 1, error: 1 });
+    const count = (op: string, cls: string) => {
+      const h = snap.operations.find((o) => o.operation === op)!.histograms[cls];
+      return h === undefined ? 0 : summarize(decodeHistogram(h)).count;
+    };
+    const max = (op: string, cls: string) =>
+      summarize(decodeHistogram(snap.operations.find((o) => o.operation === op)!.histograms[cls]!)).max;
+    // getPet: 200, 503, 404, 200; listPets: 429, 200, null, 200, 429, 999.
+    expect([count('getPet', '2xx'), count('getPet', '5xx'), count('getPet', '4xx')]).toEqual([2, 1, 1]);
+    expect([
+      count('listPets', '2xx'),
+      count('listPets', '429'),
+      count('listPets', 'error'),
+      count('listPets', '9xx'),
+    ]).toEqual([2, 2, 1, 1]);
+    expectNear(max('getPet', '5xx'), 503);
+    expectNear(max('listPets', '429'), 429);
+    expectNear(max('getPet', '4xx'), 404);
+    expectNear(max('listPets', '9xx'), 999);
+    expectNear(max('listPets', 'error'), 7);
+  });
+
   it('summarises latency per operation in real milliseconds, from the intended send time', () => {
     const snap = sampleRun().snapshot();
     expect(snap.operations.map((o) => o.operation)).toEqual(['listPets', 'createPet', 'getPet', 'other']);

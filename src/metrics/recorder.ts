@@ -90,8 +90,7 @@ class OperationState {
 
   countStatus(status: number | null): void {
     const i = status === null ? 0 : status + 1;
-    if (i > 0 && i < this.byStatus.length) this.byStatus[i]!++;
-    else if (i === 0) this.byStatus[0]!++;
+    if (i >= 0 && i < this.byStatus.length) this.byStatus[i]!++;
     else this.otherStatus.set(i - 1, (this.otherStatus.get(i - 1) ?? 0) + 1);
   }
 
