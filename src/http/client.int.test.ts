@@ -305,8 +305,15 @@ describe.each(['direct', 'undici'] as const)('over the %s transport', (t) => {
                   '0\r\n\r\n',
                 ]
               : ['HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n', ...pieces(body, 5)];
-        for (const [i, part] of parts.entries()) setTimeout(() => socket.write(part), 3 * i + n);
-        if (framing === 2) setTimeout(() => socket.end(), 3 * parts.length + n + 5);
+        // One piece after another, each timer set once the piece before is written: timers of different lengths set
+        // at once may fire out of order when the event loop runs late (a busy machine).
+        const next = (i: number) => {
+          if (i < parts.length) {
+            socket.write(parts[i]!);
+            setTimeout(next, 3, i + 1);
+          } else if (framing === 2) socket.end();
+        };
+        setTimeout(next, n, 0);
       });
       const c = client(origin, { connections: 9 });
       const exchanges = await Promise.all(
