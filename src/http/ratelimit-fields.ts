@@ -185,10 +185,8 @@ function draft03(headers: HeaderMap): { limits: FieldLimit[]; policies: FieldPol
 
 /** Which form the response's fields are in: the separate fields are draft-03; a RateLimit dictionary is draft-07. */
 function formOf(headers: HeaderMap): { form: FieldsForm; dict?: Map<string, unknown> } | null {
-  // Most answers carry none of them: looked for without building anything (this runs on every response).
-  let any = false;
-  for (const n of NAMES) if (headerValues(headers, n).length > 0) any = true;
-  if (!any) return null;
+  // This runs on every response, and most carry none of them: `present` is empty then, built of no arrays
+  // (headerValues of an absent header is a shared empty one).
   const present = NAMES.filter((n) => headerValues(headers, n).length > 0);
   if (present.length === 0) return null;
   if (present.some((n) => n === 'ratelimit-limit' || n === 'ratelimit-remaining' || n === 'ratelimit-reset'))
