@@ -7,13 +7,13 @@ import { DAY_MS, MINUTE_MS, type PlanName } from '../api/plans.js';
 import type { PlanSent } from '../core/progress.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { Clock } from '../core/clock.js';
-import { headerValue, type Exchange } from '../http/exchange.js';
-import { parseRetryAfter } from '../http/headers.js';
+import type { Exchange } from '../http/exchange.js';
 import { IMPLAUSIBLE_WAIT_MS } from '../checks/passive/client.js';
-import { dateOf, rateLimitOf } from '../http/parsed.js';
+import { rateLimitOf } from '../http/parsed.js';
+import { retryAfterMs, serverOffset, TOLERANCE_MS } from '../http/server-time.js';
 
-/** Whole-second rounding of Date and Reset. */
-export const TOLERANCE_MS = 1000;
+// The server's timeline (its Date, to the second): every reading of a Reset or a Retry-After goes through it.
+export { retryAfterMs, serverOffset, serverTimeOf, TOLERANCE_MS } from '../http/server-time.js';
 
 export interface KeyState {
   readonly key: ApiKey;
@@ -29,28 +29,6 @@ export interface KeyState {
   /** Requests sent on the key, and responses 429 to them (for progress). */
   sent: number;
   refused: number;
-}
-
-/** Offset to add to a server time to get local run-clock time, from an exchange's Date header (0 if absent). */
-export function serverOffset(ex: Exchange): number {
-  const d = dateOf(ex);
-  // Date floors to the second: the true server time is in [d, d+1s), so the offset is within 1 s.
-  return d === null ? 0 : ex.localTime - d;
-}
-
-/** The server's time when the exchange completed (Date header, else local clock). */
-export function serverTimeOf(ex: Exchange): number {
-  return dateOf(ex) ?? ex.localTime;
-}
-
-/** The wait a 429 asks for, in ms, or null when Retry-After is missing or malformed. */
-export function retryAfterMs(ex: Exchange): number | null {
-  const raw = headerValue(ex.headers, 'retry-after');
-  if (raw === undefined) return null;
-  const ra = parseRetryAfter(raw);
-  if (ra.kind === 'seconds') return ra.seconds * 1000;
-  if (ra.kind === 'date') return Math.max(0, ra.epochMs - serverTimeOf(ex));
-  return null;
 }
 
 /** What a probe sees of the key states: the keys it was given. */

@@ -21,7 +21,8 @@
 import type { ApiKey } from '../core/api-key.js';
 import type { Clock } from '../core/clock.js';
 import { IMPLAUSIBLE_WAIT_MS } from '../checks/passive/client.js';
-import { retryAfterMs, TOLERANCE_MS, type KeyStates } from './key-state.js';
+import type { KeyStates } from './key-state.js';
+import { retryAfterMs, TOLERANCE_MS } from '../http/server-time.js';
 import type { Exchange } from '../http/exchange.js';
 import { fullJitter } from './jitter.js';
 import { isAccepted, isRefusal, readWindow, retryAfterWaitMs, type ResponseWindow } from './response.js';

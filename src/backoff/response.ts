@@ -6,7 +6,7 @@
  */
 import { DAY_MS, MINUTE_MS, type WindowName, windowOfLimit } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
-import { retryAfterMs, serverOffset, serverTimeOf, TOLERANCE_MS } from './key-state.js';
+import { retryAfterMs, serverOffset, serverTimeOf, TOLERANCE_MS } from '../http/server-time.js';
 import type { Exchange } from '../http/exchange.js';
 import { rateLimitOf } from '../http/parsed.js';
 import { ietfTriple } from '../http/ratelimit-fields.js';

@@ -7,7 +7,7 @@
  * Memory is bounded: a few windows per key, and the send times of the last minute only.
  */
 import type { ApiKey } from '../core/api-key.js';
-import { retryAfterMs } from './key-state.js';
+import { retryAfterMs } from '../http/server-time.js';
 import type { Exchange } from '../http/exchange.js';
 import { isAccepted, isRefusal, type ResponseWindow } from './response.js';
 import { MINUTE_MS } from '../api/plans.js';

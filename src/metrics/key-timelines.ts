@@ -10,6 +10,7 @@ import type { KeyTimeline as KeyTimelineSchema } from '../report/schema.js';
 import { type Exchange, type HeaderMap, headerValues } from '../http/exchange.js';
 import { parseRetryAfter } from '../http/headers.js';
 import { rateLimitOf } from '../http/parsed.js';
+import { serverTimeOf } from '../http/server-time.js';
 import { EnvelopeSampler, StrideSampler } from './downsample.js';
 
 export type KeyTimeline = z.infer<typeof KeyTimelineSchema>;
@@ -18,7 +19,7 @@ export const KEY_TIMELINE_CAP = 500;
 
 /**
  * Retry-After in seconds: delay-seconds as given; an HTTP-date as the seconds (ms precision, at least 0)
- * from the response's completion on the run clock to that date. Null when absent, repeated or unreadable.
+ * from the response's Date (the server's timeline; the run clock without one) to that date. Null when absent, repeated or unreadable.
  */
 function retryAfterSeconds(headers: HeaderMap, responseEpochMs: number): number | null {
   const values = headerValues(headers, 'retry-after');
@@ -68,7 +69,7 @@ export class KeyTimelines {
     if (!(remaining.ok && limit.ok) && !refused) return;
     const s = this.state(ex.plan, ex.keyLabel);
     if (remaining.ok && limit.ok) s.remaining.push(tMs, remaining.value, limit.value);
-    if (refused) s.refusals.push(tMs, retryAfterSeconds(ex.headers, ex.localTime));
+    if (refused) s.refusals.push(tMs, retryAfterSeconds(ex.headers, serverTimeOf(ex)));
   }
 
   snapshot(): KeyTimeline[] {

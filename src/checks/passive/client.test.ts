@@ -4,6 +4,7 @@ import {
   buildExchange,
   countsOf,
   FIXED_NOW,
+  FIXED_NOW_S,
   httpDate,
   MINUTE_RESET,
   outcomeOf,
@@ -113,8 +114,9 @@ describe('backoff.respects-retry-after', () => {
   it('caps the wait at the time to Reset, so a Retry-After in milliseconds holds only until Reset', () => {
     const s = session();
     s.see(refusal('30000'));
+    // Reset is 30 s after Date; its earliest local reading is a second (and the 10 ms transit) sooner.
     s.see(sentAt(10_000 + 30_000));
-    s.see(sentAt(10_000 + 29_000));
+    s.see(sentAt(10_000 + 28_800));
     expect(countsOf(s.ledger, 'backoff.respects-retry-after')).toEqual({ passed: 2, failed: 1, skipped: 0 });
   });
 
@@ -126,14 +128,31 @@ describe('backoff.respects-retry-after', () => {
     expect(countsOf(s.ledger, 'backoff.respects-retry-after')).toEqual({ passed: 2, failed: 1, skipped: 0 });
   });
 
-  it('measures an HTTP-date from the later of Date and the local clock', () => {
+  it("measures an HTTP-date from the answer's Date, less Date's second and the transit", () => {
     const s = session();
-    // Date says 12:00:30, the local clock 12:00:30.900: the date asks for 19.1 s from the local clock
-    // (20 s from Date, which would fail the first request).
+    // Date says 12:00:30, the local clock 12:00:30.900: the date asks for 20 s from Date; the server's time was up
+    // to a second past its Date when the 10 ms answer was stamped, so the hold is 18.99 s (less 120 ms of slack).
     s.see(refusal(httpDate(FIXED_NOW + 20_000), { localTime: FIXED_NOW + 900 }));
-    s.see(sentAt(10_000 + 19_100));
-    s.see(sentAt(10_000 + 18_900));
+    s.see(sentAt(10_000 + 18_870));
+    s.see(sentAt(10_000 + 18_860));
     expect(countsOf(s.ledger, 'backoff.respects-retry-after')).toEqual({ passed: 2, failed: 1, skipped: 0 });
+  });
+
+  it("holds the client to the whole wait on a server's clock far behind or ahead of the local one", () => {
+    for (const skewMs of [-20 * 60_000, -20_000, 20 * 60_000]) {
+      const s = session();
+      // The server's Date is FIXED_NOW; the local clock reads FIXED_NOW - skew. It asks for 20 s by an HTTP-date and
+      // by a Reset 20 s away: both hold the key for 20 s less Date's second and the transit, whatever the skew.
+      s.see(
+        refusal(httpDate(FIXED_NOW + 20_000), {
+          localTime: FIXED_NOW - skewMs,
+          headers: rateLimitHeaders(60, 0, FIXED_NOW_S + 20),
+        }),
+      );
+      s.see(sentAt(10_000 + 18_870));
+      s.see(sentAt(10_000 + 18_000));
+      expect(countsOf(s.ledger, 'backoff.respects-retry-after')).toEqual({ passed: 2, failed: 1, skipped: 0 });
+    }
   });
 
   it('sets no hold for an unreadable Retry-After or a date in the past', () => {

@@ -3,6 +3,7 @@
  * received on a key (at its timing.done), no request on that key may be sent before the wait is over.
  * Per key, only the last few holds are kept: memory does not grow with the run.
  */
+import { earliestLocal } from '../../http/server-time.js';
 import type { RetryAfterWait } from './retry-after.js';
 import type { Recorder, View } from './view.js';
 
@@ -28,17 +29,18 @@ const MAX_HOLDS = 4;
  *   timestamp (and the refusing window's), else the window length. The ground rules bound every wait by
  *   the window, so a Retry-After in milliseconds does not oblige the client to wait 1000 times too long
  *   (retry-after.plausible fails that target instead);
- * - instants (an HTTP-date, Reset) are measured from the later of the server's Date and the local clock:
- *   the shorter reading, since Date is truncated to the second.
+ * - instants (an HTTP-date, Reset) are on the server's timeline: read against the answer's own Date, whatever the
+ *   local clock says (a server minutes behind asks for the wait it names, not one minutes shorter), at their earliest
+ *   local reading (Date floors to the second: a second and the answer's transit of tolerance; http/server-time.ts).
  */
 export function obligationMs(v: View, wait: RetryAfterWait): number {
-  const now = Math.max(v.nowMs, v.ex.localTime);
-  const asked = wait.untilEpochMs === null ? wait.waitS * 1000 : wait.untilEpochMs - now;
+  const { ex } = v;
+  const asked = wait.untilEpochMs === null ? wait.waitS * 1000 : earliestLocal(ex, wait.untilEpochMs) - ex.localTime;
   const implausible = wait.waitS > wait.boundS;
   // An implausible value with no usable Reset (an epoch, a date in year 9999) obliges no more than the backoff's cap:
   // retry-after.plausible fails the target, not the client's wait.
   const bound = implausible ? IMPLAUSIBLE_WAIT_MS : wait.boundS * 1000;
-  const cap = wait.resetEpochMs === null ? bound : wait.resetEpochMs - now;
+  const cap = wait.resetEpochMs === null ? bound : earliestLocal(ex, wait.resetEpochMs) - ex.localTime;
   return Math.min(asked, cap);
 }
 
