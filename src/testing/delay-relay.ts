@@ -28,9 +28,10 @@ export interface DelayRelay {
 function pipeDelayed(from: Socket, to: Socket, oneWayMs: number, jitterMs: number): void {
   const queue: { at: number; chunk: Buffer | null }[] = [];
   let last = 0;
-  let timer: NodeJS.Timeout | null = null;
+  /** Whether a delivery is due (one timer at a time). */
+  let armed = false;
   const flush = () => {
-    timer = null;
+    armed = false;
     const now = performance.now();
     while (queue.length > 0 && queue[0]!.at <= now) {
       const { chunk } = queue.shift()!;
@@ -38,13 +39,17 @@ function pipeDelayed(from: Socket, to: Socket, oneWayMs: number, jitterMs: numbe
       if (chunk === null) to.end();
       else to.write(chunk);
     }
-    if (queue.length > 0) timer = setTimeout(flush, Math.max(0, queue[0]!.at - now));
+    if (queue.length > 0) arm(now);
+  };
+  const arm = (now: number) => {
+    armed = true;
+    setTimeout(flush, Math.max(0, queue[0]!.at - now));
   };
   const push = (chunk: Buffer | null) => {
     // In order: never before the chunk ahead of it.
     last = Math.max(last, performance.now() + oneWayMs + Math.random() * jitterMs);
     queue.push({ at: last, chunk });
-    timer ??= setTimeout(flush, Math.max(0, queue[0]!.at - performance.now()));
+    if (!armed) arm(performance.now());
   };
   from.on('data', (chunk: Buffer) => push(chunk));
   from.on('end', () => push(null));
