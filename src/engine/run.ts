@@ -28,6 +28,7 @@ import { runSchedule, type ScheduleOutcome, type StepWait } from './run-schedule
 import { scheduleLines, scheduleReport } from './schedule-report.js';
 import { createQuotaGate } from './quota-gate.js';
 import { externalTarget, isLoopback, startEmbeddedTarget, type Target } from './target.js';
+import { lookWithV1 } from './base-look.js';
 import { watchTarget } from './target-sanity.js';
 import { prepareShard, shardScenario, type PreparedShard } from '../shard/partition.js';
 import { shardInfo, type ShardSpec } from '../shard/spec.js';
@@ -554,14 +555,20 @@ async function report(o: Run, sent: RunRecord): Promise<RunResult> {
  * not the API (target-sanity.ts), or a key's first answer that the run would use up the key's day (quota-gate.ts,
  * a remote target only). `signal` is the run's: the caller's or the halt.
  */
-function guardsOf(o: Run, { target, scenario, events }: Setup) {
+function guardsOf(o: Run, { target, scenario, events, keys, network }: Setup) {
   const halt = new AbortController();
   let halted: PetloadError | null = null;
   const stop = (e: PetloadError) => {
     halted ??= e;
     halt.abort();
   };
-  const sanity = target.embedded ? null : watchTarget(target.url, stop);
+  // After a wrong base: one look at the base with /v1 added, with the key that got the 404.
+  const look = async (label: string) => {
+    const key = keys.find((k) => k.label === label);
+    const options = { timeoutMs: o.timeoutMs ?? 5000, network: network.client };
+    return key ? lookWithV1(target.url, key, o.signal ? { ...options, signal: o.signal } : options) : null;
+  };
+  const sanity = target.embedded ? null : watchTarget(target.url, stop, look);
   const t = o.target.kind === 'external' ? o.target : null;
   const remote = !target.embedded && (t?.treatAsRemote === true || !isLoopback(target.url));
   // The plan audit spends its keys' days by design (requiresAuditKey): that is what it is run for.

@@ -120,8 +120,34 @@ describe('a target that is not the API stops the run', () => {
     expect(result.exitCode).toBe(3);
     expect(report.verdict).toBe('aborted');
     expect(report.abortReason).toMatch(
-      /every answer to GET \/pets with a valid key was 404 application\/json \(GET \/pets is never 404 on the API\): is --target \(http:\/\/127\.0\.0\.1:\d+\) the API's base URL, ending in \/v1\?$/,
+      /^the target does not answer as the Animal Store API: the answer to GET \/pets with a valid key was 404 application\/json \(GET \/pets is never 404 on the API\): is --target \(http:\/\/127\.0\.0\.1:\d+\) the API's base URL, ending in \/v1\? At http:\/\/127\.0\.0\.1:\d+\/v1, GET \/pets with the same key answers 200 with a JSON list and rate-limit headers: use --target http:\/\/127\.0\.0\.1:\d+\/v1\.$/,
     );
+  });
+
+  it('one plan, one key, without /v1, through the CLI: exit 3 on the first answer with a key, before any probe waits', async () => {
+    const key = 'free-key-wrong-base-0001';
+    const upstream = await createReferenceServer({ keys: parseKeys({ keys: [{ key, plan: 'free' }] }, 'test') });
+    cleanups.push(() => upstream.close());
+    // In front, the same answers, counted; its base without /v1 is the wrong one.
+    const front = await startHostileServer(upstream.url, async (r) => writeAnswer(r.socket, await r.honest()));
+    cleanups.push(() => front.close());
+    const base = front.url.replace(/\/v1$/, '');
+    const s = scratch('petload-wrong-base-');
+    const dir = join(s.dir, 'r');
+    const args = ['run', 'compliance', '--plan', 'free', '--target', base, '--report-dir', dir];
+    const cli = await runCli([...args, '--keys-file', s.keys([{ key, plan: 'free' }])]);
+    expect(cli.code).toBe(3);
+    expect(cli.stderr).not.toContain(key);
+    const line = cli.stderr.split('\n').find((l) => l.startsWith('petload: the target does not answer'));
+    expect(line).toMatch(
+      /with a valid key was 404 application\/json \((GET|POST) \/pets is never 404 on the API\): is --target \(http:\/\/127\.0\.0\.1:\d+\) the API's base URL, ending in \/v1\? At http:\/\/127\.0\.0\.1:\d+\/v1, GET \/pets with the same key answers 200 with a JSON list and rate-limit headers: use --target http:\/\/127\.0\.0\.1:\d+\/v1\.$/,
+    );
+    const report = readReportJson(dir);
+    expect(report.verdict).toBe('aborted');
+    // Stopped before any probe waited a window out: the probes that wait a 429 out judged nothing.
+    for (const id of ['retry-after.honest', 'ratelimit.quota-restored', 'ratelimit.enforced'])
+      expect(report.checks.find((c) => c.id === id)?.counts.passed ?? 0).toBe(0);
+    expect(front.requests()).toBeLessThan(30);
   });
 });
 

@@ -73,16 +73,22 @@ describe('notTheApi: no JSON body and no rate-limit header among the first answe
   });
 });
 
-describe('wrongBase: every answer with a key a 404, one of them to an operation that is never 404', () => {
+describe('wrongBase: a 404 with a key to an operation that is never 404, every earlier answer with a key a 404', () => {
   const notFound = (parts: ExchangeParts = {}) => buildExchange({ status: 404, json: ERROR_JSON, ...parts });
 
+  it('decides on the first answer when it is a 404 to GET /pets or POST /pets', () => {
+    expect(wrongBase([notFound()], TARGET)).toBe(
+      `the answer to GET /pets with a valid key was 404 application/json (GET /pets is never 404 on the API): is --target (${TARGET}) the API's base URL, ending in /v1?`,
+    );
+    expect(wrongBase([notFound({ operation: 'createPet', method: 'POST' })], TARGET)).toMatch(
+      /^the answer to POST \/pets with a valid key was 404 application\/json \(POST \/pets is never 404/,
+    );
+  });
+
   it('names the requests, the answer, and the operation that is never 404', () => {
-    const answers = [
-      ...times(3, () => notFound()),
-      ...times(2, () => notFound({ operation: 'getPet', path: '/pets/7' })),
-    ];
+    const answers = [...times(2, () => notFound({ operation: 'getPet', path: '/pets/7' })), notFound()];
     expect(wrongBase(answers, TARGET)).toBe(
-      `every answer to GET /pets, GET /pets/{petId} with a valid key was 404 application/json (GET /pets is never 404 on the API): is --target (${TARGET}) the API's base URL, ending in /v1?`,
+      `every answer to GET /pets/{petId}, GET /pets with a valid key was 404 application/json (GET /pets is never 404 on the API): is --target (${TARGET}) the API's base URL, ending in /v1?`,
     );
   });
 
@@ -95,8 +101,8 @@ describe('wrongBase: every answer with a key a 404, one of them to an operation 
     ).toBeNull();
   });
 
-  it('one answer that is not a 404 makes it the API', () => {
-    expect(wrongBase([...times(SAMPLE - 1, () => notFound()), buildExchange()], TARGET)).toBeNull();
+  it('one earlier answer that is not a 404 makes it the API', () => {
+    expect(wrongBase([buildExchange(), notFound()], TARGET)).toBeNull();
   });
 });
 
@@ -126,6 +132,39 @@ describe('watchTarget', () => {
     }
     expect(stops).toHaveLength(1);
     expect(w.error?.message).toMatch(/with a valid key was 404 application\/json/);
+  });
+
+  it('stops on the first 404 to GET /pets with a key, with what the look at the base with /v1 found', async () => {
+    const stops: PetloadError[] = [];
+    const looked: string[] = [];
+    const found = 'At http://127.0.0.1:8080/v1, GET /pets with the same key answers 200 with a JSON list.';
+    const w = watchTarget(
+      'http://127.0.0.1:8080',
+      (e) => stops.push(e),
+      async (label) => {
+        looked.push(label);
+        return found;
+      },
+    );
+    w.observe(buildExchange({ status: 404, json: ERROR_JSON }));
+    w.observe(buildExchange({ status: 404, json: ERROR_JSON }));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(looked).toEqual([buildExchange().keyLabel]);
+    expect(stops).toHaveLength(1);
+    expect(w.error?.exitCode).toBe(3);
+    expect(w.error?.message).toMatch(/the API's base URL, ending in \/v1\? At http:\/\/127\.0\.0\.1:8080\/v1, GET/);
+  });
+
+  it('a look that finds nothing, or fails, leaves the line as it is', async () => {
+    for (const look of [async () => null, () => Promise.reject(new Error('no'))]) {
+      const stops: PetloadError[] = [];
+      const w = watchTarget(TARGET, (e) => stops.push(e), look);
+      w.observe(buildExchange({ status: 404, json: ERROR_JSON }));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(stops.map((e) => e.message)).toEqual([
+        `the target does not answer as the Animal Store API: ${wrongBase([buildExchange({ status: 404, json: ERROR_JSON })], TARGET)}`,
+      ]);
+    }
   });
 
   it('says nothing of a compliant API, and stops watching once both samples are in', () => {

@@ -9,9 +9,12 @@
  *  - not the API: the run's first SAMPLE answers, with or without a key, carry no JSON body (by their
  *    Content-Type, or a text body that parses as JSON all the same) and no rate-limit header (X-RateLimit-* or
  *    the IETF RateLimit fields): a sign-in page, a proxy's error page, a plain 404 server;
- *  - a wrong base path: the first SAMPLE answers to requests with a valid key are all 404, and one of them is to
- *    an operation whose answers never include 404 (GET or POST /pets): the API's host without `/v1`, or another
- *    path. Requests without a key are left out here: the API answers them 401 on any path, before routing.
+ *  - a wrong base path: a 404 with a valid key to an operation whose answers never include 404 (GET or POST /pets),
+ *    before any answer with a valid key that is not a 404: the API's host without `/v1`, or another path. Decided
+ *    on that first answer, whatever the number of plans or keys (a run of one plan and one key has few answers to
+ *    wait for, and its next probe may wait a whole window). Then one look at the base with `/v1` added (base-look.ts)
+ *    says whether the API answers there. Requests without a key are left out here: the API answers them 401 on any
+ *    path, before routing.
  * Anything else (one JSON body or one rate-limit header among the first answers, one answer with a key that is
  * not a 404) and the target counts as the API for the rest of the run: a 401, 429 or 500 with a JSON Error body,
  * or JSON answers without rate-limit headers, are an API's defects, which the checks judge. Past WATCH_AT_MOST
@@ -42,7 +45,8 @@ function hasJsonBody(ex: Exchange): boolean {
   }
 }
 
-function hasRateLimitHeader(ex: Exchange): boolean {
+/** Whether an answer carries a rate-limit header: X-RateLimit-* or the IETF RateLimit fields. */
+export function hasRateLimitHeader(ex: Exchange): boolean {
   return Object.keys(ex.headers).some((h) => h.startsWith(RATE_LIMIT_PREFIX)) || ietfFieldNames(ex.headers).length > 0;
 }
 
@@ -81,15 +85,15 @@ export function notTheApi(answers: readonly Exchange[], target: string): string 
 }
 
 /**
- * Why the first answers to requests with a valid key show a wrong base path (all 404, one of them to an operation
- * that never answers 404), or null. Requests without a key are left out: the API answers them 401 on any path.
+ * Why an answer with a valid key shows a wrong base path, given that every earlier one was a 404: a 404 to an
+ * operation that never answers 404 (GET or POST /pets). Null otherwise. `keyed`: the answers with a valid key so far,
+ * this one last.
  */
 export function wrongBase(keyed: readonly Exchange[], target: string): string | null {
-  if (keyed.length < SAMPLE || !keyed.every((ex) => ex.status === 404)) return null;
-  const never = keyed.filter(never404);
-  if (never.length === 0) return null;
+  const last = keyed.at(-1);
+  if (last === undefined || !never404(last) || !keyed.every((ex) => ex.status === 404)) return null;
   const seen = tally(keyed.map((ex) => `${ex.status} ${mediaType(ex)}`));
-  return `every answer to ${unique(keyed.map(requestName))} with a valid key was ${seen} (${unique(never.map(requestName))} is never 404 on the API): is --target (${target}) the API's base URL, ending in /v1?`;
+  return `${keyed.length === 1 ? 'the answer' : 'every answer'} to ${unique(keyed.map(requestName))} with a valid key was ${seen} (${requestName(last)} is never 404 on the API): is --target (${target}) the API's base URL, ending in /v1?`;
 }
 
 /** Answers watched at most: past them a run whose requests with a key have not come yet is left alone. */
@@ -103,36 +107,52 @@ export interface TargetSanity {
 }
 
 /**
- * Watch the first answers of a run against `target` (its URL, for the message); `stop` is called once, when
- * they show that the target is not the API. Past them it does nothing.
+ * What answers at the base with `/v1` added, asked with the key (by label) that got a wrong base's 404: a sentence,
+ * or null (base-look.ts).
  */
-export function watchTarget(target: string, stop: (error: PetloadError) => void): TargetSanity {
+export type LookWithV1 = (keyLabel: string) => Promise<string | null>;
+
+/**
+ * Watch the first answers of a run against `target` (its URL, for the message); `stop` is called once, when
+ * they show that the target is not the API (after a wrong base, once `look` has said what answers with `/v1`
+ * added). Past them it does nothing.
+ */
+export function watchTarget(target: string, stop: (error: PetloadError) => void, look?: LookWithV1): TargetSanity {
   const answers: Exchange[] = [];
-  const keyed: Exchange[] = [];
+  let keyed: Exchange[] | null = [];
   let seen = 0;
   let done = false;
   let error: PetloadError | null = null;
-  const decide = (why: string | null) => {
-    if (why === null) return;
-    done = true;
+  const fail = (why: string) => {
     error = new PetloadError('E_TARGET_NOT_API', `the target does not answer as the Animal Store API: ${why}`);
     stop(error);
+  };
+  const decide = (why: string | null, ex: Exchange) => {
+    if (why === null) return;
+    done = true;
+    if (look === undefined || ex.keyLabel === null) return fail(why);
+    look(ex.keyLabel).then(
+      (found) => fail(found === null ? why : `${why} ${found}`),
+      () => fail(why),
+    );
   };
   return {
     observe(ex) {
       if (done || ex.status === null) return;
       if (answers.length < SAMPLE) {
         answers.push(ex);
-        if (answers.length === SAMPLE) decide(notTheApi(answers, target));
+        if (answers.length === SAMPLE) decide(notTheApi(answers, target), ex);
       }
-      if (!done && ex.auth === 'valid' && keyed.length < SAMPLE) {
+      // Keyed answers are watched while every one is a 404: the first that is not shows a route that exists.
+      if (!done && ex.auth === 'valid' && keyed !== null) {
         keyed.push(ex);
-        if (keyed.length === SAMPLE) decide(wrongBase(keyed, target));
+        if (ex.status !== 404) keyed = null;
+        else decide(wrongBase(keyed, target), ex);
       }
-      if (++seen >= WATCH_AT_MOST || (answers.length === SAMPLE && keyed.length === SAMPLE)) {
+      if (++seen >= WATCH_AT_MOST || (answers.length === SAMPLE && keyed === null)) {
         done = true;
         answers.length = 0;
-        keyed.length = 0;
+        keyed = null;
       }
     },
     get error() {
