@@ -16,7 +16,7 @@ export { FAILING_SEVERITIES, SEVERITIES, type Severity } from '../report/severit
  */
 export type Judge = 'observer' | 'probe' | 'backoff' | 'saturate';
 
-export interface CheckMeta {
+export interface CheckMeta<Id extends string = string> {
   readonly title: string;
   readonly severity: Severity;
   readonly family: 'contract' | 'auth' | 'ratelimit' | 'retry-after' | 'client';
@@ -27,7 +27,7 @@ export interface CheckMeta {
    * The checks that own a defect this one's failures may only echo: when the condition holds at the end of the run,
    * the failures are skips naming that check (src/checks/deferrals.ts, docs/attribution.md).
    */
-  readonly defersTo?: readonly Deferral[];
+  readonly defersTo?: readonly Deferral<Id>[];
 }
 
 /**
@@ -54,9 +54,10 @@ export type DeferralCondition =
  */
 export type HeldKind = 'concurrent-rise' | 'short-window' | 'forward-reset' | 'day-figure' | 'same-defect';
 
-export interface Deferral {
-  /** The check that owns the defect (or reads the limiter): a catalogue id (deferrals.ts refuses another, and a cycle). */
-  readonly check: string;
+/** A deferral to the check `Id`: in the catalogue, a catalogue id (`CHECKS` does not compile with another). */
+export interface Deferral<Id extends string = string> {
+  /** The check that owns the defect (or reads the limiter); deferrals.ts refuses a cycle. */
+  readonly check: Id;
   readonly when: DeferralCondition;
   /**
    * Only the judgements held under these names (absent: every failure of the check). Of held judgements, the first
@@ -68,17 +69,17 @@ export interface Deferral {
 }
 
 /** A key answered by several counters (a fleet keeping the limit per instance): the sequence checks' echoes. */
-const PER_COUNTER: readonly Deferral[] = [
+const PER_COUNTER = [
   {
     check: 'ratelimit.enforced',
     when: 'per-counter',
     because:
       "the key's answers come from several independent counters, each keeping the limit alone (see ratelimit.algorithm)",
   },
-];
+] as const satisfies readonly Deferral[];
 
 /** Headers that move within what a fixed window calls one: the truth of a limiter that refills or slides. */
-const REFILLS_OR_SLIDES = (of: readonly HeldKind[]): Deferral => ({
+const REFILLS_OR_SLIDES = (of: readonly HeldKind[]): Deferral<'ratelimit.algorithm'> => ({
   check: 'ratelimit.algorithm',
   when: 'refills-or-slides',
   of,
@@ -87,7 +88,7 @@ const REFILLS_OR_SLIDES = (of: readonly HeldKind[]): Deferral => ({
 });
 
 /** A window that restarts too soon: over-admission, ratelimit.enforced's defect. */
-const SHORT_WINDOW = (of: readonly HeldKind[]): Deferral => ({
+const SHORT_WINDOW = (of: readonly HeldKind[]): Deferral<'ratelimit.enforced'> => ({
   check: 'ratelimit.enforced',
   when: 'failed',
   of,
@@ -458,6 +459,8 @@ export const CATALOGUE = {
 } as const satisfies Record<string, CheckMeta>;
 
 export type CheckId = keyof typeof CATALOGUE;
+/** The catalogue read through its ids: every deferral names a check of it (one that does not, does not compile). */
+export const CHECKS: Readonly<Record<CheckId, CheckMeta<CheckId>>> = CATALOGUE;
 export const CHECK_IDS = Object.keys(CATALOGUE) as CheckId[];
 
 /** Threshold checks are named `threshold.<expression>` and are major unless the scenario says otherwise. */

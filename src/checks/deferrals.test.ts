@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildExchange, outcomeOf, runFacts } from '../testing/exchange-builder.js';
-import { CATALOGUE, CHECK_IDS, type CheckId, type CheckMeta } from './catalogue.js';
+import { CHECK_IDS, CHECKS } from './catalogue.js';
 import { DEFERRAL_ORDER, deferralOrder, deferralsOf, reasonOf } from './deferrals.js';
 import { type HeldFailures, Ledger } from './ledger.js';
 
@@ -11,8 +11,8 @@ describe('the declared deferrals between checks', () => {
   it('orders each deferring check after every check it defers to, ties in catalogue order', () => {
     expect(deferralOrder({ c: defer('b'), a: {}, b: defer('a'), d: defer('a') })).toEqual(['b', 'c', 'd']);
     for (const id of DEFERRAL_ORDER) {
-      for (const d of (CATALOGUE[id] as CheckMeta).defersTo ?? []) {
-        const at = DEFERRAL_ORDER.indexOf(d.check as CheckId);
+      for (const d of CHECKS[id].defersTo ?? []) {
+        const at = DEFERRAL_ORDER.indexOf(d.check);
         expect(at, `${id} defers to ${d.check}`).toBeLessThan(DEFERRAL_ORDER.indexOf(id));
       }
     }
@@ -29,7 +29,7 @@ describe('the declared deferrals between checks', () => {
 
   it('gives skip reasons from the declaration, naming a catalogue check', () => {
     for (const id of CHECK_IDS) {
-      for (const d of (CATALOGUE[id] as CheckMeta).defersTo ?? []) {
+      for (const d of CHECKS[id].defersTo ?? []) {
         expect(CHECK_IDS).toContain(d.check);
         const reading = d.when === 'refills-or-slides' || d.when === 'shape-unknown';
         expect(reasonOf(d)).toBe(

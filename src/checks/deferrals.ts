@@ -10,7 +10,7 @@
 import type { PlanName } from '../api/plans.js';
 import { overTheFigureSold } from '../report/admission.js';
 import {
-  CATALOGUE,
+  CHECKS,
   type CheckId,
   type CheckMeta,
   type Deferral,
@@ -64,16 +64,16 @@ export const conditionHolds = (v: DeferralView, when: DeferralCondition, check: 
   CONDITIONS[when](v, check, plan);
 
 /** A deferral's condition holds on the plan. */
-export const holds = (v: DeferralView, d: Deferral, plan: PlanName | null): boolean =>
-  conditionHolds(v, d.when, d.check as CheckId, plan);
+export const holds = (v: DeferralView, d: Deferral<CheckId>, plan: PlanName | null): boolean =>
+  conditionHolds(v, d.when, d.check, plan);
 
 /** The skip reason a deferral gives: what the judgements echo, and the check that owns the defect (or reads it). */
 export const reasonOf = (d: Deferral): string =>
   READINGS.has(d.when) ? `${d.because} (as ${d.check} reads the limiter)` : `${d.because}: that defect is ${d.check}'s`;
 
 /** The deferrals of a check that excuse its plain failures (`kind` null), or its judgements held as `kind`, in order. */
-export function deferralsOf(id: CheckId, kind: HeldKind | null): readonly Deferral[] {
-  const all: readonly Deferral[] = (CATALOGUE[id] as CheckMeta).defersTo ?? [];
+export function deferralsOf(id: CheckId, kind: HeldKind | null): readonly Deferral<CheckId>[] {
+  const all = CHECKS[id].defersTo ?? [];
   return all.filter((d) => (kind === null ? d.of === undefined : (d.of?.includes(kind) ?? false)));
 }
 
@@ -81,19 +81,20 @@ export function deferralsOf(id: CheckId, kind: HeldKind | null): readonly Deferr
  * The checks that declare deferrals, each after every check it defers to (ties in catalogue order). Refuses a
  * deferral to a check the catalogue does not hold, and a cycle (which check would judge first is then unknown).
  */
-export function deferralOrder(entries: Readonly<Record<string, Pick<CheckMeta, 'defersTo'>>>): string[] {
-  const ids = Object.keys(entries);
-  const after = new Map<string, string[]>(ids.map((id) => [id, []]));
-  const waits = new Map<string, number>(ids.map((id) => [id, 0]));
+export function deferralOrder<Id extends string>(entries: Readonly<Record<Id, Pick<CheckMeta, 'defersTo'>>>): Id[] {
+  const ids = Object.keys(entries) as Id[];
+  const after = new Map<Id, Id[]>(ids.map((id) => [id, []]));
+  const waits = new Map<Id, number>(ids.map((id) => [id, 0]));
+  const held = (t: string): t is Id => after.has(t as Id);
   for (const id of ids) {
     const targets = new Set((entries[id]!.defersTo ?? []).map((d) => d.check));
     for (const t of targets) {
-      if (!after.has(t)) throw new Error(`the check ${id} defers to ${t}, which the catalogue does not hold`);
+      if (!held(t)) throw new Error(`the check ${id} defers to ${t}, which the catalogue does not hold`);
       after.get(t)!.push(id);
       waits.set(id, waits.get(id)! + 1);
     }
   }
-  const order: string[] = [];
+  const order: Id[] = [];
   const ready = ids.filter((id) => waits.get(id) === 0);
   while (ready.length > 0) {
     const id = ready.shift()!;
@@ -112,4 +113,4 @@ export function deferralOrder(entries: Readonly<Record<string, Pick<CheckMeta, '
 }
 
 /** The catalogue's checks that defer, in the order the ledger resolves them. */
-export const DEFERRAL_ORDER = deferralOrder(CATALOGUE as Readonly<Record<CheckId, CheckMeta>>) as CheckId[];
+export const DEFERRAL_ORDER: readonly CheckId[] = deferralOrder(CHECKS);
