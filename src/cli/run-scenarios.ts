@@ -17,6 +17,7 @@ import { ERRORS, EXIT, isPetloadError, PetloadError } from '../core/errors.js';
 import type { ProbeProgress } from '../core/progress.js';
 import type { RunOptions, RunResult } from '../engine/run.js';
 import type { RunTarget } from '../engine/run-target.js';
+import { planScope } from '../engine/plan-scope.js';
 import { isLoopback } from '../http/target-url.js';
 import { type ShardSpec, shardSpecFrom } from '../shard/spec.js';
 import { type RunSinks, startRunSinks } from './run-sinks.js';
@@ -33,13 +34,33 @@ import type { RunFlags } from './run-flags.js';
 export interface KeySource {
   readonly name: string;
   readonly entries: readonly KeyEntry[];
+  /** Where a plan's key was expected, in the words of a refusal: `in the keys file k.json (--keys-file)`. */
+  readonly where: string;
 }
+
+/** The keys file of --keys-file. */
+const keysFileSource = (path: string): KeySource => ({
+  name: path,
+  entries: loadKeyEntries(path),
+  where: `in the keys file ${path} (--keys-file)`,
+});
 
 /** Keys for an external target: --keys-file, else PETLOAD_KEYS_FILE, else PETLOAD_KEYS (the JSON itself). */
 export function keySourceFromEnvironment(file: string | undefined, env: NodeJS.ProcessEnv): KeySource {
-  const path = file ?? env.PETLOAD_KEYS_FILE;
-  if (path) return { name: path, entries: loadKeyEntries(path) };
-  if (env.PETLOAD_KEYS) return { name: 'PETLOAD_KEYS', entries: parseKeyEntriesText(env.PETLOAD_KEYS, 'PETLOAD_KEYS') };
+  if (file) return keysFileSource(file);
+  const path = env.PETLOAD_KEYS_FILE;
+  if (path)
+    return {
+      name: path,
+      entries: loadKeyEntries(path),
+      where: `in the keys file ${path} (named by PETLOAD_KEYS_FILE: a file or a mounted secret)`,
+    };
+  if (env.PETLOAD_KEYS)
+    return {
+      name: 'PETLOAD_KEYS',
+      entries: parseKeyEntriesText(env.PETLOAD_KEYS, 'PETLOAD_KEYS'),
+      where: 'in the keys JSON of the environment variable PETLOAD_KEYS',
+    };
   throw new PetloadError(
     'E_NO_KEYS',
     'a run against --target needs keys: give --keys-file F, or set PETLOAD_KEYS_FILE or PETLOAD_KEYS',
@@ -84,6 +105,8 @@ interface RunInputs {
   readonly scenarios: readonly { readonly arg: string; readonly scenario: Scenario }[];
   readonly shard: ShardSpec | null;
   readonly keysOf: ReadonlyMap<Scenario, ApiKey[] | undefined>;
+  /** Where the keys were read from, for the refusal of a plan without one (undefined: the embedded server's own). */
+  readonly keysFrom: string | undefined;
   readonly plansFile: PlanFigures | undefined;
   /** Whole keys hidden, for everything printed. */
   readonly redactWhole: (text: string) => string;
@@ -112,7 +135,7 @@ function readInputs(flags: RunFlags): RunInputs {
     url !== undefined
       ? keySourceFromEnvironment(flags.keysFile, process.env)
       : flags.keysFile !== undefined
-        ? { name: flags.keysFile, entries: loadKeyEntries(flags.keysFile) }
+        ? keysFileSource(flags.keysFile)
         : undefined;
   const plansFile = flags.plansFile !== undefined ? loadPlansFile(flags.plansFile) : undefined;
   // Every scenario's keys resolved before anything runs: a figure missing for one of them is an error now.
@@ -122,6 +145,13 @@ function readInputs(flags: RunFlags): RunInputs {
       keySource ? resolveKeys(keySource.entries, keySource.name, runFigures(scenario, plansFile)) : undefined,
     ]),
   );
+  // Every plan each scenario names has a key, or the command stops before any run sends (a partial run excepted).
+  for (const { scenario } of scenarios) {
+    const keys = keysOf.get(scenario);
+    const partial = flags.partial || scenario.partial;
+    if (keys && keySource)
+      planScope(keys, { flag: flags.plans, scenario: scenario.plans, partial, where: keySource.where });
+  }
   const networkOf = new Map(
     scenarios.map(({ arg, scenario }) => [scenario, networkFor(flags.network, scenario, arg, process.env)]),
   );
@@ -133,7 +163,7 @@ function readInputs(flags: RunFlags): RunInputs {
     headerSecrets,
   ).whole;
   const remote = target.kind === 'external' && (target.treatAsRemote || !isLoopback(target.url));
-  return { scenarios, shard, keysOf, plansFile, redactWhole, remote, networkOf };
+  return { scenarios, shard, keysOf, keysFrom: keySource?.where, plansFile, redactWhole, remote, networkOf };
 }
 
 /** Where the run talks to the user on stderr: the progress board, log lines and notices. */
@@ -175,6 +205,8 @@ async function printDryRuns(flags: RunFlags, inputs: RunInputs): Promise<void> {
       figures: layerFigures(scenario.planLimits, inputs.plansFile),
       ...(target.kind === 'embedded' && target.timeScale !== undefined ? { timeScale: target.timeScale } : {}),
       remote: inputs.remote,
+      partial: flags.partial,
+      ...(inputs.keysFrom !== undefined ? { keysFrom: inputs.keysFrom } : {}),
     });
     process.stdout.write(`${lines.map(inputs.redactWhole).join('\n')}\n`);
   }
@@ -232,6 +264,8 @@ function scenarioRunOptions(
     ...(arg.includes('/') || arg.endsWith('.yaml') || arg.endsWith('.yml') ? { scenarioFile: arg } : {}),
     target: runTarget(flags, inputs, scenario),
     ...(flags.plans ? { plans: flags.plans } : {}),
+    ...(flags.partial ? { partial: true } : {}),
+    ...(inputs.keysFrom !== undefined ? { keysFrom: inputs.keysFrom } : {}),
     ...(inputs.shard ? { shard: inputs.shard } : {}),
     ...(flags.thresholds ? { thresholds: flags.thresholds } : {}),
     ...(flags.timeoutMs !== undefined ? { timeoutMs: flags.timeoutMs } : {}),

@@ -43,7 +43,12 @@ function targetOptions(y: Argv): Argv {
       type: 'string',
       array: true,
       choices: PLAN_NAMES,
-      describe: 'plans to judge (default: every plan with a key)',
+      describe: "plans to judge (default: the scenario's plans:, else every plan with a key); each needs a key",
+    })
+    .option('partial', {
+      type: 'boolean',
+      describe:
+        'judge the plans that have a key and list the others as not judged (default: a plan without a key stops the run)',
     });
 }
 

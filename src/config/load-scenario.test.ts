@@ -23,7 +23,7 @@ function refuse(text: string): { file: string; error: PetloadError } {
 }
 
 const KEYS =
-  'name, description, plans, timeScale, keysPerPlan, planLimits, probes, load, thresholds, requiresSacrificialKey, requiresAuditKey, headers';
+  'name, description, plans, partial, timeScale, keysPerPlan, planLimits, probes, load, thresholds, requiresSacrificialKey, requiresAuditKey, headers';
 const PROBES =
   'auth, input, list, create-get, unknown-id, deprecated, enforce, restore, retry-after-honest, burst, key-isolation, quota-drain, what-counts, ban, plan-audit';
 const EXECUTORS = 'constant-rate, ramping-rate, concurrency, burst, saturate';

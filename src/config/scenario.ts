@@ -65,8 +65,10 @@ export const ScenarioSchema = z
     description: z
       .string({ error: 'expected a description (one line of text)' })
       .min(1, 'expected a non-empty description'),
-    /** The plans to judge; absent: every plan that has a key. */
+    /** The plans to judge; absent: every plan that has a key. Each needs a key, unless `partial` (docs/scenarios.md). */
     plans: distinct(z.enum(PLAN_NAMES), 'plan').min(1).optional(),
+    /** A partial run: a plan of `plans` (or --plan) without a key is listed as not judged instead of refusing the run. */
+    partial: z.boolean().default(false),
     /** Default time scale of the embedded server's clock (the CLI's --time-scale wins). */
     timeScale: z.number().positive().max(100_000).optional(),
     /** Keys per plan the embedded server makes. */

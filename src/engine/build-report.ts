@@ -15,6 +15,8 @@ export interface ReportInput {
   scenario: { name: string; description?: string; file?: string };
   target: Report['target'];
   plans: readonly PlanName[];
+  /** Plans named in the run's scope that it did not judge (a partial run). */
+  notJudged?: Report['notJudged'];
   keys: readonly ApiKey[];
   startedAt: Date;
   endedAt: Date;
@@ -63,11 +65,12 @@ function checkResult(
 /** What every report of a run starts with, assembled or not: the scenario, the target, plans, keys and times. */
 export function reportHead(
   input: ReportInput,
-): Pick<Report, 'scenario' | 'target' | 'plans' | 'keys' | 'startedAt' | 'endedAt'> {
+): Pick<Report, 'scenario' | 'target' | 'plans' | 'notJudged' | 'keys' | 'startedAt' | 'endedAt'> {
   return {
     scenario: input.scenario,
     target: input.target,
     plans: [...input.plans],
+    ...(input.notJudged && input.notJudged.length > 0 ? { notJudged: [...input.notJudged] } : {}),
     keys: input.keys.map(reportKey),
     startedAt: input.startedAt.toISOString(),
     endedAt: input.endedAt.toISOString(),

@@ -2,7 +2,9 @@
  * `petload run --dry-run`: the schedule a run would follow — what runs on which key, in which window, when — and
  * what it would spend, worked out from the scenario and the keys alone. Nothing is sent, no server is started.
  */
-import { PLAN_NAMES, type PlanFigures, type PlanName } from '../api/plans.js';
+import type { PlanFigures, PlanName } from '../api/plans.js';
+import { partialWords } from '../report/verdict.js';
+import { planScope } from './plan-scope.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { Scenario } from '../config/scenario.js';
 import { describeDuration, describeEstimate, describeKeySpend, estimateRequests } from './estimate.js';
@@ -21,6 +23,10 @@ export interface DryRunOptions {
   readonly timeScale?: number;
   /** Whether the run would guard each key's daily quota (a remote target). */
   readonly remote?: boolean;
+  /** A partial run (--partial): a plan named without a key is not judged instead of refusing the run. */
+  readonly partial?: boolean;
+  /** Where the keys were read from, for the refusal of a plan without one. */
+  readonly keysFrom?: string;
 }
 
 const DEFAULT_PLANS: readonly PlanName[] = ['free', 'pro', 'business'];
@@ -39,10 +45,15 @@ export function dryRunLines(o: DryRunOptions): string[] {
           s.requiresAuditKey,
         )
       : []);
-  const wanted = o.plans ?? s.plans;
-  const plans = wanted
-    ? PLAN_NAMES.filter((p) => wanted.includes(p))
-    : PLAN_NAMES.filter((p) => keys.some((k) => k.plan === p));
+  // As the run would: a plan named without a key refuses the dry run too, unless the run is partial.
+  const partial = o.partial === true || s.partial;
+  const scope = planScope(keys, {
+    flag: o.plans,
+    scenario: s.plans,
+    partial,
+    where: o.keysFrom ?? 'in the keys given',
+  });
+  const plans = scope.judged;
   const mine = keys.filter((k) => plans.includes(k.plan));
   const scale = embedded ? (o.timeScale ?? s.timeScale ?? 60) : 1;
   const e = estimateRequests(s, mine, plans, { scale });
@@ -50,6 +61,7 @@ export function dryRunLines(o: DryRunOptions): string[] {
   return [
     `petload: dry run of ${s.name} against ${where}; nothing is sent`,
     `  plans ${plans.join(', ') || 'none'}; ${mine.length} key(s)`,
+    ...(scope.notJudged.length > 0 ? [`  ${partialWords(scope)}`] : []),
     '',
     '  start   plan       probe               key, window, requests',
     ...describeSchedule(e.schedule, scale).map((l) => `  ${l}`),

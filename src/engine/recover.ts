@@ -94,6 +94,7 @@ function inputOf(j: JournalContents): ReportInput {
     scenario: j.head.scenario,
     target: j.head.target,
     plans: j.head.plans,
+    ...(j.head.notJudged ? { notJudged: j.head.notJudged } : {}),
     // The report's keys (labels and plans) come from the head (see recoverReport); no key is known here.
     keys: [],
     startedAt,

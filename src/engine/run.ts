@@ -3,7 +3,7 @@
  * evaluate thresholds, and write every report — also when the run is interrupted or aborted.
  */
 import { setMaxListeners } from 'node:events';
-import { PLAN_NAMES, describeLimits, layerFigures, type PlanName } from '../api/plans.js';
+import { describeLimits, layerFigures, type PlanName } from '../api/plans.js';
 import type { Severity } from '../checks/catalogue.js';
 import { parseThreshold, thresholdCheckId, type Threshold } from '../checks/thresholds.js';
 import { ABORTED_UNJUDGED, evaluateThreshold, thresholdMessage } from '../checks/threshold-eval.js';
@@ -41,6 +41,7 @@ import { describeProtocols } from '../http/network.js';
 import { armDeadline, runDeadline } from './deadline.js';
 import { type CleanupStack, withCleanup } from './cleanup.js';
 import { targetOf, type FlatTarget, type NoFlatTarget, type RunTarget } from './run-target.js';
+import { planScope, type NotJudged, type PlanScope } from './plan-scope.js';
 
 /** A run's own settings, whatever its target. */
 export interface RunSettings {
@@ -49,6 +50,13 @@ export interface RunSettings {
   /** The file it came from, for the report. */
   scenarioFile?: string;
   plans?: readonly PlanName[];
+  /**
+   * A partial run: a plan named (here or in the scenario's `plans:`) without a key is listed as not judged instead
+   * of refusing the run (the scenario's `partial: true` asks the same; src/engine/plan-scope.ts).
+   */
+  partial?: boolean;
+  /** Where the keys were read from, in the words of a refusal: `in the keys file k.json (--keys-file)`. */
+  keysFrom?: string;
   /** Extra thresholds from the command line. */
   thresholds?: readonly string[];
   reportDir: string;
@@ -159,11 +167,16 @@ function figuresNote(keys: readonly ApiKey[]): string {
   return `Figures judged: ${keys.map((k) => `${k.label} ${describeLimits(k.limits)}`).join('; ')}.`;
 }
 
-function plansOf(o: Run, keys: readonly ApiKey[]): PlanName[] {
-  const wanted = o.plans ?? o.scenario.plans;
-  const have = new Set(keys.map((k) => k.plan));
-  if (wanted) return PLAN_NAMES.filter((p) => wanted.includes(p));
-  return PLAN_NAMES.filter((p) => have.has(p));
+/** The plans the run judges, and those named without a key in a partial run (else a refusal: ./plan-scope.ts). */
+function scopeOf(o: Run, scenario: Scenario, keys: readonly ApiKey[]): PlanScope {
+  const where =
+    o.keysFrom ?? (o.target.kind === 'external' ? "in the target's keys" : 'in the keys given to the embedded server');
+  return planScope(keys, {
+    flag: o.plans,
+    scenario: scenario.plans,
+    partial: o.partial === true || scenario.partial,
+    where,
+  });
 }
 
 /** A remote run's announcement, before anything is sent. */
@@ -235,6 +248,8 @@ interface Setup {
   scenario: Scenario;
   target: Target;
   plans: PlanName[];
+  /** Plans the scope named that the run does not judge (a partial run). */
+  notJudged: NotJudged[];
   shard: PreparedShard | null;
   keys: readonly ApiKey[];
   /** When the run began sending (a shard: after waiting for --start-at). */
@@ -256,13 +271,14 @@ interface Setup {
  */
 async function openJournal(
   o: Run,
-  s: Pick<Setup, 'scenario' | 'target' | 'plans' | 'keys' | 'begunAt' | 'events'>,
+  s: Pick<Setup, 'scenario' | 'target' | 'plans' | 'notJudged' | 'keys' | 'begunAt' | 'events'>,
 ): Promise<Journal> {
   const { scenario, target, events } = s;
   const journal = startJournal(events, o.reportDir, {
     tool: { name: 'petload', version: VERSION },
     ...describeRun(o, scenario, target),
     plans: s.plans,
+    ...(s.notJudged.length > 0 ? { notJudged: s.notJudged } : {}),
     keys: s.keys.map(reportKey),
     startedAt: s.begunAt.toISOString(),
     thresholds: thresholdsOf(scenario, o).map((t) => ({ expression: t.expression, severity: t.severity })),
@@ -308,7 +324,7 @@ function wireSinks(o: Run, events: RunEvents): void {
 async function setUp(o: Run, scenario: Scenario, startedAt: Date, stack: CleanupStack): Promise<Setup> {
   const network = resolveNetwork(networkOf(o.target), scenario);
   const target = await openTarget(o.target, o, scenario, stack);
-  const plans = plansOf(o, target.keys);
+  const { judged: plans, notJudged } = scopeOf(o, scenario, target.keys);
   const shard = o.shard ? prepareShard(probesInOrder(scenario.probes), target.keys, plans, o.shard) : null;
   const keys = shard?.keys ?? target.keys.filter((k) => plans.includes(k.plan));
   const redact = createRedactor(target.keys, network.secrets);
@@ -317,12 +333,12 @@ async function setUp(o: Run, scenario: Scenario, startedAt: Date, stack: Cleanup
   wireSinks(o, events);
   const late = o.shard?.startAt !== undefined ? (await waitUntil(o.shard.startAt, o.signal)).lateMs : 0;
   const begunAt = o.shard ? new Date() : startedAt;
-  const journal = stack.use(await openJournal(o, { scenario, target, plans, keys, begunAt, events }));
+  const journal = stack.use(await openJournal(o, { scenario, target, plans, notJudged, keys, begunAt, events }));
   for (const text of shard?.notes ?? []) events.emit({ type: 'note', text });
   if (late > 1000)
     events.emit({ type: 'note', text: `shard ${o.shard!.index} began ${(late / 1000).toFixed(1)} s after --start-at` });
   if (keys.length > 0) events.emit({ type: 'note', text: figuresNote(keys) });
-  return { scenario, target, plans, shard, keys, begunAt, redact, events, notes, journal, network };
+  return { scenario, target, plans, notJudged, shard, keys, begunAt, redact, events, notes, journal, network };
 }
 
 /** Refuse a run that cannot be judged or must not start: no key for the plans, no sacrificial key when needed. */
@@ -518,6 +534,7 @@ async function report(o: Run, sent: RunRecord): Promise<RunResult> {
     ...described,
     target: { ...described.target, ...networkOfReport(setup) },
     plans: setup.plans,
+    ...(setup.notJudged.length > 0 ? { notJudged: setup.notJudged } : {}),
     keys: setup.keys,
     startedAt: setup.begunAt,
     endedAt: new Date(),

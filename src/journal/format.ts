@@ -29,6 +29,8 @@ export const JournalHeadSchema = z.object({
   scenario: ReportSchema.shape.scenario,
   target: ReportSchema.shape.target,
   plans: z.array(Plan),
+  /** A partial run's plans not judged (absent: none, or a journal of an older version). */
+  notJudged: ReportSchema.shape.notJudged,
   keys: ReportSchema.shape.keys,
   /** ISO time the run began sending (its report's startedAt). */
   startedAt: z.string(),

@@ -24,6 +24,7 @@ import {
   skipsByReason,
   targetLine,
   thresholdWord,
+  verdictPhrase,
   verdictWord,
 } from './format.js';
 
@@ -166,7 +167,7 @@ type Paint = (style: Style, s: string) => string;
  */
 export function junitLine(report: Report): string {
   const cases = junitCaseCount(report);
-  return `junit.xml: ${cases} test case${cases === 1 ? '' : 's'} for these ${report.summary.checks} checks: one per check and plan it was judged for, one per threshold${report.verdict === 'aborted' ? ', one for the abort' : ''}`;
+  return `junit.xml: ${cases} test case${cases === 1 ? '' : 's'} for these ${report.summary.checks} checks: one per check and plan it was judged for, one per threshold${(report.notJudged ?? []).length > 0 ? ', one per plan not judged' : ''}${report.verdict === 'aborted' ? ', one for the abort' : ''}`;
 }
 
 /** The verdict line, the abort's reason, what the run was given (target, plans, keys) and the checks' JUnit cases. */
@@ -174,7 +175,7 @@ function headLines(report: Report, paint: Paint, width: number): string[] {
   const word = verdictWord(report.verdict);
   const verdictStyle: Style = report.verdict === 'pass' ? 'green' : report.verdict === 'fail' ? 'red' : 'yellow';
   const name = `petload ${clean(report.scenario.name)}:`;
-  const plain = `${name} ${word}  ${countsLine(report.summary)}; ${report.totals.requests} requests in ${formatDuration(report.durationMs)}`;
+  const plain = `${name} ${clean(verdictPhrase(report))}  ${countsLine(report.summary)}; ${report.totals.requests} requests in ${formatDuration(report.durationMs)}`;
   const [first = '', ...rest] = wrapLine('', plain, width, '  ');
   const out = [
     first.replace(`${name} ${word}`, `${paint('bold', name)} ${paint(verdictStyle, paint('bold', word))}`),

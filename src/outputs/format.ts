@@ -1,6 +1,7 @@
 /** Small text helpers shared by the renderers, so that every format words a report the same way. */
 import { FAILING_SEVERITIES } from '../checks/catalogue.js';
 import type { CheckResult, Report } from '../report/schema.js';
+import { partialWords } from '../report/verdict.js';
 
 export type PlanOutcome = CheckResult['byPlan'][number];
 export type Evidence = PlanOutcome['evidence'][number];
@@ -8,6 +9,12 @@ export type VerdictWord = 'PASS' | 'FAIL' | 'ABORTED';
 
 export function verdictWord(verdict: Report['verdict']): VerdictWord {
   return verdict === 'pass' ? 'PASS' : verdict === 'fail' ? 'FAIL' : 'ABORTED';
+}
+
+/** The verdict as every verdict line says it: `PASS`, or `PASS (partial: business not judged, no key)`. */
+export function verdictPhrase(report: Pick<Report, 'verdict' | 'notJudged'>): string {
+  const partial = partialWords(report);
+  return partial === '' ? verdictWord(report.verdict) : `${verdictWord(report.verdict)} (${partial})`;
 }
 
 /** Milliseconds with precision that fits their size: 0.42, 12.3, 250. */

@@ -9,6 +9,7 @@ import { FAILING_SEVERITIES } from '../checks/catalogue.js';
 import { measuredTraffic, trafficWord, trafficWords } from '../metrics/traffic.js';
 import { planTableOf } from '../report/plan-table.js';
 import { type CheckResult, PLAN_TABLE_FIGURES, type PlanRow, type Report } from '../report/schema.js';
+import { partialWords } from '../report/verdict.js';
 import { escapeAttr, escapeText as h } from './escape.js';
 import {
   caseName,
@@ -22,6 +23,7 @@ import {
   statusClasses,
   targetLine,
   thresholdWord,
+  verdictPhrase,
   verdictWord,
 } from './format.js';
 import { type ChartData, chartData } from './html-charts.js';
@@ -337,6 +339,12 @@ function metaSection(report: Report): string {
   return `<h2 id="run-title">Run</h2><table class="meta">${rows.map(([k, v]) => `<tr><th>${h(k)}</th><td>${h(v)}</td></tr>`).join('')}</table>`;
 }
 
+/** A partial run's plans not judged, beside the verdict word (nothing when every plan named was judged). */
+function partialLine(report: Report): string {
+  const partial = partialWords(report);
+  return partial === '' ? '' : `<div class="partial" id="partial">${h(partial)}</div>`;
+}
+
 /** One line under the verdict: what was run against what. */
 function glance(report: Report): string {
   const t = report.totals;
@@ -378,12 +386,12 @@ export function renderHtml(report: Report): string {
     '<html lang="en"><head><meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<meta http-equiv="Content-Security-Policy" content="${escapeAttr(PAGE_CSP)}">`,
-    `<title>${h(`petload ${report.scenario.name}: ${word}`)}</title>`,
+    `<title>${h(`petload ${report.scenario.name}: ${verdictPhrase(report)}`)}</title>`,
     `<style>${uplot.css}</style>`,
     `<style>${own.css}</style>`,
     '</head><body><main>',
     `<div class="banner ${report.verdict}"><div class="verdict" id="verdict">${word}</div>`,
-    `<div><h1>petload ${h(report.scenario.name)}</h1><div class="counts" id="counts">${h(counts)}</div></div></div>`,
+    `<div><h1>petload ${h(report.scenario.name)}</h1>${partialLine(report)}<div class="counts" id="counts">${h(counts)}</div></div></div>`,
     // What a reader needs first: each plan sold against measured, what failed and the charts; then the details,
     // the long table collapsed.
     glance(report),

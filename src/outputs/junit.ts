@@ -104,6 +104,14 @@ function junitCases(report: Report): Case[] {
   // Threshold checks appear once, from report.thresholds, where their observed value is known.
   const cases = report.checks.filter((c) => !thresholdIds.has(c.id)).flatMap(checkCases);
   cases.push(...report.thresholds.map(thresholdCase));
+  // A partial run: each plan its scope named and it did not judge, a skipped case CI lists.
+  for (const n of report.notJudged ?? [])
+    cases.push({
+      classname: 'petload.scope',
+      name: `scope [${n.plan}]`,
+      kind: 'skipped',
+      body: `<skipped message="${escapeAttr(`plan ${n.plan} not judged: ${n.reason} (a partial run)`)}"/>`,
+    });
   if (report.verdict === 'aborted') {
     const reason = report.abortReason ?? 'the run was aborted';
     cases.push({
@@ -130,6 +138,9 @@ export function renderJunit(report: Report): string {
     ['scenario', report.scenario.name],
     ['target', targetLine(report)],
     ['plans', report.plans.join(', ')],
+    ...(report.notJudged && report.notJudged.length > 0
+      ? ([['notJudged', report.notJudged.map((n) => `${n.plan} (${n.reason})`).join(', ')]] as [string, string][])
+      : []),
     ['keys', keysLine(report)],
     ['tool', `${report.tool.name} ${report.tool.version}`],
   ];

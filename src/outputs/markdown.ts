@@ -6,7 +6,7 @@
 import { measuredTraffic, trafficWords } from '../metrics/traffic.js';
 import { planTableOf } from '../report/plan-table.js';
 import type { PlanRow, Report } from '../report/schema.js';
-import { verdictOf } from '../report/verdict.js';
+import { partialWords, verdictOf } from '../report/verdict.js';
 import { visibleControls } from './escape.js';
 import {
   countsLine,
@@ -21,6 +21,7 @@ import {
   statusClasses,
   targetLine,
   thresholdWord,
+  verdictPhrase,
   verdictWord,
 } from './format.js';
 
@@ -58,10 +59,11 @@ function byPlanCell(c: Check): string {
 /** The title, the verdict with counts and totals, and the abort reason. */
 function verdictLines(report: Report): string[] {
   const word = verdictWord(report.verdict);
+  const partial = partialWords(report);
   const out: string[] = [];
-  out.push(`## petload ${mdText(report.scenario.name)}: ${word}`, '');
+  out.push(`## petload ${mdText(report.scenario.name)}: ${mdText(verdictPhrase(report))}`, '');
   out.push(
-    `**${word}**: ${countsLine(report.summary)}. ` +
+    `**${word}**${partial === '' ? '' : ` (${mdText(partial)})`}: ${countsLine(report.summary)}. ` +
       `${report.totals.requests} requests in ${formatDuration(report.durationMs)} (${report.totals.rps.toFixed(1)}/s per real second).`,
   );
   if (report.verdict === 'aborted') out.push('', `Aborted: ${mdText(report.abortReason ?? 'the run was interrupted')}`);

@@ -131,6 +131,16 @@ function reevaluateThresholds(
   });
 }
 
+/** The plans a partial run left out: those some report names that no report judged, each once. */
+function notJudgedOf(reports: readonly Report[]): Pick<Report, 'notJudged'> {
+  const judged = new Set(reports.flatMap((r) => r.plans));
+  const seen = new Set<string>();
+  const notJudged = reports
+    .flatMap((r) => r.notJudged ?? [])
+    .filter((n) => !judged.has(n.plan) && !seen.has(n.plan) && seen.add(n.plan));
+  return notJudged.length > 0 ? { notJudged } : {};
+}
+
 /** Merge runs of one scenario. Refuses runs of different scenarios. */
 export function mergeReports(inputs: readonly SourcedReport[]): Report {
   const base = inputs[0];
@@ -189,6 +199,7 @@ export function mergeReports(inputs: readonly SourcedReport[]): Report {
     scenario: base.report.scenario,
     target: { ...base.report.target, faults: unique(reports.flatMap((r) => r.target.faults)) },
     plans: PLAN_NAMES.filter((p) => reports.some((r) => r.plans.includes(p))),
+    ...notJudgedOf(reports),
     keys: [...keys.values()],
     startedAt: new Date(started).toISOString(),
     endedAt: new Date(ended).toISOString(),

@@ -240,6 +240,11 @@ export const ReportSchema = z.object({
       limits: KeyLimitsSchema.optional(),
     }),
   ),
+  /**
+   * Plans the run's scope named (`--plan`, the scenario's `plans:`) that it did not judge, each with why: a partial
+   * run, asked for (docs/scenarios.md, "Scope"). Absent: every plan named was judged.
+   */
+  notJudged: z.array(z.object({ plan: z.enum(PLAN_NAMES), reason: z.string() })).optional(),
   startedAt: z.string(),
   endedAt: z.string(),
   durationMs: z.number(),

@@ -50,3 +50,19 @@ export function summaryOf(checks: number, v: Verdict): Report['summary'] {
     skipped: v.skipped.length,
   };
 }
+
+/** `a`, `a and b`, `a, b and c`. */
+export const listed = (items: readonly string[]): string =>
+  items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]!}`;
+
+/**
+ * What a partial run's verdict line adds after its word: `partial: business not judged, no key` (plans named in
+ * the run's scope that it did not judge, by reason); empty when every plan named was judged.
+ */
+export function partialWords(report: Pick<Report, 'notJudged'>): string {
+  const notJudged = report.notJudged ?? [];
+  if (notJudged.length === 0) return '';
+  const byReason = new Map<string, string[]>();
+  for (const n of notJudged) byReason.set(n.reason, [...(byReason.get(n.reason) ?? []), n.plan]);
+  return `partial: ${[...byReason].map(([reason, plans]) => `${listed(plans)} not judged, ${reason}`).join('; ')}`;
+}
