@@ -253,6 +253,15 @@ function endedEarly(base: ProbeContext, step: Step, reason: string | null): void
   skipAll(base, PROBE_REGISTRY[step.probe].checks, step.plan, `not judged: the probe ended early (${reason})`);
 }
 
+/**
+ * A step the run stopped before or during (an interrupt, a wrong target, the deadline): its checks skip saying so,
+ * not with the catalogue's advice to run a scenario that runs the probe (the run that stopped may be that very one).
+ */
+function notRun(base: ProbeContext, step: Step, when: 'before' | 'during'): void {
+  const why = when === 'before' ? `before the ${step.probe} probe ran` : `during the ${step.probe} probe`;
+  skipAll(base, PROBE_REGISTRY[step.probe].checks, step.plan, `the run stopped ${why}`);
+}
+
 /** Plans without a key, and probes the keys cannot serve: their checks skip with the reason. */
 function skipUnserved(
   schedule: Schedule,
@@ -291,12 +300,17 @@ export async function runSchedule(
 
   let stopped = false;
   const runStep = async (step: Step) => {
-    if (base.signal.aborted || stopped) return;
+    if (base.signal.aborted || stopped) return notRun(base, step, 'before');
     const probe = PROBE_REGISTRY[step.probe];
     const timeBoundMs = probeTimeBoundMs(step.ends - step.at, probe.beyondPlanMs ?? 0, clock.scale);
     const bound = boundProbe(step.probe, { clock, ledger: base.ledger, signal: base.signal, timeBoundMs });
     const { ctx, endTurn } = stepContext(step, shared, bound, onStep);
     await waitForAddress(step, ctx, shared, t0);
+    if (base.signal.aborted) {
+      bound.dispose();
+      await endTurn();
+      return notRun(base, step, 'before');
+    }
     const start = clock.now();
     onStep?.(step.probe, step.plan, 'start');
     try {
@@ -309,6 +323,7 @@ export async function runSchedule(
     } catch (e) {
       if (!(e instanceof ProbeEnded)) {
         stopped = true; // an interrupt, an unreachable target, a banned key: nothing more is started
+        notRun(base, step, 'during');
         throw e;
       }
       // Its own bounds ended it: the others go on, unless the run is stopping (its signal says why).
