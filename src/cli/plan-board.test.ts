@@ -60,6 +60,21 @@ describe('createPlanBoard', () => {
     expect(out.every((l) => !l.includes('\r') && !l.includes('\x1b'))).toBe(true);
   });
 
+  it("counts what a long probe sent as the keys' standing comes in, not what was sent when it began", () => {
+    const { out, stream } = sink(false);
+    let now = 0;
+    const board = createPlanBoard(stream, { now: () => now, timer: false });
+    board.probe({ probe: 'plan-audit', plan: 'free', state: 'start', index: 1, total: 1, perPlan: [] });
+    const standing = (sent: number, refused: number) => ({ plan: 'free' as const, sent, refused, heldBack: false });
+    board.keys([
+      { label: 'free#1', ...standing(290, 1), suspectedBan: false },
+      { label: 'free#2', ...standing(11, 0), suspectedBan: false },
+    ]);
+    now = 60_000;
+    board.tick();
+    expect(out).toEqual(['free: probe 1 of 1: plan-audit, 1 min 0 s; sent 301, 429 x1\n']);
+  });
+
   it('on a terminal: one line per plan, redrawn in place, never wider than the terminal; log lines go above it', () => {
     const { out, stream } = sink(true, 60);
     let now = 0;

@@ -6,12 +6,18 @@
  * not look like a hang. Log lines go through the board, so that they are printed above it, never into it.
  */
 import type { ProbeProgress } from '../core/progress.js';
+import type { KeyStanding } from '../core/run-events.js';
 import { formatDuration } from '../outputs/format.js';
 import { wrapLine } from '../outputs/console-table.js';
 import type { ProgressStream } from './progress.js';
 
 export interface PlanBoard {
   probe(progress: ProbeProgress): void;
+  /**
+   * Each key's standing (the run's `keys` event, about once a second): the requests sent on each plan's keys as
+   * they stand, so that a long probe's line counts what it sent, not what was sent when it began.
+   */
+  keys(keys: readonly KeyStanding[]): void;
   /** A log line: printed above the board. */
   log(line: string): void;
   /** Redraw (terminal) or print the lines of running plans (elsewhere); called by the board's own timer. */
@@ -179,6 +185,14 @@ export function createPlanBoard(stream: ProgressStream, options: PlanBoardOption
       else if (r.finishedAt !== null && !r.reported) {
         r.reported = true;
         plain(r);
+      }
+    },
+    keys(keys) {
+      if (rows.size === 0) return;
+      sent.clear();
+      for (const k of keys) {
+        const c = sent.get(k.plan) ?? { sent: 0, refused: 0 };
+        sent.set(k.plan, { sent: c.sent + k.sent, refused: c.refused + k.refused });
       }
     },
     log(line) {

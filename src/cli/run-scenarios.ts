@@ -251,6 +251,20 @@ function runTarget(flags: RunFlags, inputs: RunInputs, scenario: Scenario): RunT
   };
 }
 
+/** The run's event listeners: the sinks' (--live, --metrics-port), and the plan board's count of requests. */
+function subscribeOf(
+  quiet: boolean,
+  out: RunConsole & { subscribe: RunSinks['subscribe'] },
+): Pick<RunOptions, 'subscribe'> {
+  if (quiet) return out.subscribe ? { subscribe: out.subscribe } : {};
+  return {
+    subscribe: (events) => {
+      out.subscribe?.(events);
+      events.on('keys', (e) => out.board.keys(e.keys));
+    },
+  };
+}
+
 /** One scenario's options for the engine, from the flags and what was read before the runs. */
 function scenarioRunOptions(
   flags: RunFlags,
@@ -271,7 +285,7 @@ function scenarioRunOptions(
     ...(flags.timeoutMs !== undefined ? { timeoutMs: flags.timeoutMs } : {}),
     reportDir: run.reportDir,
     signal: run.signal,
-    ...(out.subscribe ? { subscribe: out.subscribe } : {}),
+    ...subscribeOf(flags.quiet, out),
     log: out.log,
     notice: out.notice,
     ...(flags.quiet

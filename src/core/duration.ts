@@ -72,3 +72,9 @@ export function parseDuration(text: string): number {
   if (!Number.isSafeInteger(Math.round(total))) fail(text, 'too long');
   return total;
 }
+
+/** Milliseconds for people, to the whole second: `45 s`, `2 min 05 s`. */
+export function fmtDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return s >= 60 ? `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s` : `${s} s`;
+}

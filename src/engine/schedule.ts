@@ -619,11 +619,7 @@ export function planWithReasons(given: ScheduleInput): Schedule {
 
 export const fmtWindows = (w: number) => w.toFixed(w < 10 ? 1 : 0);
 
-/** Seconds for people: `1 min 02 s`, `48 s`. */
-export function fmtDuration(ms: number): string {
-  const s = Math.round(ms / 1000);
-  return s >= 60 ? `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s` : `${s} s`;
-}
+export { fmtDuration } from '../core/duration.js';
 
 /** The schedule as lines for people: one per step, then the totals. Times are real (run-clock ms / scale). */
 export function describeSchedule(s: Schedule, scale = 1): string[] {

@@ -9,6 +9,7 @@ import { MINUTE_MS, MINUTE_S, type PlanName } from '../api/plans.js';
 import { retryAfterMs, serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.js';
 import type { InfoKey, InfoValue } from '../checks/catalogue.js';
 import type { ApiKey } from '../core/api-key.js';
+import { fmtDuration } from '../core/duration.js';
 import type { Exchange } from '../http/exchange.js';
 import { cheapList, isAccepted, probeTag, type ProbeContext, waitUntil } from './context.js';
 import type { KeyFigures, Probe } from './probe.js';
@@ -27,7 +28,7 @@ const auditMs = (f: KeyFigures): number => (f.perDay / f.perMinute + 2) * MINUTE
 /** When it gives up: twice that and five minutes more (a slow machine sends below the minute figure). */
 const auditBoundMs = (f: KeyFigures): number => 2 * auditMs(f) + 5 * MINUTE_MS;
 
-interface Audit {
+export interface Audit {
   accepted: number;
   minuteRefusals: number;
   /** Accepted answers per minute window the target described (by its Reset), for the minute figure. */
@@ -52,6 +53,16 @@ function noteAccepted(a: Audit, ex: Exchange, { perMinute, perDay }: KeyFigures)
   const t = tripleOf(ex);
   if (t !== null && t.limit === perMinute) a.perMinuteWindow.set(t.reset, (a.perMinuteWindow.get(t.reset) ?? 0) + 1);
   if (t !== null && t.limit === perDay && t.limit !== perMinute) a.dayResets.add(Math.round(t.reset / MINUTE_S));
+}
+
+/**
+ * The audit's progress, in real time (the run clock beside it when it is scaled): `plan-audit [free]: 301 of 1000
+ * accepted today, 305 sent, about 28 s left (11 min 39 s on the 60x clock)`. `sent`: the requests sent on the key.
+ */
+export function progressLine(plan: PlanName, a: Audit, f: KeyFigures, sent: number, scale: number): string {
+  const leftMs = (Math.max(0, f.perDay - a.accepted) / f.perMinute) * MINUTE_MS;
+  const clock = scale === 1 ? '' : ` (${fmtDuration(leftMs)} on the ${scale}x clock)`;
+  return `plan-audit [${plan}]: ${a.accepted} of ${f.perDay} accepted today, ${sent} sent, about ${fmtDuration(leftMs / scale)} left${clock}`;
 }
 
 /** Drive the key at the minute figure until the day's refusal, a bound, or the run's end. */
@@ -82,8 +93,7 @@ async function drive(ctx: ProbeContext, key: ApiKey, plan: PlanName, a: Audit): 
     } else a.others.push(ex);
     if (ctx.clock.now() - lastLog >= MINUTE_MS) {
       lastLog = ctx.clock.now();
-      const left = Math.max(0, (perDay - a.accepted) / perMinute);
-      ctx.log(`plan-audit [${plan}]: ${a.accepted} of ${perDay} accepted today, about ${left.toFixed(0)} min left`);
+      ctx.log(progressLine(plan, a, key.limits, i + 1, ctx.clock.scale));
     }
   }
   return first;
