@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseKeys } from '../config/keys-file.js';
 import { createClock } from '../core/clock.js';
+import { LLHTTP_RESPONSE_CORPUS } from '../testing/llhttp-response-corpus.js';
 import { createHttpClient, type HttpClientOptions } from './client.js';
 import type { Exchange, HttpClient, RequestSpec } from './exchange.js';
 
@@ -457,6 +458,23 @@ describe.each(['direct', 'undici'] as const)('over the %s transport', (t) => {
       expect(seen.map((s) => s.headers['x-injected'])).toEqual([undefined]);
     });
 
+    it('skips line ends before a status line, a stray CRLF in a later packet among them, and keeps the connection', async () => {
+      let strays = 0;
+      const { origin, connections } = await rawServer((socket) => {
+        // A CRLF before the status line, then one more after the response, in a packet of its own.
+        socket.write('\r\nHTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+        setTimeout(() => socket.write('\r\n', () => strays++), 5);
+      });
+      const c = client(origin, { connections: 1 });
+      for (let i = 1; i <= 3; i++) {
+        expect(await c.send(spec())).toMatchObject({ status: 200, error: null, body: { kind: 'json', value: {} } });
+        await waitFor(() => strays === i);
+        // The stray CRLF reaches the idle connection before the next request is written.
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(connections()).toBe(1);
+    });
+
     it('ignores 1xx informational responses', async () => {
       const { origin } = await rawServer((socket) => {
         socket.write(
@@ -853,4 +871,107 @@ describe.each(['direct', 'undici'] as const)('over the %s transport', (t) => {
       expect(c.inFlight()).toBe(0);
     });
   });
+});
+
+/**
+ * The same bytes read by both transports: the direct one reads a response as llhttp 9.4.2 does, undici's own llhttp
+ * with it, so that a target cannot tell them apart (issue 42: `chunked<HTAB>` was decoded by the one and read to the
+ * close by the other). Every response of llhttp's corpus, then bytes where the transports parted before, each
+ * written whole by a loopback server that then closes the connection. Where they still differ, on purpose, the
+ * difference is written beside its case with the reason.
+ */
+describe('both transports read the same bytes alike', () => {
+  interface Outcome {
+    status: number | null;
+    body: unknown;
+    error: string | null;
+  }
+  const TEXT = 'Content-Type: text/plain\r\n';
+  const text = (value: string) => ({ kind: 'text', excerpt: value });
+  const none = { kind: 'none' };
+
+  /** Corpus cases whose outcome over undici differs from the direct transport's, and why the direct one keeps its. */
+  const DIFFERENT: Record<string, { undici: Outcome; why: string }> = {
+    'HTTP 304 with Content-Length': {
+      undici: { status: 304, body: none, error: 'truncated' },
+      why: 'RFC 9110 (8.6) lets a 304 say the length of what a 200 would have sent; undici counts it as a short body',
+    },
+    'HTTP 100 first, then 400': {
+      undici: { status: null, body: none, error: 'reset' },
+      why: 'RFC 9110 (15.2): a client parses 1xx answers it did not expect; undici refuses a 100 it did not ask for',
+    },
+    'Tabs in `Content-Length` (surrounding)': {
+      undici: { status: null, body: none, error: 'truncated' },
+      why: 'llhttp 9.4.0 reads tabs around a Content-Length (#810); the llhttp undici 7 bundles predates it',
+    },
+    'Bare CR followed by CR after response line': {
+      undici: { status: 200, body: text('Evil'), error: null },
+      why: 'llhttp 9.4.2 refuses a status line not ended by CRLF (#865), which let a body pass for headers',
+    },
+  };
+
+  const corpus = LLHTTP_RESPONSE_CORPUS.map((c) => [`${c.file}.md: ${c.name}`, c.bytes, c.noBody === true] as const);
+  it.each(corpus)('%s', async (name, bytes, head) => {
+    const { direct, undici } = await bothRead(bytes, head);
+    const different = DIFFERENT[name.slice(name.indexOf(': ') + 2)];
+    expect(undici).toEqual(different?.undici ?? direct);
+    if (different !== undefined) expect(direct).not.toEqual(different.undici);
+  });
+
+  it.each([
+    [
+      '`chunked<HTAB>` is another coding: the body lasts until the close',
+      `HTTP/1.1 200 OK\r\n${TEXT}Transfer-Encoding: chunked\t\r\n\r\n2\r\nab\r\n0\r\n\r\n`,
+      { status: 200, body: text('2\r\nab\r\n0\r\n\r\n'), error: null },
+    ],
+    [
+      '`chunked<SP>` is chunked',
+      `HTTP/1.1 200 OK\r\n${TEXT}Transfer-Encoding: chunked \r\n\r\n2\r\nab\r\n0\r\n\r\n`,
+      { status: 200, body: text('ab'), error: null },
+    ],
+    [
+      'a last coding other than chunked: until the close',
+      `HTTP/1.1 200 OK\r\n${TEXT}Transfer-Encoding: chunked, identity\r\n\r\n2\r\nab\r\n`,
+      { status: 200, body: text('2\r\nab\r\n'), error: null },
+    ],
+    [
+      'a Content-Length of 26 digits, leading zeros',
+      `HTTP/1.1 200 OK\r\n${TEXT}Content-Length: 00000000000000000000000005\r\n\r\nhello`,
+      { status: 200, body: text('hello'), error: null },
+    ],
+    [
+      'chunk sizes of 22 hex digits, leading zeros, and a quoted extension',
+      `HTTP/1.1 200 OK\r\n${TEXT}Transfer-Encoding: chunked\r\n\r\n0000000000000000000005;a="b;c"\r\nhello\r\n0\r\n\r\n`,
+      { status: 200, body: text('hello'), error: null },
+    ],
+    [
+      'line ends before the status line',
+      `\r\n\r\nHTTP/1.1 200 OK\r\n${TEXT}Content-Length: 2\r\n\r\nok`,
+      { status: 200, body: text('ok'), error: null },
+    ],
+    [
+      'a space after a chunk size',
+      `HTTP/1.1 200 OK\r\n${TEXT}Transfer-Encoding: chunked\r\n\r\n2 \r\nok\r\n0\r\n\r\n`,
+      { status: 200, body: none, error: 'truncated' },
+    ],
+    [
+      'Content-Length beside chunked',
+      `HTTP/1.1 200 OK\r\n${TEXT}Transfer-Encoding: chunked\r\nContent-Length: 2\r\n\r\nok`,
+      { status: null, body: none, error: 'protocol' },
+    ],
+  ] as const)('%s', async (_what, bytes, expected) => {
+    const { direct, undici } = await bothRead(bytes, false);
+    expect(direct).toEqual(expected);
+    expect(undici).toEqual(direct);
+  });
+
+  /** What each transport makes of `bytes`, the answer to a GET (a HEAD when `head`). */
+  async function bothRead(bytes: string, head: boolean): Promise<{ direct: Outcome; undici: Outcome }> {
+    const { origin } = await rawServer((socket) => socket.end(Buffer.from(bytes, 'latin1')));
+    const outcome = async (t: 'direct' | 'undici'): Promise<Outcome> => {
+      const ex = await client(origin, { transport: t, timeoutMs: 2000 }).send(spec({ method: head ? 'HEAD' : 'GET' }));
+      return { status: ex.status, body: ex.body, error: ex.error?.kind ?? null };
+    };
+    return { direct: await outcome('direct'), undici: await outcome('undici') };
+  }
 });

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { H1Error, H1ResponseParser, type KeepAlive, MAX_HEAD_BYTES } from './h1-parser.js';
+import { H1Error } from './h1-error.js';
+import { H1ResponseParser, type KeepAlive, MAX_HEAD_BYTES } from './h1-parser.js';
 
 interface Seen {
   heads: { status: number; headers: IncomingHttpHeaders; keepAlive: KeepAlive }[];
@@ -158,19 +159,28 @@ describe('H1ResponseParser: headers', () => {
 
 describe('H1ResponseParser: what llhttp refuses, it refuses', () => {
   it.each([
-    ['a status line that is not HTTP/1.x NNN', 'HTTP/2 200 OK\r\n\r\n', 'HPE_INVALID_CONSTANT'],
+    ['a version that is not N.N', 'HTTP/2 200 OK\r\n\r\n', 'HPE_INVALID_VERSION'],
     ['garbage', 'hello world\r\n\r\n', 'HPE_INVALID_CONSTANT'],
-    ['a header line without a colon', 'HTTP/1.1 200 OK\r\nX-Broken\r\n\r\n', 'HPE_INVALID_CONSTANT'],
-    ['a space in a header name', 'HTTP/1.1 200 OK\r\nX Bad: 1\r\n\r\n', 'HPE_INVALID_CONSTANT'],
-    ['a folded header line', 'HTTP/1.1 200 OK\r\nX-A: 1\r\n  more\r\n\r\n', 'HPE_INVALID_CONSTANT'],
-    ['a control character in a value', 'HTTP/1.1 200 OK\r\nX-A: a\x01b\r\n\r\n', 'HPE_INVALID_CONSTANT'],
-    ['a bare LF', 'HTTP/1.1 200 OK\nContent-Length: 0\n\n', 'HPE_LF_EXPECTED'],
-    ['two lengths', 'HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\n', 'HPE_INVALID_CONTENT_LENGTH'],
+    ['a header line without a colon', 'HTTP/1.1 200 OK\r\nX-Broken\r\n\r\n', 'HPE_INVALID_HEADER_TOKEN'],
+    ['a space in a header name', 'HTTP/1.1 200 OK\r\nX Bad: 1\r\n\r\n', 'HPE_INVALID_HEADER_TOKEN'],
+    ['a folded header line', 'HTTP/1.1 200 OK\r\nX-A: 1\r\n  more\r\n\r\n', 'HPE_INVALID_HEADER_TOKEN'],
+    ['a control character in a value', 'HTTP/1.1 200 OK\r\nX-A: a\x01b\r\n\r\n', 'HPE_INVALID_HEADER_TOKEN'],
+    ['a bare LF', 'HTTP/1.1 200 OK\nContent-Length: 0\n\n', 'HPE_CR_EXPECTED'],
+    [
+      'two lengths',
+      'HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\n',
+      'HPE_UNEXPECTED_CONTENT_LENGTH',
+    ],
     ['a length that is no number', 'HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\n', 'HPE_INVALID_CONTENT_LENGTH'],
     [
-      'a length beside chunking',
+      'a length before chunking',
       'HTTP/1.1 200 OK\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n',
-      'HPE_UNEXPECTED_CONTENT_LENGTH',
+      'HPE_INVALID_TRANSFER_ENCODING',
+    ],
+    [
+      'a length after chunking',
+      'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 1\r\n\r\n',
+      'HPE_INVALID_CONTENT_LENGTH',
     ],
     [
       'a chunk size that is not hex',

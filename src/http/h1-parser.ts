@@ -1,29 +1,22 @@
 /**
  * A strict parser of HTTP/1.1 responses (RFC 9112) for the direct HTTP/1.1 transport (./h1-pool.ts): one parser
  * per connection, fed the socket's bytes, calling back with each response's status and headers, its body chunks
- * and its end. What it rejects, llhttp (undici's parser) rejects too: a status line that is not `HTTP/1.x NNN`,
- * a header line without a name, a control character in the head, a line not ended by CRLF, two Content-Length
- * values, Content-Length beside chunked coding, a chunk size that is not hex. It throws an H1Error whose code is
- * llhttp's name for the defect (`HPE_...`; undici's for an oversized head), so the client classifies both parsers'
- * failures alike.
+ * and its end. It reads what llhttp 9.4 (undici's parser) reads in strict mode, frames a body as llhttp frames it,
+ * and refuses what llhttp refuses with llhttp's error code (./h1-error.ts), so that the client classifies both
+ * transports' failures alike; the cases of llhttp's own response corpus hold it (h1-llhttp-corpus.test.ts).
  *
  * The head is read as one latin1 string (a byte per character, as undici reads it) and checked by one regular
  * expression before it is split: a response's head costs a few native scans, not a step per byte in JavaScript.
- * Informational (1xx) responses are passed on like any other and need no body; 204, 304 and the answer to HEAD
- * have none either. A body with neither length nor chunking lasts until the connection closes (finish()).
+ * A head the expression refuses, or one arriving in pieces, is read again a byte at a time (./h1-scanner.ts) to
+ * name its defect, or to refuse it before its end as llhttp does. Line ends (CR, LF) before a response are skipped,
+ * as llhttp skips them. Informational (1xx) responses are passed on like any other, 100, 102 and 103 without a body;
+ * a 101 ends HTTP on the connection (HPE_PAUSED_UPGRADE); 204, 304 and the answer to HEAD have no body. A body with
+ * neither length nor chunking, or whose last transfer coding is not chunked, lasts until the connection closes
+ * (finish()). After a response that closes the connection, only line ends may follow.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-
-/** A defect of the bytes on the wire; `code` is llhttp's name for it (HPE_...), or H1_CLOSED for an early close. */
-export class H1Error extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'H1Error';
-  }
-}
+import { H1Error } from './h1-error.js';
+import { ChunkScanner, HeadScanner } from './h1-scanner.js';
 
 export interface H1ResponseEvents {
   /** A response's status line and headers (names in lower case, repeated ones as arrays, as undici gives them). */
@@ -33,7 +26,7 @@ export interface H1ResponseEvents {
    * of known length, whose onComplete follows within the same execute().
    */
   onBody(chunk: Buffer, last: boolean): void;
-  /** `trailing`: more bytes follow the response's end in the bytes being parsed. */
+  /** `trailing`: more bytes than line ends follow the response's end in the bytes being parsed. */
   onComplete(trailing: boolean): void;
 }
 
@@ -51,34 +44,42 @@ export const TOKEN = "[!#$%&'*+\\-.^_`|~0-9A-Za-z]+";
 export const MAX_HEAD_BYTES = 16 * 1024;
 /** Header lines of a head whose headers a parser copies for the next one, at most (headersOf). */
 const MAX_NAMES_KEPT = 64;
-/** The most bytes of a chunk-size line or of the trailers. */
-const MAX_LINE_BYTES = 8 * 1024;
 
 /**
- * A whole head: the status line, then header lines, each ended by CRLF (the blank line is not part of it). A header
- * name is a token; a value holds no control character but HT (obs-text, 0x80-0xff, is allowed); no line folding.
+ * A whole head as llhttp reads it: the status line (`HTTP`, `RTSP` or `ICE`, versions 0.9, 1.0, 1.1 and 2.0, three
+ * digits, a reason of anything but CR and LF), then header lines, each ended by CRLF (the blank line is not part of
+ * it). A header name is a token; a value holds no control character but HT (obs-text, 0x80-0xff, is allowed); no
+ * line folding. What it accepts, HeadScanner accepts; what it refuses, HeadScanner refuses and names.
  */
 const HEAD = new RegExp(
-  `^HTTP\\/1\\.[01] [0-9]{3}(?: [^\\x00-\\x08\\x0a-\\x1f\\x7f]*)?(?:\\r\\n${TOKEN}:[^\\x00-\\x08\\x0a-\\x1f\\x7f]*)*$`,
+  `^(?:HTTP|RTSP|ICE)\\/(?:1\\.[01]|0\\.9|2\\.0) [0-9]{3}(?: [^\\r\\n]*)?(?:\\r\\n${TOKEN}:[^\\x00-\\x08\\x0a-\\x1f\\x7f]*)*$`,
 );
-const CONTENT_LENGTH = /^[0-9]{1,15}$/;
-const CHUNK_SIZE = /^([0-9A-Fa-f]{1,12})[ \t]*(?:;[^\r\n]*)?$/;
+/** A Content-Length a JavaScript number holds exactly (longer ones, leading zeros or not, go through lengthOf). */
+const SHORT_LENGTH = /^[0-9]{1,15}$/;
+/** Every raw Transfer-Encoding value of a head, its trailing whitespace kept (lastCoding). */
+const CODING_LINE = /\r\ntransfer-encoding:[ \t]*([^\r]*)/gi;
+/** llhttp's chunked: the last coding is `chunked`, then spaces only (a tab makes it another coding). */
+const CHUNKED_LAST = /^[ \t]*chunked *$/i;
 
 enum State {
   Head,
   Sized,
   ChunkSize,
   ChunkData,
-  ChunkEnd,
+  /** The CR, then the LF, after a chunk's data. */
+  ChunkCr,
+  ChunkLf,
   Trailers,
   UntilClose,
+  /** After a response that closes the connection: line ends are skipped, anything else is refused. */
+  Closed,
 }
 
 /** The two answers of a response without a `Keep-Alive: timeout`, made once. */
 const KEEPS_ALIVE: KeepAlive = Object.freeze({ reusable: true, timeoutMs: null });
 const CLOSES: KeepAlive = Object.freeze({ reusable: false, timeoutMs: null });
 
-const protocolError = (code: string, message: string) => new H1Error(code, message);
+const protocolError = (code: H1Error['code'], message: string) => new H1Error(code, message);
 
 const HEAD_END = '\r\n\r\n';
 const HEAD_END_BYTES = Buffer.from(HEAD_END, 'latin1');
@@ -86,6 +87,47 @@ const HEAD_END_BYTES = Buffer.from(HEAD_END, 'latin1');
 /** Optional whitespace: space and tab, nothing else (latin1 0xa0 is a character of a value). */
 function isOws(c: number): boolean {
   return c === 32 || c === 9;
+}
+
+/** The index of the first byte from `at` that is not a line end (CR or LF). */
+function skipLineEnds(chunk: Buffer, at: number): number {
+  while (at < chunk.length && (chunk[at] === 13 || chunk[at] === 10)) at++;
+  return at;
+}
+
+/**
+ * The defect llhttp finds in a head (`head` without its blank line), by reading it a byte at a time. A head the
+ * regular expression or a check of the fast path refused but the scanner accepts means they disagree: HPE_INTERNAL.
+ */
+function defectOf(head: string): H1Error {
+  try {
+    new HeadScanner().scan(`${head}${HEAD_END}`, 0);
+  } catch (e) {
+    if (e instanceof H1Error) return e;
+    throw e;
+  }
+  return protocolError('HPE_INTERNAL', `Parser disagreement on the head ${describeHead(head)}`);
+}
+
+/** A Content-Length value (trimmed), or -1 when llhttp refuses it: digits only, leading zeros allowed, a uint64. */
+function lengthOf(value: string): number {
+  if (SHORT_LENGTH.test(value)) return Number(value);
+  if (!/^[0-9]+$/.test(value)) return -1;
+  const digits = value.replace(/^0+/, '');
+  return digits.length <= 20 && BigInt(digits || '0') <= 0xffff_ffff_ffff_ffffn ? Number(digits || '0') : -1;
+}
+
+/** The last Transfer-Encoding value that is not empty, as written (llhttp reads `chunked<HTAB>` as another coding). */
+function lastCoding(head: string): string | null {
+  let last: string | null = null;
+  CODING_LINE.lastIndex = 0;
+  for (let m = CODING_LINE.exec(head); m !== null; m = CODING_LINE.exec(head)) if (m[1] !== '') last = m[1]!;
+  return last;
+}
+
+/** Whether the value names chunked as its last coding, as llhttp decides it. */
+function isChunked(coding: string): boolean {
+  return CHUNKED_LAST.test(coding.slice(coding.lastIndexOf(',') + 1));
 }
 
 function addHeader(headers: IncomingHttpHeaders, name: string, value: string): void {
@@ -107,13 +149,20 @@ function keepAliveTimeout(value: string | string[] | undefined): number | null {
   return m ? Number(m[1]) * 1000 : null;
 }
 
-/** Whether the connection stays open after the response, by its Connection header and the HTTP version. */
-function keepsAlive(connection: string | string[] | undefined, http10: boolean): boolean {
-  if (connection === undefined) return !http10;
-  if (connection === 'keep-alive') return true;
-  if (connection === 'close') return false;
-  const list = tokens(connection);
-  return http10 ? list.includes('keep-alive') : !list.includes('close');
+/**
+ * Whether the connection stays open after the response (llhttp_should_keep_alive, before the body's framing has its
+ * say): by Connection and Proxy-Connection, and the version (before 1.1, only with keep-alive).
+ */
+function keepsAlive(headers: IncomingHttpHeaders, old: boolean): boolean {
+  const connection = headers.connection;
+  const proxy = headers['proxy-connection'];
+  if (proxy === undefined) {
+    if (connection === undefined) return !old;
+    if (connection === 'keep-alive') return true;
+    if (connection === 'close') return false;
+  }
+  const list = [...tokens(connection), ...tokens(proxy)];
+  return old ? list.includes('keep-alive') : !list.includes('close');
 }
 
 /** The comma-separated tokens of a header, lower-cased. */
@@ -125,15 +174,24 @@ function tokens(value: string | string[] | undefined): string[] {
     .map((t) => t.trim());
 }
 
+/** Statuses whose answer never has a body, whatever its headers say (llhttp: 100, 102, 103, 204, 304). */
+function bodiless(status: number): boolean {
+  return status === 204 || status === 304 || status === 100 || status === 102 || status === 103;
+}
+
 export class H1ResponseParser {
   private state = State.Head;
-  /** Head bytes (latin1) or a chunk-size / trailer line carried over from earlier chunks. */
+  /** Head bytes (latin1) carried over from earlier chunks, read so far by `scanner`. */
   private carry = '';
+  private scanner: HeadScanner | null = null;
+  /** The chunk header being read, and the trailers. */
+  private readonly chunkHeader = new ChunkScanner();
+  private trailers: HeadScanner | null = null;
   /** Body bytes still expected (sized body, or the current chunk). */
   private remaining = 0;
-  /** Whether the response being read has a body at all (false for HEAD, 1xx, 204, 304). */
+  /** Whether the request answered has no body whatever the headers say (HEAD). */
   private noBody = false;
-  private keepAlive: KeepAlive = { reusable: false, timeoutMs: null };
+  private keepAlive: KeepAlive = CLOSES;
   /** Whether any byte of the current response arrived. */
   private started = false;
   /** The header lines of the last head: names as written and lower-cased, and values (headersOf). */
@@ -160,7 +218,6 @@ export class H1ResponseParser {
   execute(chunk: Buffer): void {
     let at = 0;
     while (at < chunk.length) {
-      this.started = true;
       switch (this.state) {
         case State.Head:
           at = this.head(chunk, at);
@@ -170,13 +227,22 @@ export class H1ResponseParser {
           at = this.data(chunk, at);
           break;
         case State.ChunkSize:
+          at = this.chunkSize(chunk, at);
+          break;
+        case State.ChunkCr:
+        case State.ChunkLf:
+          at = this.chunkEnd(chunk, at);
+          break;
         case State.Trailers:
-        case State.ChunkEnd:
-          at = this.line(chunk, at);
+          at = this.trailer(chunk, at);
           break;
         case State.UntilClose:
           this.events.onBody(at === 0 ? chunk : chunk.subarray(at), false);
           at = chunk.length;
+          break;
+        case State.Closed:
+          at = skipLineEnds(chunk, at);
+          if (at < chunk.length) throw protocolError('HPE_CLOSED_CONNECTION', 'Data after `Connection: close`');
           break;
       }
     }
@@ -188,7 +254,7 @@ export class H1ResponseParser {
    */
   finish(): void {
     if (this.state === State.UntilClose) {
-      this.complete();
+      this.complete(null, 0);
       return;
     }
     if (this.started) throw protocolError('H1_CLOSED', 'other side closed');
@@ -196,42 +262,54 @@ export class H1ResponseParser {
 
   private head(chunk: Buffer, at: number): number {
     if (this.carry === '') {
+      // Line ends before a response are skipped (llhttp's `start`): a stray CRLF is nothing, in any read.
+      at = skipLineEnds(chunk, at);
+      if (at === chunk.length) return at;
+      this.started = true;
       // The usual case: the whole head in one read. Only the head's bytes become a string, never the body's.
       const end = chunk.indexOf(HEAD_END_BYTES, at);
       if (end !== -1 && end - at <= MAX_HEAD_BYTES) {
-        this.onHead(chunk.toString('latin1', at, end), end + 4 < chunk.length);
+        this.onHead(chunk.toString('latin1', at, end), chunk, end + 4);
         return end + 4;
       }
     }
-    // The blank line may straddle reads: search the carried bytes with the new ones (at most a head's worth).
+    // The head straddles reads: its bytes are read by the scanner as they come, which refuses a defect at once and
+    // finds the blank line (at most a head's worth is looked at).
     const upTo = Math.min(chunk.length, at + MAX_HEAD_BYTES + 4);
     const text = this.carry + chunk.toString('latin1', at, upTo);
-    const end = text.indexOf(HEAD_END);
-    if (end === -1 || end > MAX_HEAD_BYTES) {
+    this.scanner ??= new HeadScanner();
+    const end = this.scanner.scan(text, this.carry.length);
+    if (end === -1 || end > MAX_HEAD_BYTES + 4) {
       if (text.length > MAX_HEAD_BYTES) throw protocolError('UND_ERR_HEADERS_OVERFLOW', 'Headers Overflow Error');
-      if (/(?:^|[^\r])\n/.test(text)) throw protocolError('HPE_LF_EXPECTED', 'Missing expected CR after header value');
       this.carry = text;
       return upTo;
     }
-    const next = at + end + 4 - this.carry.length;
+    const next = at + end - this.carry.length;
     this.carry = '';
-    this.onHead(text.slice(0, end), next < chunk.length);
+    this.scanner = null;
+    this.onHead(text.slice(0, end - 4), chunk, next);
     return next;
   }
 
-  private onHead(head: string, trailing: boolean): void {
-    if (!HEAD.test(head)) throw protocolError('HPE_INVALID_CONSTANT', `Malformed response head: ${describeHead(head)}`);
-    const status = (head.charCodeAt(9) - 48) * 100 + (head.charCodeAt(10) - 48) * 10 + (head.charCodeAt(11) - 48);
-    const http10 = head.charCodeAt(7) === 48;
+  /** A whole head (without its blank line); `chunk` from `next` holds what follows it. */
+  private onHead(head: string, chunk: Buffer, next: number): void {
+    if (!HEAD.test(head)) throw defectOf(head);
+    // `ICE/` is a byte shorter than `HTTP/` and `RTSP/`.
+    const v = head.charCodeAt(0) === 73 ? 4 : 5;
+    const old = head.charCodeAt(v) === 48 || head.charCodeAt(v + 2) === 48;
+    const status =
+      (head.charCodeAt(v + 4) - 48) * 100 + (head.charCodeAt(v + 5) - 48) * 10 + (head.charCodeAt(v + 6) - 48);
     const headers = this.headersOf(head);
-    const reusable = keepsAlive(headers.connection, http10);
-    const noBody = this.noBody || status < 200 || status === 204 || status === 304;
-    this.state = noBody ? State.Head : this.bodyState(headers);
-    const keeps = reusable && this.state !== State.UntilClose;
+    this.state = this.bodyState(head, headers, status);
+    const keeps = keepsAlive(headers, old) && this.state !== State.UntilClose;
     const timeoutMs = keepAliveTimeout(headers['keep-alive']);
     this.keepAlive = timeoutMs !== null ? { reusable: keeps, timeoutMs } : keeps ? KEEPS_ALIVE : CLOSES;
     this.events.onHead(status, headers, this.keepAlive);
-    if (noBody || (this.state === State.Sized && this.remaining === 0)) this.complete(trailing);
+    if (status === 101) {
+      this.complete(null, 0);
+      throw protocolError('HPE_PAUSED_UPGRADE', 'Pause on CONNECT/Upgrade: a switch of protocols no request asked for');
+    }
+    if (this.state === State.Head || (this.state === State.Sized && this.remaining === 0)) this.complete(chunk, next);
   }
 
   /**
@@ -284,22 +362,28 @@ export class H1ResponseParser {
     return headers;
   }
 
-  private bodyState(headers: IncomingHttpHeaders): State {
+  /**
+   * How the body of a response is framed, as llhttp frames it: none (State.Head) for HEAD, 1xx, 204 and 304;
+   * chunked when the last coding is; until the close for another coding; else by Content-Length, or until the close.
+   * Content-Length and Transfer-Encoding are checked whether a body follows or not.
+   */
+  private bodyState(head: string, headers: IncomingHttpHeaders, status: number): State {
     const length = headers['content-length'];
-    const coding = tokens(headers['transfer-encoding']);
-    if (coding.length > 0) {
-      if (length !== undefined)
-        throw protocolError(
-          'HPE_UNEXPECTED_CONTENT_LENGTH',
-          'Content-Length can not be present with Transfer-Encoding',
-        );
-      return coding[coding.length - 1] === 'chunked' ? State.ChunkSize : State.UntilClose;
+    const coding = headers['transfer-encoding'] === undefined ? null : lastCoding(head);
+    let size = -1;
+    if (length !== undefined) {
+      if (typeof length !== 'string' || coding !== null) throw defectOf(head);
+      size = lengthOf(length);
+      if (size === -1) throw defectOf(head);
     }
-    if (length === undefined) return State.UntilClose;
-    if (Array.isArray(length) || !CONTENT_LENGTH.test(length))
-      throw protocolError('HPE_INVALID_CONTENT_LENGTH', 'Invalid Content-Length');
-    this.remaining = Number(length);
-    return State.Sized;
+    if (this.noBody || bodiless(status)) return State.Head;
+    if (coding !== null) return isChunked(coding) ? State.ChunkSize : State.UntilClose;
+    if (size > 0) {
+      this.remaining = size;
+      return State.Sized;
+    }
+    // No length: a 1xx has no body (llhttp_message_needs_eof), any other answer lasts until the close.
+    return size === 0 || status < 200 ? State.Head : State.UntilClose;
   }
 
   private data(chunk: Buffer, at: number): number {
@@ -308,48 +392,55 @@ export class H1ResponseParser {
     this.events.onBody(at === 0 && n === chunk.length ? chunk : chunk.subarray(at, at + n), last);
     this.remaining -= n;
     if (this.remaining === 0) {
-      if (this.state === State.Sized) this.complete(at + n < chunk.length);
-      else this.state = State.ChunkEnd;
+      if (this.state === State.Sized) this.complete(chunk, at + n);
+      else this.state = State.ChunkCr;
     }
     return at + n;
   }
 
-  /** A chunk-size line, the CRLF after a chunk's data, or a trailer line, possibly over several chunks. */
-  private line(chunk: Buffer, at: number): number {
-    const lf = chunk.indexOf(10, at);
-    const piece = chunk.toString('latin1', at, lf === -1 ? chunk.length : lf + 1);
-    const text = this.carry + piece;
-    if (lf === -1) {
-      if (text.length > MAX_LINE_BYTES) throw protocolError('HPE_INVALID_CHUNK_SIZE', 'Chunk line too long');
-      this.carry = text;
-      return chunk.length;
+  /** A chunk's header: its size, then its data or, for the last one, the trailers. */
+  private chunkSize(chunk: Buffer, at: number): number {
+    const next = this.chunkHeader.scan(chunk, at);
+    if (next === -1) return chunk.length;
+    this.remaining = this.chunkHeader.size;
+    if (this.remaining === 0) {
+      this.state = State.Trailers;
+      this.trailers = new HeadScanner(true);
+    } else {
+      this.state = State.ChunkData;
     }
-    this.carry = '';
-    if (!text.endsWith('\r\n')) throw protocolError('HPE_LF_EXPECTED', 'Missing expected CR before LF');
-    this.onLine(text.slice(0, -2), lf + 1 < chunk.length);
-    return lf + 1;
+    return next;
   }
 
-  private onLine(line: string, trailing: boolean): void {
-    if (this.state === State.ChunkEnd) {
-      if (line !== '') throw protocolError('HPE_STRICT', 'Expected CRLF after chunk');
-      this.state = State.ChunkSize;
-      return;
-    }
-    if (this.state === State.Trailers) {
-      if (line === '') this.complete(trailing);
-      return;
-    }
-    const m = CHUNK_SIZE.exec(line);
-    if (m === null) throw protocolError('HPE_INVALID_CHUNK_SIZE', 'Invalid character in chunk size');
-    this.remaining = Number.parseInt(m[1]!, 16);
-    this.state = this.remaining === 0 ? State.Trailers : State.ChunkData;
+  /** The CRLF after a chunk's data. */
+  private chunkEnd(chunk: Buffer, at: number): number {
+    const c = chunk[at];
+    if (this.state === State.ChunkCr && c === 13) this.state = State.ChunkLf;
+    else if (this.state === State.ChunkLf && c === 10) this.state = State.ChunkSize;
+    else if (this.state === State.ChunkCr && c === 10)
+      throw protocolError('HPE_CR_EXPECTED', 'Missing expected CR after chunk data');
+    else throw protocolError('HPE_STRICT', 'Expected LF after chunk data');
+    return at + 1;
   }
 
-  private complete(trailing = false): void {
-    this.state = State.Head;
+  /** The trailer lines after the last chunk, read and checked as header lines, then dropped (as undici drops them). */
+  private trailer(chunk: Buffer, at: number): number {
+    const end = this.trailers!.scan(chunk.toString('latin1', at), 0);
+    if (end === -1) return chunk.length;
+    this.trailers = null;
+    this.complete(chunk, at + end);
+    return at + end;
+  }
+
+  /**
+   * The response ended; `chunk` from `next` holds the bytes after it. Next comes another response, or, when the
+   * connection does not stay open, nothing but line ends (State.Closed).
+   */
+  private complete(chunk: Buffer | null, next: number): void {
+    this.state = this.keepAlive.reusable ? State.Head : State.Closed;
     this.started = false;
     this.noBody = false;
+    const trailing = chunk !== null && skipLineEnds(chunk, next) < chunk.length;
     this.events.onComplete(trailing);
   }
 }

@@ -17,34 +17,44 @@
  * caller's headers, `content-length` for a body), its checks of the path, method and header values (a CR or LF in
  * a value is refused before anything is written), its keep-alive rule (an idle connection is reused for 4 s, or
  * for the server's `Keep-Alive: timeout` less 2 s; an idle socket does not hold the process), and its error codes
- * where the client reads them. Unlike undici, a request given up before it is written leaves its connection open.
+ * where the client reads them. Unlike undici, a request given up before it is written leaves its connection open,
+ * and an informational answer it did not ask for (100 Continue) is read past as any 1xx is (RFC 9110, 15.2).
  */
+import assert from 'node:assert';
 import type { IncomingHttpHeaders } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { H1Error, H1ResponseParser, type H1ResponseEvents, type KeepAlive, TOKEN } from './h1-parser.js';
+import { H1Error } from './h1-error.js';
+import { H1ResponseParser, type H1ResponseEvents, type KeepAlive, TOKEN } from './h1-parser.js';
+import { WaitQueue } from './h1-queue.js';
 
-/** What a handler may do with its request (undici's DispatchController, as much of it as this transport needs). */
+/**
+ * What a handler may do with its request: give it up (undici's DispatchController, without pause and resume: a
+ * response is read as it comes, never held back, so a handler has nothing to pause).
+ */
 export interface H1Controller {
   abort(reason: Error): void;
-  pause(): void;
-  resume(): void;
   readonly aborted: boolean;
-  readonly paused: boolean;
   readonly reason: Error | null;
 }
 
-/** undici's controller-API handler, as this transport calls it. */
+/**
+ * undici's controller-API handler, as this transport calls it: every method is there to be called, and exactly one
+ * of onResponseEnd and onResponseError ends each request, after which nothing more is called (asserted, as undici
+ * asserts it). An error always has a method to go to.
+ */
 export interface H1Handler {
-  onRequestStart?(controller: H1Controller, context: unknown): void;
-  onResponseStart?(controller: H1Controller, statusCode: number, headers: IncomingHttpHeaders, message?: string): void;
+  /** The request has a connection and is about to be written: aborting it here keeps it off the wire. */
+  onRequestStart(controller: H1Controller, context: unknown): void;
+  /** The final response's status and headers (an informational 1xx answer is read and not passed on). */
+  onResponseStart(controller: H1Controller, statusCode: number, headers: IncomingHttpHeaders, message: string): void;
   /**
    * A piece of the body, the handler's to keep; but the last piece of a body of known length is a view of the
    * connection's read buffer, valid until onResponseEnd (or onResponseError) has returned: a handler that keeps it
    * longer copies it. (undici hands over pieces it never reuses.)
    */
-  onResponseData?(controller: H1Controller, chunk: Buffer): void;
-  onResponseEnd?(controller: H1Controller, trailers: IncomingHttpHeaders): void;
-  onResponseError?(controller: H1Controller, error: Error): void;
+  onResponseData(controller: H1Controller, chunk: Buffer): void;
+  onResponseEnd(controller: H1Controller, trailers: IncomingHttpHeaders): void;
+  onResponseError(controller: H1Controller, error: Error): void;
 }
 
 export interface H1DispatchOptions {
@@ -146,7 +156,6 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
 
 class H1Request implements H1Controller {
   aborted = false;
-  readonly paused = false;
   reason: Error | null = null;
   /** The connection it is on, once it has one. */
   conn: H1Connection | null = null;
@@ -170,18 +179,18 @@ class H1Request implements H1Controller {
     // On the wire, the connection goes with it; given up in onRequestStart, it is never written and the connection
     // takes the next request (run()); still queued, it leaves the queue.
     if (this.conn !== null && this.written) this.conn.destroy(reason);
-    else if (this.conn !== null) this.fail(reason);
-    else this.pool.dequeue(this, reason);
+    else if (this.conn !== null) {
+      this.conn.forget(this);
+      this.fail(reason);
+    } else this.pool.dequeue(this, reason);
   }
 
-  pause(): void {}
-  resume(): void {}
-
+  /** Ends the request with an error; it must not have ended already. */
   fail(error: Error): void {
-    if (this.done) return;
+    assert(!this.done, 'a request failed after it ended');
     this.done = true;
     this.conn = null;
-    this.handler.onResponseError?.(this, error);
+    this.handler.onResponseError(this, error);
   }
 }
 
@@ -264,9 +273,10 @@ class H1Connection implements H1ResponseEvents {
       this.socket.ref();
       this.unrefd = false;
     }
+    assert(!req.done, 'a request started after it ended');
     this.current = req;
     req.conn = this;
-    req.handler.onRequestStart?.(req, {});
+    req.handler.onRequestStart(req, {});
     if (req.aborted || this.dead) {
       if (this.current === req) this.current = null;
       req.conn = null;
@@ -299,14 +309,17 @@ class H1Connection implements H1ResponseEvents {
 
   onHead(status: number, headers: IncomingHttpHeaders, keepAlive: KeepAlive): void {
     const req = this.current;
-    if (req === null || this.dead) throw new H1Error('HPE_INVALID_CONSTANT', 'a response to no request');
+    if (req === null || this.dead) throw new H1Error('UND_ERR_SOCKET', 'bad response: a response to no request');
+    assert(!req.done, 'a response started after its request ended');
+    // A switch of protocols no request asked for is refused as undici refuses it (the parser would stop after it).
+    if (status === 101) throw new H1Error('UND_ERR_SOCKET', 'bad upgrade: a switch of protocols no request asked for');
+    // An informational answer (1xx) comes before the request's own (RFC 9110: a client parses them, even unasked).
     if (status < 200) {
-      if (status === 101) throw new H1Error('HPE_INVALID_CONSTANT', 'an upgrade that was not asked for');
       this.informational = true;
       return;
     }
     this.keepAlive = keepAlive;
-    req.handler.onResponseStart?.(req, status, headers, '');
+    req.handler.onResponseStart(req, status, headers, '');
   }
 
   /**
@@ -316,10 +329,10 @@ class H1Connection implements H1ResponseEvents {
   onBody(chunk: Buffer, last: boolean): void {
     const req = this.current;
     if (req !== null && !this.dead && !this.informational)
-      req.handler.onResponseData?.(req, last ? chunk : Buffer.from(chunk));
+      req.handler.onResponseData(req, last ? chunk : Buffer.from(chunk));
   }
 
-  /** `trailing`: bytes follow the response's end in the same read, which no request asked for. */
+  /** `trailing`: bytes other than line ends follow the response's end in the same read: no request asked for them. */
   onComplete(trailing: boolean): void {
     if (this.informational) {
       this.informational = false;
@@ -327,6 +340,7 @@ class H1Connection implements H1ResponseEvents {
     }
     const req = this.current;
     if (req === null || this.dead) return;
+    assert(!req.done, 'a response ended after its request ended');
     this.current = null;
     req.done = true;
     req.conn = null;
@@ -334,7 +348,7 @@ class H1Connection implements H1ResponseEvents {
     this.idleForMs =
       timeoutMs === null ? KEEP_ALIVE_MS : Math.min(timeoutMs - KEEP_ALIVE_THRESHOLD_MS, KEEP_ALIVE_MAX_MS);
     if (!reusable || trailing || this.idleForMs <= 0) this.destroy(null);
-    req.handler.onResponseEnd?.(req, NO_TRAILERS);
+    req.handler.onResponseEnd(req, NO_TRAILERS);
     if (!this.dead) this.pool.release(this);
   }
 
@@ -349,6 +363,11 @@ class H1Connection implements H1ResponseEvents {
       this.pool.remove(this);
     }
     if (req !== null && error !== null) req.fail(req.aborted && req.reason !== null ? req.reason : error);
+  }
+
+  /** The request it holds was given up before it was written: the connection waits for the next one. */
+  forget(req: H1Request): void {
+    if (this.current === req) this.current = null;
   }
 
   /** Lets the process exit while the connection is idle (a request on it holds the process again). */
@@ -376,8 +395,8 @@ export class H1Pool {
   readonly readBuffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
   private readonly idle: H1Connection[] = [];
   private readonly open = new Set<H1Connection>();
-  private queue: (H1Request | undefined)[] = [];
-  private queueHead = 0;
+  /** Requests waiting for a connection, in the order they came. */
+  private readonly queue = new WaitQueue<H1Request>();
   private closing = false;
   private closed: (() => void) | null = null;
   /** Heads made, by path (headOf), and how many. */
@@ -428,24 +447,12 @@ export class H1Pool {
 
   /** Hands queued requests to free connections, opening new ones up to the limit. */
   private pump(): void {
-    while (this.queueHead < this.queue.length) {
-      const req = this.queue[this.queueHead]!;
-      if (req.aborted || req.done) {
-        this.queue[this.queueHead++] = undefined;
-        continue;
-      }
+    for (let req = this.queue.first(); req !== undefined; req = this.queue.first()) {
       const conn = this.freeConnection();
       if (conn === null && this.open.size >= this.options.connections) break;
-      this.queue[this.queueHead++] = undefined;
+      this.queue.take();
       if (conn === null) this.open.add(new H1Connection(this, req));
       else if (!conn.run(req)) this.idle.push(conn);
-    }
-    if (this.queueHead === this.queue.length) {
-      this.queue = [];
-      this.queueHead = 0;
-    } else if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
-      this.queue = this.queue.slice(this.queueHead);
-      this.queueHead = 0;
     }
     this.checkClosed();
   }
@@ -496,14 +503,12 @@ export class H1Pool {
     const i = this.idle.indexOf(conn);
     if (i !== -1) this.idle.splice(i, 1);
     // A connection gone makes room for a queued request.
-    if (!this.closing || this.queueHead < this.queue.length) queueMicrotask(() => this.pump());
+    if (!this.closing || !this.queue.isEmpty) queueMicrotask(() => this.pump());
     else this.checkClosed();
   }
 
   private pending(): number {
-    let n = 0;
-    for (let i = this.queueHead; i < this.queue.length; i++) if (this.queue[i]?.done === false) n++;
-    return n + this.open.size - this.idle.length;
+    return this.queue.waiting() + this.open.size - this.idle.length;
   }
 
   private checkClosed(): void {
@@ -530,9 +535,7 @@ export class H1Pool {
   destroy(): Promise<void> {
     this.closing = true;
     const error = new H1Error('UND_ERR_DESTROYED', 'The client is destroyed');
-    for (let i = this.queueHead; i < this.queue.length; i++) this.queue[i]?.fail(error);
-    this.queue = [];
-    this.queueHead = 0;
+    for (const req of this.queue.drain()) req.fail(error);
     for (const conn of [...this.open]) conn.destroy(error);
     if (this.sweeper !== null) clearInterval(this.sweeper);
     this.sweeper = null;
