@@ -198,7 +198,7 @@ interface Transport {
 }
 
 interface ClientState {
-  readonly pool: Transport;
+  readonly transport: Transport;
   /** The request's origin (a proxy agent dispatches by it; a pool has its own). */
   readonly origin: string;
   /** Accept, then the run's extra headers (name, value, ...): each request's list starts as a copy. */
@@ -241,7 +241,7 @@ function classify(err: unknown, headersReceived: boolean): TransportError {
   const message = code === '' || raw.includes(code) ? raw : `${raw} (${code})`;
   let kind = KIND_BY_CODE[code];
   if (kind === undefined) {
-    // H1_CLOSED and HPE_*: the direct transport's (./h1-parser.ts) early close and malformed bytes.
+    // H1_CLOSED and HPE_*: the direct transport's early close and malformed bytes (./h1-error.ts).
     if (code === 'UND_ERR_SOCKET' || code === 'H1_CLOSED') {
       // The other side closed the connection: before the response it is a reset, during the body a premature close.
       kind = headersReceived ? 'truncated' : 'reset';
@@ -324,7 +324,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       if (spec.body !== undefined) list.push('content-type', spec.contentType ?? 'application/json');
       headers = list;
     }
-    this.state.pool.dispatch(
+    this.state.transport.dispatch(
       {
         origin: this.state.origin,
         path: fullPath(this.state, spec.path),
@@ -343,7 +343,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   }
 
   /** The spec's signal aborted (watch()), or the caller abandoned every request (abortAll). */
-  handleEvent(): void {
+  abandon(): void {
     // Still queued (no connection yet), it was never written.
     this.abort(
       this.controller === null
@@ -482,7 +482,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 function watch(state: ClientState, signal: AbortSignal): void {
   if (state.signals.has(signal)) return;
   const onAbort = () => {
-    for (const h of state.live.all()) if (h.hasSignal(signal)) h.handleEvent();
+    for (const h of state.live.all()) if (h.hasSignal(signal)) h.abandon();
   };
   state.signals.set(signal, onAbort);
   signal.addEventListener('abort', onAbort, { once: true });
@@ -547,8 +547,8 @@ function joinOverlap(groups: Map<string, OverlapGroup>, label: string): OverlapG
   return group;
 }
 
-function destroyPool(pool: Transport): void {
-  pool.destroy().catch(() => undefined);
+function destroyTransport(transport: Transport): void {
+  transport.destroy().catch(() => undefined);
 }
 
 /** Accept (unless the run sets its own), then the run's extra headers, as undici's flat list. */
@@ -581,7 +581,7 @@ function secureContextOf(network: NetworkOptions, withCert: boolean): SecureCont
  * `transport: 'undici'`), else undici's Pool on the target's origin, or its ProxyAgent through `network.proxy`
  * (CONNECT for an https target, absolute URLs for an http one, as curl does). Every connection notes its protocol.
  */
-function createDispatcher(origin: string, o: HttpClientOptions, seen: Set<Protocol>): Transport {
+function createTransport(origin: string, o: HttpClientOptions, seen: Set<Protocol>): Transport {
   const network = o.network ?? {};
   if (network.proxy === undefined && origin.startsWith('http:') && o.transport !== 'undici') {
     return new H1Pool({
@@ -634,9 +634,9 @@ function undiciTransport(d: Pool | ProxyAgent): Transport {
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const url = parseTargetUrl(options.baseUrl);
   const protocols = new Set<Protocol>();
-  const pool = createDispatcher(url.origin, options, protocols);
+  const transport = createTransport(url.origin, options, protocols);
   const state: ClientState = {
-    pool,
+    transport,
     origin: url.origin,
     headers: requestHeaders(options.network?.headers ?? []),
     clock: options.clock,
@@ -670,13 +670,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     idle: () => state.live.idle(),
     protocols: () => [...protocols],
     abortAll(): void {
-      for (const handler of state.live.all()) handler.handleEvent();
+      for (const handler of state.live.all()) handler.abandon();
     },
     close(): Promise<void> {
       closing ??= (async () => {
-        const timer = setTimeout(destroyPool, CLOSE_GRACE_MS, pool);
+        const timer = setTimeout(destroyTransport, CLOSE_GRACE_MS, transport);
         try {
-          await pool.close();
+          await transport.close();
         } finally {
           clearTimeout(timer);
           unwatchAll(state);
