@@ -20,7 +20,7 @@
  * where the client reads them. Unlike undici, a request given up before it is written leaves its connection open,
  * and an informational answer it did not ask for (100 Continue) is read past as any 1xx is (RFC 9110, 15.2).
  */
-import assert from 'node:assert';
+import { AssertionError } from 'node:assert';
 import type { IncomingHttpHeaders } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { H1Error } from './h1-error.js';
@@ -74,6 +74,14 @@ export interface H1PoolOptions {
   readonly connectTimeoutMs: number;
   /** Called as each new connection opens. */
   readonly onConnection?: () => void;
+}
+
+/**
+ * Throws when the pool's own state is not what it must be: a bug of the pool, as undici's asserts are of its own (a
+ * function of its own: node's `assert()` gathers its arguments into an array on every call, on the hot path).
+ */
+function invariant(holds: boolean, what: string): void {
+  if (!holds) throw new AssertionError({ message: what });
 }
 
 /** How long an idle connection is reused without a hint from the server, and how much of its hint is kept (undici's). */
@@ -187,7 +195,7 @@ class H1Request implements H1Controller {
 
   /** Ends the request with an error; it must not have ended already. */
   fail(error: Error): void {
-    assert(!this.done, 'a request failed after it ended');
+    invariant(!this.done, 'a request failed after it ended');
     this.done = true;
     this.conn = null;
     this.handler.onResponseError(this, error);
@@ -273,7 +281,7 @@ class H1Connection implements H1ResponseEvents {
       this.socket.ref();
       this.unrefd = false;
     }
-    assert(!req.done, 'a request started after it ended');
+    invariant(!req.done, 'a request started after it ended');
     this.current = req;
     req.conn = this;
     req.handler.onRequestStart(req, {});
@@ -310,7 +318,7 @@ class H1Connection implements H1ResponseEvents {
   onHead(status: number, headers: IncomingHttpHeaders, keepAlive: KeepAlive): void {
     const req = this.current;
     if (req === null || this.dead) throw new H1Error('UND_ERR_SOCKET', 'bad response: a response to no request');
-    assert(!req.done, 'a response started after its request ended');
+    invariant(!req.done, 'a response started after its request ended');
     // A switch of protocols no request asked for is refused as undici refuses it (the parser would stop after it).
     if (status === 101) throw new H1Error('UND_ERR_SOCKET', 'bad upgrade: a switch of protocols no request asked for');
     // An informational answer (1xx) comes before the request's own (RFC 9110: a client parses them, even unasked).
@@ -340,7 +348,7 @@ class H1Connection implements H1ResponseEvents {
     }
     const req = this.current;
     if (req === null || this.dead) return;
-    assert(!req.done, 'a response ended after its request ended');
+    invariant(!req.done, 'a response ended after its request ended');
     this.current = null;
     req.done = true;
     req.conn = null;
