@@ -1,5 +1,5 @@
 /**
- * Test-only: the Debian programs the tests (and the bench) run for real (a headless browser, Redis, nginx), and the
+ * Test-only: the Debian programs the tests (and the bench) run for real (a headless browser, Redis, nginx, HAProxy), and the
  * one place that installs them. `installSystemPackages` runs once per `vitest run`, as its global set-up
  * (src/testing/global-setup.ts), before any test worker starts, and at the start of `npm run bench` for the programs
  * it needs (nginx, the throughput rounds' server); tests only ask for a program's path with `programPath`, which
@@ -18,6 +18,7 @@ export const SYSTEM_PROGRAMS = {
   chromium: { path: '/usr/bin/chromium', pkg: 'chromium' },
   'redis-server': { path: '/usr/bin/redis-server', pkg: 'redis-server' },
   nginx: { path: '/usr/sbin/nginx', pkg: 'nginx' },
+  haproxy: { path: '/usr/sbin/haproxy', pkg: 'haproxy' },
   prometheus: { path: '/usr/bin/prometheus', pkg: 'prometheus' },
   openssl: { path: '/usr/bin/openssl', pkg: 'openssl' },
 } as const;

@@ -1,6 +1,6 @@
 /**
  * Test-only: start the corpus's programs as child processes on loopback (a store script under tsx, Redis,
- * nginx), each with a bounded start-up wait, and stop them by their own pid.
+ * nginx, HAProxy), each with a bounded start-up wait, and stop them by their own pid.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -119,6 +119,25 @@ export async function startNginx(httpBlock: (port: number, dir: string) => strin
   );
   // With the error log on stderr at `notice`, nginx says when its worker has started.
   const p = await startProcess(bin, ['-p', dir, '-c', conf, '-e', 'stderr'], /start worker process \d+/);
+  return {
+    ...p,
+    url: `http://127.0.0.1:${port}/v1`,
+    stop: async () => {
+      await p.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Debian's HAProxy in the foreground (`-db`) with the given configuration (a temp folder holds its file). */
+export async function startHaproxy(config: (port: number) => string): Promise<Started & { url: string }> {
+  const bin = programPath('haproxy');
+  const dir = mkdtempSync(join(tmpdir(), 'corpus-haproxy-'));
+  const port = await freePort();
+  const conf = join(dir, 'haproxy.cfg');
+  writeFileSync(conf, config(port));
+  // Verbose (`-V`), HAProxy names its polling mechanism once its listeners are bound.
+  const p = await startProcess(bin, ['-db', '-V', '-f', conf], /Using \w+\(\) as the polling mechanism/);
   return {
     ...p,
     url: `http://127.0.0.1:${port}/v1`,
