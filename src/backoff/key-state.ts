@@ -29,6 +29,17 @@ export interface KeyState {
   /** Requests sent on the key, and responses 429 to them (for progress). */
   sent: number;
   refused: number;
+  /** The latest 429 on the key, with the one before it (src/engine/probe-bounds.ts reads whether a wait was kept). */
+  refusal: Refusal | null;
+  /** Answers on the key other than 429 to requests sent after its latest 429 had come back (or since the start). */
+  answeredSinceRefusal: number;
+}
+
+/** A 429 on a key, the 429 before it, and how many other answers the key got between the two (to requests sent after it). */
+export interface Refusal {
+  readonly ex: Exchange;
+  readonly before: Exchange | null;
+  readonly answeredBetween: number;
 }
 
 /** What a probe sees of the key states: the keys it was given. */
@@ -50,6 +61,8 @@ export class KeyStates {
         suspectedBan: false,
         sent: 0,
         refused: 0,
+        refusal: null,
+        answeredSinceRefusal: 0,
       });
     }
   }
@@ -123,6 +136,13 @@ export class KeyStates {
         minuteEnd = resetLocal;
         s.minuteWindowEndsBy = s.minuteWindowEndsBy === null ? resetLocal : Math.min(s.minuteWindowEndsBy, resetLocal);
       }
+    }
+    // Answers to requests sent once the latest 429 had come back: those the new window may have counted.
+    if (ex.status !== 429) {
+      if (s.refusal === null || ex.timing.sent >= s.refusal.ex.timing.done) s.answeredSinceRefusal++;
+    } else {
+      s.refusal = { ex, before: s.refusal?.ex ?? null, answeredBetween: s.answeredSinceRefusal };
+      s.answeredSinceRefusal = 0;
     }
     if (ex.status === 429) {
       s.refused++;

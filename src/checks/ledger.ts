@@ -38,6 +38,11 @@ export interface Outcome {
   evidence: Evidence[];
   skipReasons: string[];
   info: Record<string, unknown>;
+  /**
+   * Skipped because the probe that judges it ended early (src/engine/probe-bounds.ts): the checks that own what
+   * the target did to end it (empty: none was found). Absent: no probe of this check on the plan was cut short.
+   */
+  cutShort?: string[];
 }
 
 /** Headers worth showing as evidence: those the checks judge. The Authorization header is never recorded. */
@@ -158,6 +163,11 @@ export class Ledger {
     return o;
   }
 
+  /** Whether the check has failed on the plan so far. */
+  failedOn(id: AnyCheckId, plan: PlanName | null): boolean {
+    return (this.outcomes.get(id)?.get(plan ?? '')?.failed ?? 0) > 0;
+  }
+
   pass(id: AnyCheckId, plan: PlanName | null = null, n = 1): void {
     const o = this.slot(id, plan);
     const first = o.passed === 0 && o.failed === 0;
@@ -176,10 +186,14 @@ export class Ledger {
     }
   }
 
-  /** A response or probe that could not be judged, with the reason (a typed reference to the checks that judge it). */
-  skip(id: AnyCheckId, plan: PlanName | null, reason: SkipReason): void {
+  /**
+   * A response or probe that could not be judged, with the reason (a typed reference to the checks that judge it).
+   * `cutShort`: the probe that judges it ended early, and these checks own why (src/engine/probe-bounds.ts).
+   */
+  skip(id: AnyCheckId, plan: PlanName | null, reason: SkipReason, cutShort?: readonly CheckId[]): void {
     const o = this.slot(id, plan);
     o.skipped++;
+    if (cutShort !== undefined) o.cutShort = union(o.cutShort, cutShort);
     const r = this.redact(lineOf(reason));
     if (o.skipReasons.length < MAX_REASONS && !o.skipReasons.includes(r)) {
       o.skipReasons.push(r);
@@ -296,6 +310,7 @@ export class Ledger {
       for (const r of src.skipReasons)
         if (o.skipReasons.length < MAX_REASONS && !o.skipReasons.includes(r)) o.skipReasons.push(r);
       Object.assign(o.info, src.info);
+      if (src.cutShort !== undefined) o.cutShort = union(o.cutShort, src.cutShort);
     }
   }
 
@@ -304,6 +319,9 @@ export class Ledger {
     return redactEvidence({ ...ev, message: cut(ev.message, MAX_MESSAGE) }, this.redact);
   }
 }
+
+/** The checks of both lists, each once, in the order first named. */
+const union = (a: readonly string[] | undefined, b: readonly string[]): string[] => [...new Set([...(a ?? []), ...b])];
 
 /** The reason held failures are skipped for, once the check's plain deferrals did not hold; null: none. */
 function heldReason(view: DeferralView, id: CheckId, plan: PlanName | null, h: HeldFailures): string | null {

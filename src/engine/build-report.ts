@@ -57,6 +57,7 @@ function checkResult(
           evidence: o.evidence,
           reasons: o.skipReasons,
           info: o.info,
+          ...(o.cutShort !== undefined ? { cutShort: o.cutShort } : {}),
         }));
   const counts = totalCounts(byPlan);
   return { id, title: meta.title, severity, status: statusOf(counts), counts, byPlan };

@@ -1,8 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../checks/ledger.js';
 import { createClock } from '../core/clock.js';
-import { buildExchange, countsOf, outcomeOf, type ExchangeParts } from '../testing/exchange-builder.js';
-import { boundProbe, ProbeEnded, probeTimeBoundMs } from './probe-bounds.js';
+import type { Exchange } from '../http/exchange.js';
+import {
+  buildExchange,
+  countsOf,
+  FIXED_NOW,
+  FIXED_NOW_S,
+  outcomeOf,
+  rateLimitHeaders,
+  testKey,
+  type ExchangeParts,
+} from '../testing/exchange-builder.js';
+import type { RefusalLookup } from './end-cause.js';
+import { attributeEnd, boundProbe, ProbeEnded, probeTimeBoundMs } from './probe-bounds.js';
 
 const at = (sent: number, parts: ExchangeParts = {}) => buildExchange({ timing: { sent, done: sent + 10 }, ...parts });
 const refused = (sent: number, parts: ExchangeParts = {}) => at(sent, { status: 429, ...parts });
@@ -64,5 +75,148 @@ describe('a probe bound', () => {
     expect(probeTimeBoundMs(30_000, 0, 1)).toBe(180_000);
     expect(probeTimeBoundMs(30_000, 3_600_000, 1)).toBe(3_780_000);
     expect(probeTimeBoundMs(30_000, 0, 60)).toBe(60_000);
+  });
+});
+
+/** A 429 answered at `sent` ms (run clock and wall clock alike), promising the quota back in 60 s. */
+const promise = (sent: number, parts: ExchangeParts = {}) =>
+  at(sent, {
+    status: 429,
+    localTime: FIXED_NOW + sent + 10,
+    headers: { 'retry-after': '60', ...rateLimitHeaders(60, 0, FIXED_NOW_S + Math.ceil(sent / 1000) + 60) },
+    ...parts,
+  });
+
+/**
+ * The key state's record of each 429, as the send path keeps it: each refusal after the one before it, with
+ * `answered` other answers between (petload's own requests in the new window).
+ */
+function chain(refusals: readonly Exchange[], answered = 0): RefusalLookup {
+  const key = testKey('free');
+  return (ex) => {
+    const i = refusals.indexOf(ex);
+    if (i < 0) return null;
+    return { key, refusal: { ex, before: refusals[i - 1] ?? null, answeredBetween: answered } };
+  };
+}
+
+function boundOn(probe: 'list' | 'restore', refusalOf: RefusalLookup, timeBoundMs = 600_000) {
+  const ledger = new Ledger();
+  const checks = probe === 'restore' ? (['ratelimit.quota-restored'] as const) : (['list.schema'] as const);
+  const b = boundProbe(probe, {
+    clock: createClock(1),
+    ledger,
+    signal: new AbortController().signal,
+    timeBoundMs,
+    checks,
+    refusalOf,
+  });
+  return { b, ledger, checks, send: (ex: Exchange) => b.send(async () => ex) };
+}
+
+describe('a probe ended by what the target did: the check that owns it fails, the probe points at it', () => {
+  it('refused again after each Retry-After had passed: retry-after.honest fails with the promise, the wait and the answer', async () => {
+    // Each 429 waited out (60.3 s later), and refused again in a window the key had not used.
+    const refusals = [promise(0), promise(60_300), promise(120_600)];
+    const { b, ledger, checks, send } = boundOn('list', chain(refusals, 0));
+    for (const r of refusals) await send(r);
+    const cause = b.cause();
+    expect(cause?.faults.map((f) => f.owner)).toEqual(['retry-after.honest']);
+    b.ledger.fail('list.schema', 'free', 'judged on a sequence cut short');
+    attributeEnd(cause!, ledger, checks, 'free');
+    const honest = outcomeOf(ledger, 'retry-after.honest');
+    expect(honest?.failed).toBe(1);
+    expect(honest?.evidence[0]?.message).toMatch(
+      /^refused again \(429\) after Retry-After had passed, 0 other answers on the key since \(its Limit: 60\); met by the list probe, which ended early; the 429 that promised: Retry-After: 60, .*petload came back 60\.3 s after it.*; the answer then: 429, Retry-After: 60, /,
+    );
+    expect(honest?.evidence[0]?.status).toBe(429);
+    const schema = outcomeOf(ledger, 'list.schema');
+    expect(schema).toMatchObject({ failed: 0, skipped: 2, cutShort: ['retry-after.honest'] });
+    expect(schema?.skipReasons).toEqual([
+      'not judged: the probe ended early (3 requests in a row were refused (429); the last GET /pets -> 429) (see retry-after.honest)',
+    ]);
+    b.dispose();
+  });
+
+  it("the restore probe's refusal after the refused window had ended is its own check's: ratelimit.quota-restored", async () => {
+    // Sent 61.5 s after the 429: its Retry-After and its Reset (+1 s) had both passed.
+    const refusals = [promise(0), promise(61_500), promise(123_000)];
+    const { b, ledger, checks, send } = boundOn('restore', chain(refusals, 1));
+    for (const r of refusals) await send(r);
+    attributeEnd(b.cause()!, ledger, checks, 'free');
+    expect(outcomeOf(ledger, 'ratelimit.quota-restored')).toMatchObject({ failed: 1, skipped: 0 });
+    expect(outcomeOf(ledger, 'ratelimit.quota-restored')?.evidence[0]?.message).toMatch(
+      /^refused again \(429\) after Retry-After and Reset had passed, 1 other answer on the key since/,
+    );
+    expect(outcomeOf(ledger, 'retry-after.honest')).toBeUndefined();
+    b.dispose();
+  });
+
+  it("refusals petload's own requests explain, or sent inside the wait, own nothing: a plain skip, cut short with no owner", async () => {
+    for (const [refusals, answered] of [
+      [[promise(0), promise(60_300), promise(120_600)], 60], // the new window spent by the key's own 60 answers
+      [[promise(0), promise(100), promise(200)], 0], // no wait: each sent 90 ms after the last came back
+    ] as const) {
+      const { b, ledger, checks, send } = boundOn('list', chain(refusals, answered));
+      for (const r of refusals) await send(r);
+      expect(b.cause()).toMatchObject({ faults: [], refused: true });
+      attributeEnd(b.cause()!, ledger, checks, 'free');
+      expect(outcomeOf(ledger, 'retry-after.honest')).toBeUndefined();
+      expect(outcomeOf(ledger, 'list.schema')).toMatchObject({ skipped: 1, cutShort: [] });
+      expect(outcomeOf(ledger, 'list.schema')?.skipReasons[0]).toMatch(
+        /^not judged: the probe ended early \(3 requests/,
+      );
+      expect(outcomeOf(ledger, 'list.schema')?.skipReasons[0]).not.toMatch(/\(see /);
+      b.dispose();
+    }
+  });
+
+  it('a 429 without a usable Retry-After promised nothing: the skip names the Retry-After check that failed', async () => {
+    const refusals = [promise(0), promise(100), promise(200)];
+    const { b, ledger, checks, send } = boundOn('list', chain(refusals));
+    for (const r of refusals) await send(r);
+    ledger.fail('retry-after.present', 'free', 'no Retry-After on a 429');
+    attributeEnd(b.cause()!, ledger, checks, 'free');
+    expect(outcomeOf(ledger, 'list.schema')).toMatchObject({ cutShort: ['retry-after.present'] });
+    expect(outcomeOf(ledger, 'list.schema')?.skipReasons[0]).toMatch(/\(see retry-after\.present\)$/);
+    b.dispose();
+  });
+
+  it('server errors: contract.no-server-errors owns them, and fails once (the observer failed it already)', async () => {
+    const { b, ledger, checks, send } = boundOn('list', chain([]));
+    for (const t of [0, 100, 200]) {
+      const ex = at(t, { status: 503 });
+      ledger.fail('contract.no-server-errors', 'free', 'server error 503', ex); // the observer, on every exchange
+      await send(ex);
+    }
+    attributeEnd(b.cause()!, ledger, checks, 'free');
+    expect(countsOf(ledger, 'contract.no-server-errors').failed).toBe(3);
+    expect(outcomeOf(ledger, 'list.schema')).toMatchObject({ cutShort: ['contract.no-server-errors'] });
+    b.dispose();
+  });
+
+  it("silence: no answer is contract.transport's, which fails with it when nothing failed it yet", async () => {
+    const { b, ledger, checks, send } = boundOn('list', chain([]));
+    for (const t of [0, 100, 200])
+      await send(at(t, { status: null, error: { kind: 'timeout', message: 'timed out' } }));
+    attributeEnd(b.cause()!, ledger, checks, 'free');
+    expect(outcomeOf(ledger, 'contract.transport')?.evidence[0]?.message).toMatch(
+      /^no whole HTTP response \(timeout\); met by the list probe, which ended early/,
+    );
+    expect(outcomeOf(ledger, 'list.schema')?.skipReasons[0]).toMatch(/\(see contract\.transport\)$/);
+    b.dispose();
+  });
+
+  it('its own time bound: the faults it met before are what kept it, and their owner fails', async () => {
+    const refusals = [promise(0), promise(60_300)];
+    const { b, ledger, checks, send } = boundOn('list', chain(refusals), 30);
+    for (const r of refusals) await send(r);
+    expect(b.ended()).toBeNull();
+    await new Promise((r) => setTimeout(r, 80));
+    expect(b.ended()).toMatch(/^its own time bound passed/);
+    attributeEnd(b.cause()!, ledger, checks, 'free');
+    expect(countsOf(ledger, 'retry-after.honest').failed).toBe(1);
+    expect(outcomeOf(ledger, 'list.schema')).toMatchObject({ cutShort: ['retry-after.honest'] });
+    b.dispose();
   });
 });

@@ -14,15 +14,24 @@
  * When a bound is reached, the probe's waits end at once (its signal aborts), its next send throws ProbeEnded, and
  * whatever it would still judge is recorded as a skip with the reason instead (it would judge on a sequence cut
  * short); the runner notes the reason in the report and skips the probe's checks with it.
+ *
+ * A skip caused by the target points at a failure (end-cause.ts, docs/attribution.md): what the target did to the
+ * probe's requests (the failures of the streak that ended it, or, at its own time bound, every fault it saw) is owned
+ * by a check, which fails with that evidence unless it already failed on the plan (`attributeEnd`); the probe's
+ * checks skip naming it, and are marked cut short with it (the verdict rule, src/report/verdict.ts, fails a run whose
+ * critical or major check was cut short with no owner failed).
  */
 import { setMaxListeners } from 'node:events';
-import type { AnyCheckId } from '../checks/catalogue.js';
+import type { PlanName } from '../api/plans.js';
+import type { AnyCheckId, CheckId } from '../checks/catalogue.js';
 import type { Ledger } from '../checks/ledger.js';
+import { see, type SkipReason } from '../checks/skip-reason.js';
 import type { Clock } from '../core/clock.js';
 import type { Exchange } from '../http/exchange.js';
 import type { ProbeName } from '../probes/names.js';
 import { fmtDuration } from './schedule.js';
 import { MINUTE_MS } from '../api/plans.js';
+import { type Fault, type FaultOwner, NO_PROMISE, type RefusalLookup, type Seen, seenOf } from './end-cause.js';
 
 export const MAX_FAILURES_IN_A_ROW = 3;
 /** Real ms a probe's own time bound is never below (a busy machine on a scaled clock). */
@@ -55,6 +64,15 @@ export function probeTimeBoundMs(plannedMs: number, beyondPlanMs: number, scale:
   return Math.max((2 * plannedMs + 2 * MINUTE_MS + beyondPlanMs) / scale, PROBE_FLOOR_REAL_MS);
 }
 
+/** Why a probe was ended, and what the target did that checks own. */
+export interface EndCause {
+  readonly reason: string;
+  /** The faults behind it, one per owning check (the latest of each). */
+  readonly faults: readonly Fault[];
+  /** Refusals among them that broke no promise petload can show (see end-cause.ts). */
+  readonly refused: boolean;
+}
+
 export interface ProbeBound {
   /** Aborts with the run's signal, or when the probe is ended. */
   readonly signal: AbortSignal;
@@ -65,26 +83,61 @@ export interface ProbeBound {
   sendMany(send: () => Promise<Exchange[]>): Promise<Exchange[]>;
   /** Why the probe was ended, or null. */
   ended(): string | null;
+  /** Why the probe was ended and what of the target's doing checks own, or null. */
+  cause(): EndCause | null;
   dispose(): void;
 }
 
-/** A ledger whose verdicts become skips (and passes nothing) once `ended` says why. */
-function boundLedger(ledger: Ledger, ended: () => string | null): Ledger {
+/**
+ * The checks that own why a probe ended: the owners of its faults; else, when refusals ended it, the checks that
+ * failed its 429s' Retry-After on the plan (no wait was promised to keep). Empty: none could be named.
+ */
+export function ownersOf(cause: EndCause, ledger: Ledger, plan: PlanName | null): CheckId[] {
+  const owners: CheckId[] = [...new Set<FaultOwner>(cause.faults.map((f) => f.owner))];
+  if (owners.length > 0 || !cause.refused) return owners;
+  return NO_PROMISE.filter((id) => ledger.failedOn(id, plan));
+}
+
+/** The skip reason of a check of a probe that was ended: the reason, naming the checks that own it. */
+function endedReason(cause: EndCause, owners: readonly CheckId[]): SkipReason {
+  const text = `not judged: the probe ended early (${cause.reason})`;
+  const [first, ...rest] = owners;
+  return first === undefined ? text : see(text, first, ...rest);
+}
+
+/**
+ * A probe ended early: each fault's owner fails with its evidence unless it already failed on the fault's plan, and
+ * the probe's other checks (`checks`) skip naming the owners, marked cut short with them.
+ */
+export function attributeEnd(cause: EndCause, ledger: Ledger, checks: readonly AnyCheckId[], plan: PlanName | null) {
+  for (const f of cause.faults) if (!ledger.failedOn(f.owner, f.plan)) ledger.fail(f.owner, f.plan, f.message, f.ex);
+  const owners = ownersOf(cause, ledger, plan);
+  const reason = endedReason(cause, owners);
+  for (const id of checks) if (!(owners as readonly string[]).includes(id)) ledger.skip(id, plan, reason, owners);
+}
+
+/**
+ * A ledger whose verdicts become skips (and passes nothing) once `cause` says why the probe ended. A verdict on a
+ * check that owns the cause is dropped: attributeEnd fails it with the cause's evidence.
+ */
+function boundLedger(ledger: Ledger, cause: () => EndCause | null): Ledger {
   const g = Object.create(ledger) as Ledger;
-  const skip = (id: AnyCheckId, plan: Parameters<Ledger['skip']>[1], why: string) =>
-    ledger.skip(id, plan, `not judged: the probe ended early (${why})`);
+  const skip = (id: AnyCheckId, plan: Parameters<Ledger['skip']>[1], c: EndCause) => {
+    const owners = ownersOf(c, ledger, plan);
+    if (!(owners as readonly string[]).includes(id)) ledger.skip(id, plan, endedReason(c, owners), owners);
+  };
   g.pass = (id, plan, n) => {
-    if (ended() === null) ledger.pass(id, plan, n);
+    if (cause() === null) ledger.pass(id, plan, n);
   };
   g.fail = (id, plan, message, ex) => {
-    const why = ended();
-    if (why === null) ledger.fail(id, plan, message, ex);
-    else skip(id, plan, why);
+    const c = cause();
+    if (c === null) ledger.fail(id, plan, message, ex);
+    else skip(id, plan, c);
   };
   g.judge = (id, plan, ok, message, ex) => {
-    const why = ended();
-    if (why === null) return ledger.judge(id, plan, ok, message, ex);
-    skip(id, plan, why);
+    const c = cause();
+    if (c === null) return ledger.judge(id, plan, ok, message, ex);
+    skip(id, plan, c);
     return ok;
   };
   g.skip = ledger.skip.bind(ledger);
@@ -94,25 +147,45 @@ function boundLedger(ledger: Ledger, ended: () => string | null): Ledger {
   return g;
 }
 
+/** The faults among what was seen, the latest of each owner, and whether any refusal owned nothing. */
+function causeOf(reason: string, seen: readonly Seen[]): EndCause {
+  const byOwner = new Map<FaultOwner, Fault>();
+  for (const s of seen) if (s !== 'refused') byOwner.set(s.owner, s);
+  return { reason, faults: [...byOwner.values()], refused: seen.includes('refused') };
+}
+
 export function boundProbe(
   probe: ProbeName,
-  o: { clock: Clock; ledger: Ledger; signal: AbortSignal; timeBoundMs: number },
+  o: {
+    clock: Clock;
+    ledger: Ledger;
+    signal: AbortSignal;
+    timeBoundMs: number;
+    /** The probe's checks (its own check of a broken promise owns it first). */
+    checks?: readonly CheckId[];
+    /** The key states' record of a 429 (absent: no refusal is read as a broken promise). */
+    refusalOf?: RefusalLookup;
+  },
 ): ProbeBound {
   const own = new AbortController();
   const signal = AbortSignal.any([o.signal, own.signal]);
   setMaxListeners(0, signal);
   const refusalsCount = !REFUSALS_EXPECTED.has(probe);
-  let reason: string | null = null;
+  const refusalOf: RefusalLookup = o.refusalOf ?? (() => null);
+  let cause: EndCause | null = null;
   let streak = 0;
   const kinds = new Set<Failure>();
+  /** What the failures of the streak were, and every failure the probe met (for its time bound). */
+  let streakSeen: Seen[] = [];
+  const allSeen: Seen[] = [];
   let lastFailureAt = Number.NEGATIVE_INFINITY;
-  const end = (why: string) => {
-    if (reason !== null) return;
-    reason = why;
+  const end = (why: string, seen: readonly Seen[]) => {
+    if (cause !== null) return;
+    cause = causeOf(why, seen);
     own.abort();
   };
   const timer = setTimeout(
-    () => end(`its own time bound passed: ${fmtDuration(o.timeBoundMs)} of real time`),
+    () => end(`its own time bound passed: ${fmtDuration(o.timeBoundMs)} of real time`, allSeen),
     o.timeBoundMs,
   );
 
@@ -122,23 +195,28 @@ export function boundProbe(
     if (failure === null) {
       streak = 0;
       kinds.clear();
+      streakSeen = [];
       return;
     }
+    const seen = seenOf(ex, probe, refusalOf, o.checks ?? []);
+    allSeen.push(seen);
+    streakSeen.push(seen);
     streak++;
     kinds.add(failure);
     lastFailureAt = ex.timing.done;
     if (streak >= MAX_FAILURES_IN_A_ROW)
       end(
         `${streak} requests in a row ${[...kinds].join(' or ')}; the last ${ex.method} ${ex.path} -> ${outcomeText(ex)}`,
+        streakSeen,
       );
   };
-  const ended = () => reason;
+  const ended = () => cause?.reason ?? null;
   const refuse = () => {
-    if (reason !== null) throw new ProbeEnded(reason);
+    if (cause !== null) throw new ProbeEnded(cause.reason);
   };
   return {
     signal,
-    ledger: boundLedger(o.ledger, ended),
+    ledger: boundLedger(o.ledger, () => cause),
     async send(send) {
       refuse();
       const ex = await send();
@@ -158,6 +236,7 @@ export function boundProbe(
       return all;
     },
     ended,
+    cause: () => cause,
     dispose: () => clearTimeout(timer),
   };
 }

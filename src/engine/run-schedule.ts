@@ -14,7 +14,15 @@ import type { ProbeName } from '../probes/names.js';
 import type { Refusals } from '../probes/window.js';
 import type { KeyState, KeyView } from '../backoff/key-state.js';
 import { STRADDLE_MARGIN_MS, type Schedule, type Step } from './schedule.js';
-import { boundProbe, ProbeEnded, probeTimeBoundMs, type ProbeBound } from './probe-bounds.js';
+import {
+  attributeEnd,
+  boundProbe,
+  type EndCause,
+  ProbeEnded,
+  probeTimeBoundMs,
+  type ProbeBound,
+} from './probe-bounds.js';
+import type { RefusalLookup } from './end-cause.js';
 
 export interface StepResult {
   readonly id: number;
@@ -244,13 +252,24 @@ async function waitForAddress(step: Step, ctx: ProbeContext, { base, counts }: S
   }
 }
 
-/** A probe its bounds ended (probe-bounds.ts): the reason in the notes and the log, its checks skipped with it. */
-function endedEarly(base: ProbeContext, step: Step, reason: string | null): void {
-  if (reason === null) return;
-  const text = `probe ${step.probe}${step.plan ? ` [${step.plan}]` : ''} ended early: ${reason}`;
+/**
+ * A probe its bounds ended (probe-bounds.ts): the reason in the notes and the log; what the target did fails the
+ * check that owns it, and the probe's checks skip naming it.
+ */
+function endedEarly(base: ProbeContext, step: Step, cause: EndCause | null): void {
+  if (cause === null) return;
+  const text = `probe ${step.probe}${step.plan ? ` [${step.plan}]` : ''} ended early: ${cause.reason}`;
   base.note(text);
   base.log(text);
-  skipAll(base, PROBE_REGISTRY[step.probe].checks, step.plan, `not judged: the probe ended early (${reason})`);
+  attributeEnd(cause, base.ledger, PROBE_REGISTRY[step.probe].checks, step.plan);
+}
+
+/** The key state's record of a 429 of the run (end-cause.ts reads whether the wait before it was kept). */
+function refusalIn(keyStates: ProbeContext['keyStates']): RefusalLookup {
+  return (ex) => {
+    const s = ex.keyLabel === null ? undefined : keyStates.all().find((k) => k.key.label === ex.keyLabel);
+    return s?.refusal ? { key: s.key, refusal: s.refusal } : null;
+  };
 }
 
 /**
@@ -303,7 +322,14 @@ export async function runSchedule(
     if (base.signal.aborted || stopped) return notRun(base, step, 'before');
     const probe = PROBE_REGISTRY[step.probe];
     const timeBoundMs = probeTimeBoundMs(step.ends - step.at, probe.beyondPlanMs ?? 0, clock.scale);
-    const bound = boundProbe(step.probe, { clock, ledger: base.ledger, signal: base.signal, timeBoundMs });
+    const bound = boundProbe(step.probe, {
+      clock,
+      ledger: base.ledger,
+      signal: base.signal,
+      timeBoundMs,
+      checks: probe.checks,
+      refusalOf: refusalIn(base.keyStates),
+    });
     const { ctx, endTurn } = stepContext(step, shared, bound, onStep);
     await waitForAddress(step, ctx, shared, t0);
     if (base.signal.aborted) {
@@ -332,7 +358,7 @@ export async function runSchedule(
         return;
       }
     }
-    endedEarly(base, step, bound.ended());
+    endedEarly(base, step, bound.cause());
     const end = clock.now();
     results.push({ id: step.id, probe: step.probe, plan: step.plan, at: start - t0, ends: end - t0 });
     if (onStep) onStep(step.probe, step.plan, 'done');

@@ -120,6 +120,33 @@ describe('renderConsoleSummary skips', () => {
   });
 });
 
+describe('renderConsoleSummary: a check cut short by an ended probe, with no owner failed', () => {
+  it('is listed under its own heading as failing the run, with the plan and why the probe ended', () => {
+    const r: Report = structuredClone(sampleReport());
+    const c = r.checks.find((x) => x.id === 'ratelimit.quota-restored')!;
+    const reason = 'not judged: the probe ended early (its own time bound passed: 2 min 00 s of real time)';
+    c.status = 'skip';
+    c.byPlan = [
+      {
+        plan: 'free',
+        status: 'skip',
+        counts: { passed: 0, failed: 0, skipped: 1 },
+        evidence: [],
+        reasons: [reason],
+        info: {},
+        cutShort: [],
+      },
+    ];
+    const out = renderConsoleSummary(r, { color: false, columns: 400 });
+    expect(out).toContain(
+      `Not judged, and nothing failed for it: a probe ended early\n  FAIL ratelimit.quota-restored (critical) on free: ${reason}`,
+    );
+    // Without the mark, the same skip is an ordinary one.
+    delete c.byPlan[0]!.cutShort;
+    expect(renderConsoleSummary(r, { color: false, columns: 400 })).not.toContain('Not judged, and nothing failed');
+  });
+});
+
 describe('renderConsoleSummary counts and keys', () => {
   it("gives a check's overall counts and every plan's, and they add up (as in summary.md)", () => {
     for (const seed of [1, 2, 3]) {

@@ -26,6 +26,8 @@ import {
   thresholdWord,
   verdictPhrase,
   verdictWord,
+  CUT_SHORT_TITLE,
+  cutShortText,
 } from './format.js';
 
 export interface ConsoleOptions {
@@ -220,6 +222,17 @@ function checkLines(title: string, checks: CheckResult[], mark: string, style: S
 }
 
 /** Checks the run never called for are one line (each one's own reason is in the report); other skips say why. */
+/** The checks a probe's early end left unjudged, with no check failed for it: they fail the run. */
+function cutShortLines(checks: readonly CheckResult[], paint: Paint, width: number): string[] {
+  if (checks.length === 0) return [];
+  const out = ['', paint('bold', CUT_SHORT_TITLE)];
+  for (const c of checks) {
+    const [first = '', ...rest] = wrapLine('  FAIL ', clean(cutShortText(c), 2000), width);
+    out.push(first.replace('FAIL', paint('red', 'FAIL')), ...rest);
+  }
+  return out;
+}
+
 function skipLines(skipped: CheckResult[], paint: Paint, width: number): string[] {
   if (skipped.length === 0) return [];
   const out = ['', paint('bold', 'Skipped')];
@@ -259,6 +272,7 @@ export function renderConsoleSummary(report: Report, opts: ConsoleOptions): stri
   // First after the verdict (and what it was given for): each plan's figures, sold against measured.
   out.push(...planTableLines(report, paint, width));
   out.push(...checkLines('Failed', v.failed, 'FAIL', 'red', paint, width));
+  out.push(...cutShortLines(v.cutShort, paint, width));
   out.push(...checkLines('Warnings', v.warnings, 'WARN', 'yellow', paint, width));
   out.push(...skipLines(v.skipped, paint, width));
 

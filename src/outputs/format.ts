@@ -169,6 +169,16 @@ export function countsLine(s: Report['summary']): string {
   return `${plural(s.checks, 'check')}: ${s.passed} passed, ${s.failed} failed, ${plural(s.warnings, 'warning')}, ${s.skipped} skipped`;
 }
 
+/** The title of the checks a probe's early end left unjudged with no check failed for it (they fail the run). */
+export const CUT_SHORT_TITLE = 'Not judged, and nothing failed for it: a probe ended early';
+
+/** One such check: on which plans, and why its probe ended (its first reason there). */
+export function cutShortText(c: CheckResult): string {
+  const cut = c.byPlan.filter((p) => p.status === 'skip' && p.cutShort !== undefined);
+  const plans = cut.map((p) => p.plan ?? 'no plan').join(', ');
+  return `${c.id} (${c.severity}) on ${plans}: ${cut[0]?.reasons[0] ?? 'not judged'}`;
+}
+
 /** Skipped checks grouped by their first reason, so that one common reason is said once. */
 export function skipsByReason(checks: readonly CheckResult[]): { reason: string; ids: string[] }[] {
   const groups = new Map<string, string[]>();

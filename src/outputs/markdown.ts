@@ -23,6 +23,8 @@ import {
   thresholdWord,
   verdictPhrase,
   verdictWord,
+  CUT_SHORT_TITLE,
+  cutShortText,
 } from './format.js';
 
 const CELL_MAX = 240;
@@ -214,6 +216,9 @@ export function renderMarkdown(report: Report): string {
     ...planTableSection(report),
     ...runLines(report),
     ...failuresSection('Failed', v.failed),
+    ...(v.cutShort.length > 0
+      ? ['', `### ${CUT_SHORT_TITLE}`, '', ...v.cutShort.map((c) => `- ${mdText(cutShortText(c), 1000)}`)]
+      : []),
     ...failuresSection('Warnings', v.warnings),
     ...skippedSection(v.skipped),
     ...latencySection(report),

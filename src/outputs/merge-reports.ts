@@ -61,6 +61,7 @@ function combineChecks(inputs: readonly SourcedReport[]): CheckResult[] {
           evidence: o.evidence,
           skipReasons: o.reasons,
           info: o.info,
+          ...(o.cutShort !== undefined ? { cutShort: o.cutShort } : {}),
         };
       });
       ledger.absorb(outcomes);
@@ -77,6 +78,7 @@ function combineChecks(inputs: readonly SourcedReport[]): CheckResult[] {
         evidence: o.evidence,
         reasons: o.skipReasons,
         info: o.info,
+        ...(o.cutShort !== undefined ? { cutShort: o.cutShort } : {}),
       }));
     const counts = totalCounts(byPlan);
     return {

@@ -64,6 +64,12 @@ const PlanOutcome = z.object({
   reasons: z.array(z.string()),
   /** The check's measured facts: their shape is declared per check id (src/report/check-info.ts; read with `infoOf`). */
   info: z.record(z.string(), z.unknown()),
+  /**
+   * Present when a probe that judges the check on the plan ended early because of what the target did (refusals
+   * after a promised wait, server errors, silence): the checks that own that behaviour and fail for it; empty when
+   * no check could be named (docs/attribution.md). Absent in reports of older versions.
+   */
+  cutShort: z.array(z.string()).optional(),
 });
 
 export const CheckResultSchema = z.object({

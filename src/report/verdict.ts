@@ -1,7 +1,10 @@
 /**
  * The verdict rule of docs/checks.md ("Severities and the verdict"), in one place for the engine, `petload
  * merge` and the outputs:
- * a failed critical or major check fails the run; a failed minor, advisory (or info) check is a warning.
+ * a failed critical or major check fails the run; a failed minor, advisory (or info) check is a warning; and a
+ * critical or major check left unjudged on a plan because its probe ended early (`cutShort`), with no check failed
+ * for what ended it, fails the run too: a promise in scope went unjudged and nothing says why it was the target's
+ * doing (docs/attribution.md).
  */
 import { FAILING_SEVERITIES } from './severity.js';
 import type { CheckResult, Report } from './schema.js';
@@ -14,17 +17,32 @@ export interface Verdict {
   warnings: CheckResult[];
   skipped: CheckResult[];
   passed: CheckResult[];
+  /**
+   * Skipped checks whose severity fails the run, cut short on a plan (a probe ended early) with none of the checks
+   * that own why failed: they fail the run (also listed in `skipped`).
+   */
+  cutShort: CheckResult[];
+}
+
+/** A check of a failing severity cut short on a plan, with no failure of the checks that own why. */
+function unownedCutShort(c: CheckResult, failed: ReadonlySet<string>): boolean {
+  if (!FAILING_SEVERITIES.has(c.severity)) return false;
+  return c.byPlan.some(
+    (p) => p.status === 'skip' && p.cutShort !== undefined && !p.cutShort.some((id) => failed.has(id)),
+  );
 }
 
 export function verdictOf(checks: readonly CheckResult[]): Verdict {
-  const v: Verdict = { verdict: 'pass', failed: [], warnings: [], skipped: [], passed: [] };
+  const v: Verdict = { verdict: 'pass', failed: [], warnings: [], skipped: [], passed: [], cutShort: [] };
+  const failed = new Set(checks.filter((c) => c.status === 'fail').map((c) => c.id));
   for (const c of checks) {
+    if (c.status !== 'fail' && unownedCutShort(c, failed)) v.cutShort.push(c);
     if (c.status === 'pass') v.passed.push(c);
     else if (c.status === 'skip') v.skipped.push(c);
     else if (FAILING_SEVERITIES.has(c.severity)) v.failed.push(c);
     else v.warnings.push(c);
   }
-  if (v.failed.length > 0) v.verdict = 'fail';
+  if (v.failed.length > 0 || v.cutShort.length > 0) v.verdict = 'fail';
   return v;
 }
 

@@ -100,6 +100,12 @@ describe.concurrent('Retry-After that is no plausible delay, on every answer', (
       expect(endedEarly(report.notes)).toContain(
         `probe list [free] ended early: ${MAX_FAILURES_IN_A_ROW} requests in a row were refused (429); the last GET /pets -> 429`,
       );
+      // No wait was promised to keep: the probe's skips point at the check that failed the Retry-After.
+      expect(checkOf(report, 'list.invalid-status').reasons.join()).toMatch(
+        new RegExp(
+          `the probe ended early \\(3 requests in a row were refused.*\\(see ${c.judged.replace('.', '\\.')}\\)`,
+        ),
+      );
     });
   }
 });
@@ -173,7 +179,9 @@ describe.concurrent('hostile targets: time, on a scaled clock', () => {
     // The other probes went on, and what input judged before its end stands.
     expect(checkOf(report, 'get.unknown-404').status).toBe('pass');
     expect(report.checks.find((c) => c.id === 'create.rejects-invalid')?.counts.passed).toBe(10);
-    expect(checkOf(report, 'list.status-filter').reasons.join()).toMatch(/the probe ended early \(3 requests in a row/);
+    expect(checkOf(report, 'list.status-filter').reasons.join()).toMatch(
+      /the probe ended early \(3 requests in a row.*\) \(see contract\.no-server-errors\)/,
+    );
     expect(checkOf(report, 'contract.no-server-errors').status).toBe('fail');
     // Three server errors per probe, each waited out to its minute window's end: not one a minute for eight minutes.
     expect(report.totals.statusCounts['500']).toBe(2 * MAX_FAILURES_IN_A_ROW);
