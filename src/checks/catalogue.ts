@@ -50,9 +50,16 @@ export type DeferralCondition =
  * `concurrent-rise`, Remaining rising where requests on the key were in flight together; `short-window`, the headers
  * moving within what a fixed window calls one; `forward-reset`, a Reset moved forward with the requests;
  * `day-figure`, the day's figure announced on windows of a minute; `same-defect`, a 429 body with the defect
- * contract.error-shape found on the other error bodies.
+ * contract.error-shape found on the other error bodies; `refused-after-wait`, a refusal after a kept wait that ended
+ * a probe early (src/engine/end-cause.ts).
  */
-export type HeldKind = 'concurrent-rise' | 'short-window' | 'forward-reset' | 'day-figure' | 'same-defect';
+export type HeldKind =
+  | 'concurrent-rise'
+  | 'short-window'
+  | 'forward-reset'
+  | 'day-figure'
+  | 'same-defect'
+  | 'refused-after-wait';
 
 /** A deferral to the check `Id`: in the catalogue, a catalogue id (`CHECKS` does not compile with another). */
 export interface Deferral<Id extends string = string> {
@@ -75,6 +82,26 @@ const PER_COUNTER = [
     when: 'per-counter',
     because:
       "the key's answers come from several independent counters, each keeping the limit alone (see ratelimit.algorithm)",
+  },
+] as const satisfies readonly Deferral[];
+
+/**
+ * A refusal after a kept wait that ended a probe early is the broken promise's, unless requests petload did not send
+ * on the key were shown to be counted against it: the other keys' of the plan, or requests without a valid key.
+ */
+const REFUSED_AFTER_WAIT = [
+  ...PER_COUNTER,
+  {
+    check: 'ratelimit.key-isolation',
+    when: 'failed',
+    of: ['refused-after-wait'],
+    because: "refused after the wait by a window that may hold the plan's other keys' requests",
+  },
+  {
+    check: 'auth.no-quota-drain',
+    when: 'failed',
+    of: ['refused-after-wait'],
+    because: 'refused after the wait by a window that may hold requests without a valid key',
   },
 ] as const satisfies readonly Deferral[];
 
@@ -328,7 +355,7 @@ export const CATALOGUE = {
     title: 'Requests are accepted again once the refused window has ended',
     judgedBy: ['probe'],
     unexercised: 'judged by the restore probe, which this run did not run',
-    defersTo: PER_COUNTER,
+    defersTo: REFUSED_AFTER_WAIT,
   },
   'ratelimit.day-enforced': {
     family: 'ratelimit',
@@ -410,7 +437,7 @@ export const CATALOGUE = {
     title: 'A request after Retry-After (+250 ms) is accepted',
     judgedBy: ['probe'],
     unexercised: 'judged by the retry-after-honest probe, which this run did not run',
-    defersTo: PER_COUNTER,
+    defersTo: REFUSED_AFTER_WAIT,
   },
   'retry-after.error-body': {
     family: 'retry-after',

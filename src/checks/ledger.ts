@@ -163,9 +163,10 @@ export class Ledger {
     return o;
   }
 
-  /** Whether the check has failed on the plan so far. */
+  /** Whether the check has failed on the plan so far, or holds failures there to the end of the run. */
   failedOn(id: AnyCheckId, plan: PlanName | null): boolean {
-    return (this.outcomes.get(id)?.get(plan ?? '')?.failed ?? 0) > 0;
+    if ((this.outcomes.get(id)?.get(plan ?? '')?.failed ?? 0) > 0) return true;
+    return (this.held.get(id as CheckId) ?? []).some((x) => x.plan === plan && x.h.count > 0);
   }
 
   pass(id: AnyCheckId, plan: PlanName | null = null, n = 1): void {

@@ -9,6 +9,7 @@ import {
   FIXED_NOW_S,
   outcomeOf,
   rateLimitHeaders,
+  runFacts,
   testKey,
   type ExchangeParts,
 } from '../testing/exchange-builder.js';
@@ -114,6 +115,9 @@ function boundOn(probe: 'list' | 'restore', refusalOf: RefusalLookup, timeBoundM
   return { b, ledger, checks, send: (ex: Exchange) => b.send(async () => ex) };
 }
 
+/** The checks a refusal after a kept wait defers to (src/checks/catalogue.ts, REFUSED_AFTER_WAIT). */
+const MAY_OWN = ['ratelimit.enforced', 'ratelimit.key-isolation', 'auth.no-quota-drain'];
+
 describe('a probe ended by what the target did: the check that owns it fails, the probe points at it', () => {
   it('refused again after each Retry-After had passed: retry-after.honest fails with the promise, the wait and the answer', async () => {
     // Each 429 waited out (60.3 s later), and refused again in a window the key had not used.
@@ -124,6 +128,7 @@ describe('a probe ended by what the target did: the check that owns it fails, th
     expect(cause?.faults.map((f) => f.owner)).toEqual(['retry-after.honest']);
     b.ledger.fail('list.schema', 'free', 'judged on a sequence cut short');
     attributeEnd(cause!, ledger, checks, 'free');
+    ledger.resolveDeferrals(runFacts());
     const honest = outcomeOf(ledger, 'retry-after.honest');
     expect(honest?.failed).toBe(1);
     expect(honest?.evidence[0]?.message).toMatch(
@@ -131,7 +136,8 @@ describe('a probe ended by what the target did: the check that owns it fails, th
     );
     expect(honest?.evidence[0]?.status).toBe(429);
     const schema = outcomeOf(ledger, 'list.schema');
-    expect(schema).toMatchObject({ failed: 0, skipped: 2, cutShort: ['retry-after.honest'] });
+    // Marked with the owner and the checks its failure may defer to: a failure of any of them accounts for the skip.
+    expect(schema).toMatchObject({ failed: 0, skipped: 2, cutShort: ['retry-after.honest', ...MAY_OWN] });
     expect(schema?.skipReasons).toEqual([
       'not judged: the probe ended early (3 requests in a row were refused (429); the last GET /pets -> 429) (see retry-after.honest)',
     ]);
@@ -144,11 +150,29 @@ describe('a probe ended by what the target did: the check that owns it fails, th
     const { b, ledger, checks, send } = boundOn('restore', chain(refusals, 1));
     for (const r of refusals) await send(r);
     attributeEnd(b.cause()!, ledger, checks, 'free');
+    ledger.resolveDeferrals(runFacts());
     expect(outcomeOf(ledger, 'ratelimit.quota-restored')).toMatchObject({ failed: 1, skipped: 0 });
     expect(outcomeOf(ledger, 'ratelimit.quota-restored')?.evidence[0]?.message).toMatch(
       /^refused again \(429\) after Retry-After and Reset had passed, 1 other answer on the key since/,
     );
     expect(outcomeOf(ledger, 'retry-after.honest')).toBeUndefined();
+    b.dispose();
+  });
+
+  it("a refusal after the wait, where other keys' requests were shown to count against a key, is key-isolation's", async () => {
+    const refusals = [promise(0), promise(60_300), promise(120_600)];
+    const { b, ledger, checks, send } = boundOn('list', chain(refusals, 0));
+    for (const r of refusals) await send(r);
+    attributeEnd(b.cause()!, ledger, checks, 'free');
+    ledger.fail('ratelimit.key-isolation', 'free', "key B refused after key A's requests");
+    ledger.resolveDeferrals(runFacts());
+    expect(outcomeOf(ledger, 'retry-after.honest')).toMatchObject({
+      failed: 0,
+      skipped: 1,
+      skipReasons: [
+        "refused after the wait by a window that may hold the plan's other keys' requests: that defect is ratelimit.key-isolation's",
+      ],
+    });
     b.dispose();
   });
 
@@ -215,8 +239,9 @@ describe('a probe ended by what the target did: the check that owns it fails, th
     await new Promise((r) => setTimeout(r, 80));
     expect(b.ended()).toMatch(/^its own time bound passed/);
     attributeEnd(b.cause()!, ledger, checks, 'free');
+    ledger.resolveDeferrals(runFacts());
     expect(countsOf(ledger, 'retry-after.honest').failed).toBe(1);
-    expect(outcomeOf(ledger, 'list.schema')).toMatchObject({ cutShort: ['retry-after.honest'] });
+    expect(outcomeOf(ledger, 'list.schema')).toMatchObject({ cutShort: ['retry-after.honest', ...MAY_OWN] });
     b.dispose();
   });
 });

@@ -25,6 +25,7 @@ import { setMaxListeners } from 'node:events';
 import type { PlanName } from '../api/plans.js';
 import type { AnyCheckId, CheckId } from '../checks/catalogue.js';
 import type { Ledger } from '../checks/ledger.js';
+import { deferralsOf } from '../checks/deferrals.js';
 import { see, type SkipReason } from '../checks/skip-reason.js';
 import type { Clock } from '../core/clock.js';
 import type { Exchange } from '../http/exchange.js';
@@ -110,10 +111,28 @@ function endedReason(cause: EndCause, owners: readonly CheckId[]): SkipReason {
  * the probe's other checks (`checks`) skip naming the owners, marked cut short with them.
  */
 export function attributeEnd(cause: EndCause, ledger: Ledger, checks: readonly AnyCheckId[], plan: PlanName | null) {
-  for (const f of cause.faults) if (!ledger.failedOn(f.owner, f.plan)) ledger.fail(f.owner, f.plan, f.message, f.ex);
+  for (const f of cause.faults) {
+    if (ledger.failedOn(f.owner, f.plan)) continue;
+    // A refusal after a kept wait is held to the end of the run: its check's deferrals say whether requests petload
+    // did not send were shown to be counted against the key.
+    if (f.owner === 'retry-after.honest' || f.owner === 'ratelimit.quota-restored')
+      ledger.hold(f.owner, f.plan, { kind: 'refused-after-wait', count: 1, first: [{ ex: f.ex, message: f.message }] });
+    else ledger.fail(f.owner, f.plan, f.message, f.ex);
+  }
   const owners = ownersOf(cause, ledger, plan);
   const reason = endedReason(cause, owners);
-  for (const id of checks) if (!(owners as readonly string[]).includes(id)) ledger.skip(id, plan, reason, owners);
+  const marked = withDeferrals(owners);
+  for (const id of checks) if (!(owners as readonly string[]).includes(id)) ledger.skip(id, plan, reason, marked);
+}
+
+/** The owners and the checks their failures for an early end may defer to (the verdict reads a failure of any). */
+function withDeferrals(owners: readonly CheckId[]): CheckId[] {
+  const deferred = owners.flatMap((id) =>
+    deferralsOf(id, null)
+      .concat(deferralsOf(id, 'refused-after-wait'))
+      .map((d) => d.check),
+  );
+  return [...new Set([...owners, ...deferred])];
 }
 
 /**
@@ -124,7 +143,8 @@ function boundLedger(ledger: Ledger, cause: () => EndCause | null): Ledger {
   const g = Object.create(ledger) as Ledger;
   const skip = (id: AnyCheckId, plan: Parameters<Ledger['skip']>[1], c: EndCause) => {
     const owners = ownersOf(c, ledger, plan);
-    if (!(owners as readonly string[]).includes(id)) ledger.skip(id, plan, endedReason(c, owners), owners);
+    if (!(owners as readonly string[]).includes(id))
+      ledger.skip(id, plan, endedReason(c, owners), withDeferrals(owners));
   };
   g.pass = (id, plan, n) => {
     if (cause() === null) ledger.pass(id, plan, n);
