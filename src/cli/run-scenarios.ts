@@ -16,9 +16,8 @@ import type { ApiKey } from '../core/api-key.js';
 import { ERRORS, EXIT, isPetloadError, PetloadError } from '../core/errors.js';
 import type { ProbeProgress } from '../core/progress.js';
 import type { RunOptions, RunResult } from '../engine/run.js';
-import type { RunTarget } from '../engine/run-target.js';
+import { isRemote, type RunTarget } from '../engine/run-target.js';
 import { planScope } from '../engine/plan-scope.js';
-import { isLoopback } from '../http/target-url.js';
 import { type ShardSpec, shardSpecFrom } from '../shard/spec.js';
 import { type RunSinks, startRunSinks } from './run-sinks.js';
 import { networkFor } from './network-flags.js';
@@ -162,7 +161,7 @@ function readInputs(flags: RunFlags): RunInputs {
     [...keysOf.values()].flatMap((k) => k ?? []),
     headerSecrets,
   ).whole;
-  const remote = target.kind === 'external' && (target.treatAsRemote || !isLoopback(target.url));
+  const remote = isRemote(target);
   return { scenarios, shard, keysOf, keysFrom: keySource?.where, plansFile, redactWhole, remote, networkOf };
 }
 

@@ -16,6 +16,7 @@ import { PLAN_NAMES } from '../api/plans.js';
 import { FAULT_NAMES } from '../reference-server/faults.js';
 import { WINDOW_REPORTS } from '../reference-server/limiter.js';
 import { networkOptions } from './network-options.js';
+import { EMBEDDED_TIME_SCALE, REQUEST_TIMEOUT_MS } from '../core/defaults.js';
 
 /** What is run and where: the scenarios, the target and its keys and plans. */
 function targetOptions(y: Argv): Argv {
@@ -58,7 +59,7 @@ function embeddedServerOptions(y: Argv): Argv {
     .option('time-scale', {
       type: 'string',
       requiresArg: true,
-      describe: "embedded server only: run its clock N times faster (default: the scenario's, else 60)",
+      describe: `embedded server only: run its clock N times faster (default: the scenario's, else ${EMBEDDED_TIME_SCALE})`,
     })
     .option('fault', {
       type: 'string',
@@ -100,7 +101,11 @@ function runOptions(y: Argv): Argv {
       type: 'string',
       describe: 'where reports go (default reports/<UTC timestamp>-<scenario>/)',
     })
-    .option('timeout', { type: 'string', requiresArg: true, describe: 'request timeout in ms (default 10000)' })
+    .option('timeout', {
+      type: 'string',
+      requiresArg: true,
+      describe: `request timeout in ms (default ${REQUEST_TIMEOUT_MS})`,
+    })
     .option('rate', {
       type: 'string',
       requiresArg: true,

@@ -10,6 +10,7 @@ import type { Scenario } from '../config/scenario.js';
 import { describeDuration, describeEstimate, describeKeySpend, estimateRequests } from './estimate.js';
 import { describeSchedule } from './schedule.js';
 import { embeddedFigures, makeKeys } from './target.js';
+import { EMBEDDED_TIME_SCALE } from '../core/defaults.js';
 
 export interface DryRunOptions {
   readonly scenario: Scenario;
@@ -55,7 +56,7 @@ export function dryRunLines(o: DryRunOptions): string[] {
   });
   const plans = scope.judged;
   const mine = keys.filter((k) => plans.includes(k.plan));
-  const scale = embedded ? (o.timeScale ?? s.timeScale ?? 60) : 1;
+  const scale = embedded ? (o.timeScale ?? s.timeScale ?? EMBEDDED_TIME_SCALE) : 1;
   const e = estimateRequests(s, mine, plans, { scale });
   const where = embedded ? `the embedded reference server (time x${scale}, keys made for the run)` : o.target!;
   return [

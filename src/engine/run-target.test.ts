@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { realClock } from '../core/clock.js';
-import { targetOf } from './run-target.js';
+import { isRemote, targetOf } from './run-target.js';
 
 describe('targetOf', () => {
   it('gives the target of the new form as it is', () => {
@@ -27,5 +27,15 @@ describe('targetOf', () => {
       headers,
     });
     expect(targetOf({})).toEqual({ kind: 'embedded' });
+  });
+});
+
+describe('isRemote', () => {
+  it('is an external target off this machine, or one marked remote; never the embedded server', () => {
+    expect(isRemote({ kind: 'embedded' })).toBe(false);
+    expect(isRemote({ kind: 'external', url: 'http://127.0.0.1:8080/v1' })).toBe(false);
+    expect(isRemote({ kind: 'external', url: 'http://[::1]:8080/v1' })).toBe(false);
+    expect(isRemote({ kind: 'external', url: 'http://127.0.0.1:8080/v1', treatAsRemote: true })).toBe(true);
+    expect(isRemote({ kind: 'external', url: 'https://staging.example.com/v1' })).toBe(true);
   });
 });

@@ -10,6 +10,7 @@ import type { Clock } from '../core/clock.js';
 import type { FaultName } from '../reference-server/faults.js';
 import type { MinuteLimiter, WindowReport } from '../reference-server/limiter.js';
 import type { RunNetwork } from './network.js';
+import { isLoopback } from '../http/target-url.js';
 
 /** The embedded reference server, started on a loopback port for the run and closed after it. */
 export interface EmbeddedTarget {
@@ -61,6 +62,14 @@ export interface ExternalTarget {
 }
 
 export type RunTarget = EmbeddedTarget | ExternalTarget;
+
+/**
+ * A target treated as remote (the run announced before anything is sent, each key's daily quota guarded): an
+ * external one off this machine, or marked so (`treatAsRemote`). The one place the rule is written.
+ */
+export const isRemote = (
+  t: Pick<EmbeddedTarget, 'kind'> | Pick<ExternalTarget, 'kind' | 'url' | 'treatAsRemote'>,
+): boolean => t.kind === 'external' && (t.treatAsRemote === true || !isLoopback(t.url));
 
 /** The embedded server's settings in the flat form (deprecated). */
 type FlatEmbedded = Omit<EmbeddedTarget, 'kind' | 'headers'> & {

@@ -27,7 +27,7 @@ import { describeDuration, describeEstimate, describeKeySpend, estimateRequests,
 import { runSchedule, type ScheduleOutcome, type StepWait } from './run-schedule.js';
 import { scheduleLines, scheduleReport } from './schedule-report.js';
 import { createQuotaGate } from './quota-gate.js';
-import { externalTarget, isLoopback, startEmbeddedTarget, type Target } from './target.js';
+import { externalTarget, startEmbeddedTarget, type Target } from './target.js';
 import { lookWithV1 } from './base-look.js';
 import { watchTarget } from './target-sanity.js';
 import { prepareShard, shardScenario, type PreparedShard } from '../shard/partition.js';
@@ -40,8 +40,9 @@ import { isSpecialNetwork, resolveNetwork, type ResolvedNetwork, type RunNetwork
 import { describeProtocols } from '../http/network.js';
 import { armDeadline, runDeadline } from './deadline.js';
 import { type CleanupStack, withCleanup } from './cleanup.js';
-import { targetOf, type FlatTarget, type NoFlatTarget, type RunTarget } from './run-target.js';
+import { isRemote, targetOf, type FlatTarget, type NoFlatTarget, type RunTarget } from './run-target.js';
 import { planScope, type NotJudged, type PlanScope } from './plan-scope.js';
+import { EMBEDDED_TIME_SCALE, REACHABILITY_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../core/defaults.js';
 
 /** A run's own settings, whatever its target. */
 export interface RunSettings {
@@ -222,7 +223,7 @@ function thresholdsOf(scenario: Scenario, o: Run): { expression: string; severit
 async function openTarget(t: RunTarget, o: Run, scenario: Scenario, stack: CleanupStack): Promise<Target> {
   if (t.kind === 'external') return stack.use(externalTarget(t.url, t.keys ?? [], t.clock));
   const embedded = await startEmbeddedTarget({
-    timeScale: t.timeScale ?? scenario.timeScale ?? 60,
+    timeScale: t.timeScale ?? scenario.timeScale ?? EMBEDDED_TIME_SCALE,
     faults: t.faults ?? [],
     windowReport: t.windowReport ?? 'tightest',
     countErrors: t.countErrors ?? false,
@@ -479,7 +480,7 @@ function haltOf(e: PetloadError): Aborted {
 /** Is anything answering at the target? Then, for an external one, the header line on how it was reached. */
 async function reachable(o: Run, setup: Setup, signal: AbortSignal): Promise<void> {
   const { target, network, events } = setup;
-  const protocols = await assertReachable(target.url, o.timeoutMs ?? 5000, signal, network.client);
+  const protocols = await assertReachable(target.url, o.timeoutMs ?? REACHABILITY_TIMEOUT_MS, signal, network.client);
   for (const p of protocols) network.protocols.add(p);
   // The embedded server is always plain HTTP/1.1 on loopback: nothing to say.
   if (protocols.length === 0 || target.embedded) return;
@@ -582,12 +583,12 @@ function guardsOf(o: Run, { target, scenario, events, keys, network }: Setup) {
   // After a wrong base: one look at the base with /v1 added, with the key that got the 404.
   const look = async (label: string) => {
     const key = keys.find((k) => k.label === label);
-    const options = { timeoutMs: o.timeoutMs ?? 5000, network: network.client };
+    const options = { timeoutMs: o.timeoutMs ?? REACHABILITY_TIMEOUT_MS, network: network.client };
     return key ? lookWithV1(target.url, key, o.signal ? { ...options, signal: o.signal } : options) : null;
   };
   const sanity = target.embedded ? null : watchTarget(target.url, stop, look);
   const t = o.target.kind === 'external' ? o.target : null;
-  const remote = !target.embedded && (t?.treatAsRemote === true || !isLoopback(target.url));
+  const remote = isRemote(o.target);
   // The plan audit spends its keys' days by design (requiresAuditKey): that is what it is run for.
   const allow = t?.allowQuotaExhaustion === true || scenario.requiresAuditKey;
   const say = (text: string) => events.emit({ type: 'log', text, notice: true });
@@ -634,7 +635,7 @@ function openRun(o: Run, setup: Setup, stack: CleanupStack) {
     redact,
     events,
     connections: Math.max(POOL_CONNECTIONS, scenario.load?.maxInFlight ?? 0),
-    timeoutMs: o.timeoutMs ?? 10_000,
+    timeoutMs: o.timeoutMs ?? REQUEST_TIMEOUT_MS,
     network: setup.network.client,
     signal,
     stopped: () => halted() ?? new Interrupted(),

@@ -29,6 +29,7 @@ import { type NetworkOptions, type Protocol, protocolOfAlpn } from './network.js
 import { H1Pool } from './h1-pool.js';
 import { parseTargetUrl } from './target-url.js';
 import { DateCache, ResponseMemo } from './parsed.js';
+import { REQUEST_TIMEOUT_MS } from '../core/defaults.js';
 
 export interface HttpClientOptions {
   /** Target base URL, e.g. `http://127.0.0.1:8080/v1`; its path is the prefix of every request path. */
@@ -62,7 +63,6 @@ export interface HttpClientOptions {
 }
 
 const DEFAULT_CONNECTIONS = 16;
-const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** How long close() lets requests in flight finish before it destroys the connections. */
 const CLOSE_GRACE_MS = 1000;
@@ -587,11 +587,11 @@ function createTransport(origin: string, o: HttpClientOptions, seen: Set<Protoco
     return new H1Pool({
       origin: new URL(origin),
       connections: o.connections ?? DEFAULT_CONNECTIONS,
-      connectTimeoutMs: o.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      connectTimeoutMs: o.timeoutMs ?? REQUEST_TIMEOUT_MS,
       onConnection: () => seen.add('HTTP/1.1'),
     });
   }
-  const connectTimeout = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const connectTimeout = o.timeoutMs ?? REQUEST_TIMEOUT_MS;
   const allowH2 = network.http2 === true;
   const poolOptions = {
     connections: o.connections ?? DEFAULT_CONNECTIONS,
@@ -643,14 +643,14 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     basePath: url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname,
     paths: new Map(),
     keyHeaders: new WeakMap(),
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    timeoutMs: options.timeoutMs ?? REQUEST_TIMEOUT_MS,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     overlap: new Map(),
     holdBack: options.holdBack ?? null,
     onSettled: options.onSettled ?? null,
     bodies: new DecodedBodies(),
     dates: new DateCache(),
-    live: new LiveRequests(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+    live: new LiveRequests(options.timeoutMs ?? REQUEST_TIMEOUT_MS),
     signals: new Map(),
     seq: 0,
   };

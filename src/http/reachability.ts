@@ -7,6 +7,7 @@ import { PetloadError } from '../core/errors.js';
 import { createHttpClient } from './client.js';
 import type { TransportError } from './exchange.js';
 import { type NetworkOptions, type Protocol, redactProxyUrl } from './network.js';
+import { REACHABILITY_TIMEOUT_MS } from '../core/defaults.js';
 
 function why(error: TransportError, target: URL, timeoutMs: number, proxy: string | undefined): string {
   // Through a proxy, the connection that failed is the proxy's.
@@ -65,7 +66,7 @@ export function tlsHint(error: TransportError, https: boolean): string | undefin
  */
 export async function assertReachable(
   baseUrl: string,
-  timeoutMs = 5000,
+  timeoutMs = REACHABILITY_TIMEOUT_MS,
   signal?: AbortSignal,
   network?: NetworkOptions,
 ): Promise<readonly Protocol[]> {

@@ -15,6 +15,7 @@ import { createRunContext } from '../engine/run-context.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Metrics } from '../metrics/recorder.js';
 import { createReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../reference-server/index.js';
+import { REQUEST_TIMEOUT_MS } from '../core/defaults.js';
 
 export interface TestLoadContextOptions {
   baseUrl: string;
@@ -56,7 +57,7 @@ export function createTestLoadContext(o: TestLoadContextOptions): TestLoadContex
     keys: o.keys,
     ...(o.plans ? { plans: o.plans } : {}),
     connections: o.connections ?? 64,
-    timeoutMs: o.timeoutMs ?? 10_000,
+    timeoutMs: o.timeoutMs ?? REQUEST_TIMEOUT_MS,
     signal: o.signal ?? new AbortController().signal,
     stopped: () => new Error('a request was sent after the run was stopped'),
     onExchange: (ex) => exchanges.push(ex),
