@@ -16,7 +16,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { H1Error } from './h1-error.js';
-import { ChunkScanner, HeadScanner } from './h1-scanner.js';
+import { ChunkScanner, HeadScanner, TOKEN, VALUE_BYTE } from './h1-scanner.js';
 
 export interface H1ResponseEvents {
   /** A response's status line and headers (names in lower case, repeated ones as arrays, as undici gives them). */
@@ -37,9 +37,6 @@ export interface KeepAlive {
   readonly timeoutMs: number | null;
 }
 
-/** A token (RFC 9110: a method, a header name), as a regular-expression source; the transport's requests use it too. */
-export const TOKEN = "[!#$%&'*+\\-.^_`|~0-9A-Za-z]+";
-
 /** The most bytes a response head may take (node's and undici's default maxHeaderSize). */
 export const MAX_HEAD_BYTES = 16 * 1024;
 /** Header lines of a head whose headers a parser copies for the next one, at most (headersOf). */
@@ -52,7 +49,7 @@ const MAX_NAMES_KEPT = 64;
  * line folding. What it accepts, HeadScanner accepts; what it refuses, HeadScanner refuses and names.
  */
 const HEAD = new RegExp(
-  `^(?:HTTP|RTSP|ICE)\\/(?:1\\.[01]|0\\.9|2\\.0) [0-9]{3}(?: [^\\r\\n]*)?(?:\\r\\n${TOKEN}:[^\\x00-\\x08\\x0a-\\x1f\\x7f]*)*$`,
+  `^(?:HTTP|RTSP|ICE)\\/(?:1\\.[01]|0\\.9|2\\.0) [0-9]{3}(?: [^\\r\\n]*)?(?:\\r\\n${TOKEN}:${VALUE_BYTE}*)*$`,
 );
 /** A Content-Length a JavaScript number holds exactly (longer ones, leading zeros or not, go through lengthOf). */
 const SHORT_LENGTH = /^[0-9]{1,15}$/;

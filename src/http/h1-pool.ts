@@ -24,7 +24,8 @@ import { AssertionError } from 'node:assert';
 import type { IncomingHttpHeaders } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { H1Error } from './h1-error.js';
-import { H1ResponseParser, type H1ResponseEvents, type KeepAlive, TOKEN } from './h1-parser.js';
+import { H1ResponseParser, type H1ResponseEvents, type KeepAlive } from './h1-parser.js';
+import { TOKEN, VALUE_BYTE } from './h1-scanner.js';
 import { WaitQueue } from './h1-queue.js';
 
 /**
@@ -94,7 +95,7 @@ const READ_BUFFER_BYTES = 64 * 1024;
 const SWEEP_MS = 250;
 
 const IS_TOKEN = new RegExp(`^${TOKEN}$`);
-const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+const VALUE = new RegExp(`^${VALUE_BYTE}*$`);
 const INVALID_PATH = /[^\u0021-\u00ff]/;
 
 const NO_TRAILERS: IncomingHttpHeaders = Object.freeze({});
@@ -109,7 +110,7 @@ function invalid(message: string): H1Error {
  * or LF inside a value could still draw a line that looks right: requestHead looks for those apart.
  */
 const REQUEST_HEAD = new RegExp(
-  `^${TOKEN} \\/[\\x21-\\xff]* HTTP\\/1\\.1\\r\\n(?:${TOKEN}: [\\t\\x20-\\x7e\\x80-\\xff]*\\r\\n)*\\r\\n$`,
+  `^${TOKEN} \\/[\\x21-\\xff]* HTTP\\/1\\.1\\r\\n(?:${TOKEN}: ${VALUE_BYTE}*\\r\\n)*\\r\\n$`,
 );
 
 /** Why a request may not be sent, as undici says it (checked in undici's order), or null. */
@@ -119,7 +120,7 @@ function invalidPart(o: H1DispatchOptions): H1Error | null {
   for (let i = 0; i + 1 < o.headers.length; i += 2) {
     const name = o.headers[i]!;
     if (!IS_TOKEN.test(name)) return invalid('invalid header key');
-    if (INVALID_VALUE.test(o.headers[i + 1]!)) return invalid(`invalid ${name} header`);
+    if (!VALUE.test(o.headers[i + 1]!)) return invalid(`invalid ${name} header`);
   }
   return null;
 }

@@ -10,14 +10,21 @@
  */
 import { H1Error, type H1ParseCode } from './h1-error.js';
 
-/** Byte classes: a token (RFC 9110: header names, extension names), a field value's byte (HTAB, SP, VCHAR, obs-text). */
-const IS_TOKEN = new Uint8Array(256);
-for (const c of "!#$%&'*+-.^_`|~") IS_TOKEN[c.charCodeAt(0)] = 1;
-for (let c = 48; c <= 57; c++) IS_TOKEN[c] = 1;
-for (let c = 65; c <= 90; c++) IS_TOKEN[c] = IS_TOKEN[c + 32] = 1;
-const IS_VALUE = new Uint8Array(256).fill(1);
-for (let c = 0; c < 32; c++) if (c !== 9) IS_VALUE[c] = 0;
-IS_VALUE[127] = 0;
+/** A token (RFC 9110: a method, a header name), as a regular-expression source; both heads' expressions use it. */
+export const TOKEN = "[!#$%&'*+\\-.^_`|~0-9A-Za-z]+";
+
+/** A byte of a field value (RFC 9110: HTAB, SP, VCHAR, obs-text), as a regular-expression class. */
+export const VALUE_BYTE = '[\\t\\x20-\\x7e\\x80-\\xff]';
+
+/** The two classes above as tables of the 256 bytes. */
+const IS_TOKEN = byteTable(new RegExp(`^${TOKEN}$`));
+const IS_VALUE = byteTable(new RegExp(`^${VALUE_BYTE}$`));
+
+function byteTable(re: RegExp): Uint8Array {
+  const table = new Uint8Array(256);
+  for (let c = 0; c < 256; c++) table[c] = re.test(String.fromCharCode(c)) ? 1 : 0;
+  return table;
+}
 
 const CR = 13;
 const LF = 10;
