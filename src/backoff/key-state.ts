@@ -23,6 +23,8 @@ export interface KeyState {
   lastSentAt: number | null;
   /** Local wall time (run clock) until which no request may be sent: the end of the latest Retry-After. */
   blockedUntil: number;
+  /** Whose request got the 429 that set `blockedUntil`: `probe enforce`, `load phase 1 (constant-rate)`. */
+  blockedBy: string | null;
   /** Local wall time by which the minute window that held the last request has certainly ended. */
   minuteWindowEndsBy: number | null;
   suspectedBan: boolean;
@@ -42,6 +44,12 @@ export interface Refusal {
   readonly answeredBetween: number;
 }
 
+/** Whose request an exchange was, for people: `probe enforce`, `load phase 1 (constant-rate)`, `the load`. */
+export function senderOf(ex: Pick<Exchange, 'traffic'>): string {
+  if (ex.traffic === undefined) return 'the load';
+  return ex.traffic.class === 'probes' ? `probe ${ex.traffic.name}` : `load ${ex.traffic.name}`;
+}
+
 /** What a probe sees of the key states: the keys it was given. */
 export type KeyView = Pick<KeyStates, 'get' | 'all' | 'blockedNow'>;
 
@@ -57,6 +65,7 @@ export class KeyStates {
         used: false,
         lastSentAt: null,
         blockedUntil: 0,
+        blockedBy: null,
         minuteWindowEndsBy: null,
         suspectedBan: false,
         sent: 0,
@@ -158,7 +167,10 @@ export class KeyStates {
         // backoff's cap.
         const held =
           wait <= bound ? wait : minuteEnd !== null ? Math.max(0, minuteEnd - ex.localTime) : IMPLAUSIBLE_WAIT_MS;
-        s.blockedUntil = Math.max(s.blockedUntil, ex.localTime + held);
+        if (ex.localTime + held > s.blockedUntil) {
+          s.blockedUntil = ex.localTime + held;
+          s.blockedBy = senderOf(ex);
+        }
         // The refused window ends when Retry-After says (bounded by the window length).
         const end = ex.localTime + Math.min(held, MINUTE_MS) + TOLERANCE_MS;
         s.minuteWindowEndsBy = Math.max(

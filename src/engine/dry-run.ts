@@ -9,6 +9,7 @@ import type { ApiKey } from '../core/api-key.js';
 import type { Scenario } from '../config/scenario.js';
 import { describeDuration, describeEstimate, describeKeySpend, estimateRequests } from './estimate.js';
 import { describeSchedule } from './schedule.js';
+import { loadStartLines } from './schedule-report.js';
 import { embeddedFigures, makeKeys } from './target.js';
 import { EMBEDDED_TIME_SCALE } from '../core/defaults.js';
 
@@ -66,6 +67,7 @@ export function dryRunLines(o: DryRunOptions): string[] {
     '',
     '  start   plan       probe               key, window, requests',
     ...describeSchedule(e.schedule, scale).map((l) => `  ${l}`),
+    ...loadStartLines(e).map((l) => `  ${l}`),
     '',
     `  expected duration ${describeDuration(e)}`,
     `  ${describeEstimate(e)}`,

@@ -42,6 +42,8 @@ export interface Estimate {
   readonly requestsByKey: Readonly<Record<string, number>>;
   /** The probe schedule the estimate follows. */
   readonly schedule: Schedule;
+  /** When the load section starts, run-clock ms: after the probes and the windows their 429s hold (no load: their end). */
+  readonly loadAtMs: number;
   /** Expected duration, run-clock ms (probes and load phases), and the run clock's scale. */
   readonly durationMs: number;
   readonly scale: number;
@@ -115,7 +117,9 @@ export function estimateRequests(
     load?.maxRequests ?? Number.POSITIVE_INFINITY,
   );
   const total = perPlan.reduce((s, p) => s + p.probes, 0) + allLoad + unkeyed;
-  const durationMs = schedule.durationMs + loadDurationMs(load);
+  // The load starts once the probes are done and no window a probe's 429 spent holds a key (docs/schedule.md).
+  const loadAtMs = load ? Math.max(schedule.durationMs, ...schedule.held.map((h) => h.until)) : schedule.durationMs;
+  const durationMs = loadAtMs + loadDurationMs(load);
   return {
     plans: perPlan,
     unkeyed,
@@ -123,6 +127,7 @@ export function estimateRequests(
     unbounded: load ? unboundedReasons(load) : [],
     requestsByKey,
     schedule,
+    loadAtMs,
     durationMs,
     scale,
   };

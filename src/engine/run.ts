@@ -21,6 +21,7 @@ import { runLoad, type LoadOutcome } from '../executors/run-load.js';
 import { finalizeRun, type Failure } from './finalize.js';
 import { createRunContext, type RunContext } from './run-context.js';
 import type { ProbeProgress, ProgressStats } from '../core/progress.js';
+import type { MetricsSnapshot } from '../metrics/recorder.js';
 import { reportKey } from '../report/key-limits.js';
 import type { Report } from '../report/schema.js';
 import { describeDuration, describeEstimate, describeKeySpend, estimateRequests, type Estimate } from './estimate.js';
@@ -43,6 +44,7 @@ import { type CleanupStack, withCleanup } from './cleanup.js';
 import { isRemote, targetOf, type FlatTarget, type NoFlatTarget, type RunTarget } from './run-target.js';
 import { planScope, type NotJudged, type PlanScope } from './plan-scope.js';
 import { EMBEDDED_TIME_SCALE, REACHABILITY_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../core/defaults.js';
+import { awaitLoadWindows, loadHolds, shortfallLines } from './load-start.js';
 
 /** A run's own settings, whatever its target. */
 export interface RunSettings {
@@ -421,8 +423,18 @@ function watchKeys(events: RunEvents, run: RunContext): () => void {
   };
 }
 
+/**
+ * The run's figures, their load's phases named even when they sent nothing: the report then never reads as a run
+ * without load (metrics/traffic.ts, trafficWords).
+ */
+function withLoadPhases(snapshot: MetricsSnapshot, load: LoadOutcome | undefined): MetricsSnapshot {
+  if (!load || !snapshot.traffic) return snapshot;
+  const names = [...new Set([...snapshot.traffic.load, ...load.phases.map((ph) => ph.label)])];
+  return { ...snapshot, traffic: { ...snapshot.traffic, load: names } };
+}
+
 /** The load section, with a progress line about once a second; its outcome goes into the notes. */
-async function runLoadSection(setup: Setup, run: RunContext, load: LoadSection): Promise<void> {
+async function runLoadSection(setup: Setup, run: RunContext, load: LoadSection): Promise<LoadOutcome> {
   const { clock } = run;
   const { events } = setup;
   // From what was sent before the load (the probes): the first line's rate is the load's, not the run's so far.
@@ -445,6 +457,21 @@ async function runLoadSection(setup: Setup, run: RunContext, load: LoadSection):
     load,
   );
   for (const text of loadNotes(outcome)) events.emit({ type: 'note', text });
+  // A phase that sent nothing, or far below its plan, says so and why: in the report and on the console.
+  for (const text of shortfallLines(outcome)) {
+    events.emit({ type: 'note', text });
+    events.emit({ type: 'log', text: `petload: ${text}`, notice: true });
+  }
+  return outcome;
+}
+
+/** Before the load: wait until no key of the load is held by a probe's deliberate 429 (./load-start.ts). */
+async function startLoadOnFreeKeys(setup: Setup, run: RunContext, planned: Estimate, signal: AbortSignal) {
+  const holds = loadHolds(run.keyStates, setup.keys, run.clock.now(), planned.schedule);
+  const line = await awaitLoadWindows(run.clock, holds, signal);
+  if (line === null) return;
+  setup.events.emit({ type: 'note', text: line });
+  setup.events.emit({ type: 'log', text: line, notice: false });
 }
 
 /**
@@ -504,13 +531,14 @@ interface RunRecord {
   readonly planned: Estimate | undefined;
   readonly scheduled: ScheduleOutcome | undefined;
   readonly aborted: Aborted | undefined;
+  readonly load: LoadOutcome | undefined;
 }
 
 /** Judge the thresholds on the run's metrics, assemble the report, and write every file of it. */
 async function report(o: Run, sent: RunRecord): Promise<RunResult> {
   const { setup, run, thresholdSpecs, aborted } = sent;
   const { scenario, target, redact, events } = setup;
-  const snapshot = run.metrics.snapshot();
+  const snapshot = withLoadPhases(run.metrics.snapshot(), sent.load);
   const schedule = sent.planned && sent.scheduled ? scheduleReport(sent.planned, sent.scheduled) : undefined;
   if (schedule) {
     events.emit({ type: 'note', text: schedule.note });
@@ -614,6 +642,8 @@ interface Sent {
   toolError?: { error: unknown };
   planned?: Estimate;
   scheduled?: ScheduleOutcome;
+  /** What the load section did, when it ran to its end. */
+  load?: LoadOutcome;
 }
 
 /** The run's guards and its context, opened onto `stack`. */
@@ -677,8 +707,8 @@ async function runWith(o: Run, stack: CleanupStack): Promise<RunResult> {
   deadline.start();
   await drain(run.path.client, deadline.signal);
   if (sent.toolError) throw sent.toolError.error;
-  const { planned, scheduled, aborted } = sent;
-  return await report(o, { setup, run, thresholdSpecs, planned, scheduled, aborted });
+  const { planned, scheduled, aborted, load } = sent;
+  return await report(o, { setup, run, thresholdSpecs, planned, scheduled, aborted, load });
 }
 
 /** The send phase: announce, estimate, arm the deadline, check the target, run the probes and the load. */
@@ -722,7 +752,10 @@ async function send(
   await reachable(o, setup, signal);
   if (signal.aborted) throw new Interrupted();
   sent.scheduled = await runProbes(setup, run, planned);
-  if (scenario.load && !signal.aborted) await runLoadSection(setup, run, scenario.load);
+  if (scenario.load && !signal.aborted) {
+    await startLoadOnFreeKeys(setup, run, planned, signal);
+    if (!signal.aborted) sent.load = await runLoadSection(setup, run, scenario.load);
+  }
   if (run.keyStates.all().every((s) => s.suspectedBan)) {
     sent.aborted = { reason: 'every key is suspected banned', exitCode: EXIT.aborted, hint: ERRORS.E_KEY_BANNED.hint };
   }

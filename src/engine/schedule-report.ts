@@ -19,6 +19,17 @@ export function scheduleLines(e: Estimate): string[] {
   return [
     `schedule: probes take ${describeDuration({ ...e, durationMs: s.durationMs })}; ${formatCount(sum(s.requestsByKey) + s.unkeyed)} requests (${perKey.length > 0 ? `${perKey.join(', ')}; ` : ''}${formatCount(s.unkeyed)} without a key)`,
     ...s.reasons.map((r) => `  slower than it could be: ${r}`),
+    ...loadStartLines(e).map((l) => `  ${l}`),
+  ];
+}
+
+/** When the load waits for the windows the probes' 429s spent (docs/schedule.md, "Probes and load"): one line. */
+export function loadStartLines(e: Estimate): string[] {
+  const s = e.schedule;
+  if (e.loadAtMs <= s.durationMs) return [];
+  const held = s.held.map((h) => `${h.label} by ${h.probe}`).join(', ');
+  return [
+    `the load starts after ${describeDuration({ ...e, durationMs: e.loadAtMs })}, when the windows the probes' 429s spent have ended (${held})`,
   ];
 }
 

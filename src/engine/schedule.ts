@@ -105,6 +105,18 @@ export interface Schedule {
   readonly reasons: readonly string[];
   /** Probes that cannot run with these keys, and why (they skip with that reason). */
   readonly skipped: readonly { probe: ProbeName; plan: PlanName; reason: string }[];
+  /**
+   * Keys a probe's deliberate 429 still holds when the probes are done, until when (run-clock ms from the start):
+   * a load phase starts after them, on windows no probe spent (docs/schedule.md, "Probes and load").
+   */
+  readonly held: readonly HeldKey[];
+}
+
+/** A key left refused by a probe (its window spent on purpose), and when that window is over. */
+export interface HeldKey {
+  readonly label: string;
+  readonly probe: ProbeName;
+  readonly until: number;
 }
 
 /** Whole-second rounding of Reset and Retry-After: the next window is sure to have begun this long after. */
@@ -126,6 +138,8 @@ interface KeySim {
   exhausted: boolean;
   /** A 429 on the key no step has waited out yet. */
   refused: boolean;
+  /** The probe that spent the key's current window on purpose (while `exhausted`). */
+  spentBy: ProbeName | null;
   /** When the key's lane is free. */
   free: number;
   requests: number;
@@ -182,6 +196,7 @@ interface Plan {
   readonly requestsByKey: Record<string, number>;
   readonly address: AddressSim;
   readonly exact: [number, number][];
+  readonly held: HeldKey[];
   unkeyed: number;
 }
 
@@ -238,6 +253,7 @@ function placeFresh(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'fresh'>
   const ends = at + dur;
   k.used = cost;
   k.exhausted = true;
+  k.spentBy = probe;
   k.refused = true;
   k.free = ends;
   k.requests += cost;
@@ -310,6 +326,7 @@ function placePair(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'pair'>):
   const ends = at + (need.exhaustSpan(cost) + need.second) * p.r;
   a.used = a.key.quota;
   a.exhausted = true;
+  a.spentBy = probe;
   a.refused = true;
   b.used += need.second;
   a.free = b.free = ends;
@@ -497,6 +514,7 @@ function placePlan(p: Plan, plan: PlanName, keys: readonly ScheduleKey[], probes
     used: 0,
     exhausted: false,
     refused: false,
+    spentBy: null,
     free: 0,
     requests: 0,
   }));
@@ -526,8 +544,11 @@ function placePlan(p: Plan, plan: PlanName, keys: readonly ScheduleKey[], probes
     else if (need.window === 'sacrificial') placeSacrificial(p, pk, pr.name, need);
     else if (need.window === 'audit') placeAudit(p, pk, pr.name, need);
   }
-  for (const s of sims)
+  for (const s of sims) {
     if (s.requests > 0) p.requestsByKey[s.key.label] = (p.requestsByKey[s.key.label] ?? 0) + s.requests;
+    if (s.exhausted && s.spentBy !== null && s.openAt !== null)
+      p.held.push({ label: s.key.label, probe: s.spentBy, until: s.openAt + MINUTE_MS + TOL_MS });
+  }
 }
 
 export function planSchedule(given: ScheduleInput): Schedule {
@@ -541,6 +562,7 @@ export function planSchedule(given: ScheduleInput): Schedule {
     requestsByKey: {},
     address: { openAt: null, used: 0, free: 0 },
     exact: [],
+    held: [],
     unkeyed: 0,
   };
   const keysPerPlan: Partial<Record<PlanName, { have: number; used: number }>> = {};
@@ -570,6 +592,7 @@ export function planSchedule(given: ScheduleInput): Schedule {
     fastestKeysPerPlan: FASTEST_KEYS,
     reasons: [],
     skipped: p.skipped,
+    held: p.held,
   };
 }
 

@@ -38,6 +38,14 @@ export interface PlanCounts {
   gaveUp: number;
 }
 
+/** Arrivals a plan held back for one cause, and until when the cause held (local run-clock time). */
+export interface HeldBack {
+  /** `free#1 (…b0e7) waiting out a 429 of probe enforce`. */
+  readonly cause: string;
+  count: number;
+  until: number;
+}
+
 const newCounts = (): PlanCounts => ({
   planned: 0,
   sent: 0,
@@ -83,6 +91,8 @@ export class PlanLane {
   readonly record: PlanPhaseRecord;
   private cursor = 0;
   private pending = 0;
+  /** Why arrivals were held back, by cause (the key states know why a key waits). */
+  private readonly holds = new Map<string, HeldBack>();
   private onIdle: (() => void) | null = null;
   private failure: { error: unknown } | null = null;
   /** Whose traffic the lane's exchanges are: its phase's, one object for all of them. */
@@ -126,10 +136,40 @@ export class PlanLane {
     return this.keys.some((k) => !this.shared.policy.isBanned(k));
   }
 
-  /** Count an arrival that found every key waiting. */
+  /** Count an arrival that found every key waiting, with why. */
   holdBack(): void {
     this.counts.heldBack++;
     this.record.heldBack++;
+    const { cause, until } = this.whyHeld(this.shared.ctx.clock.now());
+    const held = this.holds.get(cause);
+    if (held === undefined) this.holds.set(cause, { cause, count: 1, until });
+    else {
+      held.count++;
+      held.until = Math.max(held.until, until);
+    }
+  }
+
+  /** The causes of the arrivals held back so far, most first. */
+  heldBack(): HeldBack[] {
+    return [...this.holds.values()].sort((a, b) => b.count - a.count);
+  }
+
+  /** Why the plan cannot send now (every key waits): the first waiting key's reason, from its state. */
+  private whyHeld(now: number): { cause: string; until: number } {
+    const { ctx, policy } = this.shared;
+    for (const key of this.keys) {
+      const s = ctx.keyStates.get(key);
+      if (s.suspectedBan) continue;
+      if (s.blockedUntil > now)
+        return {
+          cause: `${key.label} waiting out a 429 of ${s.blockedBy ?? 'an earlier request'}`,
+          until: s.blockedUntil,
+        };
+      const ready = policy.readyAt(key);
+      if (ready > now) return { cause: `${key.label} in the backoff after a refusal`, until: ready };
+      return { cause: `${key.label} at the end of its Remaining (no request left in its window)`, until: now };
+    }
+    return { cause: 'every key suspected banned', until: now };
   }
 
   /** Count an arrival that found the in-flight cap reached. */

@@ -12,7 +12,7 @@ import type { LoadSection } from './load-schema.js';
 import { PetloadError } from '../core/errors.js';
 import { Budget } from './budget.js';
 import type { LoadContext } from './context.js';
-import { PlanLane, type LaneShared, type PlanCounts } from './lane.js';
+import { PlanLane, type HeldBack, type LaneShared, type PlanCounts } from './lane.js';
 import type { ExecutorName } from './names.js';
 import type { Executor, PhaseEnv, PhaseResult, SaturateResult } from './phase.js';
 import { executorOf } from './registry.js';
@@ -25,7 +25,10 @@ export interface PhaseOutcome {
   label: string;
   /** Run-clock ms the phase lasted, waiting for its last answers included. */
   durationMs: number;
-  plans: ({ plan: PlanName } & PlanCounts)[];
+  /** Local run-clock time the phase began. */
+  startedAt: number;
+  /** Each plan's counts, and why arrivals were held back (by cause, most first). */
+  plans: ({ plan: PlanName; heldBackBy: HeldBack[] } & PlanCounts)[];
   saturate?: SaturateResult[];
 }
 
@@ -78,7 +81,8 @@ export async function runLoad(ctx: LoadContext, load: LoadSection): Promise<Load
     const label = `phase ${i + 1} (${phase.executor})`;
     const durationMs = executor.durationMs(phase, plans.length);
     const startMono = clock.monotonic();
-    const endsAt = clock.now() + durationMs;
+    const startedAt = clock.now();
+    const endsAt = startedAt + durationMs;
     const lanes = plans.map(
       (plan) =>
         new PlanLane(shared, {
@@ -120,7 +124,8 @@ export async function runLoad(ctx: LoadContext, load: LoadSection): Promise<Load
       executor: phase.executor,
       label,
       durationMs: clock.monotonic() - startMono,
-      plans: lanes.map((lane) => ({ plan: lane.plan, ...lane.counts })),
+      startedAt,
+      plans: lanes.map((lane) => ({ plan: lane.plan, ...lane.counts, heldBackBy: lane.heldBack() })),
       ...(result.saturate ? { saturate: [...result.saturate] } : {}),
     });
   }

@@ -33,14 +33,28 @@ export function totalsOf(ops: Operations): { requests: number; statusCounts: Rec
   return { requests, statusCounts, errors: statusCounts.error ?? 0 };
 }
 
-/** A few words for what a class's figures are, for titles: `the load's requests`, `the probes' requests`. */
-export function trafficWords(m: MeasuredTraffic): string {
+/**
+ * Whether a report's load phases ran and sent nothing: its figures are then the probes', and a title must not call
+ * it a run without load (the engine names every phase that ran in `traffic.load`, sent or not).
+ */
+const loadSentNone = (s: Pick<Source, 'traffic'> | undefined): boolean =>
+  s?.traffic !== undefined && s.traffic.measured === 'probes' && s.traffic.load.length > 0;
+
+/**
+ * A few words for what a class's figures are, for titles: `the load's requests`, `the probes' requests`. Given the
+ * report (`s`), a run whose load phases sent nothing says so instead of "no load".
+ */
+export function trafficWords(m: MeasuredTraffic, s?: Pick<Source, 'traffic'>): string {
   if (m === 'load') return "the load's requests";
-  if (m === 'probes') return "the probes' requests (this run has no load)";
+  if (m === 'probes')
+    return loadSentNone(s)
+      ? `the probes' requests (the load sent none: ${s!.traffic!.load.join(', ')}; see the notes for why)`
+      : "the probes' requests (this run has no load)";
   return 'every request, load and probes together (a report of an older version)';
 }
 
 /** The same in a word or two, for chart notes: `load`, `probes (no load)`, `all requests`. */
-export function trafficWord(m: MeasuredTraffic): string {
-  return m === 'load' ? 'load' : m === 'probes' ? 'probes (no load)' : 'all requests';
+export function trafficWord(m: MeasuredTraffic, s?: Pick<Source, 'traffic'>): string {
+  if (m === 'probes') return loadSentNone(s) ? 'probes (the load sent none)' : 'probes (no load)';
+  return m === 'load' ? 'load' : 'all requests';
 }

@@ -277,7 +277,7 @@ export function renderConsoleSummary(report: Report, opts: ConsoleOptions): stri
   out.push(...skipLines(v.skipped, paint, width));
 
   const measured = measuredTraffic(report);
-  out.push(...latencyLines(report.operations, `Latency of ${trafficWords(measured)}`, paint, width));
+  out.push(...latencyLines(report.operations, `Latency of ${trafficWords(measured, report)}`, paint, width));
   out.push(
     ...latencyLines(
       report.probeOperations ?? [],

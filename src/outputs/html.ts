@@ -238,13 +238,13 @@ function chartsSection(report: Report, data: ChartData): string {
     panel(
       'latency-title',
       'Latency percentiles per operation',
-      `<p class="note" id="latency-chart-traffic">${h(trafficWord(measuredTraffic(report)))}; ms from the intended send time (no coordinated omission)</p>` +
+      `<p class="note" id="latency-chart-traffic">${h(trafficWord(measuredTraffic(report), report))}; ms from the intended send time (no coordinated omission)</p>` +
         chartOrEmpty('chart-latency', data.latency !== null, 'No latency was recorded in this run.'),
     ),
     panel(
       'traffic-title',
       'Requests sent per second, and p99 latency',
-      `<p class="note">${h(trafficWord(measuredTraffic(report)))}; ${t.requests} requests in all, ${t.rps.toFixed(1)}/s; buckets of ${h(formatDuration(report.timeline.bucketMs))}${h(scaled)}</p>` +
+      `<p class="note">${h(trafficWord(measuredTraffic(report), report))}; ${t.requests} requests in all, ${t.rps.toFixed(1)}/s; buckets of ${h(formatDuration(report.timeline.bucketMs))}${h(scaled)}</p>` +
         chartOrEmpty('chart-rate', data.timeline !== null, 'No traffic timeline was recorded in this run.'),
     ),
     ...(data.timeline !== null
@@ -311,7 +311,7 @@ function latencyTable(report: Report): string {
     `<p class="note">${t.requests} requests in all, ${t.rps.toFixed(1)}/s (per real second); ${t.dropped} dropped sends; ${t.transportErrors} transport errors. ` +
     `Milliseconds from the intended send time, from the recorded histograms.</p>` +
     (rows.length > 0
-      ? `<p class="note" id="latency-traffic">Of ${h(trafficWords(measured))}:</p>${opsTable('latency', rows)}`
+      ? `<p class="note" id="latency-traffic">Of ${h(trafficWords(measured, report))}:</p>${opsTable('latency', rows)}`
       : '') +
     (probes.length > 0
       ? `<p class="note" id="probe-latency-title">Of the probes' requests, measured apart (their bursts, waits and deliberate refusals are not the load's; ${h((report.traffic?.probes ?? []).join(', '))}):</p>${opsTable('probe-latency', probes)}`

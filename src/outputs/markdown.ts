@@ -182,7 +182,7 @@ function latencySection(report: Report): string[] {
   const probes = report.probeOperations ?? [];
   if (report.operations.length === 0 && probes.length === 0) return [];
   const t = report.totals;
-  const words = trafficWords(measuredTraffic(report));
+  const words = trafficWords(measuredTraffic(report), report);
   return [
     ...latencyTable(`Latency of ${words}`, report.operations),
     ...latencyTable("Latency of the probes' requests (apart: not the load's)", probes),
