@@ -35,22 +35,24 @@ export function loadHolds(keyStates: KeyStates, keys: readonly ApiKey[], now: nu
 const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 
 /**
- * Wait, before the load section, until no key of the load is held by a probe's 429. Returns the line that says
- * what was waited for (for the log and the report's notes), or null when nothing held a key.
+ * Wait, before the load section, until no key of the load is held by a probe's 429; `say` gets the line that
+ * says what for (for the log and the report's notes) as the wait begins. Nothing is said when no key is held.
  */
 export async function awaitLoadWindows(
   clock: Clock,
   holds: readonly LoadHold[],
   signal: AbortSignal,
-): Promise<string | null> {
-  if (holds.length === 0) return null;
+  say: (line: string) => void,
+): Promise<void> {
+  if (holds.length === 0) return;
   const now = clock.now();
   const until = Math.max(...holds.map((h) => h.until));
   const who = holds.map((h) => `${h.label} by ${h.by}'s 429`).join(', ');
   const real = clock.scale === 1 ? '' : ` (${seconds((until - now) / clock.scale)} of real time)`;
-  const line = `load: starts ${seconds(until - now)} after the probes${real}, once the windows their 429s spent have ended (${who}): no load phase runs on a key a probe holds`;
+  say(
+    `load: starts ${seconds(until - now)} after the probes${real}, once the windows their 429s spent have ended (${who}): no load phase runs on a key a probe holds`,
+  );
   await clock.sleep(until - now, signal);
-  return line;
 }
 
 /** Below this share of its planned arrivals, a phase's plan sent "far below its rate" and says why. */

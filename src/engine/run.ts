@@ -26,7 +26,7 @@ import { reportKey } from '../report/key-limits.js';
 import type { Report } from '../report/schema.js';
 import { describeDuration, describeEstimate, describeKeySpend, estimateRequests, type Estimate } from './estimate.js';
 import { runSchedule, type ScheduleOutcome, type StepWait } from './run-schedule.js';
-import { scheduleLines, scheduleReport } from './schedule-report.js';
+import { loadStartLines, scheduleLines, scheduleReport } from './schedule-report.js';
 import { createQuotaGate } from './quota-gate.js';
 import { externalTarget, startEmbeddedTarget, type Target } from './target.js';
 import { lookWithV1 } from './base-look.js';
@@ -197,6 +197,7 @@ function preamble(
     `  expected duration ${describeDuration(estimate)}`,
     ...describeKeySpend(estimate).map((l) => `    ${l}`),
     ...estimate.schedule.reasons.map((r) => `  slower than it could be: ${r}`),
+    ...loadStartLines(estimate).map((l) => `  ${l}`),
     "  each key's daily quota left is read from the first answer on it, where its headers tell it; nothing is sent for it",
   ];
 }
@@ -468,10 +469,10 @@ async function runLoadSection(setup: Setup, run: RunContext, load: LoadSection):
 /** Before the load: wait until no key of the load is held by a probe's deliberate 429 (./load-start.ts). */
 async function startLoadOnFreeKeys(setup: Setup, run: RunContext, planned: Estimate, signal: AbortSignal) {
   const holds = loadHolds(run.keyStates, setup.keys, run.clock.now(), planned.schedule);
-  const line = await awaitLoadWindows(run.clock, holds, signal);
-  if (line === null) return;
-  setup.events.emit({ type: 'note', text: line });
-  setup.events.emit({ type: 'log', text: line, notice: false });
+  await awaitLoadWindows(run.clock, holds, signal, (text) => {
+    setup.events.emit({ type: 'note', text });
+    setup.events.emit({ type: 'log', text, notice: false });
+  });
 }
 
 /**
