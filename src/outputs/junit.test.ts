@@ -70,6 +70,19 @@ describe('renderJunit', () => {
     expect(info.text).toContain('counted: ["200","201"]');
   });
 
+  it('fails the case of a check cut short by an ended probe when no check failed for it; a skip when one did', () => {
+    const r: Report = structuredClone(report);
+    const o = r.checks.find((c) => c.id === 'ratelimit.key-isolation')!.byPlan[0]!;
+    o.reasons = ['not judged: the probe ended early (its own time bound passed: 2 min 00 s of real time)'];
+    o.cutShort = [];
+    const failure = caseNamed(renderJunit(r), 'ratelimit.key-isolation [free]').children[0]!;
+    expect(failure.name).toBe('failure');
+    expect(failure.attrs.message).toBe(`${o.reasons[0]}; no check failed for it`);
+    // Its owner failed (reset-is-timestamp fails in the sample): the case is the skip pointing at it.
+    o.cutShort = ['ratelimit.reset-is-timestamp'];
+    expect(caseNamed(renderJunit(r), 'ratelimit.key-isolation [free]').children[0]!.name).toBe('skipped');
+  });
+
   it('judges thresholds by their observed value', () => {
     expect(caseNamed(xml, 'threshold.p(95) < 250ms').children.map((e) => e.name)).toEqual(['system-out']);
     const failure = caseNamed(xml, 'threshold.rate(429) < 1%').children[0]!;

@@ -12,6 +12,7 @@
 import { CATALOGUE, FAILING_SEVERITIES } from '../checks/catalogue.js';
 import { isCatalogueId } from '../checks/ledger.js';
 import type { CheckResult, Report } from '../report/schema.js';
+import { cutShortUnowned, failedIds } from '../report/verdict.js';
 import { escapeAttr, escapeText } from './escape.js';
 import { caseName, evidenceBlock, formatObserved, keysLine, type PlanOutcome, targetLine } from './format.js';
 
@@ -43,10 +44,21 @@ function systemOut(text: string): string {
   return text === '' ? '' : `<system-out>${escapeText(text)}</system-out>`;
 }
 
-function outcomeCase(check: CheckResult, o: PlanOutcome): Case {
+function outcomeCase(check: CheckResult, o: PlanOutcome, failed: ReadonlySet<string>): Case {
   const classname = `petload.${familyOf(check.id)}`;
   const name = caseName(check.id, o.plan);
   const evidence = o.evidence.map(evidenceBlock).join('\n\n');
+  if (cutShortUnowned(check, o, failed)) {
+    // Not judged, and no check failed for what ended its probe: it fails the run (src/report/verdict.ts).
+    const message = `${o.reasons[0] ?? 'not judged: the probe ended early'}; no check failed for it`;
+    const text = `${check.title} (${check.severity})\n\n${o.reasons.join('\n')}`;
+    return {
+      classname,
+      name,
+      kind: 'failure',
+      body: `<failure message="${escapeAttr(message)}" type="${check.severity}">${escapeText(text)}</failure>`,
+    };
+  }
   if (o.status === 'skip') {
     const reason = o.reasons.length > 0 ? o.reasons.join('; ') : 'not judged';
     return { classname, name, kind: 'skipped', body: `<skipped message="${escapeAttr(reason)}"/>` };
@@ -72,13 +84,13 @@ function outcomeCase(check: CheckResult, o: PlanOutcome): Case {
   return { classname, name, kind: 'pass', body: systemOut(factsText(o)) };
 }
 
-function checkCases(check: CheckResult): Case[] {
+function checkCases(check: CheckResult, failed: ReadonlySet<string>): Case[] {
   // A check that was never judged for any plan still gets its case, so that CI lists every id.
   const outcomes: PlanOutcome[] =
     check.byPlan.length > 0
       ? check.byPlan
       : [{ plan: null, status: check.status, counts: check.counts, evidence: [], reasons: [], info: {} }];
-  return outcomes.map((o) => outcomeCase(check, o));
+  return outcomes.map((o) => outcomeCase(check, o, failed));
 }
 
 function thresholdCase(t: Report['thresholds'][number]): Case {
@@ -102,7 +114,8 @@ function thresholdCase(t: Report['thresholds'][number]): Case {
 function junitCases(report: Report): Case[] {
   const thresholdIds = new Set(report.thresholds.map((t) => t.checkId));
   // Threshold checks appear once, from report.thresholds, where their observed value is known.
-  const cases = report.checks.filter((c) => !thresholdIds.has(c.id)).flatMap(checkCases);
+  const failed = failedIds(report.checks);
+  const cases = report.checks.filter((c) => !thresholdIds.has(c.id)).flatMap((c) => checkCases(c, failed));
   cases.push(...report.thresholds.map(thresholdCase));
   // A partial run: each plan its scope named and it did not judge, a skipped case CI lists.
   for (const n of report.notJudged ?? [])

@@ -24,17 +24,33 @@ export interface Verdict {
   cutShort: CheckResult[];
 }
 
-/** A check of a failing severity cut short on a plan, with no failure of the checks that own why. */
-function unownedCutShort(c: CheckResult, failed: ReadonlySet<string>): boolean {
-  if (!FAILING_SEVERITIES.has(c.severity)) return false;
-  return c.byPlan.some(
-    (p) => p.status === 'skip' && p.cutShort !== undefined && !p.cutShort.some((id) => failed.has(id)),
+/**
+ * A check of a failing severity cut short on the plan `p`, with no failure among the checks that own why (`failed`:
+ * the ids of the report's failed checks).
+ */
+export function cutShortUnowned(
+  c: Pick<CheckResult, 'severity'>,
+  p: CheckResult['byPlan'][number],
+  failed: ReadonlySet<string>,
+): boolean {
+  return (
+    FAILING_SEVERITIES.has(c.severity) &&
+    p.status === 'skip' &&
+    p.cutShort !== undefined &&
+    !p.cutShort.some((id) => failed.has(id))
   );
 }
 
+/** The ids of a report's failed checks. */
+export const failedIds = (checks: readonly CheckResult[]): Set<string> =>
+  new Set(checks.filter((c) => c.status === 'fail').map((c) => c.id));
+
+const unownedCutShort = (c: CheckResult, failed: ReadonlySet<string>): boolean =>
+  c.byPlan.some((p) => cutShortUnowned(c, p, failed));
+
 export function verdictOf(checks: readonly CheckResult[]): Verdict {
   const v: Verdict = { verdict: 'pass', failed: [], warnings: [], skipped: [], passed: [], cutShort: [] };
-  const failed = new Set(checks.filter((c) => c.status === 'fail').map((c) => c.id));
+  const failed = failedIds(checks);
   for (const c of checks) {
     if (c.status !== 'fail' && unownedCutShort(c, failed)) v.cutShort.push(c);
     if (c.status === 'pass') v.passed.push(c);

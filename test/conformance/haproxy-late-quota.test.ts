@@ -53,7 +53,7 @@ export const HAPROXY_TABLE: VerdictTable = {
     ],
     'ratelimit.window-consistency': [
       'pass',
-      'every triple is in range; Reset moving with the clock is not read as a defect of a window',
+      "every triple is in range; a key's answers within a second share their Reset (now + 60, in whole seconds)",
     ],
     'ratelimit.enforced': ['pass', 'the 61st request of a fresh key is refused (429), and so is every one after'],
     'ratelimit.quota-restored': [
@@ -65,7 +65,7 @@ export const HAPROXY_TABLE: VerdictTable = {
     'ratelimit.what-counts': ['pass', 'info'],
     'ratelimit-fields.syntax': ['skip', 'no IETF fields'],
     'ratelimit-fields.consistent': ['skip', 'no IETF fields'],
-    'ratelimit.algorithm': ['pass', 'info: the answers do not tell the shape'],
+    'ratelimit.algorithm': ['pass', 'info: the shape is unknown (no Remaining rising, no Reset moved within a minute)'],
     'retry-after.present': ['pass', 'Retry-After: 60 on every 429'],
     'retry-after.syntax': ['pass', 'delay-seconds'],
     'retry-after.plausible': ['pass', 'no later than Reset'],
