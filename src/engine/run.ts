@@ -11,7 +11,7 @@ import type { LoadSection, Scenario } from '../config/scenario.js';
 import { createRedactor, type Redactor } from '../config/keys-file.js';
 import type { ApiKey } from '../core/api-key.js';
 import { collectNotes, createRunEvents, type RunEvents } from '../core/run-events.js';
-import { ERRORS, PetloadError, isPetloadError, EXIT } from '../core/errors.js';
+import { PetloadError } from '../core/errors.js';
 import type { HttpClient } from '../http/exchange.js';
 import { assertReachable } from '../http/reachability.js';
 import type { ProbeContext } from '../probes/context.js';
@@ -45,6 +45,7 @@ import { isRemote, targetOf, type FlatTarget, type NoFlatTarget, type RunTarget 
 import { planScope, type NotJudged, type PlanScope } from './plan-scope.js';
 import { EMBEDDED_TIME_SCALE, REACHABILITY_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../core/defaults.js';
 import { awaitLoadWindows, loadHolds, shortfallLines } from './load-start.js';
+import { type Aborted, endingOf, Interrupted } from './run-ending.js';
 
 /** A run's own settings, whatever its target. */
 export interface RunSettings {
@@ -107,9 +108,6 @@ export interface RunResult {
   /** The report could not be assembled, validated or rendered (exit 4); what was saved, and where. */
   failure?: Failure;
 }
-
-/** Thrown by send() once the run is interrupted, to unwind probes and executors at once. */
-class Interrupted extends Error {}
 
 /** How long in-flight requests may finish after an interrupt (real ms); then they are abandoned, unjudged. */
 const DRAIN_MS = 2000;
@@ -200,14 +198,6 @@ function preamble(
     ...loadStartLines(estimate).map((l) => `  ${l}`),
     "  each key's daily quota left is read from the first answer on it, where its headers tell it; nothing is sent for it",
   ];
-}
-
-interface Aborted {
-  reason: string;
-  exitCode: number;
-  hint?: string;
-  /** A note for the report about why. */
-  note?: string;
 }
 
 /** The thresholds of the scenario and of the command line, parsed. */
@@ -475,36 +465,6 @@ async function startLoadOnFreeKeys(setup: Setup, run: RunContext, planned: Estim
   });
 }
 
-/**
- * What ends a run early and is still reported: an interrupt, the target unreachable or every key banned, a bug
- * of petload (exit 4, with its stack as a note for the bug report). Null for any other tool error, which the run
- * throws once it has cleaned up.
- */
-function abortOf(e: unknown, redact: Redactor): Aborted | null {
-  if (e instanceof Interrupted) return { reason: 'interrupted', exitCode: EXIT.interrupted };
-  if (!isPetloadError(e) || e.code === 'E_INTERNAL') {
-    // A bug in petload during the run: the run ends, but what it collected is still reported (exit 4).
-    const message = e instanceof Error ? e.message : String(e);
-    return {
-      reason: redact(`internal error: ${message}`),
-      exitCode: EXIT.internal,
-      hint: ERRORS.E_INTERNAL.hint,
-      ...(e instanceof Error && e.stack ? { note: `internal error, for the bug report: ${e.stack}` } : {}),
-    };
-  }
-  if (e.code === 'E_TARGET_UNREACHABLE' || e.code === 'E_TARGET_NOT_API' || e.code === 'E_KEY_BANNED')
-    return { reason: e.message, exitCode: e.exitCode, ...(e.hint !== undefined ? { hint: e.hint } : {}) };
-  return null;
-}
-
-/**
- * A halt of the run's own (a wrong target, a key's day that would run dry): the run had begun sending, so what it
- * collected is reported, aborted with the halt's reason and exit code.
- */
-function haltOf(e: PetloadError): Aborted {
-  return { reason: e.message, exitCode: e.exitCode, ...(e.hint !== undefined ? { hint: e.hint } : {}) };
-}
-
 /** Is anything answering at the target? Then, for an external one, the header line on how it was reached. */
 async function reachable(o: Run, setup: Setup, signal: AbortSignal): Promise<void> {
   const { target, network, events } = setup;
@@ -637,14 +597,14 @@ export function runScenario(options: RunOptions | FlatRunOptions): Promise<RunRe
   return withCleanup((stack) => runWith(o, stack));
 }
 
-/** What the send phase found: an abort or a tool error, the estimate and what the schedule did. */
+/** What the send phase did before it returned or threw: the estimate, what the schedule and the load did. */
 interface Sent {
-  aborted?: Aborted;
-  toolError?: { error: unknown };
-  planned?: Estimate;
-  scheduled?: ScheduleOutcome;
+  /** What it threw (absent: it ran to its end). */
+  readonly thrown?: { readonly error: unknown };
+  readonly planned?: Estimate;
+  readonly scheduled?: ScheduleOutcome;
   /** What the load section did, when it ran to its end. */
-  load?: LoadOutcome;
+  readonly load?: LoadOutcome;
 }
 
 /** The run's guards and its context, opened onto `stack`. */
@@ -685,43 +645,78 @@ async function runWith(o: Run, stack: CleanupStack): Promise<RunResult> {
   const setup = await setUp(o, scenario, startedAt, stack);
   const { bound, guards, deadline, run } = openRun(o, setup, stack);
   const { signal, halted } = guards;
-  const sent: Sent = {};
   const stopKeys = watchKeys(setup.events, run);
+  let sent: Sent;
   try {
-    await send(o, setup, run, { bound, guards }, sent);
-  } catch (e) {
-    const h = halted();
-    const a = h ? haltOf(h) : ((e instanceof Interrupted ? bound.fired() : null) ?? abortOf(e, setup.redact));
-    if (a === null) sent.toolError = { error: e };
-    else sent.aborted = a;
-    if (a?.note) setup.events.emit({ type: 'note', text: a.note });
+    sent = await send(o, setup, run, { bound, guards });
   } finally {
     run.finish();
     stopKeys();
   }
-  const halt = halted();
-  if (!sent.aborted && !sent.toolError && halt) sent.aborted = haltOf(halt);
-  if (!sent.aborted && signal.aborted)
-    sent.aborted = bound.fired() ?? { reason: 'interrupted', exitCode: EXIT.interrupted };
+  const ending = endingOf({
+    ...(sent.thrown ? { thrown: sent.thrown } : {}),
+    halt: halted(),
+    deadline: bound.fired(),
+    signalAborted: signal.aborted,
+    everyKeyBanned: run.keyStates.all().every((k) => k.suspectedBan),
+    redact: setup.redact,
+  });
+  const aborted = ending.kind === 'aborted' ? ending.aborted : undefined;
+  if (aborted?.note) setup.events.emit({ type: 'note', text: aborted.note });
   // Nothing should be in flight by now; should something be, it gets the same grace as after an interrupt. The
   // rest (client, target, journal, deadlines) is closed by the stack, after the report.
   deadline.start();
   await drain(run.path.client, deadline.signal);
-  if (sent.toolError) throw sent.toolError.error;
-  const { planned, scheduled, aborted, load } = sent;
+  if (ending.kind === 'tool-error') throw ending.error;
+  const { planned, scheduled, load } = sent;
   return await report(o, { setup, run, thresholdSpecs, planned, scheduled, aborted, load });
 }
 
-/** The send phase: announce, estimate, arm the deadline, check the target, run the probes and the load. */
+/**
+ * The send phase: announce, estimate, arm the deadline, check the target, run the probes and the load. Returns
+ * what it did, and what it threw if it could not go on (endingOf decides what that means for the run).
+ */
 async function send(
   o: Run,
   setup: Setup,
   run: RunContext,
   { bound, guards }: Pick<ReturnType<typeof openRun>, 'bound' | 'guards'>,
-  sent: Sent,
-): Promise<void> {
+): Promise<Sent> {
+  const { scenario } = setup;
+  const { signal } = guards;
+  let planned: Estimate | undefined;
+  let scheduled: ScheduleOutcome | undefined;
+  let load: LoadOutcome | undefined;
+  const done = () => ({
+    ...(planned ? { planned } : {}),
+    ...(scheduled ? { scheduled } : {}),
+    ...(load ? { load } : {}),
+  });
+  try {
+    planned = announce(o, setup, bound, guards);
+    // The reachability check waits as long as a request may (--timeout), 5 s by default.
+    await reachable(o, setup, signal);
+    if (signal.aborted) throw new Interrupted();
+    scheduled = await runProbes(setup, run, planned);
+    if (scenario.load && !signal.aborted) {
+      await startLoadOnFreeKeys(setup, run, planned, signal);
+      if (!signal.aborted) load = await runLoadSection(setup, run, scenario.load);
+    }
+    return done();
+  } catch (error) {
+    return { ...done(), thrown: { error } };
+  }
+}
+
+/** Before anything is sent: the keys checked, the run announced and estimated, its deadline armed. */
+function announce(
+  o: Run,
+  setup: Setup,
+  bound: ReturnType<typeof openRun>['bound'],
+  guards: ReturnType<typeof openRun>['guards'],
+): Estimate {
   const { scenario, target, plans, keys, events } = setup;
-  const { signal, quota, remote } = guards;
+  const { quota, remote } = guards;
   checkKeys(setup);
   events.emit({
     type: 'started',
@@ -735,7 +730,6 @@ async function send(
     scale: target.clock.scale,
     ...(setup.shard ? { runs: setup.shard.runsProbe } : {}),
   });
-  sent.planned = planned;
   const steps = planned.schedule.steps.map(({ probe, plan, at, ends }) => ({ probe, plan, at, ends }));
   events.emit({ type: 'planned', durationMs: planned.durationMs, scale: planned.scale, steps });
   if (remote) {
@@ -749,15 +743,5 @@ async function send(
   }
   const judged = plans.filter((p) => keys.some((k) => k.plan === p));
   armDeadline(bound, planned, { load: scenario.load, plans: judged }, events, o.deadlineMs);
-  // The reachability check waits as long as a request may (--timeout), 5 s by default.
-  await reachable(o, setup, signal);
-  if (signal.aborted) throw new Interrupted();
-  sent.scheduled = await runProbes(setup, run, planned);
-  if (scenario.load && !signal.aborted) {
-    await startLoadOnFreeKeys(setup, run, planned, signal);
-    if (!signal.aborted) sent.load = await runLoadSection(setup, run, scenario.load);
-  }
-  if (run.keyStates.all().every((s) => s.suspectedBan)) {
-    sent.aborted = { reason: 'every key is suspected banned', exitCode: EXIT.aborted, hint: ERRORS.E_KEY_BANNED.hint };
-  }
+  return planned;
 }
