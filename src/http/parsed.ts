@@ -8,10 +8,15 @@
 import { type HeaderMap, onlyValue } from './header-map.js';
 import { parseHttpDate, parseRateLimit, type RateLimitHeaders } from './headers.js';
 
-/** The last Date text read on one client (a run's), and its value. */
+/**
+ * The last Date text read on one client (a run's), and its value; and the server's clock as the answers with a
+ * usable Date showed it, for an answer without one (src/http/server-time.ts).
+ */
 export class DateCache {
   private text: string | null = null;
   private ms: number | null = null;
+  /** Local run-clock time minus the server's Date, at the completion of the last answer read with a usable Date. */
+  offsetMs: number | null = null;
 
   parse(raw: string): number | null {
     if (raw !== this.text) {
@@ -30,10 +35,12 @@ export class ResponseMemo {
   constructor(readonly dates: DateCache | null = null) {}
 }
 
-/** What the readers below take of an exchange (src/http/exchange.ts): its headers and its memo. */
+/** What the readers below take of an exchange (src/http/exchange.ts): its headers, its memo, when it completed. */
 export interface Responded {
   readonly headers: HeaderMap;
   readonly parsed?: ResponseMemo;
+  /** Wall time on the run clock when the response was complete: with the Date, the server's clock is learnt. */
+  readonly localTime?: number;
 }
 
 /** The rate-limit triple of the exchange's response. Shared by every reader of the exchange: do not change it. */
@@ -53,6 +60,10 @@ function readDate(ex: Responded, dates: DateCache | null): number | null {
 export function dateOf(ex: Responded): number | null {
   const memo = ex.parsed;
   if (memo === undefined) return readDate(ex, null);
-  if (memo.date === undefined) memo.date = readDate(ex, memo.dates);
+  if (memo.date === undefined) {
+    memo.date = readDate(ex, memo.dates);
+    if (memo.date !== null && memo.dates !== null && ex.localTime !== undefined)
+      memo.dates.offsetMs = ex.localTime - memo.date;
+  }
   return memo.date;
 }

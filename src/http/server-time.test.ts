@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { buildExchange, FIXED_NOW, httpDate } from '../testing/exchange-builder.js';
-import { earliestLocal, latestLocal, retryAfterMs, serverOffset, serverTimeOf } from './server-time.js';
+import { DateCache, ResponseMemo } from './parsed.js';
+import {
+  earliestLocal,
+  latestLocal,
+  retryAfterMs,
+  serverOffset,
+  serverTimeOf,
+  serverTimeSource,
+} from './server-time.js';
 
 /** An answer whose Date is FIXED_NOW, completed when the local clock read FIXED_NOW - skew, after 40 ms in transit. */
 const answer = (skewMs: number, headers: Record<string, string | undefined> = {}) =>
@@ -24,6 +32,28 @@ describe("the server's timeline", () => {
         retryAfterMs(buildExchange({ ...ex, headers: { ...ex.headers, 'retry-after': httpDate(FIXED_NOW + 20_000) } })),
       ).toBe(20_000);
     }
+  });
+
+  it("reads an answer without a Date with the offset the run's last answer with one showed", () => {
+    const dates = new DateCache();
+    const skewMs = -20 * 60_000;
+    const dated = buildExchange({ localTime: FIXED_NOW - skewMs, parsed: new ResponseMemo(dates) });
+    const undated = (localTime: number) =>
+      buildExchange({
+        localTime,
+        timing: { intended: 0, sent: 960, headers: 990, done: 1_000 },
+        headers: { date: undefined, 'retry-after': httpDate(FIXED_NOW + 30_000) },
+        parsed: new ResponseMemo(dates),
+      });
+    // Before any answer with a Date: the local clock.
+    expect(serverTimeSource(undated(FIXED_NOW))).toBe('local clock');
+    expect(serverTimeOf(dated)).toBe(FIXED_NOW);
+    // Ten seconds later, locally: ten seconds later on the server's clock too, 20 minutes behind the local one.
+    const later = undated(FIXED_NOW - skewMs + 10_000);
+    expect(serverTimeSource(later)).toBe('Date of an earlier answer');
+    expect(serverTimeOf(later)).toBe(FIXED_NOW + 10_000);
+    expect(retryAfterMs(later)).toBe(20_000);
+    expect(earliestLocal(later, FIXED_NOW + 30_000) - later.localTime).toBe(20_000 - 1_000 - 40);
   });
 
   it('reads an answer without a usable Date on the local clock, with one reading', () => {

@@ -5,7 +5,7 @@
  */
 import { DAY_S, MINUTE_S, windowOfLimit, type PlanLimits, type PlanName } from '../../api/plans.js';
 import { onlyValue, type Exchange } from '../../http/exchange.js';
-import { dateOf } from '../../http/parsed.js';
+import { serverTimeOf, serverTimeSource } from '../../http/server-time.js';
 import type { CheckId } from '../catalogue.js';
 import type { Ledger } from '../ledger.js';
 import { see, type SkipReason } from '../skip-reason.js';
@@ -16,9 +16,12 @@ export type BodyRead = { kind: 'none' } | { kind: 'json'; value: unknown } | { k
 export interface View {
   readonly ex: Exchange;
   readonly status: number | null;
-  /** Epoch ms for time arithmetic: the server's Date when present once and valid, else the local clock. */
+  /**
+   * Epoch ms for time arithmetic, on the server's timeline (http/server-time.ts): its Date when present once and valid,
+   * else the server's clock as an earlier answer's Date showed it, else the local clock.
+   */
   readonly nowMs: number;
-  readonly nowSource: 'Date' | 'local clock';
+  readonly nowSource: ReturnType<typeof serverTimeSource>;
   /** Lower-cased `type/subtype` of a single Content-Type header; null when absent or repeated. */
   readonly mediaType: string | null;
   readonly body: BodyRead;
@@ -91,13 +94,12 @@ export function createViewer(
   };
   return (ex) => {
     // Parsed once, on the exchange (the key states read it too); the responses of one second share the text.
-    const serverMs = dateOf(ex);
     const mediaType = mediaTypeOf(ex);
     return {
       ex,
       status: ex.status,
-      nowMs: serverMs ?? ex.localTime,
-      nowSource: serverMs === null ? 'local clock' : 'Date',
+      nowMs: serverTimeOf(ex),
+      nowSource: serverTimeSource(ex),
       mediaType,
       body: bodyOf(ex, mediaType),
       planLimits: limitsOf(ex),
