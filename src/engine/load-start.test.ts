@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MINUTE_MS } from '../api/plans.js';
 import { parseScenarioText } from '../config/load-scenario.js';
 import type { LoadOutcome } from '../executors/run-load.js';
-import { trafficWord, trafficWords } from '../metrics/traffic.js';
+import { loadSentNone, trafficWord, trafficWords } from '../metrics/traffic.js';
 import { testKey } from '../testing/exchange-builder.js';
 import { estimateRequests } from './estimate.js';
 import { shortfallLines } from './load-start.js';
@@ -91,5 +91,8 @@ describe('the words of the latency table', () => {
     expect(trafficWord('probes', sentNone)).toBe('probes (the load sent none)');
     const noLoad = { traffic: { measured: 'probes' as const, load: [], probes: ['enforce'] } };
     expect(trafficWords('probes', noLoad)).toBe("the probes' requests (this run has no load)");
+    expect([loadSentNone(sentNone), loadSentNone(noLoad)]).toEqual([true, false]);
+    const sent = { traffic: { measured: 'load' as const, load: ['phase 1 (constant-rate)'], probes: [] } };
+    expect(loadSentNone(sent)).toBe(false);
   });
 });

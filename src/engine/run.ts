@@ -22,6 +22,7 @@ import { finalizeRun, type Failure } from './finalize.js';
 import { createRunContext, type RunContext } from './run-context.js';
 import type { ProbeProgress, ProgressStats } from '../core/progress.js';
 import type { MetricsSnapshot } from '../metrics/recorder.js';
+import { loadSentNone } from '../metrics/traffic.js';
 import { reportKey } from '../report/key-limits.js';
 import type { Report } from '../report/schema.js';
 import { describeDuration, describeEstimate, describeKeySpend, estimateRequests, type Estimate } from './estimate.js';
@@ -515,7 +516,10 @@ async function report(o: Run, sent: RunRecord): Promise<RunResult> {
       run.ledger.skip(checkId, null, ABORTED_UNJUDGED);
       return { ...judged, notJudged: ABORTED_UNJUDGED };
     }
-    run.ledger.judge(checkId, null, r.ok, () => thresholdMessage(t.expression, r));
+    // No data because the load's phases sent nothing: the failure says so (the notes say why).
+    const why =
+      r.observed === null && loadSentNone(snapshot) ? '; the load sent no request: see the notes for why' : '';
+    run.ledger.judge(checkId, null, r.ok, () => `${thresholdMessage(t.expression, r)}${why}`);
     return judged;
   });
   for (const p of run.path.client.protocols()) setup.network.protocols.add(p);

@@ -37,7 +37,7 @@ export function totalsOf(ops: Operations): { requests: number; statusCounts: Rec
  * Whether a report's load phases ran and sent nothing: its figures are then the probes', and a title must not call
  * it a run without load (the engine names every phase that ran in `traffic.load`, sent or not).
  */
-const loadSentNone = (s: Pick<Source, 'traffic'> | undefined): boolean =>
+export const loadSentNone = (s: Pick<Source, 'traffic'> | undefined): boolean =>
   s?.traffic !== undefined && s.traffic.measured === 'probes' && s.traffic.load.length > 0;
 
 /**
