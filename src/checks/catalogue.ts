@@ -35,7 +35,8 @@ export interface CheckMeta<Id extends string = string> {
  * the plan; `failed-in-run`, on any plan; `over-the-figure`, it failed on the plan or its `admission` fact counts more
  * than the figure sold; `per-counter`, that, and several independent counters answer the plan's keys. Of the
  * limiter ratelimit.algorithm reads on the plan: `refills-or-slides`, a token bucket or a sliding window (its
- * truthful headers move); `shape-unknown`, the answers could not tell its shape.
+ * truthful headers move); `refills-or-slides-by-reset`, the same told by Reset alone, not by the key's own requests
+ * sliding out of a log; `may-slide`, anything but a fixed window; `shape-unknown`, the answers could not tell its shape.
  */
 export type DeferralCondition =
   | 'failed'
@@ -43,6 +44,8 @@ export type DeferralCondition =
   | 'over-the-figure'
   | 'per-counter'
   | 'refills-or-slides'
+  | 'refills-or-slides-by-reset'
+  | 'may-slide'
   | 'shape-unknown';
 
 /**
@@ -51,7 +54,8 @@ export type DeferralCondition =
  * moving within what a fixed window calls one; `forward-reset`, a Reset moved forward with the requests;
  * `day-figure`, the day's figure announced on windows of a minute; `same-defect`, a 429 body with the defect
  * contract.error-shape found on the other error bodies; `refused-after-wait`, a refusal after a kept wait that ended
- * a probe early (src/engine/end-cause.ts).
+ * a probe early (src/engine/end-cause.ts); `slid-out`, Remaining risen by exactly the key's own requests that slid out
+ * of the trailing minute (a sliding log's truth).
  */
 export type HeldKind =
   | 'concurrent-rise'
@@ -59,7 +63,8 @@ export type HeldKind =
   | 'forward-reset'
   | 'day-figure'
   | 'same-defect'
-  | 'refused-after-wait';
+  | 'refused-after-wait'
+  | 'slid-out';
 
 /** A deferral to the check `Id`: in the catalogue, a catalogue id (`CHECKS` does not compile with another). */
 export interface Deferral<Id extends string = string> {
@@ -113,6 +118,20 @@ const REFILLS_OR_SLIDES = (of: readonly HeldKind[]): Deferral<'ratelimit.algorit
   because:
     'Remaining rising and Reset moving forward are how this limiter refills or slides, not a defect of the headers',
 });
+
+/**
+ * Remaining risen by exactly the key's own requests that slid out of the trailing minute: a sliding log's truth,
+ * excused unless the answers show a fixed window. Any other rise is excused only where a bucket or a sliding window
+ * was told by its Reset (refills-or-slides-by-reset): where petload's own requests showed a log, a rise they do not
+ * explain is a defect.
+ */
+const SLID_OUT: Deferral = {
+  check: 'ratelimit.algorithm',
+  when: 'may-slide',
+  of: ['slid-out'],
+  because:
+    "Remaining rose by exactly the key's own requests that slid out of the trailing minute, as a sliding log's does, and the answers do not show a fixed window",
+};
 
 /** A window that restarts too soon: over-admission, ratelimit.enforced's defect. */
 const SHORT_WINDOW = (of: readonly HeldKind[]): Deferral<'ratelimit.enforced'> => ({
@@ -308,7 +327,12 @@ export const CATALOGUE = {
     title: 'Remaining goes down by one per counted request within a window',
     judgedBy: ['observer', 'probe'],
     unexercised: 'no sequential requests on one key within one window',
-    defersTo: [...PER_COUNTER, REFILLS_OR_SLIDES(['short-window']), SHORT_WINDOW(['short-window'])],
+    defersTo: [
+      ...PER_COUNTER,
+      { ...REFILLS_OR_SLIDES(['short-window']), when: 'refills-or-slides-by-reset' },
+      SHORT_WINDOW(['short-window']),
+      SLID_OUT,
+    ],
   },
   'ratelimit.window-consistency': {
     family: 'ratelimit',

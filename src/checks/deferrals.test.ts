@@ -31,7 +31,9 @@ describe('the declared deferrals between checks', () => {
     for (const id of CHECK_IDS) {
       for (const d of CHECKS[id].defersTo ?? []) {
         expect(CHECK_IDS).toContain(d.check);
-        const reading = d.when === 'refills-or-slides' || d.when === 'shape-unknown';
+        const reading = ['refills-or-slides', 'refills-or-slides-by-reset', 'may-slide', 'shape-unknown'].includes(
+          d.when,
+        );
         expect(reasonOf(d)).toBe(
           reading ? `${d.because} (as ${d.check} reads the limiter)` : `${d.because}: that defect is ${d.check}'s`,
         );

@@ -20,9 +20,10 @@ import {
 
 /**
  * What ratelimit.algorithm read of a plan's limiter: a shape whose truthful headers move within what a fixed window
- * calls one (a token bucket, a sliding window), a shape the answers could not tell, or another (a fixed window).
+ * calls one (a token bucket, a sliding window told by its Reset), a sliding log whose Remaining rose by exactly the
+ * key's own requests that slid out (`log`), a shape the answers could not tell, or another (a fixed window).
  */
-export type LimiterReading = 'moves' | 'unknown' | 'still';
+export type LimiterReading = 'moves' | 'log' | 'unknown' | 'still';
 
 /** The facts of the run the conditions read besides the outcomes (the observer's readings of the answers). */
 export interface RunFacts {
@@ -52,12 +53,19 @@ const CONDITIONS: Record<DeferralCondition, Condition> = {
   'failed-in-run': (v, check) => v.failedInRun(check),
   'over-the-figure': overTheFigure,
   'per-counter': (v, check, plan) => v.countersOf(plan) >= 2 && overTheFigure(v, check, plan),
-  'refills-or-slides': (v, _check, plan) => v.limiterOf(plan) === 'moves',
+  'refills-or-slides': (v, _check, plan) => ['moves', 'log'].includes(v.limiterOf(plan)),
+  'refills-or-slides-by-reset': (v, _check, plan) => v.limiterOf(plan) === 'moves',
+  'may-slide': (v, _check, plan) => v.limiterOf(plan) !== 'still',
   'shape-unknown': (v, _check, plan) => v.limiterOf(plan) === 'unknown',
 };
 
 /** Conditions on what a check read of the limiter, not on a defect it found. */
-const READINGS: ReadonlySet<DeferralCondition> = new Set(['refills-or-slides', 'shape-unknown']);
+const READINGS: ReadonlySet<DeferralCondition> = new Set([
+  'refills-or-slides',
+  'refills-or-slides-by-reset',
+  'may-slide',
+  'shape-unknown',
+]);
 
 /** A condition holds of a check on the plan. */
 export const conditionHolds = (v: DeferralView, when: DeferralCondition, check: CheckId, plan: PlanName | null) =>

@@ -4,6 +4,8 @@ import { Ledger } from '../ledger.js';
 import { outcomeOf } from '../../testing/exchange-builder.js';
 import { type SampleStep, sequentialSamples } from '../../testing/rate-limit-samples.js';
 import { createAlgorithmReader } from './algorithm.js';
+import { SentLog } from './sent-log.js';
+import { type LogAnswer, movingWindow, pairedTimes } from '../../testing/moving-window.js';
 
 const T0 = 1_900_000_020_000; // a target-clock instant on a whole minute
 const FREE = PLANS.free;
@@ -21,6 +23,26 @@ function read(steps: readonly SampleStep[], limit = 60) {
 }
 
 const R = T0 / 1000;
+
+/** One key's answers, each sent at its time and answered 20 ms later, with petload's log of the key's requests. */
+function readWithLog(answers: readonly LogAnswer[], limit = 60) {
+  const log = new SentLog(60_000);
+  const reader = createAlgorithmReader(() => log);
+  for (const a of answers) {
+    const sent = a.at * 1000;
+    const accepted = a.status === 200;
+    const serverMs = T0 + Math.floor(a.at) * 1000; // Date, in whole seconds
+    const sample = { limit, remaining: a.remaining, reset: a.reset, serverMs, sent, done: sent + 20, accepted };
+    reader.see('free', 'free#1', FREE, { ...sample, overlapped: false });
+    log.add(sent, sent + 20, accepted ? 'surely' : 'maybe');
+  }
+  const ledger = new Ledger();
+  reader.record(ledger);
+  return {
+    shape: reader.shapeOf('free'),
+    info: (outcomeOf(ledger, 'ratelimit.algorithm')?.info ?? {}) as Record<string, string>,
+  };
+}
 
 describe('ratelimit.algorithm', () => {
   it("names a fixed window from the key's first request: Reset holds, then a new one a window later", () => {
@@ -73,6 +95,33 @@ describe('ratelimit.algorithm', () => {
       [9, 56, R + 69],
     ]);
     expect(shape).toBe('sliding-window');
+  });
+
+  it("names a sliding log whose Remaining rises by exactly the key's own requests that slid out (Reset: the oldest's end)", () => {
+    // Python's `limits` moving window; pairs every 2.5 s for 100 s. From Reset alone it looks like a fixed window.
+    const answers = movingWindow(pairedTimes(2.5, 0.2, 100), 60, R);
+    expect(read(answers.map((a) => [a.at, a.remaining, a.reset] as const)).shape).toBe('fixed-window');
+    const { shape, info } = readWithLog(answers);
+    expect(shape).toBe('sliding-window');
+    expect(info.shape).toBe('sliding window (a log of the trailing minute)');
+    expect(info.evidence).toMatch(
+      /, (\d+) with Remaining up by exactly the key's own requests that slid out .*\(0 that/,
+    );
+  });
+
+  it('names a sparse sliding log, which looked like a fixed window from the first request until requests slid out', () => {
+    const answers = movingWindow(pairedTimes(5, 1, 100), 60, R);
+    expect(read(answers.map((a) => [a.at, a.remaining, a.reset] as const)).shape).toBe('fixed-window');
+    expect(readWithLog(answers).shape).toBe('sliding-window');
+  });
+
+  it('still names a fixed window, whose Remaining starts over where a log would have let a few requests slide out', () => {
+    let counted = 0;
+    const fixed: LogAnswer[] = pairedTimes(2.5, 0.2, 100).map((at) => {
+      counted = at >= 60 && at < 60.1 ? 1 : counted + 1;
+      return { at, status: 200, remaining: 60 - counted, reset: R + (at >= 60 ? 120 : 60) };
+    });
+    expect(readWithLog(fixed).shape).toBe('fixed-window');
   });
 
   it("does not take a rise under a fixed Reset for a refill: that is a window's defect", () => {

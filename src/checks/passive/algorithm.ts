@@ -10,10 +10,15 @@
  * - a **move** of Reset (more than 1 s of rounding) before the earlier Reset has passed: a Reset that follows the
  *   requests (a bucket's "full again", a log's "drained") rather than a window's fixed end.
  * - a **hold**: Remaining down by one with the same Reset, as a fixed window shows.
+ * - a **slide**: Remaining up by exactly the key's own requests that slid out of the trailing minute in between (at
+ *   least one, with some left: not a window starting over), as petload's own log of the key's requests tells it
+ *   (sent-log.ts). A sliding log shows nothing else once its requests slide out; a fixed window or a bucket that
+ *   rises otherwise contradicts it (a **miss**).
  *
  * Shapes: `fixed-window` (aligned to the clock when every window ends on a whole minute, else from the key's first
  * request), `token-bucket` (burst = Limit, refill from Reset: what is missing over the time to full), `sliding-window`
- * (Reset about a window ahead of each answer, Remaining never rising within a minute), `unknown`. GCRA and a leaky
+ * (a log of the trailing minute: slides and hardly a miss, whatever its Reset says, the oldest request's end or the
+ * newest's; or Reset about a window ahead of each answer, Remaining never rising within a minute), `unknown`. GCRA and a leaky
  * bucket used as a meter admit exactly as a token bucket does and cannot be told from one outside; they are named
  * together, with the spacing (one request per 1/refill s).
  */
@@ -21,6 +26,7 @@ import { MINUTE_MS, MINUTE_S, type PlanLimits, type PlanName } from '../../api/p
 import type { CheckInfo } from '../../report/check-info.js';
 import type { Ledger } from '../ledger.js';
 import type { CounterReader, RateLimitSample } from './counters.js';
+import { readSlide, risesOf, type SentLog } from './sent-log.js';
 
 /** One answer of a valid key with usable X-RateLimit-*: the sample the counters read too. */
 export type AlgorithmSample = RateLimitSample;
@@ -54,6 +60,10 @@ interface PlanFacts {
   movesAWindowAhead: number;
   earlyRises: number;
   lateRises: number;
+  /** Rises by exactly the key's own requests that slid out of the trailing minute, with some left: a log's. */
+  slides: number;
+  /** Pairs a sliding log does not explain: a rise beyond what slid out, or less than what surely did. */
+  slideMisses: number;
   /** Distinct Resets of the minute Limit seen on holds, and how many of them end on a whole minute. */
   resets: Set<number>;
   aligned: number;
@@ -80,6 +90,8 @@ interface KeyTrack {
 export interface AlgorithmReader {
   see(plan: PlanName, key: string, limits: PlanLimits | undefined, s: AlgorithmSample): void;
   shapeOf(plan: PlanName | null): Shape;
+  /** Whether the plan's limiter was read as a sliding log from its own requests sliding out (not from Reset alone). */
+  slidesOf(plan: PlanName | null): boolean;
   /** The info check's outcome per plan that had any answer, with how many independent counters answer a key. */
   record(ledger: Ledger, counters?: Pick<CounterReader, 'countersOf' | 'evidenceOf'>): void;
 }
@@ -104,6 +116,8 @@ function newFacts(): PlanFacts {
     movesAWindowAhead: 0,
     earlyRises: 0,
     lateRises: 0,
+    slides: 0,
+    slideMisses: 0,
     resets: new Set(),
     aligned: 0,
     turnovers: 0,
@@ -156,10 +170,24 @@ function readPair(f: PlanFacts, k: KeyTrack, p: AlgorithmSample, s: AlgorithmSam
   }
 }
 
+/** Read the pair `p` then `s` against the key's requests that slid out of the trailing minute in between. */
+function readLog(f: PlanFacts, log: SentLog | undefined, p: AlgorithmSample, s: AlgorithmSample): void {
+  const slid = log?.slidOut(p, s) ?? null;
+  if (slid === null) return;
+  const reading = readSlide(risesOf(p, s), slid);
+  // Up to Limit-1 again: a window starting over and a drained log look alike.
+  if (reading === 'slid' && s.remaining < s.limit - 1) f.slides++;
+  else if (reading === 'not-a-log') f.slideMisses++;
+}
+
+/** Slides, no rise within a minute of a fresh start (nothing of a log's can slide out yet), hardly a miss. */
+const slidesAsALog = (f: PlanFacts): boolean => f.slides > 0 && f.earlyRises === 0 && f.slideMisses * 10 <= f.slides;
+
 function shapeOfFacts(f: PlanFacts | undefined): Shape {
   if (f === undefined || f.pairs === 0) return 'unknown';
   // A rise under a Reset that never drifts is a window's defect (window-consistency's), not a refill.
   if (f.earlyRises > 0 && f.moves > 0) return 'token-bucket';
+  if (slidesAsALog(f)) return 'sliding-window';
   if (f.moves >= 2 && f.movesAWindowAhead * 2 >= f.moves) return 'sliding-window';
   if (f.moves >= 2 && steadyRefill(f.rates)) return 'token-bucket';
   // A Reset that held for a while, or a window seen to turn over: a few answers in one second say nothing. And one
@@ -192,7 +220,7 @@ function describeBucket(f: PlanFacts, evidence: string): Figures {
 }
 
 function describe(f: PlanFacts, shape: Shape): Figures {
-  const evidence = `${f.pairs} pairs of sequential answers: ${f.holds} with the same Reset (${f.aged} of them less than a window ahead; held up to ${(f.longestHoldMs / 1000).toFixed(0)} s; ${f.turnovers} windows turned over), ${f.moves} with Reset moved before the earlier one had passed, ${f.earlyRises} with Remaining rising within a minute of a fresh start, ${f.lateRises} later`;
+  const evidence = `${f.pairs} pairs of sequential answers: ${f.holds} with the same Reset (${f.aged} of them less than a window ahead; held up to ${(f.longestHoldMs / 1000).toFixed(0)} s; ${f.turnovers} windows turned over), ${f.moves} with Reset moved before the earlier one had passed, ${f.earlyRises} with Remaining rising within a minute of a fresh start, ${f.lateRises} later, ${f.slides} with Remaining up by exactly the key's own requests that slid out of the trailing minute (${f.slideMisses} that a sliding log does not explain)`;
   switch (shape) {
     case 'fixed-window': {
       const aligned = f.resets.size >= 2 && f.aligned === f.resets.size;
@@ -226,7 +254,11 @@ function describeInstances(f: PlanFacts, n: number, seen: { keys: number; return
   };
 }
 
-export function createAlgorithmReader(): AlgorithmReader {
+/**
+ * `logOf` gives a key's log of its own requests, as sent (the stream judge keeps it): the requests that slide out of
+ * the trailing minute between two answers. Without it, no slide is read.
+ */
+export function createAlgorithmReader(logOf: (key: string) => SentLog | undefined = () => undefined): AlgorithmReader {
   const plans = new Map<PlanName, PlanFacts>();
   const keys = new Map<string, KeyTrack>();
 
@@ -253,9 +285,14 @@ export function createAlgorithmReader(): AlgorithmReader {
     k.last = s;
     if (p === null || p.limit !== s.limit || s.sent <= p.done || p.overlapped || s.overlapped) return;
     readPair(f, k, p, s, drifted);
+    readLog(f, logOf(key), p, s);
   };
 
   const shapeOf = (plan: PlanName | null): Shape => shapeOfFacts(plan === null ? undefined : plans.get(plan));
+  const slidesOf = (plan: PlanName | null): boolean => {
+    const f = plan === null ? undefined : plans.get(plan);
+    return f !== undefined && shapeOfFacts(f) === 'sliding-window' && slidesAsALog(f);
+  };
 
   const record: AlgorithmReader['record'] = (ledger, counters) => {
     for (const [plan, f] of plans) {
@@ -276,5 +313,5 @@ export function createAlgorithmReader(): AlgorithmReader {
     }
   };
 
-  return { see, shapeOf, record };
+  return { see, shapeOf, slidesOf, record };
 }

@@ -17,6 +17,7 @@ import { resolveAtEnd } from '../echoes.js';
 import { deferralsOf, reasonOf } from '../deferrals.js';
 import { createStreamJudge } from './stream.js';
 import { createRecorder, createViewer } from './view.js';
+import { type LogAnswer, movingWindow, pairedTimes } from '../../testing/moving-window.js';
 
 const DEC = 'ratelimit.remaining-decrements';
 const WIN = 'ratelimit.window-consistency';
@@ -428,6 +429,79 @@ describe('a correct server never fails the stream checks', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("ratelimit.remaining-decrements on a sliding log (the key's requests sliding out)", () => {
+  // A sliding log as Python's `limits` keeps one: Reset = its oldest hit's end in whole seconds (movingWindow).
+  const T0_S = Math.floor(FIXED_NOW / 1000);
+  const slidOut = deferralsOf(DEC, 'slid-out')[0]!;
+  /** The answers, each sent after the one before completed (20 ms on the wire), on the run clock of their time. */
+  const steps = (answers: readonly LogAnswer[]): Step[] =>
+    answers.map((a) => ({ ...a, at: a.at, sent: a.at * 1000, done: a.at * 1000 + 20 }));
+
+  it("passes Remaining that stays when one of the key's requests of a minute before slid out (the false alarm)", () => {
+    const s = session();
+    // 0.3 s and 30 s remain in the log at 60.2 s, 0 s slid out: Remaining 57 again, Reset (the oldest's end) the same.
+    const answers = movingWindow([0, 0.3, 30, 60.2], 60, T0_S);
+    expect(answers.map((a) => [a.remaining, a.reset - T0_S])).toEqual([
+      [59, 60],
+      [58, 60],
+      [57, 60],
+      [57, 60],
+    ]);
+    s.see(...steps(answers));
+    const l = s.settled();
+    expect(countsOf(l, DEC)).toEqual({ passed: 3, failed: 0, skipped: 1 });
+    expect(outcomeOf(l, DEC)?.skipReasons).toEqual([reasonOf(slidOut)]);
+    expect(outcomeOf(l, 'ratelimit.algorithm')?.info.shape).toBe('sliding window (a log of the trailing minute)');
+  });
+
+  it('passes traffic spread over more than a minute, its requests sliding out one by one, and names the log', () => {
+    const s = session();
+    // Pairs 0.2 s apart every 2.5 s for 100 s: 48 a minute, never refused; from 60 s on each hit meets one sliding out.
+    s.see(...steps(movingWindow(pairedTimes(2.5, 0.2, 100), 60, T0_S)));
+    const l = s.settled();
+    expect(countsOf(l, DEC).failed).toBe(0);
+    expect(countsOf(l, WIN).failed).toBe(0);
+    expect(outcomeOf(l, DEC)?.skipReasons).toContain(reasonOf(slidOut));
+    const algorithm = outcomeOf(l, 'ratelimit.algorithm')?.info ?? {};
+    expect(algorithm.shape).toBe('sliding window (a log of the trailing minute)');
+    expect(algorithm.evidence).toMatch(/, \d+ with Remaining up by exactly the key's own requests that slid out/);
+  });
+
+  it("fails a skipped decrement where none of the key's requests slid out, on a log read as one", () => {
+    const s = session();
+    // 0-20 s, nothing from 20 to 40 s, then 40-100 s: at 90.2 s nothing slides out (30 s was quiet), and the server
+    // does not count that hit.
+    const times = [...pairedTimes(2.5, 0.2, 20), ...pairedTimes(2.5, 0.2, 100, 40)];
+    const skipped = times.findIndex((t) => Math.abs(t - 90.2) < 1e-9);
+    const answers = movingWindow(times, 60, T0_S, new Set([skipped]));
+    s.see(...steps(answers));
+    const l = s.settled();
+    const a = answers[skipped]!;
+    expect(messages(l, DEC)).toEqual([
+      `Remaining ${a.remaining} on a 200 after (Limit 60, Remaining ${a.remaining}, Reset ${a.reset}, status 200) in the same window; expected ${a.remaining - 1}`,
+    ]);
+    expect(outcomeOf(l, 'ratelimit.algorithm')?.info.shape).toBe('sliding window (a log of the trailing minute)');
+  });
+
+  it('fails Remaining that stays on a fixed window, even where a request of the window before went a minute ago', () => {
+    const s = session();
+    // A fixed window from the key's first request: 0-60 s, then 60-120 s; the hit at 70.2 s is not counted.
+    const times = pairedTimes(2.5, 0.2, 100);
+    let counted = 0;
+    const fixed: LogAnswer[] = times.map((at) => {
+      const second = at >= 60;
+      if (Math.abs(at - 70.2) > 1e-9) counted = second && at < 60.1 ? 1 : counted + 1;
+      return { at, status: 200, remaining: 60 - counted, reset: T0_S + (second ? 120 : 60) };
+    });
+    s.see(...steps(fixed));
+    const l = s.settled();
+    expect(outcomeOf(l, 'ratelimit.algorithm')?.info.shape).toBe("fixed window from a key's first request");
+    expect(messages(l, DEC)).toEqual([
+      `Remaining 51 on a 200 after (Limit 60, Remaining 51, Reset ${T0_S + 120}, status 200) in the same window; expected 50; between 0 and 2 of the key's own requests slid out of the trailing minute in between`,
+    ]);
   });
 });
 

@@ -34,7 +34,7 @@
  * timestamp) are used; others skip naming those checks and break the chain, since the exchange may have been
  * counted. State is per key and bounded.
  */
-import { MINUTE_S, WINDOW_SECONDS, windowOfLimit } from '../../api/plans.js';
+import { MINUTE_MS, MINUTE_S, WINDOW_SECONDS, windowOfLimit } from '../../api/plans.js';
 import type { PlanName } from '../../api/plans.js';
 import type { Exchange } from '../../http/exchange.js';
 import { ietfTriple } from '../../http/ratelimit-fields.js';
@@ -45,6 +45,7 @@ import { see, type SkipReason } from '../skip-reason.js';
 import { createAlgorithmReader, MOVING_SHAPES, type AlgorithmReader } from './algorithm.js';
 import { createCounterReader, type CounterReader } from './counters.js';
 import type { RateLimitRead } from './ratelimit.js';
+import { readSlide, risesOf, SentLog } from './sent-log.js';
 import { is2xx, type Recorder, type View } from './view.js';
 
 interface Seen {
@@ -81,6 +82,8 @@ interface KeyState {
   newestLimit: number | null;
   /** Completed exchanges of this key. */
   own: number;
+  /** The key's requests of the last minute, as sent: what a sliding log's Remaining rises by (sent-log.ts). */
+  readonly log: SentLog;
 }
 
 const RECENT = 16;
@@ -192,6 +195,11 @@ interface Held {
   readonly forward: Map<PlanName | null, HeldRises>;
   /** A day's figure announced on windows of a minute (ratelimit.limit-matches-plan's failure), per plan. */
   readonly dayFigure: Map<PlanName | null, HeldRises>;
+  /**
+   * Rises of Remaining by exactly the key's own requests that slid out of the trailing minute, per plan: a sliding
+   * log's truth, a fixed window's defect; which one is known once the limiter's shape is.
+   */
+  readonly slid: Map<PlanName | null, HeldRises>;
 }
 
 function holdMoving(held: Held, id: HeldCheck, ex: Exchange, message: string): void {
@@ -205,7 +213,15 @@ function stateOf(keys: Map<string, KeyState>, label: string): KeyState {
   if (st === undefined)
     keys.set(
       label,
-      (st = { last: null, recent: [], settled: null, latestByLimit: new Map(), newestLimit: null, own: 0 }),
+      (st = {
+        last: null,
+        recent: [],
+        settled: null,
+        latestByLimit: new Map(),
+        newestLimit: null,
+        own: 0,
+        log: new SentLog(MINUTE_MS),
+      }),
     );
   return st;
 }
@@ -240,6 +256,20 @@ function remember(st: KeyState, cur: Seen): void {
   }
 }
 
+/**
+ * Whether Remaining rose from `prev` to `cur` by exactly the key's own requests that slid out of the trailing minute in
+ * between (at least one), as a sliding log's does: the count, said for the evidence; null when it did not.
+ */
+function slidOut(st: KeyState, prev: Seen, cur: Seen, v: View): string | null {
+  if (v.planLimits === undefined || windowOfLimit(cur.limit, v.planLimits) !== 'minute') return null;
+  const slid = st.log.slidOut(prev, cur);
+  if (slid === null) return null;
+  const p = { remaining: prev.remaining, accepted: is2xx(prev.status) };
+  if (readSlide(risesOf(p, { remaining: cur.remaining, accepted: is2xx(cur.status) }), slid) !== 'slid') return null;
+  const count = slid.lo === slid.hi ? `${slid.lo}` : `between ${slid.lo} and ${slid.hi}`;
+  return `${count} of the key's own requests slid out of the trailing minute in between`;
+}
+
 function judgeDecrements(st: KeyState, cur: Seen, v: View, r: Recorder, held: Held): void {
   // Made on the first problem: the passing path, nearly every exchange of a load, allocates nothing.
   let problems: string[] | null = null;
@@ -260,7 +290,10 @@ function judgeDecrements(st: KeyState, cur: Seen, v: View, r: Recorder, held: He
       const p = judgePair(prev, cur);
       if ('skip' in p) skipped = p.skip;
       else if (!p.ok && cur.remaining > prev.remaining - 1 && problems === null) {
-        // Higher than this key's request leaves: requests given back (a refill), or a defect of a fixed window.
+        // Higher than this key's request leaves: its requests sliding out of a log, requests given back (a refill),
+        // or a defect of a fixed window.
+        const slid = slidOut(st, prev, cur, v);
+        if (slid !== null) return holdIn(held.slid, v.ex, `${p.message}; ${slid}`);
         return holdMoving(held, 'ratelimit.remaining-decrements', v.ex, p.message);
       } else {
         judged = true;
@@ -425,19 +458,21 @@ function handOver(ledger: Ledger, held: Held): void {
   for (const [id, byPlan] of held.moving) give(id, 'short-window', byPlan);
   give('ratelimit.window-consistency', 'forward-reset', held.forward);
   give('ratelimit.window-consistency', 'day-figure', held.dayFigure);
+  give('ratelimit.remaining-decrements', 'slid-out', held.slid);
 }
 
 /** What a limiter's shape makes of the headers' movement (src/checks/deferrals.ts). */
 function readingOf(algorithm: AlgorithmReader, plan: PlanName | null): LimiterReading {
   const shape = algorithm.shapeOf(plan);
+  if (algorithm.slidesOf(plan)) return 'log';
   return MOVING_SHAPES.has(shape) ? 'moves' : shape === 'unknown' ? 'unknown' : 'still';
 }
 
 export function createStreamJudge(): StreamJudge {
   const keys = new Map<string, KeyState>();
-  const algorithm = createAlgorithmReader();
+  const algorithm = createAlgorithmReader((key) => keys.get(key)?.log);
   const counters = createCounterReader();
-  const held: Held = { rises: new Map(), moving: new Map(), forward: new Map(), dayFigure: new Map() };
+  const held: Held = { rises: new Map(), moving: new Map(), forward: new Map(), dayFigure: new Map(), slid: new Map() };
 
   // Completed exchanges of the run, by credential: with a valid key (per key, and in all), without one.
   let validKey = 0;
@@ -452,8 +487,11 @@ export function createStreamJudge(): StreamJudge {
     validKey++;
     const st = stateOf(keys, ex.keyLabel);
     st.own++;
+    // Logged once judged (its own pair reads the requests before it): a 2xx was surely counted, anything else may be.
+    const counted = is2xx(v.status) ? 'surely' : 'maybe';
     if (rl === null || !rl.usable || v.status === null || !rl.limit.ok || !rl.remaining.ok || !rl.reset.ok) {
       skipUnusable(v, rl, r, st, algorithm);
+      st.log.add(ex.timing.sent, ex.timing.done, counted);
       return;
     }
     const cur: Seen = {
@@ -484,6 +522,7 @@ export function createStreamJudge(): StreamJudge {
     judgeDecrements(st, cur, v, r, held);
     judgeConsistency(st, cur, v, r, held);
     remember(st, cur);
+    st.log.add(cur.sent, cur.done, counted);
   };
   const finish = (ledger: Ledger): void => {
     handOver(ledger, held);
