@@ -11,6 +11,7 @@ import { retryAfterMs } from '../http/server-time.js';
 import type { Exchange } from '../http/exchange.js';
 import { isAccepted, isRefusal, type ResponseWindow } from './response.js';
 import { MINUTE_MS } from '../api/plans.js';
+import { SentLog } from '../checks/passive/sent-log.js';
 
 export interface WindowExcess {
   key: string;
@@ -25,7 +26,7 @@ interface KeyWindows {
   /** Reset (Unix s) of a minute window -> accepted requests in it. */
   readonly byReset: Map<number, number>;
   /** Send times (local run clock) of the accepted requests of the last minute. */
-  readonly recent: number[];
+  readonly recent: SentLog;
   /** Windows already reported as exceeded (Reset, or the refusal's end in whole seconds). */
   readonly reported: Set<number>;
   /** The Reset the key's current window began with, when its first accepted answer came, and how often it moved. */
@@ -55,7 +56,14 @@ export class AcceptedWindows {
   private of(key: ApiKey): KeyWindows {
     let k = this.perKey.get(key.label);
     if (k === undefined) {
-      k = { byReset: new Map(), recent: [], reported: new Set(), anchor: null, firstAt: 0, moves: 0 };
+      k = {
+        byReset: new Map(),
+        recent: new SentLog(MINUTE_MS, Number.POSITIVE_INFINITY),
+        reported: new Set(),
+        anchor: null,
+        firstAt: 0,
+        moves: 0,
+      };
       this.perKey.set(key.label, k);
     }
     return k;
@@ -66,8 +74,7 @@ export class AcceptedWindows {
     const limit = key.limits.perMinute;
     if (isAccepted(ex)) {
       const k = this.of(key);
-      k.recent.push(sentAt);
-      while (k.recent.length > 0 && k.recent[0]! < sentAt - MINUTE_MS) k.recent.shift();
+      k.recent.add(sentAt, sentAt, 'surely');
       if (w.window !== 'minute' || w.reset === null) return;
       if (k.anchor === null) [k.anchor, k.firstAt] = [w.reset, sentAt];
       else if (Math.abs(w.reset - k.anchor) > 1) {
@@ -94,7 +101,7 @@ export class AcceptedWindows {
     const end = ex.localTime + wait;
     const k = this.of(key);
     const from = end - REFUSED_WINDOW_SPAN_MS;
-    const count = k.recent.reduce((n, t) => (t >= from ? n + 1 : n), 0);
+    const count = k.recent.surelyCountedFrom(from);
     if (count > limit) {
       this.exceeded(k, Math.round(end / 1000), {
         key: key.label,

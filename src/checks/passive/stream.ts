@@ -22,6 +22,10 @@
  * - The headers' movement (Remaining rising, Reset moving too soon or forward with the requests): held, deferred to
  *   ratelimit.algorithm's reading of the limiter (the truth of a bucket or a sliding window; a shape it cannot tell)
  *   and to ratelimit.enforced (a window that restarts too soon, when that check failed), else failed.
+ * - Remaining up, from one answer of a key to the next, by exactly the key's own requests that slid out of the
+ *   trailing minute in between (the key's log of its requests: sent-log.ts): a sliding log's count. Held, deferred to
+ *   ratelimit.algorithm unless it read a fixed window; any other rise is excused only where it read a bucket or a
+ *   sliding window from its Reset, not where the key's own requests showed a log (which they do not explain).
  * - A Limit that is the plan's per-day figure (and not its per-minute one) on windows that last a minute (a Reset
  *   that moved, by a minute or more, to at most a minute away): the minute window is announced with the wrong
  *   figure. That is the Limit not matching the plan (ratelimit.limit-matches-plan fails it here, where the window is

@@ -14,6 +14,12 @@
  *   the trailing window; a refused request is not logged). Remaining = the figure less the log; Reset = when the log
  *   will have drained (the newest request plus a window); Retry-After = until the oldest slides out. It never admits
  *   more than the figure in any window.
+ * - `moving-window`: a sliding log as Python's `limits` library keeps one (its MovingWindowRateLimiter, behind
+ *   flask-limiter and slowapi), written out here: each key's accepted hits (ms); a hit is accepted while fewer than the
+ *   figure were accepted in the trailing window, and a refused one is not logged. Remaining = the figure less the hits
+ *   of the trailing window; Reset = when the oldest of them leaves it, in whole seconds (int(oldest) + window, as the
+ *   library's window stats); Retry-After = until then. Once a key's requests of one minute slide out during the next,
+ *   Remaining stays level or rises where a fixed window's would fall.
  */
 import { createServer } from 'node:http';
 import { TokenBucket } from 'limiter';
@@ -33,7 +39,7 @@ import {
 interface Take {
   accepted: boolean;
   remaining: number;
-  /** Epoch ms when the subject has its whole figure again. */
+  /** Epoch ms the Reset header announces (rounded up to whole seconds): most limiters, when the figure is whole again. */
   fullAtMs: number;
   /** On a refusal: ms until a request would be accepted. */
   waitMs: number;
@@ -95,6 +101,26 @@ function slidingWindow(): Limiter {
   };
 }
 
+function movingWindowLog(): Limiter {
+  const logs = new Map<string, number[]>();
+  return async (subject, figure) => {
+    const now = Date.now();
+    let log = logs.get(subject);
+    if (log === undefined) logs.set(subject, (log = []));
+    // The library counts a hit while its time is at least now less the window.
+    while (log.length > 0 && log[0]! < now - windowMs) log.shift();
+    const accepted = log.length < figure;
+    if (accepted) log.push(now);
+    const oldest = log[0] ?? now;
+    return {
+      accepted,
+      remaining: figure - log.length,
+      fullAtMs: Math.floor(oldest / 1000) * 1000 + windowMs,
+      waitMs: accepted ? 0 : oldest + windowMs - now,
+    };
+  };
+}
+
 async function gcra(): Promise<Limiter> {
   const [{ Redis }, { default: RedisGCRA }] = await Promise.all([import('ioredis'), import('redis-gcra')]);
   const url = process.env.STORE_REDIS_URL;
@@ -109,6 +135,7 @@ async function gcra(): Promise<Limiter> {
 const ALGORITHMS: Record<string, () => Limiter | Promise<Limiter>> = {
   'token-bucket': tokenBucket,
   'sliding-window': slidingWindow,
+  'moving-window': movingWindowLog,
   gcra,
 };
 const make = ALGORITHMS[process.env.STORE_ALGORITHM ?? ''];
