@@ -47,3 +47,14 @@ describe('SentLog', () => {
     expect(readSlide(risesOf(ok(57), ok(50)), { lo: 0, hi: 2 })).toBe('fell');
   });
 });
+
+describe('SentLog in answer order', () => {
+  it('puts an answer that completed a hair before the last one in its place', () => {
+    const log = new SentLog(W);
+    log.add(0, 5000, 'surely');
+    log.add(1000, 1020, 'surely');
+    log.add(2000, 2020, 'maybe');
+    // By 62.5 s, 1 s surely slid out; 2 s (not a 2xx) and 0 s (answered at 5 s: it may have arrived then) perhaps.
+    expect(log.slidOut(span(2), span(62.5))).toEqual({ lo: 1, hi: 3 });
+  });
+});

@@ -49,11 +49,19 @@ export class SentLog {
   /** Note a request of the key, once answered (or failed): in answer order, as the observer sees them. */
   add(sent: number, done: number, counted: Counted): void {
     let i = this.done.length;
-    // Answers arrive in order; one a hair earlier than the last is put in its place.
+    // Answers arrive in order (pushed: this runs for every exchange of a load); one a hair earlier than the last is
+    // put in its place.
     while (i > this.head && this.done[i - 1]! > done) i--;
-    this.sent.splice(i, 0, sent);
-    this.done.splice(i, 0, done);
-    this.surely.splice(i, 0, counted === 'surely' ? 1 : 0);
+    const surely = counted === 'surely' ? 1 : 0;
+    if (i === this.done.length) {
+      this.sent.push(sent);
+      this.done.push(done);
+      this.surely.push(surely);
+    } else {
+      this.sent.splice(i, 0, sent);
+      this.done.splice(i, 0, done);
+      this.surely.splice(i, 0, surely);
+    }
     this.maxLatency = Math.max(this.maxLatency, done - sent);
     const keepFrom = sent - this.windowMs - 2 * SLIDE_SLACK_MS;
     while (this.head < this.done.length && (this.done[this.head]! < keepFrom || this.size > this.cap)) {
