@@ -125,7 +125,7 @@ const REFILLS_OR_SLIDES = (of: readonly HeldKind[]): Deferral<'ratelimit.algorit
  * was told by its Reset (refills-or-slides-by-reset): where petload's own requests showed a log, a rise they do not
  * explain is a defect.
  */
-const SLID_OUT: Deferral = {
+const SLID_OUT: Deferral<'ratelimit.algorithm'> = {
   check: 'ratelimit.algorithm',
   when: 'may-slide',
   of: ['slid-out'],
