@@ -115,6 +115,31 @@ describe('createMetrics', () => {
     expectNear(max('getPet', '4xx'), 404);
     expectNear(max('listPets', '9xx'), 999);
     expectNear(max('listPets', 'error'), 7);
+    // Each status code has a histogram of its own besides its class's (the class 429 is the code 429).
+    expect([count('getPet', '200'), count('getPet', '503'), count('getPet', '404')]).toEqual([2, 1, 1]);
+    expectNear(max('listPets', '999'), 999);
+  });
+
+  it('times each status code apart within its class, the class being their exact sum', () => {
+    const m = createMetrics({ clock: clockAt(1, START + 1000), startMono: START });
+    for (const status of [201, 400, 401, 400, 429, 201])
+      m.record(
+        buildExchange({
+          operation: 'createPet',
+          status,
+          headers: {},
+          timing: { intended: START, sent: START, headers: null, done: START + status },
+        }),
+      );
+    const op = m.snapshot().operations[0]!;
+    expect(Object.keys(op.histograms).sort()).toEqual(['201', '2xx', '400', '401', '429', '4xx', 'all', 'serviceTime']);
+    const of = (name: string) => summarize(decodeHistogram(op.histograms[name]!));
+    expect([of('400').count, of('401').count, of('4xx').count, of('201').count]).toEqual([2, 1, 3, 2]);
+    expectNear(of('400').max, 400);
+    expectNear(of('401').min, 401);
+    expectNear(of('4xx').min, 400);
+    expectNear(of('4xx').max, 401);
+    expect(of('all').count).toBe(6);
   });
 
   it('summarises latency per operation in real milliseconds, from the intended send time', () => {
@@ -122,7 +147,7 @@ describe('createMetrics', () => {
     expect(snap.operations.map((o) => o.operation)).toEqual(['listPets', 'createPet', 'getPet', 'other']);
     const [list, create, get, other] = snap.operations;
     expect(list).toMatchObject({ count: 2, statusCounts: { '200': 1, '429': 1 } });
-    expect(Object.keys(list!.histograms).sort()).toEqual(['2xx', '429', 'all', 'serviceTime']);
+    expect(Object.keys(list!.histograms).sort()).toEqual(['200', '2xx', '429', 'all', 'serviceTime']);
     expectNear(list!.latency.max, 100);
     expectNear(list!.latency.min, 10);
     expect(list!.latency.count).toBe(2);
@@ -139,7 +164,7 @@ describe('createMetrics', () => {
     expectNear(get!.latency.max, 1010);
     expectNear(get!.serviceTime.max, 1000);
     expect(other).toMatchObject({ count: 1, statusCounts: { '404': 1 } });
-    expect(Object.keys(other!.histograms).sort()).toEqual(['4xx', 'all', 'serviceTime']);
+    expect(Object.keys(other!.histograms).sort()).toEqual(['404', '4xx', 'all', 'serviceTime']);
   });
 
   it('places the timeline and key timelines on the run clock from the start', () => {

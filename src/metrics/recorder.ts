@@ -62,7 +62,7 @@ export const OPERATION_NAMES: readonly OperationName[] = ['listPets', 'createPet
 
 /** Status-count key of a transport error (no response). */
 export const ERROR_STATUS = 'error';
-/** Names of the encoded histograms of an operation besides its status classes. */
+/** Names of the encoded histograms of an operation besides its status classes and codes. */
 export const ALL_HISTOGRAM = 'all';
 export const SERVICE_TIME_HISTOGRAM = 'serviceTime';
 
@@ -81,10 +81,11 @@ class OperationState {
   private readonly byStatus = new Float64Array(1001);
   /** Codes outside 0..999, which no parser lets through. */
   private readonly otherStatus = new Map<number, number>();
-  readonly latencyByClass = new Map<string, Histogram>();
+  /** Latency per status code (-1: no response); the status classes' are summed from them in a snapshot. */
+  readonly latencyByCode = new Map<number, Histogram>();
   readonly serviceTime = createHistogram();
 
-  /** The status of the last exchange recorded, and the histogram of its class (a load repeats both). */
+  /** The status of the last exchange recorded, and its histogram (a load repeats both). */
   private lastStatus: number | null | undefined = undefined;
   private lastLatency: Histogram | null = null;
 
@@ -105,24 +106,44 @@ class OperationState {
   latencyOfStatus(status: number | null): Histogram {
     if (status !== this.lastStatus || this.lastLatency === null) {
       this.lastStatus = status;
-      this.lastLatency = this.latencyOf(statusClass(status));
+      const code = status ?? -1;
+      let h = this.latencyByCode.get(code);
+      if (h === undefined) {
+        h = createHistogram();
+        this.latencyByCode.set(code, h);
+      }
+      this.lastLatency = h;
     }
     return this.lastLatency;
   }
 
-  latencyOf(cls: string): Histogram {
-    let h = this.latencyByClass.get(cls);
-    if (h === undefined) {
-      h = createHistogram();
-      this.latencyByClass.set(cls, h);
+  /** Latency per status code as report.json names them (`201`, `error`), in ascending order. */
+  latencyByStatus(): Map<string, Histogram> {
+    const codes = [...this.latencyByCode.keys()].sort((a, b) => a - b);
+    return new Map(codes.map((c) => [c === -1 ? ERROR_STATUS : String(c), this.latencyByCode.get(c)!]));
+  }
+
+  /** The status classes' latency, each the exact sum of its status codes' histograms. */
+  latencyByClass(): Map<string, Histogram> {
+    const out = new Map<string, Histogram>();
+    for (const [code, h] of this.latencyByCode) {
+      const cls = statusClass(code === -1 ? null : code);
+      let sum = out.get(cls);
+      if (sum === undefined) {
+        sum = createHistogram();
+        out.set(cls, sum);
+      }
+      addInto(sum, h);
     }
-    return h;
+    return out;
   }
 }
 
 /**
  * One operation's part of a snapshot: its latency per status class, all of them together and its service time, as
- * summaries and as encoded histograms (classes in name order). The recorder and the journal's replay both make it.
+ * summaries and as encoded histograms (classes in name order), and per status code when given (`201`, `400`: the
+ * keys of statusCounts; the class `429` and the code `429` are one histogram, so are the two `error`s). The recorder
+ * gives both; the journal's replay, which keeps classes only, the classes.
  */
 export function operationSnapshot(
   operation: string,
@@ -130,9 +151,11 @@ export function operationSnapshot(
   statusCounts: Record<string, number>,
   latencyByClass: ReadonlyMap<string, Histogram>,
   serviceTime: Histogram,
+  latencyByStatus: ReadonlyMap<string, Histogram> = new Map(),
 ): MetricsSnapshot['operations'][number] {
   const all = createHistogram();
   const histograms: Record<string, string> = {};
+  for (const [status, h] of latencyByStatus) histograms[status] = encodeHistogram(h);
   for (const [cls, h] of [...latencyByClass].sort((a, b) => a[0].localeCompare(b[0]))) {
     addInto(all, h);
     histograms[cls] = encodeHistogram(h);
@@ -188,7 +211,8 @@ class ClassState {
     for (const name of OPERATION_NAMES) {
       const s = this.ops.get(name);
       if (s === undefined) continue;
-      out.push(operationSnapshot(name, s.count, statusCountsRecord(s.statusCounts()), s.latencyByClass, s.serviceTime));
+      const counts = statusCountsRecord(s.statusCounts());
+      out.push(operationSnapshot(name, s.count, counts, s.latencyByClass(), s.serviceTime, s.latencyByStatus()));
     }
     return out;
   }
@@ -237,7 +261,7 @@ export function createMetrics(opts: { clock: Clock; startMono: number }): Metric
           else if (status >= 400 && status < 500) p.s4xx += n;
           else if (status >= 500 && status < 600) p.s5xx += n;
         }
-        for (const h of s.latencyByClass.values()) addInto(all, h);
+        for (const h of s.latencyByCode.values()) addInto(all, h);
       }
       if (totalCount(all) > 0) p.p99 = percentile(all, 99);
       return p;

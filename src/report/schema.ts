@@ -103,7 +103,10 @@ export const OperationMetrics = z.object({
   latency: LatencySummary,
   /** Milliseconds, measured from the actual send time. */
   serviceTime: LatencySummary,
-  /** Encoded HDR histograms (compressed base64, microseconds): `all` and per status class (2xx, 4xx, 429, 5xx, error). */
+  /**
+   * Encoded HDR histograms (compressed base64, microseconds): `all`, `serviceTime`, per status class (2xx, 4xx, 429,
+   * 5xx, error) and per status code (`201`, `400`: the keys of statusCounts; absent in reports of older versions).
+   */
   histograms: z.record(z.string(), z.string()),
 });
 
