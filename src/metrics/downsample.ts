@@ -11,6 +11,8 @@
 export class StrideSampler {
   private ts: number[] = [];
   private values: (number | null)[] = [];
+  /** A second value per sample, when pushed with one (undefined: none). */
+  private extras: (number | null | undefined)[] = [];
   private stride = 1;
   private seen = 0;
 
@@ -18,21 +20,27 @@ export class StrideSampler {
     if (!(cap >= 2)) throw new RangeError(`sampler cap must be at least 2, got ${cap}`);
   }
 
-  push(t: number, value: number | null): void {
+  push(t: number, value: number | null, extra?: number | null): void {
     const index = this.seen++;
     if (index % this.stride !== 0) return;
     if (this.ts.length === this.cap) {
       this.ts = this.ts.filter((_, i) => i % 2 === 0);
       this.values = this.values.filter((_, i) => i % 2 === 0);
+      this.extras = this.extras.filter((_, i) => i % 2 === 0);
       this.stride *= 2;
       if (index % this.stride !== 0) return;
     }
     this.ts.push(t);
     this.values.push(value);
+    this.extras.push(extra);
   }
 
-  samples(): [number, number | null][] {
-    return this.ts.map((t, i) => [t, this.values[i] ?? null]);
+  /** [t, value], or [t, value, extra] for a sample pushed with an extra. */
+  samples(): ([number, number | null] | [number, number | null, number | null])[] {
+    return this.ts.map((t, i) => {
+      const extra = this.extras[i];
+      return extra === undefined ? [t, this.values[i] ?? null] : [t, this.values[i] ?? null, extra];
+    });
   }
 }
 

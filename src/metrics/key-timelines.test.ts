@@ -27,9 +27,10 @@ describe('KeyTimelines', () => {
           [20, 0, 60],
           [30, 0, 60],
         ],
+        // The third figure: the wait the answer's Reset gives (Reset less Date; the builder's Reset is 30 s on).
         refusals: [
-          [30, 7],
-          [40, 12],
+          [30, 7, RESET - FIXED_NOW / 1000],
+          [40, 12, 30],
         ],
       },
       { key: 'pro#1', plan: 'pro', remaining: [[50, 299, 300]], refusals: [] },
@@ -54,8 +55,8 @@ describe('KeyTimelines', () => {
         plan: 'free',
         remaining: [[9, 59, 60]],
         refusals: [
-          [8, null],
-          [9, null],
+          [8, null, 30],
+          [9, null, 30],
         ],
       },
     ]);
@@ -64,7 +65,35 @@ describe('KeyTimelines', () => {
   it('a Retry-After date already past counts as 0 seconds', () => {
     const k = new KeyTimelines();
     k.add(buildExchange({ status: 429, headers: { 'retry-after': httpDate(FIXED_NOW - 5000) } }), 1);
-    expect(k.snapshot()[0]!.refusals).toEqual([[1, 0]]);
+    expect(k.snapshot()[0]!.refusals).toEqual([[1, 0, 30]]);
+  });
+
+  it("keeps the wait each 429's Reset gives: a timestamp less the server's time, delta-seconds as given", () => {
+    const k = new KeyTimelines();
+    const refused = (reset: string | undefined, date?: string) =>
+      buildExchange({
+        status: 429,
+        headers: { 'retry-after': '9', 'x-ratelimit-reset': reset, ...(date === undefined ? {} : { date }) },
+      });
+    const t = FIXED_NOW / 1000;
+    k.add(refused(String(t + 42)), 1);
+    k.add(refused(String((t + 42) * 1000)), 2);
+    k.add(refused('17'), 3);
+    k.add(refused(undefined), 4);
+    k.add(refused('soon'), 5);
+    // A server 10 s behind: its Reset is read against its own Date, not the local clock.
+    k.add(refused(String(t + 42), httpDate(FIXED_NOW - 10_000)), 6);
+    // No Date, nothing learnt of the server's clock: the local one (the builder's Reset is 30 s on).
+    k.add(buildExchange({ status: 429, headers: { 'retry-after': '9', date: undefined } }), 7);
+    expect(k.snapshot()[0]!.refusals).toEqual([
+      [1, 9, 42],
+      [2, 9, 42],
+      [3, 9, 17],
+      [4, 9, null],
+      [5, 9, null],
+      [6, 9, 52],
+      [7, 9, 30],
+    ]);
   });
 
   it('stays bounded over a long run and keeps the exhausted windows visible', () => {

@@ -1,6 +1,6 @@
 /**
- * Per key (label and plan): Remaining/Limit as the target reported them, and every 429 with its Retry-After,
- * each bounded to KEY_TIMELINE_CAP points however long the run. Remaining keeps a min/max envelope so that
+ * Per key (label and plan): Remaining/Limit as the target reported them, and every 429 with its Retry-After and the
+ * wait its Reset gives, each bounded to KEY_TIMELINE_CAP points however long the run. Remaining keeps a min/max envelope so that
  * an exhausted window (Remaining 0) stays visible; refusals keep every n-th one, n doubling.
  * Headers are read with the checks' parsers and anything unusable is skipped: judging them is the checks' job.
  */
@@ -30,10 +30,26 @@ function retryAfterSeconds(headers: HeaderMap, responseEpochMs: number): number 
   return null;
 }
 
+const EPOCH_S = 1e9;
+const EPOCH_MS = 1e11;
+
+/**
+ * The wait a response's X-RateLimit-Reset gives, in seconds on the server's clock: a Unix timestamp (seconds, or
+ * milliseconds) less the server's time of the answer (its Date: src/http/server-time.ts), or delta-seconds as given.
+ * Null when Reset is absent or unreadable. The checks judge Reset's form; this only reads the promise.
+ */
+function resetWaitSeconds(ex: Exchange): number | null {
+  const { reset } = rateLimitOf(ex);
+  if (!reset.ok) return null;
+  if (reset.value < EPOCH_S) return reset.value;
+  const resetMs = reset.value < EPOCH_MS ? reset.value * 1000 : reset.value;
+  return (resetMs - serverTimeOf(ex)) / 1000;
+}
+
 interface KeyState {
   /** [t, Remaining, Limit] */
   remaining: EnvelopeSampler;
-  /** [t, Retry-After seconds] */
+  /** [t, Retry-After seconds, Reset's wait in seconds] */
   refusals: StrideSampler;
 }
 
@@ -69,7 +85,7 @@ export class KeyTimelines {
     if (!(remaining.ok && limit.ok) && !refused) return;
     const s = this.state(ex.plan, ex.keyLabel);
     if (remaining.ok && limit.ok) s.remaining.push(tMs, remaining.value, limit.value);
-    if (refused) s.refusals.push(tMs, retryAfterSeconds(ex.headers, serverTimeOf(ex)));
+    if (refused) s.refusals.push(tMs, retryAfterSeconds(ex.headers, serverTimeOf(ex)), resetWaitSeconds(ex));
   }
 
   snapshot(): KeyTimeline[] {
@@ -106,8 +122,8 @@ export function mergeKeyTimelines(
     const s = newState(cap);
     for (const [t, remaining, limit] of list.flatMap((k) => k.remaining).sort((x, y) => x[0] - y[0]))
       s.remaining.push(t, remaining, limit);
-    for (const [t, retryAfter] of list.flatMap((k) => k.refusals).sort((x, y) => x[0] - y[0]))
-      s.refusals.push(t, retryAfter);
+    for (const [t, retryAfter, resetWait] of list.flatMap((k) => k.refusals).sort((x, y) => x[0] - y[0]))
+      s.refusals.push(t, retryAfter, resetWait);
     out.push({ key: first.key, plan: first.plan, remaining: s.remaining.samples(), refusals: s.refusals.samples() });
   }
   return out;

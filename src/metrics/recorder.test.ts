@@ -186,7 +186,7 @@ describe('createMetrics', () => {
           [5200, 59, 60],
           [5010, 59, 60],
         ],
-        refusals: [[100, null]],
+        refusals: [[100, null, 30]],
       },
     ]);
   });

@@ -140,8 +140,11 @@ export const KeyTimeline = z.object({
   plan: z.enum(PLAN_NAMES),
   /** [t ms since start, Remaining, Limit], downsampled to a bounded size. */
   remaining: z.array(z.tuple([z.number(), z.number(), z.number()])),
-  /** [t ms since start, Retry-After seconds or null] for every 429 (bounded). */
-  refusals: z.array(z.tuple([z.number(), z.number().nullable()])),
+  /**
+   * [t ms since start, Retry-After seconds or null, the wait the same answer's Reset gives in seconds (Reset less
+   * Date, on the server's clock) or null] for every 429 (bounded; the third is absent in reports of older versions).
+   */
+  refusals: z.array(z.tuple([z.number(), z.number().nullable(), z.number().nullable().optional()])),
 });
 
 export const ThresholdResult = z.object({
