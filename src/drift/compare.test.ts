@@ -86,7 +86,7 @@ describe('compareReports: latency', () => {
     const strict = compareReports(run(fast), run(fast.map((v) => v * 2)), {
       operations: { listPets: { p99: { relative: 0.5, absoluteMs: 0.1 }, p50: { relative: 0.5, absoluteMs: 0.1 } } },
     });
-    expect(strict.regressions.map((r) => (r.kind === 'latency' ? r.percentile : r.id))).toEqual(['p50', 'p99']);
+    expect(strict.regressions.map((r) => (r.kind === 'latency' ? r.percentile : r.message))).toEqual(['p50', 'p99']);
   });
 
   it('wants a broad shift: a tail that grew in 2 % of requests passes by default, not with minSuperiority 0', () => {
@@ -102,9 +102,9 @@ describe('compareReports: latency', () => {
     expect(p99.exceedance!.p).toBeLessThan(1e-10);
     // Where runs are quiet, the tail alone can be judged.
     const quiet = compareReports(run(BASE), run(tail), { minSuperiority: 0 });
-    expect(quiet.regressions.map((r) => (r.kind === 'latency' ? `${r.operation} ${r.percentile}` : r.id))).toEqual([
-      'listPets p99',
-    ]);
+    expect(quiet.regressions.map((r) => (r.kind === 'latency' ? `${r.operation} ${r.percentile}` : r.message))).toEqual(
+      ['listPets p99'],
+    );
   });
 
   it('takes a busy machine for no regression: a few ms on every request and a slower tail', () => {

@@ -9,6 +9,8 @@ import type { Report } from '../report/schema.js';
 import { diffChecks } from './checks.js';
 import { diffContract } from './contract.js';
 import { differencesOf, requireSameRun, runRef } from './identity.js';
+import { promiseMessage } from './promises.js';
+import { statusMessage } from './status-latency.js';
 import { diffOperations, latencyMessage, latencyTrafficOf, trafficMismatch } from './latency.js';
 import {
   COMPARE_SCHEMA_VERSION,
@@ -18,6 +20,7 @@ import {
   type Comparison,
   type ChecksDiff,
   type OperationDrift,
+  type PlanContract,
   type Regression,
 } from './schema.js';
 import { checkName } from './words.js';
@@ -33,6 +36,21 @@ function checkRegressions(checks: ChecksDiff): Regression[] {
       title: c.title,
       message: `${checkName(c.id, c.plan)} (${c.severity}) newly fails (${c.baseline} before)${c.currentDetail ? `: ${c.currentDetail}` : ''}`,
     }));
+}
+
+function promiseRegressions(contract: readonly PlanContract[]): Regression[] {
+  return contract.flatMap((p) =>
+    (p.promises ?? [])
+      .filter((f) => f.drift)
+      .map((f) => ({
+        kind: 'promise' as const,
+        plan: p.plan,
+        figure: f.figure,
+        baseline: f.baseline,
+        current: f.current,
+        message: promiseMessage(p.plan, f),
+      })),
+  );
 }
 
 function latencyRegressions(operations: readonly OperationDrift[]): Regression[] {
@@ -51,6 +69,24 @@ function latencyRegressions(operations: readonly OperationDrift[]): Regression[]
         superiority: op.test!.superiority,
         superiorityBeyondMargin: op.test!.superiorityBeyondMargin,
         message: latencyMessage(op, p),
+      })),
+  );
+}
+
+function statusRegressions(operations: readonly OperationDrift[]): Regression[] {
+  return operations.flatMap((op) =>
+    (op.statuses ?? [])
+      .filter((s) => s.regression)
+      .map((s) => ({
+        kind: 'status' as const,
+        operation: op.operation,
+        status: s.status,
+        baselineMs: s.baselineP50,
+        currentMs: s.currentP50,
+        changeMs: s.changeMs,
+        p: s.p,
+        superiorityBeyondMargin: s.superiorityBeyondMargin,
+        message: statusMessage(op.operation, s, op.test?.marginMs ?? 0),
       })),
   );
 }
@@ -81,8 +117,14 @@ export function compareReports(baseline: Report, current: Report, options: Compa
   const operations = diffOperations(baseline, current, o);
   // Latency only between runs of one traffic class: the load's against the load's, the probes' against the probes'.
   const mismatch = trafficMismatch(baseline, current);
-  // Checks first: a newly failing contract says more than a slower percentile.
-  const regressions = [...checkRegressions(checks), ...latencyRegressions(operations)];
+  const contract = diffContract(baseline, current);
+  // Checks first: a newly failing contract says more than a slower percentile; then the promises that moved.
+  const regressions = [
+    ...checkRegressions(checks),
+    ...promiseRegressions(contract),
+    ...latencyRegressions(operations),
+    ...statusRegressions(operations),
+  ];
   return {
     schemaVersion: COMPARE_SCHEMA_VERSION,
     baseline: b,
@@ -92,7 +134,7 @@ export function compareReports(baseline: Report, current: Report, options: Compa
     regressed: regressions.length > 0,
     regressions,
     checks,
-    contract: diffContract(baseline, current),
+    contract,
     operations,
     latencyTraffic: latencyTrafficOf(baseline, current),
   };

@@ -17,6 +17,7 @@ import { infoOf } from '../report/check-info.js';
 import { keyLimitsOf } from '../report/key-limits.js';
 import type { CheckResult, Report } from '../report/schema.js';
 import { detailOf } from './checks.js';
+import { promiseFigures } from './promises.js';
 import type { ContractSide, Drift, PlanContract, SideStatus } from './schema.js';
 
 type Outcome = CheckResult['byPlan'][number];
@@ -155,6 +156,6 @@ export function diffContract(baseline: Report, current: Report): PlanContract[] 
       b && c
         ? sideDrifts(b, c)
         : [{ field: 'plan', baseline: b ? 'judged' : 'not judged', current: c ? 'judged' : 'not judged' }];
-    return { plan, baseline: b, current: c, drifts };
+    return { plan, baseline: b, current: c, drifts, promises: b && c ? promiseFigures(baseline, current, plan) : [] };
   });
 }

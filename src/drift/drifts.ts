@@ -4,7 +4,8 @@
  */
 import { FAILING_SEVERITIES } from '../report/severity.js';
 import { formatBreadth, latencyMessage } from './latency.js';
-import type { CheckChange, Comparison, OperationDrift } from './schema.js';
+import { statusMessage } from './status-latency.js';
+import type { CheckChange, Comparison, OperationDrift, PlanContract } from './schema.js';
 import { checkName, formatChangeMs, formatMs, formatP, formatRatio, formatShare } from './words.js';
 
 /** REGRESSION fails the comparison; the others say what changed. */
@@ -63,6 +64,16 @@ function latencyRows(op: OperationDrift, minSuperiority: number): DriftRow[] {
       });
     }
   }
+  for (const s of op.statuses ?? []) {
+    if (!s.regression) continue;
+    rows.push({
+      verdict: 'REGRESSION',
+      subject: `${op.operation} ${s.status} p50`,
+      baseline: `${formatMs(s.baselineP50)} ms`,
+      current: `${formatMs(s.currentP50)} ms`,
+      detail: `every ${s.status} answer slower: ${statusMessage(op.operation, s, t?.marginMs ?? 0)}`,
+    });
+  }
   if (t !== null && t.direction === 'faster' && t.superiority <= 1 - minSuperiority) {
     const p50 = op.percentiles.find((p) => p.percentile === 'p50')!;
     rows.push({
@@ -110,16 +121,30 @@ export function driftRows(c: Comparison): DriftRow[] {
   const ops = c.latencyTraffic?.compared === false ? [] : c.operations;
   const latency = ops.flatMap((op) => latencyRows(op, c.options.minSuperiority));
   const contract = c.contract.flatMap((p) =>
-    p.drifts.map((d) => ({
-      verdict: 'CHANGED' as const,
-      subject: `${p.plan}: ${d.field}`,
-      baseline: d.baseline,
-      current: d.current,
-      detail: '',
-    })),
+    p.drifts
+      .filter((d) => !coveredByPromise(p, d.field))
+      .map((d) => ({
+        verdict: 'CHANGED' as const,
+        subject: `${p.plan}: ${d.field}`,
+        baseline: d.baseline,
+        current: d.current,
+        detail: '',
+      })),
+  );
+  const promises = c.contract.flatMap((p) =>
+    (p.promises ?? [])
+      .filter((f) => f.drift)
+      .map((f) => ({
+        verdict: 'REGRESSION' as const,
+        subject: `${p.plan}: ${f.figure}`,
+        baseline: f.baseline,
+        current: f.current,
+        detail: `a promise moved: ${f.noise}`,
+      })),
   );
   return [
     ...regressions,
+    ...promises,
     ...latency.filter((r) => r.verdict === 'REGRESSION'),
     ...ch.newlyFailing.filter((x) => !failing(x)).map((x) => checkRow('WARNING', x)),
     ...contract,
@@ -130,6 +155,18 @@ export function driftRows(c: Comparison): DriftRow[] {
     ...notJudgedRow(ch.newlySkipped.filter((x) => x.current === 'absent')),
     ...ch.newlyPassing.map((x) => checkRow('PASSING', x)),
   ];
+}
+
+/** The contract's drifts a promise's REGRESSION row already tells (the admission, the ban's threshold and length). */
+const COVERED: Readonly<Record<string, string>> = {
+  'accepted per minute': 'admission',
+  'accepted per day': 'admission',
+  'ban threshold': 'ban banThreshold',
+  'ban length': 'ban banDurationSeconds',
+};
+
+function coveredByPromise(p: PlanContract, field: string): boolean {
+  return (p.promises ?? []).some((f) => f.drift && COVERED[f.figure] === field);
 }
 
 /** Checks judged before and not at all now (for a plan), in one row. */
@@ -149,10 +186,12 @@ function notJudgedRow(list: readonly CheckChange[]): DriftRow[] {
 /** The verdict line every renderer opens with. */
 export function headline(c: Comparison): string {
   const checks = c.regressions.filter((r) => r.kind === 'check').length;
-  const latency = c.regressions.length - checks;
+  const promises = c.regressions.filter((r) => r.kind === 'promise').length;
+  const latency = c.regressions.length - checks - promises;
   if (!c.regressed) return 'NO REGRESSION';
   const parts = [
     ...(checks > 0 ? [`${checks} newly failing critical or major ${checks === 1 ? 'check' : 'checks'}`] : []),
+    ...(promises > 0 ? [`${promises} ${promises === 1 ? 'promise' : 'promises'} drifted`] : []),
     ...(latency > 0 ? [`${latency} latency ${latency === 1 ? 'regression' : 'regressions'}`] : []),
   ];
   return `REGRESSED: ${parts.join(', ')}`;

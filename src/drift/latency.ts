@@ -9,6 +9,7 @@ import { decodeHistogram, percentile, totalCount } from '../metrics/histogram.js
 import { type MeasuredTraffic, measuredTraffic, trafficWords } from '../metrics/traffic.js';
 import type { OperationMetricsT, Report } from '../report/schema.js';
 import { type Buckets, bucketsOf } from './buckets.js';
+import { breadthOf, type Group, statusChanges, statusGroupsOf } from './status-latency.js';
 import {
   type CompareOptions,
   DEFAULT_THRESHOLDS,
@@ -19,6 +20,7 @@ import {
   type PercentileName,
   type ShiftTest,
   SPECTRUM_PERCENTILES,
+  type StatusChange,
   type Threshold,
 } from './schema.js';
 import { exceedanceTest, kolmogorovSmirnov, mannWhitney, superiorityBy } from './stats.js';
@@ -62,31 +64,31 @@ export function thresholdsFor(options: CompareOptions, operation: string): Recor
 }
 
 /**
- * The margin of the breadth condition: the smallest absolute part of the operation's judged thresholds (a shift
- * smaller than that cannot regress any of them), 0 when none is judged.
+ * The operation's judged threshold with the smallest absolute part, null when none is judged. That part is the
+ * margin of the breadth condition (a shift smaller than that cannot regress any of them), and the threshold is what
+ * a status code's median must rise past.
  */
-function marginMs(thresholds: Record<PercentileName, Threshold | null>): number {
-  const judged = PERCENTILES.flatMap((p) => (thresholds[p] ? [thresholds[p].absoluteMs] : []));
-  return judged.length > 0 ? Math.min(...judged) : 0;
+function smallestThreshold(thresholds: Record<PercentileName, Threshold | null>): Threshold | null {
+  const judged = PERCENTILES.flatMap((p) => (thresholds[p] ? [thresholds[p]] : []));
+  return judged.sort((x, y) => x.absoluteMs - y.absoluteMs)[0] ?? null;
 }
 
-/** Status-class histograms of an operation (src/metrics/recorder.ts): every name but `all` and `serviceTime`. */
-const NOT_A_KIND = new Set(['all', 'serviceTime']);
+/**
+ * Status-class histograms of an operation (src/metrics/recorder.ts: `2xx`, `4xx`, `429`, `5xx`, `error`...), not
+ * `all`, `serviceTime` or a status code's own (`201`, `400`).
+ */
+const isClass = (name: string): boolean => /^(\dxx|429|error|other)$/.test(name);
 
 /**
  * The kind of answer (a status class) that holds most of the operation's requests on both sides, with its
  * buckets: at least half of each side's requests and minSamples each. Null when no kind does.
  */
-function mainKindOf(
-  bo: OperationMetricsT,
-  co: OperationMetricsT,
-  options: CompareOptions,
-): { status: string; bb: Buckets; cb: Buckets } | null {
+function mainKindOf(bo: OperationMetricsT, co: OperationMetricsT, options: CompareOptions): Group | null {
   if (options.histogram !== 'all') return null;
   for (const status of Object.keys(bo.histograms)) {
     const b64b = bo.histograms[status];
     const b64c = co.histograms[status];
-    if (NOT_A_KIND.has(status) || b64b === undefined || b64c === undefined) continue;
+    if (!isClass(status) || b64b === undefined || b64c === undefined) continue;
     const bb = bucketsOf(b64b);
     const cb = bucketsOf(b64c);
     const most = (n: number, of: number) => n >= options.minSamples && 2 * n >= of;
@@ -95,24 +97,26 @@ function mainKindOf(
   return null;
 }
 
-type MainKind = ReturnType<typeof mainKindOf>;
-
-function shiftTest(b: Buckets, c: Buckets, options: CompareOptions, margin: number, kind: MainKind): ShiftTest {
+function shiftTest(
+  b: Buckets,
+  c: Buckets,
+  options: CompareOptions,
+  margin: number,
+  groups: { kind: Group | null; statuses: readonly Group[] },
+): ShiftTest {
   const mw = mannWhitney(b, c);
   const ks = kolmogorovSmirnov(b, c);
   const direction = mw.p < options.alpha && mw.z !== 0 ? (mw.z > 0 ? 'slower' : 'faster') : 'same';
   const beyond = superiorityBy(b, c, margin * 1000);
-  // A slowdown carried by every answer of the operation's main kind is broad, though answers of another kind (a
-  // limiter's refusals, answered before the slow part) were not slowed.
-  const mainKind =
-    kind === null
-      ? null
-      : {
-          status: kind.status,
-          n1: kind.bb.total,
-          n2: kind.cb.total,
-          superiorityBeyondMargin: superiorityBy(kind.bb, kind.cb, margin * 1000),
-        };
+  // A slowdown carried by every answer of the operation's main kind, or of one status code, is broad, though
+  // answers of another kind or code (a limiter's refusals, answered before the slow part) were not slowed.
+  const mainKind = groups.kind === null ? null : breadthOf(groups.kind, margin);
+  const statuses = groups.statuses.map((g) => breadthOf(g, margin));
+  const widest = Math.max(
+    beyond,
+    mainKind?.superiorityBeyondMargin ?? 0,
+    ...statuses.map((s) => s.superiorityBeyondMargin),
+  );
   return {
     histogram: options.histogram,
     n1: mw.n1,
@@ -124,7 +128,8 @@ function shiftTest(b: Buckets, c: Buckets, options: CompareOptions, margin: numb
     marginMs: margin,
     superiorityBeyondMargin: beyond,
     mainKind,
-    broad: Math.max(beyond, mainKind?.superiorityBeyondMargin ?? 0) >= options.minSuperiority,
+    statuses,
+    broad: widest >= options.minSuperiority,
     ksD: ks.d,
     ksP: ks.p,
     direction,
@@ -207,10 +212,14 @@ function operationDrift(
   const note = notJudged(name, bo, co, options, traffic);
   const thresholds = thresholdsFor(options, name);
   let judged: Sides['judged'] = null;
+  let statuses: StatusChange[] = [];
   if (note === null) {
     const bb = bucketsOf(bo!.histograms[options.histogram]!);
     const cb = bucketsOf(co!.histograms[options.histogram]!);
-    judged = { bb, cb, test: shiftTest(bb, cb, options, marginMs(thresholds), mainKindOf(bo!, co!, options)) };
+    const groups = { kind: mainKindOf(bo!, co!, options), statuses: statusGroupsOf(bo!, co!, options) };
+    const smallest = smallestThreshold(thresholds);
+    judged = { bb, cb, test: shiftTest(bb, cb, options, smallest?.absoluteMs ?? 0, groups) };
+    statuses = statusChanges(bo!, co!, groups.statuses, smallest, options);
   }
   const spectrum = {
     baseline: spectrumOf(bo?.histograms[options.histogram]),
@@ -224,8 +233,9 @@ function operationDrift(
     current: c,
     test: judged?.test ?? null,
     percentiles,
+    statuses,
     spectrum,
-    regression: percentiles.some((p) => p.regression),
+    regression: percentiles.some((p) => p.regression) || statuses.some((s) => s.regression),
     note,
   };
 }
@@ -268,12 +278,19 @@ export function latencyMessage(op: OperationDrift, p: PercentileChange): string 
 
 /**
  * `A(+5 ms)=0.97`: the share of pairs in which the current request is slower by more than the margin; with the
- * main kind of answer's own when there is one (`A(+5 ms)=0.86; 2xx: A(+5 ms)=1.00`).
+ * main kind of answer's own when there is one (`A(+5 ms)=0.86; 2xx: A(+5 ms)=1.00`), and the widest status code's
+ * when it is wider than both (`; 400: A(+5 ms)=1.00`).
  */
 export function formatBreadth(t: ShiftTest): string {
   const a = (v: number) => `A(+${formatMs(t.marginMs)} ms)=${v.toFixed(2)}`;
   const k = t.mainKind;
   const all = a(t.superiorityBeyondMargin);
   // The kind's own only where it says something else (a kind that holds every request says the same).
-  return k && a(k.superiorityBeyondMargin) !== all ? `${all}; ${k.status}: ${a(k.superiorityBeyondMargin)}` : all;
+  const parts = [all];
+  if (k && a(k.superiorityBeyondMargin) !== all) parts.push(`${k.status}: ${a(k.superiorityBeyondMargin)}`);
+  const shown = Math.max(t.superiorityBeyondMargin, k?.superiorityBeyondMargin ?? 0);
+  const widest = [...(t.statuses ?? [])].sort((x, y) => y.superiorityBeyondMargin - x.superiorityBeyondMargin)[0];
+  if (widest !== undefined && widest.superiorityBeyondMargin > shown && widest.status !== k?.status)
+    parts.push(`${widest.status}: ${a(widest.superiorityBeyondMargin)}`);
+  return parts.join('; ');
 }

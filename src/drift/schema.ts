@@ -171,11 +171,27 @@ export type ContractSide = z.infer<typeof ContractSideSchema>;
 export const DriftSchema = z.object({ field: z.string(), baseline: z.string(), current: z.string() });
 export type Drift = z.infer<typeof DriftSchema>;
 
+/**
+ * A promise figure of a plan (Retry-After against Reset, accepted per minute or per day, the ban's threshold and
+ * length) as both runs measured it, and whether it moved beyond its noise (then a regression).
+ */
+export const PromiseFigureSchema = z.object({
+  figure: z.string(),
+  baseline: z.string(),
+  current: z.string(),
+  /** The noise it was judged against, in words: what a move must exceed to be drift. */
+  noise: z.string(),
+  drift: z.boolean(),
+});
+export type PromiseFigure = z.infer<typeof PromiseFigureSchema>;
+
 export const PlanContractSchema = z.object({
   plan: Plan,
   baseline: ContractSideSchema.nullable(),
   current: ContractSideSchema.nullable(),
   drifts: z.array(DriftSchema),
+  /** The promise figures both runs measured (absent in older compare.json files). */
+  promises: z.array(PromiseFigureSchema).optional(),
 });
 export type PlanContract = z.infer<typeof PlanContractSchema>;
 
@@ -239,8 +255,19 @@ export const ShiftTestSchema = z.object({
     .nullable()
     .optional(),
   /**
-   * Most requests are slower by more than the margin, not a few: superiorityBeyondMargin, or the main kind's, is at
-   * least minSuperiority (a slowdown every answer carries is broad even when the refusals of another kind are not).
+   * The same breadth within each status code answered at least minSamples times on both sides (report.json's
+   * per-code histograms; a report of an older version has them only for `429` and `error`). Absent in older
+   * compare.json files.
+   */
+  statuses: z
+    .array(
+      z.object({ status: z.string(), n1: z.number().int(), n2: z.number().int(), superiorityBeyondMargin: z.number() }),
+    )
+    .optional(),
+  /**
+   * Most requests are slower by more than the margin, not a few: superiorityBeyondMargin, the main kind's or one
+   * status code's is at least minSuperiority (a slowdown every answer of a code carries is broad even when the
+   * refusals of another code, of its class or not, are not).
    */
   broad: z.boolean(),
   /** Kolmogorov-Smirnov distance between the two distributions, and its p-value (shown, not used to judge). */
@@ -251,6 +278,25 @@ export const ShiftTestSchema = z.object({
 });
 export type ShiftTest = z.infer<typeof ShiftTestSchema>;
 
+/**
+ * One status code of an operation answered at least minSamples times in both runs: its median before and after, the
+ * Mann-Whitney p-value and A(+margin) within the code, and whether every answer of it became slower.
+ */
+export const StatusChangeSchema = z.object({
+  status: z.string(),
+  n1: z.number().int(),
+  n2: z.number().int(),
+  baselineP50: z.number(),
+  currentP50: z.number(),
+  changeMs: z.number(),
+  changeRatio: z.number().nullable(),
+  p: z.number(),
+  superiorityBeyondMargin: z.number(),
+  /** The median rose past the threshold, the code's answers are slower (p < alpha) and broadly so. */
+  regression: z.boolean(),
+});
+export type StatusChange = z.infer<typeof StatusChangeSchema>;
+
 export const OperationDriftSchema = z.object({
   operation: z.string(),
   baseline: OperationSideSchema.nullable(),
@@ -258,6 +304,8 @@ export const OperationDriftSchema = z.object({
   /** Null when the operation is missing on a side, or has fewer requests than minSamples. */
   test: ShiftTestSchema.nullable(),
   percentiles: z.array(PercentileChangeSchema),
+  /** Per status code, where both runs answered it often enough (absent in older compare.json files). */
+  statuses: z.array(StatusChangeSchema).optional(),
   /**
    * The latency spectrum of each side for the charts (ms at SPECTRUM_PERCENTILES, as report.html draws it);
    * null for a side without the histogram.
@@ -286,6 +334,26 @@ export const RegressionSchema = z.discriminatedUnion('kind', [
     message: z.string(),
   }),
   z.object({
+    kind: z.literal('status'),
+    operation: z.string(),
+    status: z.string(),
+    baselineMs: z.number(),
+    currentMs: z.number(),
+    changeMs: z.number(),
+    /** Mann-Whitney's p-value within the status code. */
+    p: z.number(),
+    superiorityBeyondMargin: z.number(),
+    message: z.string(),
+  }),
+  z.object({
+    kind: z.literal('promise'),
+    plan: Plan,
+    figure: z.string(),
+    baseline: z.string(),
+    current: z.string(),
+    message: z.string(),
+  }),
+  z.object({
     kind: z.literal('check'),
     id: z.string(),
     plan: Plan.nullable(),
@@ -304,7 +372,7 @@ export const CompareSchema = z.object({
   differences: z.array(z.string()),
   /** The options in force, every default filled in. */
   options: CompareOptionsSchema,
-  /** Any latency regression, or a newly failing check of severity critical or major. */
+  /** Any latency regression, promise drift, or newly failing check of severity critical or major. */
   regressed: z.boolean(),
   regressions: z.array(RegressionSchema),
   checks: ChecksDiffSchema,
