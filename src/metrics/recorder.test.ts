@@ -4,7 +4,7 @@ import { ReportSchema } from '../report/schema.js';
 import { buildExchange, FIXED_NOW, FREE_LABEL } from '../testing/exchange-builder.js';
 import { decodeHistogram, summarize } from './histogram.js';
 import { KEY_TIMELINE_CAP } from './key-timelines.js';
-import { createMetrics, statusClass } from './recorder.js';
+import { createMetrics, MAX_STATUS_HISTOGRAMS, statusClass } from './recorder.js';
 import { MAX_TIMELINE_BUCKETS } from './timeline.js';
 
 const SnapshotSchema = ReportSchema.pick({
@@ -118,6 +118,24 @@ describe('createMetrics', () => {
     // Each status code has a histogram of its own besides its class's (the class 429 is the code 429).
     expect([count('getPet', '200'), count('getPet', '503'), count('getPet', '404')]).toEqual([2, 1, 1]);
     expectNear(max('listPets', '999'), 999);
+  });
+
+  it('keeps a bounded number of per-code histograms, the most answered codes', () => {
+    const m = createMetrics({ clock: clockAt(1, START + 1000), startMono: START });
+    // 100 codes answered once each, and 404 answered twice: the most answered code is kept first.
+    for (const status of [404, 404, ...Array.from({ length: 100 }, (_, i) => 200 + i)])
+      m.record(
+        buildExchange({
+          status,
+          headers: {},
+          timing: { intended: START, sent: START, headers: null, done: START + 1 },
+        }),
+      );
+    const op = m.snapshot().operations[0]!;
+    const codes = Object.keys(op.histograms).filter((k) => /^\d{3}$/.test(k) && k !== '429');
+    expect(codes).toHaveLength(MAX_STATUS_HISTOGRAMS);
+    expect(codes).toContain('404');
+    expect(summarize(decodeHistogram(op.histograms['2xx']!)).count).toBe(100);
   });
 
   it('times each status code apart within its class, the class being their exact sum', () => {

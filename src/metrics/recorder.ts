@@ -60,6 +60,9 @@ export type OperationName = OperationId | 'other';
 /** Report order of operations. */
 export const OPERATION_NAMES: readonly OperationName[] = ['listPets', 'createPet', 'getPet', 'other'];
 
+/** Per-code latency histograms an operation's snapshot keeps at most (the most answered codes; the rest in classes). */
+export const MAX_STATUS_HISTOGRAMS = 40;
+
 /** Status-count key of a transport error (no response). */
 export const ERROR_STATUS = 'error';
 /** Names of the encoded histograms of an operation besides its status classes and codes. */
@@ -155,7 +158,9 @@ export function operationSnapshot(
 ): MetricsSnapshot['operations'][number] {
   const all = createHistogram();
   const histograms: Record<string, string> = {};
-  for (const [status, h] of latencyByStatus) histograms[status] = encodeHistogram(h);
+  // The most answered codes, a bounded number however many a target invents (report readers cap histograms).
+  const byCount = [...latencyByStatus].sort((a, b) => totalCount(b[1]) - totalCount(a[1]));
+  for (const [status, h] of byCount.slice(0, MAX_STATUS_HISTOGRAMS)) histograms[status] = encodeHistogram(h);
   for (const [cls, h] of [...latencyByClass].sort((a, b) => a[0].localeCompare(b[0]))) {
     addInto(all, h);
     histograms[cls] = encodeHistogram(h);

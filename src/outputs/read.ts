@@ -32,7 +32,8 @@ export function parseReport(doc: unknown, source: string): Report {
     const lines = formatIssues(res.error, doc);
     throw invalid(source, `not a valid petload report\n  ${lines.join('\n  ')}`);
   }
-  // A report of petload's holds a few dozen histograms (operations by status class); each is inflated to check it.
+  // A report of petload's holds a few dozen histograms (operations by status class and code, the codes bounded);
+  // each is inflated to check it.
   const histograms = res.data.operations.reduce((n, op) => n + Object.keys(op.histograms).length, 0);
   if (histograms > MAX_HISTOGRAMS)
     throw invalid(
