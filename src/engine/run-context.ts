@@ -15,6 +15,8 @@ import type { Clock } from '../core/clock.js';
 import type { RunEvents } from '../core/run-events.js';
 import { PetloadError } from '../core/errors.js';
 import type { LoadContext } from '../executors/context.js';
+import type { ProbeContext } from '../probes/context.js';
+import { Refusals } from '../probes/window.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
 import type { NetworkOptions } from '../http/network.js';
 import { createMetrics, type Metrics } from '../metrics/recorder.js';
@@ -58,6 +60,9 @@ export interface SendGate {
   ): Promise<Exchange[]>;
 }
 
+/** What the probes' context adds to the run's: where its notes and log lines go. */
+export type ProbeHooks = Pick<ProbeContext, 'note' | 'log'>;
+
 /** What the executors' context adds to the run's: how the caller counts drops, shows progress and logs. */
 export type LoadHooks = Pick<LoadContext, 'progress' | 'log'> & { dropped?(n: number): void };
 
@@ -96,6 +101,15 @@ function figuresOf(keys: readonly ApiKey[]): { plans: Map<PlanName, PlanLimits>;
     p === undefined || k.limits.perMinute !== p.perMinute || k.limits.perDay !== p.perDay;
   const keyLimits = new Map(keys.filter((k) => differs(k, plans.get(k.plan))).map((k) => [k.label, k.limits]));
   return { plans, keyLimits };
+}
+
+/** The context the probe schedule (run-schedule.ts) gives each step its share of, over a run's parts. */
+export function probeContextOf(
+  run: Pick<RunContext, 'clock' | 'ledger' | 'keyStates' | 'signal' | 'send' | 'sendSimultaneous'>,
+  hooks: ProbeHooks,
+): ProbeContext {
+  const { clock, ledger, keyStates, signal, send, sendSimultaneous } = run;
+  return { clock, ledger, keyStates, signal, send, sendSimultaneous, ...hooks, refusals: new Refusals() };
 }
 
 export function createRunContext(o: RunContextOptions): RunContext {

@@ -14,12 +14,10 @@ import { collectNotes, createRunEvents, type RunEvents } from '../core/run-event
 import { PetloadError } from '../core/errors.js';
 import type { HttpClient } from '../http/exchange.js';
 import { assertReachable } from '../http/reachability.js';
-import type { ProbeContext } from '../probes/context.js';
 import { probesInOrder } from '../probes/index.js';
-import { Refusals } from '../probes/window.js';
 import { runLoad, type LoadOutcome } from '../executors/run-load.js';
 import { finalizeRun, type Failure } from './finalize.js';
-import { createRunContext, type RunContext } from './run-context.js';
+import { createRunContext, probeContextOf, type RunContext } from './run-context.js';
 import type { ProbeProgress, ProgressStats } from '../core/progress.js';
 import type { MetricsSnapshot } from '../metrics/recorder.js';
 import { loadSentNone } from '../metrics/traffic.js';
@@ -361,17 +359,10 @@ function checkKeys({ scenario, plans, keys, target }: Setup): void {
 /** Every probe of the scenario, on each plan it runs on (a shard: its share), as the schedule lays them out. */
 async function runProbes(setup: Setup, run: RunContext, planned: Estimate): Promise<ScheduleOutcome> {
   const { plans, events } = setup;
-  const ctx: ProbeContext = {
-    clock: run.clock,
-    ledger: run.ledger,
-    keyStates: run.keyStates,
-    signal: run.signal,
-    refusals: new Refusals(),
-    send: run.send,
-    sendSimultaneous: run.sendSimultaneous,
+  const ctx = probeContextOf(run, {
     note: (text) => events.emit({ type: 'note', text }),
     log: (text) => events.emit({ type: 'log', text, notice: false }),
-  };
+  });
   // One progress event per probe and plan as the schedule starts and ends it (the console's line per plan).
   const steps = planned.schedule.steps;
   const probeTotal = (plan: PlanName | null) => steps.filter((st) => st.plan === plan).length;
