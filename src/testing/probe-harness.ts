@@ -38,11 +38,12 @@ export interface Received {
 
 /**
  * What the target answers: a JSON body (any value but a string) or a raw one. `cut`: the head and half the body are
- * sent, then the connection is closed (no whole response).
+ * sent, then the connection is closed (no whole response); `drop`: the connection is closed with no answer.
  */
 export interface Answer {
   readonly status: number;
   readonly cut?: boolean;
+  readonly drop?: boolean;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: unknown;
 }
@@ -51,7 +52,7 @@ export type Script = (req: Received) => Answer | Promise<Answer>;
 
 /** A key of `plan` with small figures, so that a window is spent in a few requests. */
 export function figuresKey(plan: PlanName, n: number, limits: PlanLimits, extra: Partial<ApiKey> = {}): ApiKey {
-  const secret = `${plan}-harness-secret-${n}-0123456789abcdef`;
+  const secret = `${plan}-harness-secret-0123456789abcdef-k${String(n).padStart(3, '0')}`;
   return { secret, plan, limits, label: keyLabel(secret, `${plan}#${n}`), sacrificial: false, ...extra };
 }
 
@@ -162,6 +163,7 @@ async function scriptedTarget(script: Script, clock: Clock, received: Received[]
     received.push(r);
     try {
       const a = await script(r);
+      if (a.drop) return void res.destroy();
       const raw = typeof a.body === 'string';
       const body = a.body === undefined ? '' : raw ? (a.body as string) : JSON.stringify(a.body);
       const type = a.body === undefined || raw ? {} : { 'Content-Type': 'application/json' };
