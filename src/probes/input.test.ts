@@ -44,7 +44,7 @@ describe('input probe, alone against a scripted target', () => {
 
   it('a body without categoryId created (201): fails naming the row', async () => {
     const run = await input(
-      store((r, i) => (i === 1 ? { status: 201, body: { id: 7, name: 'x', categoryId: 1 } } : null)),
+      store((_r, i) => (i === 1 ? { status: 201, body: { id: 7, name: 'x', categoryId: 1 } } : null)),
     );
     expect(run.status(ID).status).toBe('fail');
     expect(run.status(ID).text).toBe('missing categoryId: expected 400, got 201');
