@@ -34,9 +34,10 @@ async function run(name: string, faults: FaultName[]): Promise<Report> {
 
 /** The medians a Retry-After figure's words give: Retry-After, Reset's wait, the shortfall. */
 function medians(words: string): number[] {
-  const m = /^Retry-After ([\d.]+) s of Reset's ([\d.]+) s, (-?[\d.]+) s short \(\d+ 429s?\)$/.exec(words);
+  const m = /^Retry-After ([\d.]+) s of Reset's ([\d.]+) s, ([\d.]+) s (short|over) \(\d+ 429s?\)$/.exec(words);
   expect(m, words).not.toBeNull();
-  return m!.slice(1).map(Number);
+  const by = Number(m![3]);
+  return [Number(m![1]), Number(m![2]), m![4] === 'short' ? by : -by];
 }
 
 describe('compare: the promises', { timeout: 120_000 }, () => {

@@ -84,6 +84,47 @@ describe('compare: a slowdown every answer carries', () => {
   });
 });
 
+/** createPet answered 201, 400 and 401 (µs each), with a histogram per class and, unless `old`, per code. */
+function byCode(codes: Record<'201' | '400' | '401', readonly number[]>, old = false): Report {
+  const r = createPet(codes['201'], [...codes['400'], ...codes['401']]);
+  const op = r.operations.find((o) => o.operation === 'createPet')!;
+  op.statusCounts = { '201': codes['201'].length, '400': codes['400'].length, '401': codes['401'].length };
+  if (!old) for (const [code, v] of Object.entries(codes)) op.histograms[code] = encodeHistogram(hist(v));
+  return r;
+}
+
+describe('compare: a slowdown of every answer of one status code', () => {
+  const codes = { '201': logNormal(100, 2000, 0.35, 11), '400': logNormal(300, 1500, 0.3, 12), '401': REFUSALS };
+
+  it('is a regression though its class mixes it with a code that did not move', () => {
+    const slower = { ...codes, '400': codes['400'].map((v) => v + 40_000) };
+    const c = compareReports(byCode(codes), byCode(slower));
+    const op = c.operations.find((o) => o.operation === 'createPet')!;
+    expect(op.test!.mainKind).toMatchObject({ status: '4xx' });
+    expect(op.test!.mainKind!.superiorityBeyondMargin).toBeLessThan(0.9);
+    expect(op.statuses!.map((s) => [s.status, s.regression])).toEqual([
+      ['201', false],
+      ['400', true],
+      ['401', false],
+    ]);
+    expect(op.regression).toBe(true);
+    expect(c.regressions.filter((r) => r.kind === 'status').map((r) => r.message)).toEqual([
+      expect.stringMatching(
+        /^createPet 400 median 1\.\d+ ms -> 4\d\.\d ms \(\+\d+\.\d ms, \+\d+ %\); 300 and 300 answers 400, /,
+      ),
+    ]);
+  });
+
+  it('is no regression for a tail, and not judged in a report of an older version (per class only)', () => {
+    const tail = { ...codes, '400': codes['400'].map((v, i) => (i % 20 === 0 ? v + 40_000 : v)) };
+    const op = compareReports(byCode(codes), byCode(tail)).operations.find((o) => o.operation === 'createPet')!;
+    expect(op.statuses!.find((s) => s.status === '400')!.regression).toBe(false);
+    const slower = { ...codes, '400': codes['400'].map((v) => v + 40_000) };
+    const old = compareReports(byCode(codes, true), byCode(slower, true));
+    expect(old.operations.find((o) => o.operation === 'createPet')!.statuses).toEqual([]);
+  });
+});
+
 describe('compare: latency only within one traffic class', () => {
   it("refuses to judge the load's latency against the probes', and says so", () => {
     const probes = createPet(ANSWERS, REFUSALS);

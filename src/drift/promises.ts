@@ -56,7 +56,7 @@ function pairsWords(pairs: readonly [number, number][]): { short: number; text: 
   const n = pairs.length;
   return {
     short,
-    text: `Retry-After ${seconds(ra)} of Reset's ${seconds(reset)}, ${seconds(short)} short (${n} 429${n === 1 ? '' : 's'})`,
+    text: `Retry-After ${seconds(ra)} of Reset's ${seconds(reset)}, ${short < 0 ? `${seconds(-short)} over` : `${seconds(short)} short`} (${n} 429${n === 1 ? '' : 's'})`,
   };
 }
 
