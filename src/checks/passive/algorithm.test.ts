@@ -124,6 +124,23 @@ describe('ratelimit.algorithm', () => {
     expect(readWithLog(fixed).shape).toBe('fixed-window');
   });
 
+  it('still names a fixed window held at its limit, its refusals following refusals while requests of a minute ago go', () => {
+    // A request every 0.5 s for 150 s: each window accepts its 60 in 30 s, then refuses until its end.
+    let start = 0;
+    let counted = 0;
+    const answers: LogAnswer[] = [];
+    for (let at = 0; at < 150; at += 0.5) {
+      if (at >= start + 60) [start, counted] = [at, 0];
+      const accepted = counted < 60;
+      if (accepted) counted++;
+      answers.push({ at, status: accepted ? 200 : 429, remaining: 60 - counted, reset: R + start + 60 });
+    }
+    expect(readWithLog(answers).shape).toBe('fixed-window');
+    // A log held at its limit by the same requests lets one in as each one of a minute ago slides out: a log.
+    const times = answers.map((a) => a.at);
+    expect(readWithLog(movingWindow(times, 60, R)).shape).toBe('sliding-window');
+  });
+
   it("does not take a rise under a fixed Reset for a refill: that is a window's defect", () => {
     const { shape } = read([
       [0, 59, R + 60],

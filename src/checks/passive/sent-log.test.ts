@@ -45,6 +45,10 @@ describe('SentLog', () => {
     expect(readSlide(risesOf(ok(57), ok(56)), { lo: 1, hi: 2 })).toBe('not-a-log');
     expect(readSlide(risesOf(ok(57), ok(59)), { lo: 0, hi: 2 })).toBe('not-a-log');
     expect(readSlide(risesOf(ok(57), ok(50)), { lo: 0, hi: 2 })).toBe('fell');
+    // A refusal after a refusal, Remaining 0 both: a plain count (refusals not counted), whatever may have slid out.
+    const refused = { remaining: 0, accepted: false };
+    expect(readSlide(risesOf(refused, refused), { lo: 0, hi: 2 })).toBe('counted');
+    expect(readSlide(risesOf(refused, refused), { lo: 1, hi: 2 })).toBe('slid');
   });
 });
 

@@ -141,10 +141,14 @@ export function risesOf(
 /** What a sliding log makes of a pair: Remaining up by requests that slid out (`slid`), a plain count, or neither. */
 export type LogReading = 'slid' | 'counted' | 'not-a-log' | 'fell';
 
-/** Read a pair's rises (risesOf) against the requests that slid out between them. */
+/**
+ * Read a pair's rises (risesOf) against the requests that slid out between them. A pair a plain count explains (no
+ * rise, where nothing surely slid out) is that, whatever may have slid: a refusal after a refusal at a window's limit
+ * says nothing of a log.
+ */
 export function readSlide(rises: readonly number[], slid: Slid): LogReading {
+  if (slid.lo === 0 && rises.includes(0)) return 'counted';
   if (rises.some((r) => r >= 1 && r >= slid.lo && r <= slid.hi)) return 'slid';
-  if (rises.some((r) => r >= slid.lo && r <= slid.hi)) return 'counted';
   // Down by more than one count: requests from elsewhere (other checks judge those), not the limiter's shape.
   return rises.every((r) => r < 0) ? 'fell' : 'not-a-log';
 }

@@ -470,6 +470,16 @@ describe("ratelimit.remaining-decrements on a sliding log (the key's requests sl
     expect(algorithm.evidence).toMatch(/, \d+ with Remaining up by exactly the key's own requests that slid out/);
   });
 
+  it('passes a log held at its limit, which lets one request in as each one of a minute ago slides out', () => {
+    const s = session();
+    const times = Array.from({ length: 300 }, (_, i) => i / 2);
+    s.see(...steps(movingWindow(times, 60, T0_S)));
+    const l = s.settled();
+    expect(countsOf(l, DEC).failed).toBe(0);
+    expect(countsOf(l, WIN).failed).toBe(0);
+    expect(outcomeOf(l, 'ratelimit.algorithm')?.info.shape).toBe('sliding window (a log of the trailing minute)');
+  });
+
   it("fails a skipped decrement where none of the key's requests slid out, on a log read as one", () => {
     const s = session();
     // 0-20 s, nothing from 20 to 40 s, then 40-100 s: at 90.2 s nothing slides out (30 s was quiet), and the server
