@@ -97,9 +97,21 @@ function contractSection(c: Comparison): string {
     const now = contractWords(p.current);
     return [h(p.plan), ...CONTRACT_COLUMNS.map((k) => pair(b[k], now[k])), String(p.drifts.length)];
   });
+  const promises = c.contract.flatMap((p) =>
+    (p.promises ?? []).map((f) => [
+      h(p.plan),
+      h(f.figure),
+      h(f.baseline),
+      h(f.current),
+      f.drift ? `<strong>drift</strong>: ${h(f.noise)}` : `within its noise (drift: ${h(f.noise)})`,
+    ]),
+  );
   return (
     `<h2 id="contract-title">Rate-limit contract per plan</h2>` +
-    dataTable('contract', ['plan', ...CONTRACT_COLUMNS.map((k) => CONTRACT_HEADS[k]), 'drifts#'], rows)
+    dataTable('contract', ['plan', ...CONTRACT_COLUMNS.map((k) => CONTRACT_HEADS[k]), 'drifts#'], rows) +
+    (promises.length === 0
+      ? ''
+      : `<h2 id="promises-title">Promises per plan</h2>${dataTable('promises', ['plan', 'promise', 'baseline', 'current', 'judged'], promises)}`)
   );
 }
 

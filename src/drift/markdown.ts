@@ -82,6 +82,7 @@ function checksSection(c: Comparison): string[] {
 
 function contractSection(c: Comparison): string[] {
   if (c.contract.length === 0) return [];
+  const promises = c.contract.flatMap((p) => (p.promises ?? []).map((f) => ({ plan: p.plan, f })));
   return [
     '### Rate-limit contract per plan',
     '',
@@ -93,6 +94,23 @@ function contractSection(c: Comparison): string[] {
         return [p.plan, ...CONTRACT_COLUMNS.map((k) => pair(b[k], now[k])), String(p.drifts.length)];
       }),
     ),
+    ...(promises.length === 0
+      ? []
+      : [
+          '',
+          '### Promises per plan',
+          '',
+          ...table(
+            ['plan', 'promise', 'baseline', 'current', 'judged'],
+            promises.map(({ plan, f }) => [
+              plan,
+              mdText(f.figure),
+              mdText(f.baseline),
+              mdText(f.current),
+              f.drift ? `**drift**: ${mdText(f.noise)}` : `within its noise (drift: ${mdText(f.noise)})`,
+            ]),
+          ),
+        ]),
   ];
 }
 

@@ -7,6 +7,8 @@ import type { Admission, Report } from '../report/schema.js';
 import { sampleReport } from '../testing/sample-report.js';
 import { compareExitCode, compareReports } from './compare.js';
 import { headline } from './drifts.js';
+import { compareHtml } from './html.js';
+import { compareMarkdown } from './markdown.js';
 import { promiseFigures } from './promises.js';
 
 const base = sampleReport();
@@ -139,5 +141,12 @@ describe('promises: the verdict', () => {
     expect(compareExitCode(c)).toBe(1);
     expect(headline(c)).toBe('REGRESSED: 1 promise drifted');
     expect(compareExitCode(compareReports(base, base))).toBe(0);
+    // compare.md and compare.html list every promise figure per plan, and which drifted.
+    const md = compareMarkdown(c);
+    expect(md).toContain('### Promises per plan');
+    expect(md).toMatch(
+      /^\| free \| Retry-After against Reset \| Retry-After .* \| \*\*drift\*\*: the median shortfall/m,
+    );
+    expect(compareHtml(c)).toMatch(/<table class="data" id="promises">.*<strong>drift<\/strong>/s);
   });
 });
