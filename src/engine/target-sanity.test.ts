@@ -155,6 +155,27 @@ describe('watchTarget', () => {
     expect(w.error?.message).toMatch(/the API's base URL, ending in \/v1\? At http:\/\/127\.0\.0\.1:8080\/v1, GET/);
   });
 
+  it('looks with /v1 added after an HTML base too, with a key that got one of the answers; without one, not', async () => {
+    for (const keyed of [true, false]) {
+      const stops: PetloadError[] = [];
+      const looked: string[] = [];
+      const w = watchTarget(
+        'http://127.0.0.1:8080',
+        (e) => stops.push(e),
+        async (label) => {
+          looked.push(label);
+          return 'At http://127.0.0.1:8080/v1, GET /pets with the same key answers 200 with a JSON list.';
+        },
+      );
+      for (let i = 0; i < SAMPLE; i++)
+        w.observe(page(keyed && i === 2 ? {} : { auth: 'none', keyLabel: null, plan: null }));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(looked).toEqual(keyed ? [buildExchange().keyLabel] : []);
+      expect(stops).toHaveLength(1);
+      expect(stops[0]!.message.includes('At http://127.0.0.1:8080/v1')).toBe(keyed);
+    }
+  });
+
   it('a look that finds nothing, or fails, leaves the line as it is', async () => {
     for (const look of [async () => null, () => Promise.reject(new Error('no'))]) {
       const stops: PetloadError[] = [];

@@ -12,9 +12,10 @@
  *  - a wrong base path: a 404 with a valid key to an operation whose answers never include 404 (GET or POST /pets),
  *    before any answer with a valid key that is not a 404: the API's host without `/v1`, or another path. Decided
  *    on that first answer, whatever the number of plans or keys (a run of one plan and one key has few answers to
- *    wait for, and its next probe may wait a whole window). Then one look at the base with `/v1` added (base-look.ts)
- *    says whether the API answers there. Requests without a key are left out here: the API answers them 401 on any
- *    path, before routing.
+ *    wait for, and its next probe may wait a whole window). Requests without a key are left out here: the API
+ *    answers them 401 on any path, before routing.
+ * When either rule holds and a key got one of the answers, one look at the base with `/v1` added (base-look.ts, with
+ * that key) says whether the API answers there before the run stops.
  * Anything else (one JSON body or one rate-limit header among the first answers, one answer with a key that is
  * not a 404) and the target counts as the API for the rest of the run: a 401, 429 or 500 with a JSON Error body,
  * or JSON answers without rate-limit headers, are an API's defects, which the checks judge. Past WATCH_AT_MOST
@@ -114,8 +115,8 @@ export type LookWithV1 = (keyLabel: string) => Promise<string | null>;
 
 /**
  * Watch the first answers of a run against `target` (its URL, for the message); `stop` is called once, when
- * they show that the target is not the API (after a wrong base, once `look` has said what answers with `/v1`
- * added). Past them it does nothing.
+ * they show that the target is not the API (once `look`, when given and a key got an answer, has said what answers
+ * with `/v1` added). Past them it does nothing.
  */
 export function watchTarget(target: string, stop: (error: PetloadError) => void, look?: LookWithV1): TargetSanity {
   const answers: Exchange[] = [];
@@ -127,11 +128,12 @@ export function watchTarget(target: string, stop: (error: PetloadError) => void,
     error = new PetloadError('E_TARGET_NOT_API', `the target does not answer as the Animal Store API: ${why}`);
     stop(error);
   };
-  const decide = (why: string | null, ex: Exchange) => {
+  /** `keyLabel`: a key that got one of the answers, for the look at the base with /v1 added (none: no look). */
+  const decide = (why: string | null, keyLabel: string | null) => {
     if (why === null) return;
     done = true;
-    if (look === undefined || ex.keyLabel === null) return fail(why);
-    look(ex.keyLabel).then(
+    if (look === undefined || keyLabel === null) return fail(why);
+    look(keyLabel).then(
       (found) => fail(found === null ? why : `${why} ${found}`),
       () => fail(why),
     );
@@ -141,13 +143,16 @@ export function watchTarget(target: string, stop: (error: PetloadError) => void,
       if (done || ex.status === null) return;
       if (answers.length < SAMPLE) {
         answers.push(ex);
-        if (answers.length === SAMPLE) decide(notTheApi(answers, target), ex);
+        if (answers.length === SAMPLE) {
+          const keyLabel = answers.find((x) => x.auth === 'valid' && x.keyLabel !== null)?.keyLabel ?? null;
+          decide(notTheApi(answers, target), keyLabel);
+        }
       }
       // Keyed answers are watched while every one is a 404: the first that is not shows a route that exists.
       if (!done && ex.auth === 'valid' && keyed !== null) {
         keyed.push(ex);
         if (ex.status !== 404) keyed = null;
-        else decide(wrongBase(keyed, target), ex);
+        else decide(wrongBase(keyed, target), ex.keyLabel);
       }
       if (++seen >= WATCH_AT_MOST || (answers.length === SAMPLE && keyed === null)) {
         done = true;
