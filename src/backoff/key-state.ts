@@ -50,6 +50,19 @@ export function senderOf(ex: Pick<Exchange, 'traffic'>): string {
   return ex.traffic.class === 'probes' ? `probe ${ex.traffic.name}` : `load ${ex.traffic.name}`;
 }
 
+/**
+ * The longest a minute window's Reset holds a key from an answer on: a minute, Reset's rounding and Date's. A Reset
+ * further away is no minute window's (noteResponse trusts none beyond it).
+ */
+const MINUTE_HOLD_MS = MINUTE_MS + 2 * TOLERANCE_MS;
+
+/**
+ * Until when a key is held back from `from` on (local run-clock time): the end of its latest Retry-After, bounded by
+ * a minute window's longest hold (MINUTE_HOLD_MS) from `from`, so that no wait a target asks holds a key longer.
+ */
+export const heldUntil = (s: Pick<KeyState, 'blockedUntil'>, from: number): number =>
+  Math.min(s.blockedUntil, from + MINUTE_HOLD_MS);
+
 /** What a probe sees of the key states: the keys it was given. */
 export type KeyView = Pick<KeyStates, 'get' | 'all' | 'blockedNow'>;
 
@@ -141,7 +154,7 @@ export class KeyStates {
     ) {
       const resetLocal = rl.reset.value * 1000 + serverOffset(ex) + TOLERANCE_MS;
       // Only trust a Reset that is plausible for a minute window (a broken Reset is judged by its own check).
-      if (resetLocal >= ex.localTime - TOLERANCE_MS && resetLocal <= ex.localTime + MINUTE_MS + 2000) {
+      if (resetLocal >= ex.localTime - TOLERANCE_MS && resetLocal <= ex.localTime + MINUTE_HOLD_MS) {
         minuteEnd = resetLocal;
         s.minuteWindowEndsBy = s.minuteWindowEndsBy === null ? resetLocal : Math.min(s.minuteWindowEndsBy, resetLocal);
       }

@@ -21,7 +21,7 @@
 import type { ApiKey } from '../core/api-key.js';
 import type { Clock } from '../core/clock.js';
 import { IMPLAUSIBLE_WAIT_MS } from '../checks/passive/client.js';
-import type { KeyStates } from './key-state.js';
+import { heldUntil, type KeyStates } from './key-state.js';
 import { retryAfterMs, TOLERANCE_MS } from '../http/server-time.js';
 import type { Exchange } from '../http/exchange.js';
 import { fullJitter } from './jitter.js';
@@ -86,7 +86,7 @@ export class BackoffPolicy {
     let s = this.states.get(key.label);
     if (s === undefined) {
       // A wait left by the probes' traffic still holds, bounded by the minute window from now.
-      const inherited = Math.min(this.keyStates.get(key).blockedUntil, this.clock.now() + MINUTE_MS + TOLERANCE_MS);
+      const inherited = heldUntil(this.keyStates.get(key), this.clock.now());
       s = {
         streak: 0,
         lastRefusalAt: -Infinity,

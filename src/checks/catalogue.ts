@@ -4,6 +4,7 @@
  * checks`, the docs) reads this table.
  */
 import type { Severity } from '../report/severity.js';
+import { RETRY_AFTER_MARGIN_MS } from '../http/server-time.js';
 
 export { FAILING_SEVERITIES, SEVERITIES, type Severity } from '../report/severity.js';
 
@@ -458,7 +459,7 @@ export const CATALOGUE = {
   'retry-after.honest': {
     family: 'retry-after',
     severity: 'major',
-    title: 'A request after Retry-After (+250 ms) is accepted',
+    title: `A request after Retry-After (+${RETRY_AFTER_MARGIN_MS} ms) is accepted`,
     judgedBy: ['probe'],
     unexercised: 'judged by the retry-after-honest probe, which this run did not run',
     defersTo: REFUSED_AFTER_WAIT,

@@ -76,3 +76,9 @@ export function retryAfterMs(ex: Stamped): number | null {
   if (ra.kind === 'date') return Math.max(0, ra.epochMs - serverTimeOf(ex));
   return null;
 }
+
+/**
+ * What a client that waits a Retry-After out exactly adds to it before it sends again (retry-after.honest: "the
+ * given time plus 250 ms"): past the end of the wait, and well inside the second a Date or a Reset is rounded to.
+ */
+export const RETRY_AFTER_MARGIN_MS = 250;

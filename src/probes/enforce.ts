@@ -5,7 +5,8 @@
  */
 import { allowedWithTolerance, MINUTE_MS, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
-import { retryAfterMs, serverOffset, serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.js';
+import { heldUntil, retryAfterMs, serverOffset, serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.js';
+import { RETRY_AFTER_MARGIN_MS } from '../http/server-time.js';
 import type { Exchange } from '../http/exchange.js';
 import {
   cheapList,
@@ -79,8 +80,7 @@ export const enforceProbe: Probe = {
 function windowInUseUntil(ctx: ProbeContext, first: Exchange, key: ApiKey, fresh: boolean): number | null {
   if (first.status === 429) {
     // Refused at once: the window was used up by requests the key did not send. Wait it out (and the hold-back).
-    const held = Math.min(ctx.keyStates.get(key).blockedUntil, first.localTime + MINUTE_MS + TOLERANCE_MS);
-    return Math.max(refusedWindowEnd(key, first), held);
+    return Math.max(refusedWindowEnd(key, first), heldUntil(ctx.keyStates.get(key), first.localTime));
   }
   const t = tripleOf(first);
   if (!isAccepted(first) || t === null || t.remaining >= t.limit - 1) return null;
@@ -339,8 +339,9 @@ async function refillFollowUp(
   const r = run.refusal!;
   const wait = retryAfterMs(r);
   const minuteEnds = serverTimeOf(run.first) + MINUTE_MS - FOLLOW_UP_MARGIN_MS;
-  if (wait === null || wait > FOLLOW_UP_MAX_MS || serverTimeOf(r) + wait + 250 >= minuteEnds) return false;
-  await waitUntil(ctx, r.localTime + wait + 250, {
+  if (wait === null || wait > FOLLOW_UP_MAX_MS || serverTimeOf(r) + wait + RETRY_AFTER_MARGIN_MS >= minuteEnds)
+    return false;
+  await waitUntil(ctx, r.localTime + wait + RETRY_AFTER_MARGIN_MS, {
     who: key.label,
     for: `its 429's Retry-After to end (enforce [${plan}])`,
   });

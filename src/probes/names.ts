@@ -1,3 +1,5 @@
+import { RETRY_AFTER_MARGIN_MS } from '../http/server-time.js';
+
 /** The probes (active sequences), by public name. A scenario's `probes:` list and `petload list probes` use these. */
 export const PROBES = {
   auth: 'Auth table: missing key, unknown key, empty Bearer, Basic credential on every endpoint (auth.*)',
@@ -9,7 +11,7 @@ export const PROBES = {
   enforce:
     'Decrement from a fresh window to Limit+1, then the 429 and its Retry-After (ratelimit.enforced, remaining-decrements)',
   restore: 'One request once the refused window has ended (ratelimit.quota-restored)',
-  'retry-after-honest': 'Wait exactly Retry-After + 250 ms after a 429, then one request (retry-after.honest)',
+  'retry-after-honest': `Wait exactly Retry-After + ${RETRY_AFTER_MARGIN_MS} ms after a 429, then one request (retry-after.honest)`,
   burst: 'Limit+K truly simultaneous requests over Limit+K connections on a fresh window (ratelimit.no-over-admission)',
   'key-isolation': 'Exhaust key A, then use key B of the same plan (ratelimit.key-isolation)',
   'quota-drain': '50 invalid-key requests between two valid requests (auth.no-quota-drain)',
