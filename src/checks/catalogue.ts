@@ -55,8 +55,8 @@ export type DeferralCondition =
  * moving within what a fixed window calls one; `forward-reset`, a Reset moved forward with the requests;
  * `day-figure`, the day's figure announced on windows of a minute; `same-defect`, a 429 body with the defect
  * contract.error-shape found on the other error bodies; `refused-after-wait`, a refusal after a kept wait that ended
- * a probe early (src/engine/end-cause.ts); `slid-out`, Remaining risen by exactly the key's own requests that slid out
- * of the trailing minute (a sliding log's truth).
+ * a probe early (src/engine/end-cause.ts), or that the wait-out probes judged (src/probes/wait-out.ts); `slid-out`,
+ * Remaining risen by exactly the key's own requests that slid out of the trailing minute (a sliding log's truth).
  */
 export type HeldKind =
   | 'concurrent-rise'
@@ -92,8 +92,9 @@ const PER_COUNTER = [
 ] as const satisfies readonly Deferral[];
 
 /**
- * A refusal after a kept wait that ended a probe early is the broken promise's, unless requests petload did not send
- * on the key were shown to be counted against it: the other keys' of the plan, or requests without a valid key.
+ * A refusal after a kept wait (one that ended a probe early, or one the wait-out probes judged) is the broken
+ * promise's, unless requests petload did not send on the key were shown to be counted against it: the other keys' of
+ * the plan, or requests without a valid key.
  */
 const REFUSED_AFTER_WAIT = [
   ...PER_COUNTER,

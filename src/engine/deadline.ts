@@ -46,7 +46,7 @@ function loadMs(load: LoadSection | undefined, plans: number): number {
 
 /** The run's deadline from its estimate (estimate.ts), its load section and the number of plans with keys. */
 export function deadlineOf(estimate: Estimate, load: LoadSection | undefined, plans: number): DeadlineBasis {
-  const beyond = Math.max(0, ...estimate.schedule.steps.map((st) => PROBE_REGISTRY[st.probe].beyondPlanMs ?? 0));
+  const beyond = Math.max(0, ...estimate.schedule.steps.map((st) => PROBE_REGISTRY[st.probe].needs.beyondPlanMs ?? 0));
   const expectedMs = estimate.loadAtMs + loadMs(load, plans) + beyond;
   const clockMs = DEADLINE_FACTOR * expectedMs + DEADLINE_MARGIN_WINDOWS * MINUTE_MS;
   const realMs = Math.max(clockMs / estimate.scale, DEADLINE_FLOOR_REAL_MS);

@@ -14,14 +14,22 @@ import {
   type ExchangeParts,
 } from '../testing/exchange-builder.js';
 import type { RefusalLookup } from './end-cause.js';
-import { attributeEnd, boundProbe, ProbeEnded, probeTimeBoundMs } from './probe-bounds.js';
+import { PROBE_REGISTRY } from '../probes/index.js';
+import { PROBE_NAMES, type ProbeName } from '../probes/names.js';
+import { attributeEnd, boundProbe, OWN_WAIT_MS, ProbeEnded, probeDesignMs, probeTimeBoundMs } from './probe-bounds.js';
+import { MINUTE_MS } from '../api/plans.js';
 
 const at = (sent: number, parts: ExchangeParts = {}) => buildExchange({ timing: { sent, done: sent + 10 }, ...parts });
 const refused = (sent: number, parts: ExchangeParts = {}) => at(sent, { status: 429, ...parts });
 
-function bound(probe: 'list' | 'ban' = 'list', timeBoundMs = 60_000) {
+function bound(probe: ProbeName = 'list', timeBoundMs = 60_000) {
   const ledger = new Ledger();
-  const b = boundProbe(probe, { clock: createClock(1), ledger, signal: new AbortController().signal, timeBoundMs });
+  const b = boundProbe(PROBE_REGISTRY[probe], {
+    clock: createClock(1),
+    ledger,
+    signal: new AbortController().signal,
+    timeBoundMs,
+  });
   return { b, ledger, send: (ex: ReturnType<typeof at>) => b.send(async () => ex) };
 }
 
@@ -65,6 +73,23 @@ describe('a probe bound', () => {
     b.dispose();
   });
 
+  it('counts no refusal for the probes whose needs say refusals are their business, and server errors for all', async () => {
+    const expecting = PROBE_NAMES.filter((p) => PROBE_REGISTRY[p].needs.expectsRefusals === true);
+    expect(expecting.sort()).toEqual(['ban', 'plan-audit', 'restore', 'retry-after-honest']);
+    for (const p of expecting) {
+      const { b, send } = bound(p);
+      for (let i = 0; i < 3; i++) await send(refused(i * 100));
+      expect(b.ended(), p).toBeNull();
+      for (let i = 3; i < 6; i++) await send(at(i * 100, { status: 503 }));
+      expect(b.ended(), p).toMatch(/^3 requests in a row got a server error/);
+      b.dispose();
+    }
+    const { b, send } = bound('enforce');
+    for (let i = 0; i < 3; i++) await send(refused(i * 100));
+    expect(b.ended()).toMatch(/^3 requests in a row were refused \(429\)/);
+    b.dispose();
+  });
+
   it('ends a probe at its own time bound', async () => {
     const { b } = bound('list', 20);
     await new Promise((r) => setTimeout(r, 60));
@@ -72,10 +97,28 @@ describe('a probe bound', () => {
     expect(b.signal.aborted).toBe(true);
   });
 
-  it('gives a probe twice its planned length and two minute windows, never less than a minute of real time', () => {
-    expect(probeTimeBoundMs(30_000, 0, 1)).toBe(180_000);
-    expect(probeTimeBoundMs(30_000, 3_600_000, 1)).toBe(3_780_000);
-    expect(probeTimeBoundMs(30_000, 0, 60)).toBe(60_000);
+  it('gives a probe its design (planned length, own waits, beyond the plan) and a margin, never less than a minute', () => {
+    // The margin: the planned length again and two minute windows.
+    expect(probeTimeBoundMs({}, 30_000, 1)).toBe(180_000);
+    expect(probeTimeBoundMs({ beyondPlanMs: 3_600_000 }, 30_000, 1)).toBe(3_780_000);
+    expect(probeTimeBoundMs({ waits: 2 }, 30_000, 1)).toBe(180_000 + 2 * OWN_WAIT_MS);
+    expect(probeTimeBoundMs({}, 30_000, 60)).toBe(60_000);
+  });
+
+  it("never ends a probe before its design on a compliant target: the wait-out probes' two waits of a window", () => {
+    for (const name of PROBE_NAMES) {
+      const needs = PROBE_REGISTRY[name].needs;
+      for (const scale of [1, 60])
+        for (const planned of [1, 30_000, 2 * MINUTE_MS])
+          expect(probeTimeBoundMs(needs, planned, scale) * scale, name).toBeGreaterThan(probeDesignMs(needs, planned));
+    }
+    // restore and retry-after-honest: a step planned after the window it waits out (1 request time long) waits two
+    // windows by itself, 61 s and more each on a real clock (the bound of old, 2 minutes, ended them in the second).
+    for (const name of ['restore', 'retry-after-honest'] as const) {
+      const needs = PROBE_REGISTRY[name].needs;
+      expect(probeDesignMs(needs, 1)).toBeGreaterThanOrEqual(2 * (MINUTE_MS + 1000));
+      expect(probeTimeBoundMs(needs, 1, 1)).toBeGreaterThanOrEqual(2 * (MINUTE_MS + 1000) + 2 * MINUTE_MS);
+    }
   });
 });
 
@@ -101,17 +144,25 @@ function chain(refusals: readonly Exchange[], answered = 0): RefusalLookup {
   };
 }
 
+/**
+ * A bound on the list probe, or on a probe that judges ratelimit.quota-restored and counts its refusals (the restore
+ * probe's checks, without its `expectsRefusals`: restore itself judges the refusals after its waits, wait-out.ts).
+ */
 function boundOn(probe: 'list' | 'restore', refusalOf: RefusalLookup, timeBoundMs = 600_000) {
   const ledger = new Ledger();
   const checks = probe === 'restore' ? (['ratelimit.quota-restored'] as const) : (['list.schema'] as const);
-  const b = boundProbe(probe, {
-    clock: createClock(1),
-    ledger,
-    signal: new AbortController().signal,
-    timeBoundMs,
-    checks,
-    refusalOf,
-  });
+  const needs = { ...PROBE_REGISTRY[probe].needs, expectsRefusals: false };
+  const b = boundProbe(
+    { name: probe, needs },
+    {
+      clock: createClock(1),
+      ledger,
+      signal: new AbortController().signal,
+      timeBoundMs,
+      checks,
+      refusalOf,
+    },
+  );
   return { b, ledger, checks, send: (ex: Exchange) => b.send(async () => ex) };
 }
 

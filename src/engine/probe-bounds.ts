@@ -6,10 +6,11 @@
  *   got no answer (a timeout, a reset), one after another, end it. A request counts only if it was sent after the
  *   previous failure had come back: a herd of requests in flight together that all fail is one failure, as it is for
  *   the backoff. Any other answer to a request sent after the last failure ends the streak. A deliberate knock
- *   (intent `knock`) counts for nothing, and refusals do not count for the probes whose purpose they are (the ban
- *   probe, the plan audit).
- * - Its own time: twice its planned length plus two minute windows of the run clock (plus what it declares it may
- *   wait beyond its plan, `beyondPlanMs`), never less than one minute of real time.
+ *   (intent `knock`) counts for nothing, and refusals do not count for the probes that declare them their business
+ *   (`expectsRefusals` in their needs: the ban probe, the plan audit, the probes that wait a 429 out).
+ * - Its own time: its design on a compliant target, as its needs state it (its planned span, the windows it waits
+ *   out by itself, `waits`, and the bounded waits beyond its plan, `beyondPlanMs`), plus a margin of its planned
+ *   span again and two minute windows of the run clock; never less than one minute of real time.
  *
  * When a bound is reached, the probe's waits end at once (its signal aborts), its next send throws ProbeEnded, and
  * whatever it would still judge is recorded as a skip with the reason instead (it would judge on a sequence cut
@@ -29,16 +30,22 @@ import { deferralsOf } from '../checks/deferrals.js';
 import { see, type SkipReason } from '../checks/skip-reason.js';
 import type { Clock } from '../core/clock.js';
 import type { Exchange } from '../http/exchange.js';
-import type { ProbeName } from '../probes/names.js';
+import type { Probe, ProbeDesign } from '../probes/probe.js';
 import { fmtDuration } from './schedule.js';
 import { MINUTE_MS } from '../api/plans.js';
 import { type Fault, type FaultOwner, NO_PROMISE, type RefusalLookup, type Seen, seenOf } from './end-cause.js';
+import { RETRY_AFTER_MARGIN_MS, TOLERANCE_MS } from '../http/server-time.js';
 
 export const MAX_FAILURES_IN_A_ROW = 3;
 /** Real ms a probe's own time bound is never below (a busy machine on a scaled clock). */
 export const PROBE_FLOOR_REAL_MS = 60_000;
-/** Probes whose purpose is to be refused: their refusals are no failures. */
-const REFUSALS_EXPECTED: ReadonlySet<ProbeName> = new Set<ProbeName>(['ban', 'plan-audit']);
+/**
+ * One wait a probe does by itself (`waits`), run-clock ms: a minute window to its end, with Reset's and Date's
+ * rounding on both sides and the margin after a Retry-After.
+ */
+export const OWN_WAIT_MS = MINUTE_MS + 2 * TOLERANCE_MS + RETRY_AFTER_MARGIN_MS;
+/** The margin beyond a probe's design: its planned span again, and this many minute windows. */
+const MARGIN_WINDOWS = 2;
 
 /** Thrown by a probe's send once its bounds have ended it: the runner catches it, the run goes on. */
 export class ProbeEnded extends Error {
@@ -60,9 +67,15 @@ function failureOf(ex: Exchange, refusalsCount: boolean): Failure | null | 'igno
 
 const outcomeText = (ex: Exchange) => (ex.status === null ? `no answer (${ex.error?.kind ?? 'none'})` : `${ex.status}`);
 
-/** The probe's own time bound, real ms, from its planned run-clock length. */
-export function probeTimeBoundMs(plannedMs: number, beyondPlanMs: number, scale: number): number {
-  return Math.max((2 * plannedMs + 2 * MINUTE_MS + beyondPlanMs) / scale, PROBE_FLOOR_REAL_MS);
+/** What a probe takes on a compliant target, run-clock ms: its planned span, its own waits, what lies beyond its plan. */
+export function probeDesignMs(design: ProbeDesign, plannedMs: number): number {
+  return plannedMs + (design.waits ?? 0) * OWN_WAIT_MS + (design.beyondPlanMs ?? 0);
+}
+
+/** The probe's own time bound, real ms: its design (probeDesignMs) and the margin, never less than the floor. */
+export function probeTimeBoundMs(design: ProbeDesign, plannedMs: number, scale: number): number {
+  const marginMs = plannedMs + MARGIN_WINDOWS * MINUTE_MS;
+  return Math.max((probeDesignMs(design, plannedMs) + marginMs) / scale, PROBE_FLOOR_REAL_MS);
 }
 
 /** Why a probe was ended, and what the target did that checks own. */
@@ -175,7 +188,7 @@ function causeOf(reason: string, seen: readonly Seen[]): EndCause {
 }
 
 export function boundProbe(
-  probe: ProbeName,
+  probe: Pick<Probe, 'name' | 'needs'>,
   o: {
     clock: Clock;
     ledger: Ledger;
@@ -190,7 +203,7 @@ export function boundProbe(
   const own = new AbortController();
   const signal = AbortSignal.any([o.signal, own.signal]);
   setMaxListeners(0, signal);
-  const refusalsCount = !REFUSALS_EXPECTED.has(probe);
+  const refusalsCount = probe.needs.expectsRefusals !== true;
   const refusalOf: RefusalLookup = o.refusalOf ?? (() => null);
   let cause: EndCause | null = null;
   let streak = 0;
@@ -218,7 +231,7 @@ export function boundProbe(
       streakSeen = [];
       return;
     }
-    const seen = seenOf(ex, probe, refusalOf, o.checks ?? []);
+    const seen = seenOf(ex, probe.name, refusalOf, o.checks ?? []);
     allSeen.push(seen);
     streakSeen.push(seen);
     streak++;

@@ -321,8 +321,8 @@ export async function runSchedule(
   const runStep = async (step: Step) => {
     if (base.signal.aborted || stopped) return notRun(base, step, 'before');
     const probe = PROBE_REGISTRY[step.probe];
-    const timeBoundMs = probeTimeBoundMs(step.ends - step.at, probe.beyondPlanMs ?? 0, clock.scale);
-    const bound = boundProbe(step.probe, {
+    const timeBoundMs = probeTimeBoundMs(probe.needs, step.ends - step.at, clock.scale);
+    const bound = boundProbe(probe, {
       clock,
       ledger: base.ledger,
       signal: base.signal,

@@ -257,8 +257,14 @@ async function measureBan(
 export const banProbe: Probe = {
   name: 'ban',
   // A window of knocking and polling, and the rounding of Reset and Retry-After on either side.
-  needs: { sends: 'on-time', window: 'sacrificial', requests: banProbeMaxRequests, holdsMs: MINUTE_MS + 2000 },
-  beyondPlanMs: RECOVERY_BOUND_MS + MAX_ROUNDS * 2 * (MINUTE_MS + 2000),
+  needs: {
+    sends: 'on-time',
+    window: 'sacrificial',
+    requests: banProbeMaxRequests,
+    holdsMs: MINUTE_MS + 2000,
+    beyondPlanMs: RECOVERY_BOUND_MS + MAX_ROUNDS * 2 * (MINUTE_MS + 2000),
+    expectsRefusals: true,
+  },
   checks: [ID],
   perPlan: true,
   async run(ctx, plan) {

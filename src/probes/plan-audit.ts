@@ -151,7 +151,7 @@ export const planAuditProbe: Probe = {
   name: 'plan-audit',
   checks: [ID],
   perPlan: true,
-  needs: { sends: 'on-time', window: 'audit', requests: auditRequests, holdsMs: auditMs },
+  needs: { sends: 'on-time', window: 'audit', requests: auditRequests, holdsMs: auditMs, expectsRefusals: true },
   async run(ctx, plan) {
     if (plan === null) return;
     const key = ctx.keyStates.all()[0]?.key;

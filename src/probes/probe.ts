@@ -75,7 +75,29 @@ export interface KeyFigures {
   readonly perDay: number;
 }
 
-export type ProbeNeeds = WindowNeed & { readonly sends: SendMode };
+/**
+ * The probe's design on a compliant target, beyond its planned span: what its own time bound is derived from
+ * (src/engine/probe-bounds.ts: the design and a margin, never shorter), and whether refusals are its business.
+ */
+export interface ProbeDesign {
+  /**
+   * Minute windows it waits out by itself, one after another, within its step (the planner's span begins after the
+   * first): a 429's window to end, each at most a window and Reset's rounding. Absent: none.
+   */
+  readonly waits?: number;
+  /**
+   * Run-clock ms it may take beyond its planned span by bounded waits the planner cannot foresee (the ban probe
+   * following a ban); absent: none. The run's deadline allows for it too.
+   */
+  readonly beyondPlanMs?: number;
+  /**
+   * Refusals are what it provokes or judges (the ban probe, the plan audit, the probes that wait a 429 out and judge
+   * the answer after it): its 429s never end it (its own loop bounds them); server errors and silences still do.
+   */
+  readonly expectsRefusals?: boolean;
+}
+
+export type ProbeNeeds = WindowNeed & ProbeDesign & { readonly sends: SendMode };
 
 /** An active sequence. `perPlan` probes run once per judged plan; the others once with plan null. */
 export interface Probe {
@@ -83,17 +105,15 @@ export interface Probe {
   /** The checks this probe exists to judge (passive checks judge its exchanges too). */
   readonly checks: readonly CheckId[];
   readonly perPlan: boolean;
-  /** What it needs of keys, windows and the wire (the planner reads nothing else of a probe). */
+  /**
+   * What it needs of keys, windows and the wire (the planner reads nothing else of a probe), and its design beyond
+   * the plan (its own waits, refusals it expects), from which its bounds follow.
+   */
   readonly needs: ProbeNeeds;
   /**
    * What the probe sends on its nominal path (no retry after a 429), when that is a fixed number: requests on
    * the plan's key, and requests without a valid key.
    */
   readonly requests?: { readonly keyed: number; readonly unkeyed: number };
-  /**
-   * Run-clock ms the probe may take beyond its planned length, by bounded waits the planner cannot foresee (the ban
-   * probe following a ban); absent: none. The run's deadline and the probe's own time bound allow for it.
-   */
-  readonly beyondPlanMs?: number;
   run(ctx: ProbeContext, plan: PlanName | null): Promise<void>;
 }
