@@ -47,6 +47,10 @@ describe('a probe bound', () => {
     await expect(send(at(300))).rejects.toBeInstanceOf(ProbeEnded);
     b.ledger.fail('list.schema', 'free', 'judged on a sequence cut short');
     b.ledger.pass('list.limit-respected', 'free');
+    const late = { ex: refused(0), message: 'refused by the window after the wait' };
+    b.ledger.hold('retry-after.honest', 'free', { kind: 'refused-after-wait', count: 1, first: [late] });
+    ledger.resolveDeferrals({ countersOf: () => 1, limiterOf: () => 'still' });
+    expect(countsOf(ledger, 'retry-after.honest')).toEqual({ passed: 0, failed: 0, skipped: 1 });
     expect(countsOf(ledger, 'list.schema')).toEqual({ passed: 0, failed: 0, skipped: 1 });
     expect(outcomeOf(ledger, 'list.schema')?.skipReasons[0]).toMatch(/^not judged: the probe ended early \(3 requests/);
     expect(countsOf(ledger, 'list.limit-respected').passed).toBe(0);

@@ -149,8 +149,9 @@ function withDeferrals(owners: readonly CheckId[]): CheckId[] {
 }
 
 /**
- * A ledger whose verdicts become skips (and passes nothing) once `cause` says why the probe ended. A verdict on a
- * check that owns the cause is dropped: attributeEnd fails it with the cause's evidence.
+ * A ledger whose verdicts (failures held to the end of the run too) become skips, and passes nothing, once `cause`
+ * says why the probe ended. A verdict on a check that owns the cause is dropped: attributeEnd fails it with the
+ * cause's evidence.
  */
 function boundLedger(ledger: Ledger, cause: () => EndCause | null): Ledger {
   const g = Object.create(ledger) as Ledger;
@@ -172,6 +173,11 @@ function boundLedger(ledger: Ledger, cause: () => EndCause | null): Ledger {
     if (c === null) return ledger.judge(id, plan, ok, message, ex);
     skip(id, plan, c);
     return ok;
+  };
+  g.hold = (id, plan, held) => {
+    const c = cause();
+    if (c === null) ledger.hold(id, plan, held);
+    else skip(id, plan, c);
   };
   g.skip = ledger.skip.bind(ledger);
   g.info = ledger.info.bind(ledger);
