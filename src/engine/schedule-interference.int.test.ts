@@ -1,7 +1,8 @@
 /**
  * A quota refused mid-schedule for reasons of its own: another client spends the same key on a real loopback
- * reference server (a scaled clock, so that the windows pass in seconds). The affected probe re-plans or skips
- * naming what happened; the target is never failed for it.
+ * reference server (a scaled clock, so that the windows pass in seconds). Where the answers show it, the affected
+ * probe re-plans or skips naming what happened; the target is never failed for it. (Where nothing shows another
+ * client, a refusal after the promised wait is the target's failure: src/probes/wait-out.int.test.ts.)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,7 +70,7 @@ describe('another client spends the same key', () => {
     expect(r.report.verdict).toBe('pass');
   });
 
-  it('during the wait for a 429: the next window is spent before petload comes back, and the waits wait again or skip naming it', {
+  it('during the wait for a 429: the next window is spent before petload comes back, and part of the one after, which Remaining shows: the waits skip naming it', {
     timeout: 60_000,
   }, async () => {
     // A key with a small quota on a slower clock: the other client spends a whole window within a few real ms of
@@ -81,28 +82,32 @@ describe('another client spends the same key', () => {
     server = await createReferenceServer({ port: 0, timeScale: 10, banThreshold: 1_000_000, keys: [key!] });
     const s = server;
     let spend: Promise<void> | null = null;
-    // As soon as petload has its 429, four workers knock without pause until the window turns, then take all of it.
+    // As soon as petload has its 429, four workers knock without pause until the window turns, then take all of it,
+    // and two requests of the window after it (the answer petload gets there shows them).
     const other = async () => {
       let accepted = 0;
-      const worker = async () => {
-        for (let i = 0; i < 5000 && accepted < 5; i++) {
+      const worker = (upTo: number) => async () => {
+        for (let i = 0; i < 5000 && accepted < upTo; i++) {
           if ((await call(s.url, '/pets?limit=1', { auth: key! })).status === 200) accepted++;
         }
       };
-      await Promise.all([worker(), worker(), worker(), worker()]);
+      const take = worker(5);
+      await Promise.all([take(), take(), take(), take()]);
+      // One worker alone, so that exactly two of the window after it are taken.
+      await worker(5 + 2)();
     };
     const r = await run(s, ['enterprise'], (l) => {
       if (spend === null && /^probe enforce \[enterprise\] done/.test(l)) spend = other();
     });
     await spend;
     expect(spend).not.toBeNull();
-    // The probe waits again for the window the other client spent and judges the next one, or, when that one is
-    // spent too, skips naming the other client; it never fails the target for it.
+    // The probe waits again for the window the other client spent, and the answer there shows a Remaining lower
+    // than petload's own requests explain: it skips naming the other client; it never fails the target for it.
     const honest = checkOf(r, 'retry-after.honest');
     expect(['pass', 'skip']).toContain(honest.status);
     if (honest.status === 'skip')
       expect(honest.byPlan.flatMap((p) => p.reasons).join(' ')).toMatch(
-        /next window was already spent \(another client is using the key\)/,
+        /the next window's answer shows Remaining \d of 5, where petload's 2 requests on the key since explain 3: another client is using the key/,
       );
     expect(checkOf(r, 'ratelimit.quota-restored').status).not.toBe('fail');
     expect(checkOf(r, 'ratelimit.enforced').status).toBe('pass');
