@@ -5,8 +5,7 @@
  * is held by such a 429 (the schedule plans that wait: Schedule.held, Estimate.loadAtMs), and a phase that still
  * sends far below its plan says so, with the cause the key states knew (lane.ts, `heldBackBy`).
  */
-import { MINUTE_MS } from '../api/plans.js';
-import { TOLERANCE_MS, type KeyStates } from '../backoff/key-state.js';
+import { heldUntil, type KeyStates } from '../backoff/key-state.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { Clock } from '../core/clock.js';
 import type { LoadOutcome } from '../executors/run-load.js';
@@ -27,7 +26,7 @@ export function loadHolds(keyStates: KeyStates, keys: readonly ApiKey[], now: nu
     if (s.suspectedBan || s.blockedUntil <= now) continue;
     const planned = schedule.held.find((h) => h.label === key.label);
     const by = s.blockedBy ?? (planned ? `probe ${planned.probe}` : 'a probe');
-    holds.push({ label: key.label, by, until: Math.min(s.blockedUntil, now + MINUTE_MS + TOLERANCE_MS) });
+    holds.push({ label: key.label, by, until: heldUntil(s, now) });
   }
   return holds;
 }

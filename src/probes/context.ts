@@ -8,7 +8,7 @@ import type { CheckId } from '../checks/catalogue.js';
 import type { Ledger } from '../checks/ledger.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { Clock } from '../core/clock.js';
-import { retryAfterMs, type KeyView } from '../backoff/key-state.js';
+import { heldUntil, retryAfterMs, type KeyView } from '../backoff/key-state.js';
 import { isRateLimitRefusal } from '../checks/passive/contract.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
 import type { SkipReason } from '../checks/skip-reason.js';
@@ -166,7 +166,7 @@ export async function roomyKey(
   if (!s) return null;
   const how = s.used ? 'waited' : 'unused';
   s.used = true;
-  await waitUntil(ctx, Math.min(s.blockedUntil, ctx.clock.now() + MINUTE_MS + 2000), heldBack(s.key));
+  await waitUntil(ctx, heldUntil(s, ctx.clock.now()), heldBack(s.key));
   return { key: s.key, how };
 }
 
@@ -190,7 +190,7 @@ export async function usableKey(ctx: ProbeContext, plan: PlanName): Promise<ApiK
   const pick = ready.find((s) => s.used) ?? ready[0];
   if (pick) return pick.key;
   const soonest = states.reduce((a, b) => (a.blockedUntil <= b.blockedUntil ? a : b));
-  await waitUntil(ctx, Math.min(soonest.blockedUntil, now + MINUTE_MS + 2000), heldBack(soonest.key));
+  await waitUntil(ctx, heldUntil(soonest, now), heldBack(soonest.key));
   return soonest.key;
 }
 
