@@ -57,6 +57,12 @@ export function senderOf(ex: Pick<Exchange, 'traffic'>): string {
 const MINUTE_HOLD_MS = MINUTE_MS + 2 * TOLERANCE_MS;
 
 /**
+ * The longest Retry-After the key states follow as it is for a minute window (a minute and Reset's rounding): a
+ * client that waits a refusal out exactly waits up to this, or the send path still holds its key.
+ */
+export const MINUTE_WAIT_MS = MINUTE_MS + TOLERANCE_MS;
+
+/**
  * Until when a key is held back from `from` on (local run-clock time): the end of its latest Retry-After, bounded by
  * a minute window's longest hold (MINUTE_HOLD_MS) from `from`, so that no wait a target asks holds a key longer.
  */
@@ -174,7 +180,7 @@ export class KeyStates {
         // say the day is used up, else the minute (a Retry-After in milliseconds must not hold a key for hours).
         const dayRefused =
           rl.limit.ok && rl.remaining.ok && rl.limit.value === key.limits.perDay && rl.remaining.value === 0;
-        const bound = (dayRefused ? DAY_MS : MINUTE_MS) + TOLERANCE_MS;
+        const bound = dayRefused ? DAY_MS + TOLERANCE_MS : MINUTE_WAIT_MS;
         // A wait beyond that (an epoch, milliseconds, a date in year 9999: retry-after.plausible's failure) is not
         // trusted: the key is held until its minute window's Reset when the headers give a usable one, else for the
         // backoff's cap.

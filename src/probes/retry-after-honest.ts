@@ -3,7 +3,7 @@
  * must be accepted (retry-after.honest). The wait-out loop and what the answer makes of the promise:
  * src/probes/wait-out.ts.
  */
-import { MINUTE_MS } from '../api/plans.js';
+import { MINUTE_WAIT_MS } from '../backoff/key-state.js';
 import { prefixed } from '../checks/skip-reason.js';
 import { retryAfterForProbe } from '../checks/passive/retry-after.js';
 import { RETRY_AFTER_MARGIN_MS } from '../http/server-time.js';
@@ -29,8 +29,9 @@ export const retryAfterHonestProbe: Probe = {
       comeBack: (r) => {
         const asked = retryAfterForProbe(r.ex, r.key.limits);
         if (!asked.ok) return { skip: prefixed('the 429 gives no wait to judge: ', asked.reason) };
-        // Exactly the given time plus the margin; bounded by the window length.
-        const at = r.ex.localTime + Math.min(asked.waitMs, MINUTE_MS) + RETRY_AFTER_MARGIN_MS;
+        // Exactly the given time plus the margin; bounded by the window length (and Reset's rounding), as the key
+        // states bound the key's hold: coming back sooner, the request would be held back unsent.
+        const at = r.ex.localTime + Math.min(asked.waitMs, MINUTE_WAIT_MS) + RETRY_AFTER_MARGIN_MS;
         return { at, wait: waitedRetryAfter(asked.waitMs) };
       },
     });

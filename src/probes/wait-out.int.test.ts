@@ -30,8 +30,11 @@ const SCALE = 4;
 const LIMIT = 5;
 /** How many requests the other client sends in the window after the one petload spends. */
 const OTHERS_NEXT = 2;
-/** Seconds the other-client target adds to its Retry-After: the other client is first in the new window. */
-const SLACK_S = 2;
+/**
+ * A second the other-client target adds to its Retry-After (61 s at most: a window and Reset's rounding, still
+ * followed as it is), so that the other client is first in the new window.
+ */
+const SLACK_S = 1;
 
 type Limiter = 'compliant' | 'late' | 'other-client';
 
