@@ -4,7 +4,7 @@
  * puts the load section into a scenario.
  */
 import * as z from 'zod';
-import { OPERATION_IDS, type OperationId } from '../api/operations.js';
+import { PET_OPERATION_IDS, type PetOperationId } from '../api/operations.js';
 import { Count, DurationField } from '../core/fields.js';
 import type { DeepReadonly } from '../core/readonly.js';
 import { phaseSchemaList } from './phases.js';
@@ -15,8 +15,8 @@ const PhaseSchema = z.discriminatedUnion('executor', phaseSchemaList());
 const Weight = z.number().min(0).default(0);
 /** Operation weights. Given, an operation left out weighs 0; not given, the default mix. */
 const Mix = z
-  .strictObject({ listPets: Weight, createPet: Weight, getPet: Weight } satisfies Record<OperationId, z.ZodType>)
-  .refine((m) => OPERATION_IDS.some((op) => m[op] > 0), 'expected at least one weight above zero')
+  .strictObject({ listPets: Weight, createPet: Weight, getPet: Weight } satisfies Record<PetOperationId, z.ZodType>)
+  .refine((m) => PET_OPERATION_IDS.some((op) => m[op] > 0), 'expected at least one weight above zero')
   .default({ listPets: 80, createPet: 15, getPet: 5 });
 
 const Backoff = z

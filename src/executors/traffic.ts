@@ -9,7 +9,7 @@
  *   while the run has created nothing), an id never created: a random safe integer within 2^32 of 2^53, a
  *   range a store that hands out ids in order never reaches.
  */
-import type { OperationId } from '../api/operations.js';
+import { PET_OPERATION_IDS, type PetOperationId } from '../api/operations.js';
 import { PAGE_SIZE, PET_STATUSES } from '../api/schemas.js';
 import type { OperationMix } from './load-schema.js';
 import type { ApiKey } from '../core/api-key.js';
@@ -17,7 +17,7 @@ import type { Exchange, RequestSpec } from '../http/exchange.js';
 
 /** A request without its credential, as autocannon takes it too. */
 export interface RequestShape {
-  operation: OperationId;
+  operation: PetOperationId;
   method: 'GET' | 'POST';
   path: string;
   body?: string;
@@ -28,7 +28,6 @@ const UNKNOWN_SPAN = 2 ** 32;
 const UNKNOWN_FLOOR = Number.MAX_SAFE_INTEGER - UNKNOWN_SPAN;
 const STATUS_CHOICES = [undefined, ...PET_STATUSES] as const;
 const CATEGORIES = 1000;
-const OPERATIONS: readonly OperationId[] = ['listPets', 'createPet', 'getPet'];
 
 /**
  * The listPets paths, made once each: the same string for the same query keeps its hash, so the client's and
@@ -48,7 +47,7 @@ function listPath(limit: number, statusIndex: number): string {
 }
 
 export class Traffic {
-  private readonly ops: OperationId[] = [];
+  private readonly ops: PetOperationId[] = [];
   private readonly cumulative: number[] = [];
   private readonly total: number;
   private readonly created: string[] = [];
@@ -61,7 +60,7 @@ export class Traffic {
     private readonly random: () => number = Math.random,
   ) {
     let sum = 0;
-    for (const op of OPERATIONS) {
+    for (const op of PET_OPERATION_IDS) {
       if (mix[op] <= 0) continue;
       sum += mix[op];
       this.ops.push(op);
@@ -70,7 +69,7 @@ export class Traffic {
     this.total = sum;
   }
 
-  private pick(): OperationId {
+  private pick(): PetOperationId {
     const r = this.random() * this.total;
     for (let i = 0; i < this.ops.length; i++) if (r < this.cumulative[i]!) return this.ops[i]!;
     return this.ops[this.ops.length - 1]!;

@@ -57,6 +57,8 @@ interface Answer {
   readonly headers: readonly string[];
   /** Close the connection afterwards (a request body was left unread). */
   readonly close?: boolean;
+  /** Leave out the rate-limit headers (the `orders-no-limit` fault: an endpoint outside the limiter). */
+  readonly unlimited?: boolean;
 }
 
 interface KeyState {
@@ -72,6 +74,19 @@ const PETS = `${BASE}/pets`;
 const PET_PREFIX = `${PETS}/`;
 const NONE: readonly string[] = [];
 const PET_ID = /^[1-9]\d{0,15}$/;
+const ORDERS = `${BASE}/store/orders`;
+/**
+ * The answer of `GET /v1/store/orders`: the interface names the endpoint and shows nothing of it, so its payload is
+ * petload's own design (docs/reference-server.md): a bare array of a few fixed orders, each an id, the animal's id,
+ * a quantity and a status. The suite never judges it.
+ */
+const ORDERS_BODY = Buffer.from(
+  JSON.stringify([
+    { id: 1, petId: 1, quantity: 1, status: 'placed' },
+    { id: 2, petId: 2, quantity: 2, status: 'approved' },
+    { id: 3, petId: 3, quantity: 1, status: 'delivered' },
+  ]),
+);
 /** How many animals `ignore-limit` returns, whatever limit says. */
 const IGNORED_LIMIT = 150;
 /** The await `non-atomic-counter` puts between reading and writing the counter, real ms. */
@@ -208,6 +223,10 @@ export class ReferenceApp {
         return;
       }
       const quota = replica(state);
+      if (this.fault['orders-no-limit'] && isOrders(req)) {
+        this.finish(res, { ...this.route(req, body), unlimited: true }, quota.view(this.report), now, truncate);
+        return;
+      }
       quota.roll(now);
       const until = this.fault['limit-not-enforced'] ? 0 : quota.refusedUntil(this.fault['day-not-enforced']);
       if (until !== 0) {
@@ -261,7 +280,9 @@ export class ReferenceApp {
         s.quota.consume(now);
       }
     }
-    this.finish(res, cred.kind === 'none' ? this.missingKey : this.invalidKey, quota.view(this.report), now, truncate);
+    const refused = cred.kind === 'none' ? this.missingKey : this.invalidKey;
+    const answer = this.fault['orders-no-auth'] && isOrders(req) ? this.route(req, undefined) : refused;
+    this.finish(res, answer, quota.view(this.report), now, truncate);
   }
 
   private route(req: IncomingMessage, body: BodyOutcome | undefined): Answer {
@@ -274,6 +295,10 @@ export class ReferenceApp {
       if (method === 'POST' && body !== undefined) return this.createPet(body);
       return this.error(405, 'method_not_allowed', `${method ?? ''} is not allowed on /pets`, ['Allow', 'GET, POST']);
     }
+    if (path === ORDERS) {
+      if (method === 'GET') return { status: 200, body: ORDERS_BODY, headers: NONE };
+      return this.error(405, 'method_not_allowed', `${method ?? ''} is not allowed on /store/orders`, ['Allow', 'GET']);
+    }
     if (path.startsWith(PET_PREFIX) && path.length > PET_PREFIX.length && !path.includes('/', PET_PREFIX.length)) {
       if (method === 'GET') return this.getPet(path.slice(PET_PREFIX.length));
       return this.error(405, 'method_not_allowed', `${method ?? ''} is not allowed on /pets/{petId}`, ['Allow', 'GET']);
@@ -281,7 +306,7 @@ export class ReferenceApp {
     return this.error(
       404,
       'not_found',
-      'no such endpoint (the interface has GET /v1/pets, POST /v1/pets, GET /v1/pets/{petId})',
+      'no such endpoint (the interface has GET /v1/pets, POST /v1/pets, GET /v1/pets/{petId}, GET /v1/store/orders)',
       NONE,
     );
   }
@@ -357,6 +382,7 @@ export class ReferenceApp {
     const headers = ['Date', this.date.at(now), 'Content-Type', 'application/json', 'Content-Length', String(length)];
     const s = answer.status;
     const drop =
+      answer.unlimited === true ||
       (s === 429 && this.fault['no-headers-on-429']) ||
       ((s === 400 || s === 401 || s === 404) && this.fault['no-headers-on-errors']);
     if (!drop) {
@@ -418,6 +444,12 @@ export class ReferenceApp {
     res.writeHead(500, ['Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body))]);
     res.end(body);
   }
+}
+
+/** A request to `GET /v1/store/orders` (any query). */
+function isOrders(req: IncomingMessage): boolean {
+  const url = req.url ?? '';
+  return req.method === 'GET' && (url === ORDERS || url.startsWith(`${ORDERS}?`));
 }
 
 /** The counter that answers this request: the key's one, or under `per-instance` each replica's in turn. */

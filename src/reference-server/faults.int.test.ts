@@ -53,6 +53,9 @@ async function fingerprint(s: ReferenceServer): Promise<Record<string, string>> 
   for (let i = 0; i < 55; i++) await call(s.url, '/pets?limit=1', { auth: free });
   out.overLimit = seen(await call(s.url, '/pets?limit=1', { auth: free }));
   out.otherKey = seen(await call(s.url, '/pets?limit=1', { auth: pro }));
+  out.orders = seen(await call(s.url, '/store/orders', { auth: pro }));
+  out.ordersNoKey = seen(await call(s.url, '/store/orders'));
+  out.ordersUnknownKey = seen(await call(s.url, '/store/orders', { auth: { header: 'Bearer not-a-key-0000' } }));
   return out;
 }
 
@@ -68,8 +71,12 @@ const ALL = [
   'listAfterInvalid',
   'overLimit',
   'otherKey',
+  'orders',
+  'ordersNoKey',
+  'ordersUnknownKey',
 ];
-const WITH_KEY = ALL.filter((e) => e !== 'noKey' && e !== 'unknownKey');
+const KEYLESS = ['noKey', 'unknownKey', 'ordersNoKey', 'ordersUnknownKey'];
+const WITH_KEY = ALL.filter((e) => !KEYLESS.includes(e));
 const PET_BODIES = ['listSold', 'get', 'create', 'listAfterUnknown', 'listAfterInvalid', 'otherKey'];
 const LISTS = ['listSold', 'listAfterUnknown', 'listAfterInvalid', 'otherKey'];
 
@@ -81,7 +88,7 @@ const CHANGES: Record<Exclude<FaultName, 'flaky'>, string[]> = {
   'retry-after-ms': ['overLimit'],
   'retry-after-short': ['overLimit'],
   'remaining-off-by-one': ALL,
-  'no-headers-on-errors': ['getUnknown', 'noKey', 'unknownKey', 'createInvalid'],
+  'no-headers-on-errors': ['getUnknown', 'noKey', 'unknownKey', 'createInvalid', 'ordersNoKey', 'ordersUnknownKey'],
   'no-headers-on-429': ['overLimit'],
   'limit-not-enforced': ['overLimit'],
   // A day is not spent by the fingerprint: see its own test below.
@@ -90,17 +97,29 @@ const CHANGES: Record<Exclude<FaultName, 'flaky'>, string[]> = {
   'over-limit-503': ['overLimit'],
   // Sequential requests cannot show a lost update: see the concurrent test below.
   'non-atomic-counter': [],
-  'shared-quota': ['otherKey'],
+  'shared-quota': ['otherKey', 'orders'],
   // The first answer of each key is the first replica's, as a single counter's; the rest alternate.
-  'per-instance': ['get', 'getUnknown', 'create', 'listAfterUnknown', 'createInvalid', 'listAfterInvalid', 'overLimit'],
-  'invalid-keys-drain': ['listAfterUnknown', 'createInvalid', 'listAfterInvalid', 'otherKey'],
+  'per-instance': [
+    'get',
+    'getUnknown',
+    'create',
+    'listAfterUnknown',
+    'createInvalid',
+    'listAfterInvalid',
+    'overLimit',
+    'orders',
+  ],
+  'invalid-keys-drain': ['listAfterUnknown', 'createInvalid', 'listAfterInvalid', 'otherKey', 'orders'],
   'schema-drift': PET_BODIES,
   'list-envelope': LISTS,
   'ignore-limit': LISTS,
   'ignore-status-filter': ['listSold'],
   'accept-invalid': ['createInvalid', 'listAfterInvalid', 'otherKey'],
-  'error-shape': ['getUnknown', 'noKey', 'unknownKey', 'createInvalid', 'overLimit'],
-  'auth-bypass': ['unknownKey'],
+  'error-shape': ['getUnknown', 'noKey', 'unknownKey', 'createInvalid', 'overLimit', 'ordersNoKey', 'ordersUnknownKey'],
+  // Unknown keys are no longer limited per address: the keyless answers after them show more left.
+  'auth-bypass': ['unknownKey', 'ordersNoKey', 'ordersUnknownKey'],
+  'orders-no-auth': ['ordersNoKey', 'ordersUnknownKey'],
+  'orders-no-limit': ['orders'],
   slow: [],
 };
 
@@ -130,6 +149,8 @@ describe('each fault switches on exactly its misbehaviour', () => {
       'accept-invalid',
       'error-shape',
       'auth-bypass',
+      'orders-no-auth',
+      'orders-no-limit',
       'slow',
       'flaky',
     ];
@@ -358,6 +379,25 @@ describe('what each fault does', () => {
     expect(rate(r).limit).toBe(60);
     expect((await call(s.url, '/pets')).status).toBe(401);
     expect((await call(s.url, '/pets', { auth: { header: 'Basic dXNlcjpwYXNz' } })).status).toBe(401);
+  });
+
+  it('orders-no-auth: GET /store/orders answers 200 without a key and with an invalid one; /pets is still 401', async () => {
+    const s = await start(['orders-no-auth']);
+    expect((await call(s.url, '/store/orders')).status).toBe(200);
+    expect((await call(s.url, '/store/orders', { auth: { header: 'Bearer anything-at-all' } })).status).toBe(200);
+    expect((await call(s.url, '/pets')).status).toBe(401);
+  });
+
+  it('orders-no-limit: GET /store/orders has no rate-limit headers, is never refused and is not counted', async () => {
+    const s = await start(['orders-no-limit']);
+    await exhaust(s);
+    expect((await call(s.url, '/pets?limit=1', { auth: free })).status).toBe(429);
+    const r = await call(s.url, '/store/orders', { auth: free });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-ratelimit-limit')).toBeNull();
+    const fresh = await call(s.url, '/store/orders', { auth: freeB });
+    expect(fresh.headers.get('x-ratelimit-remaining')).toBeNull();
+    expect(rate(await call(s.url, '/pets?limit=1', { auth: freeB })).remaining).toBe(59);
   });
 
   it('slow: every answer waits slowMs', async () => {

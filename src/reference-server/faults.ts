@@ -28,6 +28,9 @@ export const FAULTS = {
   'accept-invalid': 'creates animals from invalid bodies (201)',
   'error-shape': 'error bodies without status',
   'auth-bypass': 'accepts any bearer token (as a Free key)',
+  'orders-no-auth': 'GET /store/orders answers 200 without a key or with an invalid one (outside authentication)',
+  'orders-no-limit':
+    'GET /store/orders with a valid key is outside the limiter: no rate-limit headers, never 429, not counted',
   slow: 'adds a fixed delay to every answer',
   flaky: 'resets some connections and answers some with truncated JSON',
 } as const;

@@ -197,10 +197,28 @@ describe('authentication', () => {
 
 describe('routing', () => {
   it('answers 404 not_found to unknown routes', async () => {
-    for (const path of ['/store/orders', '/pets/', '/pets/1/x', '/']) {
+    for (const path of ['/store/order', '/store/orders/1', '/pets/', '/pets/1/x', '/']) {
       expectError(await call(server.url, path, { auth: business() }), 404, 'not_found');
     }
     expectError(await call(server.url.replace('/v1', '/v2'), '/pets', { auth: business() }), 404, 'not_found');
+  });
+
+  it('serves GET /store/orders: a bare array of orders, behind authentication and the limiter', async () => {
+    const r = await call(server.url, '/store/orders', { auth: business() });
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual([
+      { id: 1, petId: 1, quantity: 1, status: 'placed' },
+      { id: 2, petId: 2, quantity: 2, status: 'approved' },
+      { id: 3, petId: 3, quantity: 1, status: 'delivered' },
+    ]);
+    expectSharedHeaders(r);
+    const next = await call(server.url, '/store/orders', { auth: business() });
+    expect(rate(next).remaining).toBe(rate(r).remaining - 1);
+    expectError(await call(server.url, '/store/orders'), 401, 'missing_key');
+    expectError(await call(server.url, '/store/orders', { auth: { header: 'Bearer nope-0000' } }), 401, 'invalid_key');
+    const post = await call(server.url, '/store/orders', { method: 'POST', auth: business(), body: '{}' });
+    expectError(post, 405, 'method_not_allowed');
+    expect(post.headers.get('allow')).toBe('GET');
   });
 
   it('answers 405 with Allow to a wrong method', async () => {

@@ -104,6 +104,7 @@ function scopeOfPath(operation: Exchange['operation'], path: string): RequestSco
       return { outside: query !== null || !isInt64Id(route.slice(route.lastIndexOf('/') + 1)), list: null };
     case 'createPet':
       return { outside: query !== null, list: null };
+    case 'listOrders':
     case null:
       return { outside: false, list: null };
   }
