@@ -10,4 +10,6 @@ faultMatrixSuite('fault matrix (2/3)', [
   'per-instance',
   'invalid-keys-drain',
   'schema-drift',
+  'orders-no-auth',
+  'orders-no-limit',
 ]);
