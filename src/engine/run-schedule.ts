@@ -12,6 +12,7 @@ import { skipAll, waitUntil, type ProbeContext, type WaitReason } from '../probe
 import { PROBE_REGISTRY } from '../probes/index.js';
 import type { ProbeName } from '../probes/names.js';
 import type { Refusals } from '../probes/window.js';
+import { countsSideBySide, RoundTrips } from '../probes/in-flight.js';
 import type { KeyState, KeyView } from '../backoff/key-state.js';
 import { STRADDLE_MARGIN_MS, type Schedule, type Step } from './schedule.js';
 import {
@@ -68,48 +69,83 @@ class LatestRefusals {
   }
 }
 
+/** Whose requests a turn keeps off the wire: one plan's (its keys are their own counters), or everyone's. */
+type TurnScope = PlanName | 'all';
+const overlap = (a: TurnScope, b: TurnScope) => a === 'all' || b === 'all' || a === b;
+
 /**
  * Counting probes send alone: from a counting probe's first request to its end (its exclusive turn), no other
- * probe's request goes out, and the turn begins once those already out have come back. A wait before the first
- * request (for a fresh window) holds nothing. Other probes' requests share the turns among themselves. Waits hold nothing.
+ * probe's request in its scope goes out, and the turn begins once those already out have come back. A turn's scope
+ * is every probe's requests, or, where the link is long (countsSideBySide), the requests of its plan's probes only:
+ * other plans' keys are other counters, so their counts overlap (a target whose keys share a counter is
+ * key-isolation's to judge, and enforce counts again with a turn of everyone's when others' requests may explain a
+ * short count). A wait before the first request (for a fresh window) holds nothing. Other probes' requests share the
+ * turns among themselves. Waits hold nothing.
  */
 class SendTurns {
-  private readers = 0;
-  private writing: Promise<void> | null = null;
-  private drained: (() => void) | null = null;
+  /** The turns held (a turn is held from before its readers have drained). */
+  private readonly writers: TurnScope[] = [];
+  /** Shared requests out, by scope. */
+  private readonly readers = new Map<TurnScope, number>();
+  private wake: () => void = () => {};
+  private changed: Promise<void> = this.renew();
 
-  /** One request of a probe that does not count: after any counting probe has finished. */
-  async shared<T>(fn: () => Promise<T>): Promise<T> {
-    while (this.writing) await this.writing;
-    this.readers++;
+  private renew(): Promise<void> {
+    this.changed = new Promise<void>((r) => (this.wake = r));
+    return this.changed;
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.renew();
+    wake();
+  }
+
+  private held(scope: TurnScope): boolean {
+    return this.writers.some((w) => overlap(w, scope));
+  }
+
+  private out(scope: TurnScope): number {
+    let n = 0;
+    for (const [s, count] of this.readers) if (overlap(s, scope)) n += count;
+    return n;
+  }
+
+  /** One request of a probe that does not count: after any counting probe in its scope has finished. */
+  async shared<T>(scope: TurnScope, fn: () => Promise<T>): Promise<T> {
+    while (this.held(scope)) await this.changed;
+    this.readers.set(scope, (this.readers.get(scope) ?? 0) + 1);
     try {
       return await fn();
     } finally {
-      if (--this.readers === 0) this.drained?.();
+      this.readers.set(scope, this.readers.get(scope)! - 1);
+      this.notify();
     }
   }
 
   /**
-   * A counting probe's turn, from its first request to its end: resolves once no other counting probe holds one and
-   * the requests already out have come back; the returned function ends the turn.
+   * A counting probe's turn, from its first request to its end: resolves once no other counting probe holds one in
+   * an overlapping scope and the requests already out in it have come back; the returned function ends the turn.
    */
-  async exclusive(): Promise<() => void> {
-    while (this.writing) await this.writing;
-    let done!: () => void;
-    this.writing = new Promise<void>((r) => (done = r));
-    if (this.readers > 0) await new Promise<void>((r) => (this.drained = r));
-    this.drained = null;
+  async exclusive(scope: TurnScope): Promise<() => void> {
+    while (this.held(scope)) await this.changed;
+    this.writers.push(scope);
+    while (this.out(scope) > 0) await this.changed;
     return () => {
-      this.writing = null;
-      done();
+      this.writers.splice(this.writers.indexOf(scope), 1);
+      this.notify();
     };
   }
 }
 
+/**
+ * A step's lanes. The exact counts of a plan run one after another; across plans the turns (SendTurns) keep them
+ * apart on loopback, and let them overlap on a long link.
+ */
 const lanesOf = (s: Step): string[] => [
   ...s.keys.map((k) => `key:${k}`),
   ...(s.unkeyed > 0 ? ['address'] : []),
-  ...(s.exact ? ['exact'] : []),
+  ...(s.exact ? [`exact:${s.plan ?? '-'}`] : []),
 ];
 
 /** Told as each step starts and ends (a progress display); without it, one log line per step. */
@@ -158,12 +194,14 @@ interface Shared {
   readonly counts: RequestCounts;
   readonly turns: SendTurns;
   readonly refusals: LatestRefusals;
+  /** The round trip as the probes' answers show it. */
+  readonly trips: RoundTrips;
 }
 
 /** A step's probe context: its keys, its key's 429, and sends that take turns as the probe's needs say. */
 function stepContext(
   step: Step,
-  { base, counts, turns, refusals }: Shared,
+  { base, counts, turns, refusals, trips }: Shared,
   bound: ProbeBound,
   onStep?: StepEvents,
 ): { ctx: ProbeContext; endTurn(): Promise<void> } {
@@ -171,14 +209,20 @@ function stepContext(
   const sends = PROBE_REGISTRY[step.probe].needs.sends;
   const alone = sends === 'alone';
   const direct = sends !== 'shared';
-  // Taken once, at the first request (requests sent together share it).
+  // Taken once, at the first request (requests sent together share it); everyone's once widened (widenTurn).
   let turn: Promise<() => void> | null = null;
+  let wide = false;
+  let scope: TurnScope = 'all';
+  // A count on keys alone can share the wire with other plans' where the link is long; requests without a key, or a
+  // step of no plan, may be counted on every key.
+  const scopeNow = (): TurnScope =>
+    wide || step.unkeyed > 0 || step.plan === null || !countsSideBySide(trips.ms() ?? 0) ? 'all' : step.plan;
   // Others' requests settled when this probe's turn began: a measurement begun before the turn counts from there.
   let othersSettledAtTurn = 0;
   let ownSent = 0;
   let ownSettled = 0;
   const takeTurn = () =>
-    (turn ??= turns.exclusive().then((end) => {
+    (turn ??= turns.exclusive((scope = scopeNow())).then((end) => {
       othersSettledAtTurn = counts.settled - ownSettled;
       return end;
     }));
@@ -195,7 +239,11 @@ function stepContext(
   };
   const via = async <T>(specs: readonly RequestSpec[], send: () => Promise<T>): Promise<T> => {
     if (alone) await takeTurn();
-    return direct ? out(specs, send) : turns.shared(() => out(specs, send));
+    return direct ? out(specs, send) : turns.shared(step.plan ?? 'all', () => out(specs, send));
+  };
+  const noted = (ex: Exchange): Exchange => {
+    trips.note(ex);
+    return ex;
   };
   // Every request of the step is the probe's traffic, measured apart from the load's (src/metrics/recorder.ts).
   const traffic = { class: 'probes', name: step.probe } as const;
@@ -218,8 +266,19 @@ function stepContext(
       : {}),
     signal: bound.signal,
     ledger: bound.ledger,
-    send: (spec) => bound.send(() => via([spec], () => base.send(own(spec)))),
-    sendSimultaneous: (specs) => bound.sendMany(() => via(specs, () => base.sendSimultaneous(specs.map(own)))),
+    send: (spec) => bound.send(() => via([spec], () => base.send(own(spec)).then(noted))),
+    sendSimultaneous: (specs) =>
+      bound.sendMany(() => via(specs, () => base.sendSimultaneous(specs.map(own)).then((all) => all.map(noted)))),
+    roundTripMs: () => trips.ms(),
+    widenTurn: async () => {
+      if (!alone || wide) return false;
+      wide = true;
+      if (turn === null) return false;
+      const narrow = scope !== 'all';
+      (await turn)();
+      turn = null;
+      return narrow;
+    },
   };
   return {
     ctx,
@@ -311,6 +370,7 @@ export async function runSchedule(
     counts: new RequestCounts(clock),
     turns: new SendTurns(),
     refusals: new LatestRefusals(),
+    trips: new RoundTrips(clock.scale),
   };
   const results: StepResult[] = [];
   const done = new Map<number, Promise<void>>();

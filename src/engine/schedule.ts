@@ -17,6 +17,7 @@ import type { ApiKey } from '../core/api-key.js';
 import type { ProbeName } from '../probes/names.js';
 import { probesInOrder } from '../probes/index.js';
 import type { Probe, WindowNeed } from '../probes/probe.js';
+import { countsSideBySide, keylessMs, SERVICE_MS } from '../probes/in-flight.js';
 
 export interface ScheduleKey {
   readonly label: string;
@@ -43,8 +44,12 @@ export interface ScheduleInput {
   readonly scale?: number;
   /** Requests without a valid key a target is assumed to accept per client address and minute. */
   readonly addressBudget?: number;
-  /** Real milliseconds one request takes, one after another (loopback: about 1). */
-  readonly requestMs?: number;
+  /**
+   * The round trip to the target, real ms, on top of a request's own time on loopback (SERVICE_MS): 0 or absent on
+   * loopback. It sets what a request costs one after another, what is kept in flight (in-flight.ts), and whether the
+   * exact counts of different plans run side by side (countsSideBySide).
+   */
+  readonly rttMs?: number;
   /** Whether this run runs a probe for a plan (null: a probe not per plan); a shard runs only its share. Default: all. */
   readonly runs?: (probe: ProbeName, plan: PlanName | null) => boolean;
 }
@@ -70,7 +75,10 @@ export interface Step {
   /** Index of the main key's minute window it runs in (0: the key's first in the run). */
   readonly window: number;
   readonly need: StepNeed;
-  /** An exact count on a fresh window: one at a time across plans (the runner's exact lane). */
+  /**
+   * An exact count on a fresh window: one at a time (the runner's exact lane), across plans on loopback, within its
+   * plan where the link is long (countsSideBySide).
+   */
   readonly exact?: boolean;
   /** Planned start and end, run-clock ms from the start of the schedule. */
   readonly at: number;
@@ -124,7 +132,6 @@ const TOL_MS = 1000;
 /** A straddling step starts on a key window opened at least this long after the address window. */
 export const STRADDLE_MARGIN_MS = 5000;
 const DEFAULT_ADDRESS_BUDGET = 60;
-const DEFAULT_REQUEST_MS = 1;
 /** Keys per plan the schedule is laid out for: one for each of the two exact counts, one for the headroom probes. */
 export const FASTEST_KEYS = 3;
 
@@ -189,15 +196,30 @@ type Need<W extends WindowNeed['window']> = Extract<WindowNeed, { window: W }>;
 
 /** What the planner keeps across plans: the steps so far, the address window, the exact counts' times. */
 interface Plan {
+  /** Run-clock ms of one request, one after another. */
   readonly r: number;
+  /** Real ms of one request, one after another (the link's round trip and the answer). */
+  readonly requestMs: number;
+  readonly scale: number;
+  /** Whether the exact counts of different plans run side by side (a long link). */
+  readonly sideBySide: boolean;
   readonly budget: number;
   readonly steps: Step[];
   readonly skipped: { probe: ProbeName; plan: PlanName; reason: string }[];
   readonly requestsByKey: Record<string, number>;
   readonly address: AddressSim;
-  readonly exact: [number, number][];
+  /** The exact counts' times, per lane: one lane for all plans, or one per plan (sideBySide). */
+  readonly exact: Map<string, [number, number][]>;
   readonly held: HeldKey[];
   unkeyed: number;
+}
+
+/** The exact lane of a plan's counts: the plan's own where counts run side by side, else the one of all plans. */
+function exactLane(p: Plan, plan: PlanName): [number, number][] {
+  const name = p.sideBySide ? plan : 'all';
+  let lane = p.exact.get(name);
+  if (!lane) p.exact.set(name, (lane = []));
+  return lane;
 }
 
 /** One plan's keys as the planner lays steps on them. */
@@ -244,11 +266,12 @@ function placeKeyless(p: Plan, probe: ProbeName, need: Need<'none'>): void {
 
 function placeFresh(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'fresh'>, k: KeySim): void {
   const cost = need.requests(k.key.quota);
-  const dur = need.span(k.key.quota) * p.r;
+  const dur = need.span(k.key.quota, p.requestMs) * p.scale;
   const spare = need.spareKey ? pk.sims[FASTEST_KEYS] : undefined;
   const e = enter(k, 0, cost, true);
-  // One exact count at a time across plans: its many connections or parallel requests slow the others.
-  const at = reserve(p.exact, e.at, dur);
+  // One exact count at a time (across plans on loopback, where its many connections or parallel requests slow the
+  // others; within its plan on a long link, where the others' keys are other counters).
+  const at = reserve(exactLane(p, pk.plan), e.at, dur);
   if (at !== e.at) k.openAt = at;
   const ends = at + dur;
   k.used = cost;
@@ -277,7 +300,7 @@ function placeRefusal(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'refus
   const k = keyAt(pk, need.slot);
   let cost = 1;
   let start = k.free;
-  const exhaustMs = need.exhaustSpan(k.key.quota) * p.r;
+  const exhaustMs = need.exhaustSpan(k.key.quota, p.requestMs) * p.scale;
   if (!k.refused) {
     // Nothing to wait out on this key: the probe exhausts it first.
     const e = enter(k, 0, k.key.quota + 1, true);
@@ -323,7 +346,7 @@ function placePair(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'pair'>):
   const ea = enter(a, eb.at, 0, false);
   const at = Math.max(ea.at, eb.at);
   const cost = a.key.quota - a.used + 1;
-  const ends = at + (need.exhaustSpan(cost) + need.second) * p.r;
+  const ends = at + need.exhaustSpan(cost, p.requestMs) * p.scale + need.second * p.r;
   a.used = a.key.quota;
   a.exhausted = true;
   a.spentBy = probe;
@@ -382,10 +405,10 @@ function placeAddressHeadroom(p: Plan, pk: PlanKeys, probe: ProbeName, need: Nee
     refusedExtra = 1;
     address.openAt = next;
     address.used = unkeyed - first;
-    ends = next + (unkeyed - first + 1) * p.r;
+    ends = next + keylessMs(unkeyed - first, p.requestMs) * p.scale + p.r;
   } else {
     spendAddress(address, t, unkeyed);
-    ends = t + (unkeyed + need.requests) * p.r;
+    ends = t + keylessMs(unkeyed, p.requestMs) * p.scale + need.requests * p.r;
   }
   address.free = ends;
   h.used += need.requests;
@@ -485,7 +508,7 @@ function placeAudit(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'audit'>
  * (those with requests without a key first), a fresh count that must wait for a key another took, the sacrificial
  * key last. Ties keep the registry's order.
  */
-function rankOf(need: WindowNeed, deferred: boolean): number {
+function rankOf(need: WindowNeed, deferred: boolean, roomFirst: boolean): number {
   switch (need.window) {
     case 'fresh':
       return deferred ? 5 : 0;
@@ -493,8 +516,10 @@ function rankOf(need: WindowNeed, deferred: boolean): number {
       return 1;
     case 'pair':
       return 2;
-    case 'headroom':
-      return need.unkeyed !== undefined && need.unkeyed > 0 ? 3 : 4;
+    case 'headroom': {
+      const keyless = (need.unkeyed ?? 0) > 0;
+      return keyless === roomFirst ? 4 : 3;
+    }
     case 'sacrificial':
       return 6;
     case 'audit':
@@ -504,8 +529,17 @@ function rankOf(need: WindowNeed, deferred: boolean): number {
   }
 }
 
-/** Lays out one plan's steps on its keys. */
-function placePlan(p: Plan, plan: PlanName, keys: readonly ScheduleKey[], probes: readonly Probe[]): void {
+/**
+ * Lays out one plan's steps on its keys. `roomFirst`: the headroom probes without requests without a key go before
+ * those with (see planSchedule).
+ */
+function placePlan(
+  p: Plan,
+  plan: PlanName,
+  keys: readonly ScheduleKey[],
+  probes: readonly Probe[],
+  roomFirst = false,
+): void {
   const usable = keys.filter(isUsable(keys));
   const sims: KeySim[] = usable.map((key) => ({
     key,
@@ -532,7 +566,7 @@ function placePlan(p: Plan, plan: PlanName, keys: readonly ScheduleKey[], probes
         deferred = claimed.has(k);
         claimed.add(k);
       }
-      return { pr, i, rank: rankOf(need, deferred) };
+      return { pr, i, rank: rankOf(need, deferred, roomFirst) };
     })
     .sort((a, b) => a.rank - b.rank || a.i - b.i);
   for (const { pr } of ranked) {
@@ -551,17 +585,44 @@ function placePlan(p: Plan, plan: PlanName, keys: readonly ScheduleKey[], probes
   }
 }
 
+/** Plans laid out with every choice of order, or only the first and the last plan's with many plans. */
+const MAX_ORDER_TRIALS = 16;
+
+/**
+ * The schedule. Each plan's headroom probes are laid out in one of two orders: those with requests without a key
+ * first (on loopback, the shortest), or the others first. A step with requests without a key that must wait for the
+ * next address window holds its key until then; on a long link, the headroom probes queued behind it on that key
+ * end the pass seconds after that window began, where going first, in the key's first window, they cost nothing.
+ * Every choice per plan is tried (a few plans: a few dozen layouts of microseconds each), and the shortest kept;
+ * ties keep the first order.
+ */
 export function planSchedule(given: ScheduleInput): Schedule {
+  const n = given.plans.length;
+  const masks = 2 ** n <= MAX_ORDER_TRIALS ? Array.from({ length: 2 ** n }, (_, m) => m) : [0, 2 ** (n - 1)];
+  let best: Schedule | null = null;
+  for (const mask of masks) {
+    const s = planInOrder(given, (i) => (mask & (2 ** i)) !== 0);
+    if (best === null || s.durationMs < best.durationMs) best = s;
+  }
+  return best!;
+}
+
+function planInOrder(given: ScheduleInput, roomFirst: (plan: number) => boolean): Schedule {
   const scale = given.scale ?? 1;
   const runs = given.runs ?? (() => true);
+  const rtt = given.rttMs ?? 0;
+  const requestMs = SERVICE_MS + rtt;
   const p: Plan = {
-    r: (given.requestMs ?? DEFAULT_REQUEST_MS) * scale, // run-clock ms per request
+    r: requestMs * scale,
+    requestMs,
+    scale,
+    sideBySide: countsSideBySide(rtt),
     budget: given.addressBudget ?? DEFAULT_ADDRESS_BUDGET,
     steps: [],
     skipped: [],
     requestsByKey: {},
     address: { openAt: null, used: 0, free: 0 },
-    exact: [],
+    exact: new Map(),
     held: [],
     unkeyed: 0,
   };
@@ -570,7 +631,7 @@ export function planSchedule(given: ScheduleInput): Schedule {
   spendAddress(p.address, 0, 1);
   const probes = probesInOrder(given.probes);
   for (const pr of probes) if (pr.needs.window === 'none' && runs(pr.name, null)) placeKeyless(p, pr.name, pr.needs);
-  for (const { plan, keys } of given.plans) {
+  for (const [i, { plan, keys }] of given.plans.entries()) {
     const usable = keys.filter(isUsable(keys)).length;
     keysPerPlan[plan] = { have: keys.length, used: Math.min(usable, FASTEST_KEYS) };
     placePlan(
@@ -578,6 +639,7 @@ export function planSchedule(given: ScheduleInput): Schedule {
       plan,
       keys,
       probes.filter((pr) => runs(pr.name, plan)),
+      roomFirst(i),
     );
   }
   const durationMs = Math.max(0, ...p.steps.map((s) => s.ends));

@@ -11,6 +11,7 @@ import { cheapList, freshKey, isAccepted, probeTag, type ProbeContext } from './
 import type { Probe } from './probe.js';
 import { announcedMinuteLimit, minuteQuota, sameWindow, tripleOf } from './window.js';
 import { withFreshKey } from './with-key.js';
+import { SERVICE_MS } from './in-flight.js';
 import { see, type SkipReason, prefixed } from '../checks/skip-reason.js';
 import { NO_WHOLE_RESPONSE } from './reasons.js';
 
@@ -88,13 +89,13 @@ const refilledDuring = (accepted: string, realMs: number) =>
 
 export const burstProbe: Probe = {
   name: 'burst',
-  // Limit+K requests over four connections' worth of time.
+  // Limit+K requests over four connections' worth of time, and two round trips (a connection each, then the request).
   needs: {
     sends: 'alone',
     window: 'fresh',
     slot: 1,
     requests: (q) => q + BURST_EXTRA,
-    span: (q) => (q + BURST_EXTRA) / 4,
+    span: (q, requestMs) => ((q + BURST_EXTRA) / 4) * SERVICE_MS + 2 * requestMs,
   },
   checks: ['ratelimit.no-over-admission'],
   perPlan: true,

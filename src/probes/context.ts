@@ -48,6 +48,17 @@ export interface ProbeContext {
    */
   othersMark?(): () => number;
   /**
+   * The round trip to the target as measured so far, real ms: the shortest from a request's send to its answer's
+   * head (null before any answer; absent: not measured). What a probe keeps in flight is sized from it (in-flight.ts).
+   */
+  roundTripMs?(): number | null;
+  /**
+   * For a probe that counts alone: its later requests exclude every other probe's, not only its plan's (a turn's
+   * scope, src/engine/run-schedule.ts). Resolves true when its turn was narrower (others' requests may have been
+   * counted with its own), false when it already excluded everyone (absent: the probe runs alone).
+   */
+  widenTurn?(): Promise<boolean>;
+  /**
    * Told of a wait of a real second or more before it begins: until when (run clock) and what for, so that a
    * display never pauses without saying what it waits for (absent: nobody listens).
    */

@@ -57,6 +57,7 @@ export const enforceProbe: Probe = {
       if (!fk) return skipAll(ctx, this.checks, plan, `no usable ${plan} key`);
       const outcome = await enforceOnce(ctx, plan, fk, sequential);
       if (outcome === 'judged') return;
+      if (outcome === 'crowded') continue; // once at most: the turn is then everyone's
       if (outcome === 'over-admitted-concurrently' && !sequential) sequential = true;
       else rollovers++;
     }
@@ -88,8 +89,14 @@ function windowInUseUntil(ctx: ProbeContext, first: Exchange, key: ApiKey, fresh
   return Math.min(t.reset * 1000 + serverOffset(first), first.localTime + MINUTE_MS) + TOLERANCE_MS;
 }
 
-/** What one sequence came to: judged (or skipped), or to be counted again (see enforceProbe). */
-type Outcome = 'judged' | 'rolled-over' | 'over-admitted-concurrently';
+/**
+ * What one sequence came to: judged (or skipped), or to be counted again (see enforceProbe). `crowded`: refused
+ * short by no more requests than other probes sent meanwhile, while other plans' counts shared the wire (a long
+ * link): counted again with no other probe's request on the wire, in the key's next window. On a target whose keys
+ * keep their own counters nothing of another plan is counted on the key, so a short count is the target's; on one
+ * whose keys share a counter (key-isolation's defect), the count alone tells the two apart.
+ */
+type Outcome = 'judged' | 'rolled-over' | 'over-admitted-concurrently' | 'crowded';
 
 /** The first request of a sequence, on the window the count is taken in. */
 interface Opened {
@@ -173,6 +180,12 @@ async function enforceOnce(ctx: ProbeContext, plan: PlanName, fk: FreshKey, sequ
   try {
     const unjudged = countVoid(ctx, plan, run, allowed, sequential);
     if (unjudged !== null) return unjudged;
+    if (r !== null && run.accepted < expected && expected - run.accepted <= others() && (await ctx.widenTurn?.())) {
+      ctx.log(
+        `enforce [${plan}]: refused after ${run.accepted} of ${expected} while other plans' counts shared the wire; counted again alone`,
+      );
+      return 'crowded';
+    }
     const count: Count = { ...opened, key, tag, t0, quota, expected, allowed, run };
     judgeDecrement(ctx, plan, count);
     if (quota !== minuteQuota(key)) {

@@ -19,13 +19,14 @@ export type SendMode =
  * What a probe needs of the plan's keys and their minute windows, as a k6 executor states its execution
  * requirements: the probe planner (src/engine/schedule.ts) lays the schedule out from these alone. A key `slot` is
  * the place of the key among the plan's usable keys (0: the first); where the plan has fewer keys, a slot falls on
- * the last key it has. Spans are in request times: requests sent one after another.
+ * the last key it has. Spans are real ms, given `requestMs`: the real ms of one request, one after another (the
+ * link's round trip and the target's answer; about 1 on loopback); the planner scales them to the run clock.
  */
 export type WindowNeed =
   /** Requests without a valid key only: once, before the plans, on the client address's budget. */
   | { readonly window: 'none'; readonly unkeyed: number }
   /**
-   * Its own window from its first request, with `requests(quota)` on it in `span(quota)`. One such exact count
+   * Its own window from its first request, with `requests(quota)` on it in `span(quota, requestMs)`. One such exact count
    * runs at a time across plans. A fresh probe whose slot falls on a key another fresh probe of the plan has runs
    * last, in that key's next window. `spareKey`: it may count again on the key after the fastest pass's.
    */
@@ -33,14 +34,18 @@ export type WindowNeed =
       readonly window: 'fresh';
       readonly slot: number;
       readonly requests: (quota: number) => number;
-      readonly span: (quota: number) => number;
+      readonly span: (quota: number, requestMs: number) => number;
       readonly spareKey?: boolean;
     }
   /**
    * A 429 left on its key by an earlier step, to wait out: it sends one request in the key's next window. With no
-   * 429 to wait out it exhausts the key first, `exhaustSpan(requests)` long.
+   * 429 to wait out it exhausts the key first, `exhaustSpan(requests, requestMs)` long.
    */
-  | { readonly window: 'refusal'; readonly slot: number; readonly exhaustSpan: (requests: number) => number }
+  | {
+      readonly window: 'refusal';
+      readonly slot: number;
+      readonly exhaustSpan: (requests: number, requestMs: number) => number;
+    }
   /**
    * Two distinct keys of the plan: it spends what is left of the first key's open window (`exhaustSpan`) and sends
    * `second` requests on the other. Skipped when the plan has one key.
@@ -49,7 +54,7 @@ export type WindowNeed =
       readonly window: 'pair';
       readonly slots: readonly [number, number];
       readonly second: number;
-      readonly exhaustSpan: (requests: number) => number;
+      readonly exhaustSpan: (requests: number, requestMs: number) => number;
     }
   /**
    * Room in the window open on its key for `requests`; `unkeyed` more without a key, on the client address's budget

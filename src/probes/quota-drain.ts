@@ -4,7 +4,18 @@
  */
 import { randomBytes } from 'node:crypto';
 import { retryAfterMs } from '../backoff/key-state.js';
-import { cheapList, isAccepted, othersSince, probeTag, sendPatiently, waitUntil } from './context.js';
+import {
+  cheapList,
+  isAccepted,
+  othersSince,
+  type ProbeContext,
+  probeTag,
+  sendPatiently,
+  waitUntil,
+} from './context.js';
+import type { PlanName } from '../api/plans.js';
+import type { RequestSpec } from '../http/exchange.js';
+import { sizeFor } from './in-flight.js';
 import type { Probe } from './probe.js';
 import { FOREIGN, NO_WHOLE_RESPONSE, notJudgeable, refusedAs } from './reasons.js';
 import { MINUTE_MS, MINUTE_S } from '../api/plans.js';
@@ -23,6 +34,54 @@ export const DRAIN_REQUESTS = 50;
 const oneStretch = (a: Triple, b: Triple): boolean =>
   a.limit === b.limit && b.reset >= a.reset - 1 && b.reset < a.reset + MINUTE_S - 1;
 
+const unknownKey = (tag: string): RequestSpec => ({
+  operation: 'listPets',
+  method: 'GET',
+  path: '/pets?limit=1',
+  auth: { kind: 'raw', header: `Bearer pl-invalid-${randomBytes(8).toString('hex')}`, label: 'unknown key' },
+  tag,
+});
+
+/**
+ * DRAIN_REQUESTS requests with distinct unknown keys, as many at once as the round trip asks for (one on loopback,
+ * up to 8 across a long link: in-flight.ts). Invalid keys may be limited per client address: their 429s are
+ * honoured too (no request goes out before the Retry-After of one that came back), bounded in count. Returns how
+ * many were answered otherwise than 429.
+ */
+async function drain(ctx: ProbeContext, plan: PlanName | null, tag: string): Promise<number> {
+  const { keyless } = sizeFor(ctx.roundTripMs?.() ?? 0);
+  let sent = 0;
+  let claimed = 0;
+  let tries = 0;
+  let holdUntil = Number.NEGATIVE_INFINITY;
+  const worker = async () => {
+    while (claimed < DRAIN_REQUESTS && tries < DRAIN_REQUESTS * 3 && !ctx.signal.aborted) {
+      if (ctx.clock.now() < holdUntil) {
+        await waitUntil(ctx, holdUntil);
+        continue;
+      }
+      claimed++;
+      tries++;
+      const ex = await ctx.send(unknownKey(tag));
+      if (ex.status !== 429) {
+        sent++;
+        continue;
+      }
+      claimed--;
+      const until = ex.localTime + Math.min(retryAfterMs(ex) ?? MINUTE_MS, MINUTE_MS);
+      if (until > holdUntil) {
+        holdUntil = until;
+        await waitUntil(ctx, until, {
+          who: 'requests without a key',
+          for: `the client address's window to restart (quota-drain [${plan}])`,
+        });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: keyless }, worker));
+  return sent;
+}
+
 export const quotaDrainProbe: Probe = {
   name: 'quota-drain',
   needs: { sends: 'alone', window: 'headroom', slot: 2, requests: 2, unkeyed: DRAIN_REQUESTS },
@@ -36,23 +95,7 @@ export const quotaDrainProbe: Probe = {
       for (let attempt = 0; attempt < 2; attempt++) {
         const others = othersSince(ctx);
         const first = await sendPatiently(ctx, cheapList(fk.key, tag));
-        let sent = 0;
-        // Invalid keys may be limited per client address: honour their 429s too, bounded in count.
-        for (let i = 0; sent < DRAIN_REQUESTS && i < DRAIN_REQUESTS * 3 && !ctx.signal.aborted; i++) {
-          const ex = await ctx.send({
-            operation: 'listPets',
-            method: 'GET',
-            path: '/pets?limit=1',
-            auth: { kind: 'raw', header: `Bearer pl-invalid-${randomBytes(8).toString('hex')}`, label: 'unknown key' },
-            tag,
-          });
-          if (ex.status === 429)
-            await waitUntil(ctx, ex.localTime + Math.min(retryAfterMs(ex) ?? MINUTE_MS, MINUTE_MS), {
-              who: 'requests without a key',
-              for: `the client address's window to restart (quota-drain [${plan}])`,
-            });
-          else sent++;
-        }
+        const sent = await drain(ctx, plan, tag);
         const last = await ctx.send(cheapList(fk.key, tag));
         const why = notJudgeable(last) ?? (first.error !== null ? NO_WHOLE_RESPONSE : null);
         if (why !== null) return ctx.ledger.skip(id, plan, why);

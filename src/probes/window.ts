@@ -6,6 +6,7 @@ import type { Exchange } from '../http/exchange.js';
 import { rateLimitOf } from '../http/parsed.js';
 import { cheapList, isAccepted, type LeftRefusal, type ProbeContext, type RefusalShelf } from './context.js';
 import { see } from '../checks/skip-reason.js';
+import { exhaustMs, sizeFor } from './in-flight.js';
 
 export interface Triple {
   limit: number;
@@ -89,19 +90,27 @@ export interface Exhaustion {
   lost: Exchange | null;
   /** Some requests were in flight together (the parallel bulk): a counter that misses concurrent requests over-admits. */
   concurrent: boolean;
+  /**
+   * Requests of the bulk already out when the first refusal came back (a target that refuses before the quota):
+   * counted in `accepted` or refused, at most the bulk's in-flight less one.
+   */
+  pastRefusal: number;
+  /** Requests in flight at once in the bulk (sized from the round trip: in-flight.ts). */
+  inFlight: number;
 }
 
 export interface ExhaustOptions {
   /** A request already sent on the key, opening the window: the sequence continues from it. */
   first?: Exchange;
-  /** Requests in flight at once before the sequential tail (default 8); 1 sends strictly one after another. */
+  /**
+   * Requests in flight at once before the sequential tail (default: sized from the round trip, 8 on loopback,
+   * in-flight.ts); 1 sends strictly one after another.
+   */
   parallel?: number;
   /** Stop once the accepted responses show a second window, or a minute has passed: the count is void then. */
   stopOnRollover?: boolean;
 }
 
-const PARALLEL = 8;
-const SEQUENTIAL_TAIL = 8;
 const ROLLOVER_SPAN_MS = 59_000;
 /**
  * Requests past `cap` still sent while they are accepted: a limiter that refills as it goes (a token bucket, GCRA)
@@ -109,14 +118,27 @@ const ROLLOVER_SPAN_MS = 59_000;
  */
 const OVERSHOOT = 8;
 
-/** How long exhausting a window of `requests` takes, in request times: 8 at a time, then the tail one by one. */
-export const exhaustSpan = (requests: number): number => requests / PARALLEL + SEQUENTIAL_TAIL + 1;
+/** Real ms exhausting a window of `requests` takes at `requestMs` a request: the bulk, then the tail one by one. */
+export const exhaustSpan = (requests: number, requestMs: number): number => exhaustMs(requests, requestMs);
 
 /**
- * Send cheap requests on `key` until one is refused, or `cap` and the overshoot were accepted. Most are sent 8 at a
- * time (so that a 1000/min plan is exhausted well within a scaled minute); the last few strictly one after another,
- * so the boundary is exact. Bounded by `cap + PARALLEL + OVERSHOOT` requests. Stops at the first refusal: nothing is
- * sent after a 429. `cap` may depend on the first response (the Limit the target announces).
+ * The round trip to size an exhaust by, real ms: the run's shortest so far (the probe context's), or the first
+ * answer's own when it is shorter or the only one.
+ */
+function roundTripOf(ctx: ProbeContext, first: Exchange): number {
+  const own = first.timing.headers === null ? null : (first.timing.headers - first.timing.sent) / ctx.clock.scale;
+  const seen = ctx.roundTripMs?.() ?? null;
+  return Math.min(seen ?? Number.POSITIVE_INFINITY, own ?? Number.POSITIVE_INFINITY, 60_000);
+}
+
+/**
+ * Send cheap requests on `key` until one is refused, or `cap` and the overshoot were accepted. Most are sent many at
+ * a time, as many as the round trip asks for (in-flight.ts: 8 on loopback, up to 128 across a long link, so that a
+ * 1000/min plan is exhausted well within a scaled minute, and in about the same time far away as near); the last few
+ * (the tail) strictly one after another, so the boundary is exact: the bulk stops `tail` short of `cap`. Bounded by
+ * `cap + 1 + OVERSHOOT` requests. Stops at the first refusal: nothing is sent after a 429 has come back (the bulk's
+ * requests already out then, fewer than its in-flight, are counted in `pastRefusal`). `cap` may depend on the first
+ * response (the Limit the target announces).
  *
  * Whether the sequence stayed within one stretch of the limiter is told by what it admitted and by the clock, not
  * by Reset: a bucket's Reset (when it is full again) moves forward with every request, a window's stays put.
@@ -130,7 +152,8 @@ export async function exhaust(
 ): Promise<Exhaustion> {
   const first = opts.first ?? (await ctx.send(cheapList(key, tag)));
   const cap = typeof capOf === 'number' ? capOf : capOf(first);
-  const parallel = Math.max(1, opts.parallel ?? PARALLEL);
+  const sizing = sizeFor(roundTripOf(ctx, first));
+  const parallel = Math.max(1, opts.parallel ?? sizing.inFlight);
   let accepted = isAccepted(first) ? 1 : 0;
   let refusal: Exchange | null = isAccepted(first) ? null : first;
   let lost: Exchange | null = first.error !== null ? first : null;
@@ -143,19 +166,22 @@ export async function exhaust(
     if (isAccepted(first) && restartedAfterAMinute(t0, t)) restarted = true;
   };
   let sent = 1;
-  const bulk = parallel === 1 ? 0 : Math.max(0, cap - SEQUENTIAL_TAIL);
+  let pastRefusal = 0;
+  const bulk = parallel === 1 ? 0 : Math.max(0, cap - sizing.tail);
   const void_ = () => opts.stopOnRollover === true && (restarted || ctx.clock.now() - firstLocal > ROLLOVER_SPAN_MS);
   const worker = async () => {
     while (refusal === null && sent < bulk && !ctx.signal.aborted) {
       sent++;
       const ex = await ctx.send(cheapList(key, tag));
+      if (refusal !== null) pastRefusal++;
       if (isAccepted(ex)) onAccepted(ex);
       else refusal ??= ex;
       if (ex.error !== null) lost ??= ex;
     }
   };
   const concurrent = refusal === null && bulk > 1;
-  if (refusal === null) await Promise.all(Array.from({ length: parallel }, worker));
+  const workers = Math.min(parallel, Math.max(1, bulk - 1));
+  if (refusal === null) await Promise.all(Array.from({ length: workers }, worker));
   let last = first;
   while (refusal === null && sent < cap + 1 + OVERSHOOT && !ctx.signal.aborted && !void_()) {
     sent++;
@@ -179,6 +205,8 @@ export async function exhaust(
     spanMs,
     lost,
     concurrent,
+    pastRefusal,
+    inFlight: bulk > 1 ? workers : 1,
   };
 }
 
