@@ -9,6 +9,7 @@ import {
   STRADDLE_MARGIN_MS,
   type Schedule,
   type ScheduleInput,
+  type Step,
 } from './schedule.js';
 
 const QUOTA = { free: 60, pro: 300, business: 1000 } as const;
@@ -134,5 +135,48 @@ describe('planSchedule', () => {
     const lines = describeSchedule(planWithReasons(input(1, DEFAULT_PROBES, ['free'])));
     expect(lines.some((l) => /^\s+0\.0 s {2}free\s+enforce\s+free#1, window 1, 61 requests$/.test(l))).toBe(true);
     expect(lines.some((l) => /key-isolation\s+skipped: needs two keys/.test(l))).toBe(true);
+  });
+
+  it('a long link: two windows and a little at 50, 100 and 200 ms a round trip, no more than 0.05 window over loopback', () => {
+    const near = planSchedule(input(3));
+    for (const rttMs of [50, 100, 200]) {
+      const far = planSchedule({ ...input(3), rttMs });
+      expect(far.windows).toBeLessThanOrEqual(2.1);
+      expect(far.windows - near.windows).toBeLessThan(0.05);
+      // The same requests wherever the target is.
+      expect(far.requestsByKey).toEqual(near.requestsByKey);
+      expect(far.unkeyed).toBe(near.unkeyed);
+    }
+  });
+
+  it('side by side on a long link: the plans count at once, each plan one count at a time; on loopback one at a time', () => {
+    const exact = (s: Schedule) => s.steps.filter((st) => st.exact);
+    const overlapping = (a: Step, b: Step) => a.at < b.ends && b.at < a.ends;
+    const far = planSchedule({ ...input(3), rttMs: 100 });
+    for (const plan of ['free', 'pro', 'business'] as const) expect(step(far, 'enforce', plan).at).toBe(0);
+    for (const a of exact(far))
+      for (const b of exact(far)) if (a !== b && a.plan === b.plan) expect(overlapping(a, b)).toBe(false);
+    const near = planSchedule(input(3));
+    for (const a of exact(near)) for (const b of exact(near)) if (a !== b) expect(overlapping(a, b)).toBe(false);
+    // The counts are what they are near: enforce's and burst's keys, windows and requests.
+    const counts = (s: Schedule) =>
+      exact(s).map(({ probe, plan, keys, window, requests }) => ({ probe, plan, keys, window, requests }));
+    expect(new Set(counts(far).map((c) => JSON.stringify(c)))).toEqual(
+      new Set(counts(near).map((c) => JSON.stringify(c))),
+    );
+  });
+
+  it('a long link: the headroom probes of a key whose quota-drain waits for the next address window go first', () => {
+    const s = planSchedule({ ...input(3), rttMs: 100 });
+    const drain = s.steps.find((st) => st.probe === 'quota-drain' && st.straddle && st.at > MINUTE_MS)!;
+    const third = s.steps.filter((st) => st.plan === drain.plan && st.keys[0] === drain.keys[0] && st !== drain);
+    expect(third.map((st) => st.probe).sort()).toEqual(
+      ['create-get', 'deprecated', 'input', 'list', 'unknown-id', 'what-counts'].sort(),
+    );
+    for (const st of third) expect(st.ends).toBeLessThanOrEqual(drain.at);
+    // On loopback the order is the first: the drains first, nothing gained by moving them.
+    const near = planSchedule(input(3));
+    const nearDrain = near.steps.find((st) => st.probe === 'quota-drain' && st.plan === 'free')!;
+    expect(step(near, 'input', 'free').at).toBeGreaterThanOrEqual(nearDrain.ends - 1);
   });
 });
