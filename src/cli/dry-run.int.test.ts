@@ -61,4 +61,39 @@ describe('run --dry-run', () => {
       await target.close();
     }
   });
+
+  it('follows the round trip given with --rtt: the plans count side by side, the duration its time model says', {
+    timeout: 30_000,
+  }, async () => {
+    const target = await countingServer();
+    try {
+      const s = scratch('petload-dry-run-rtt-');
+      const keys = s.keys(
+        PLANS.flatMap((plan) => [0, 1, 2].map((i) => ({ key: `SECRET-${plan}-${i}-0123456789abcdef`, plan }))),
+      );
+      const dry = (...more: string[]) =>
+        runCli(['run', 'compliance', '--dry-run', '--target', target.url, '--keys-file', keys, ...more]);
+      const [near, far, bad] = await Promise.all([dry(), dry('--rtt', '100'), dry('--rtt', '0.1s')]);
+      expect([near.code, far.code]).toEqual([0, 0]);
+      expect(target.requests()).toBe(0);
+      expect(near.stdout).toContain(
+        'round trip to the target assumed: none (loopback; --rtt MS for a target farther away)',
+      );
+      expect(far.stdout).toContain('round trip to the target assumed: 100 ms (--rtt)');
+      // On loopback one exact count at a time across plans; 100 ms away, every plan's enforce at once.
+      expect(near.stdout).not.toMatch(/^\s+0\.0 s {2}business {3}enforce/m);
+      expect(far.stdout).toMatch(/^\s+0\.0 s {2}pro {8}enforce/m);
+      expect(far.stdout).toMatch(/^\s+0\.0 s {2}business {3}enforce/m);
+      const seconds = (out: string) => {
+        const m = /expected duration about (\d+) min (\d\d) s/.exec(out)!;
+        return Number(m[1]) * 60 + Number(m[2]);
+      };
+      expect(seconds(far.stdout)).toBeGreaterThan(seconds(near.stdout));
+      expect(seconds(far.stdout)).toBeLessThanOrEqual(126);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('--rtt: expected a whole number of milliseconds from 0 to 10000');
+    } finally {
+      await target.close();
+    }
+  });
 });

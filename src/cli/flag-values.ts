@@ -19,6 +19,21 @@ export function parseTimeoutFlag(raw: string): number {
   return ms;
 }
 
+/** The longest round trip --rtt takes, real ms. */
+export const MAX_RTT_MS = 10_000;
+
+/** --rtt: the round trip to the target the schedule assumes, whole real milliseconds (0: loopback). */
+export function parseRttFlag(raw: string): number {
+  const ms = /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+  if (!(ms >= 0 && ms <= MAX_RTT_MS)) {
+    throw new PetloadError(
+      'E_USAGE',
+      `--rtt: expected a whole number of milliseconds from 0 to ${MAX_RTT_MS}, such as 100, found ${JSON.stringify(raw)}`,
+    );
+  }
+  return ms;
+}
+
 /** --time-scale: how many times faster than real time the embedded server's clock runs. */
 export function parseTimeScaleFlag(raw: string): number {
   const n = /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : NaN;

@@ -13,7 +13,13 @@ import { PetloadError } from '../core/errors.js';
 import { parseTargetUrl } from '../http/target-url.js';
 import { FAULTS, type FaultName } from '../reference-server/faults.js';
 import { WINDOW_REPORTS } from '../reference-server/limiter.js';
-import { parseBanSecondsFlag, parseBanThresholdFlag, parseTimeoutFlag, parseTimeScaleFlag } from './flag-values.js';
+import {
+  parseBanSecondsFlag,
+  parseBanThresholdFlag,
+  parseRttFlag,
+  parseTimeoutFlag,
+  parseTimeScaleFlag,
+} from './flag-values.js';
 import { githubSummaryFile } from './github-summary.js';
 import { readNetworkFlags } from './network-flags.js';
 import { parseLingerFlag, parsePortFlag } from './run-sinks.js';
@@ -42,6 +48,7 @@ const argvSchema = z.object({
   threshold: texts,
   'report-dir': text,
   timeout: text,
+  rtt: text,
   rate: text,
   duration: text,
   quiet: flag,
@@ -139,6 +146,7 @@ function valuesOf(a: Argv, env: Env) {
   if (a.baseline !== undefined && !existsSync(a.baseline))
     throw new PetloadError('E_USAGE', `--baseline: ${a.baseline}: no such file or directory`);
   const timeoutMs = given(a.timeout, parseTimeoutFlag);
+  const rttMs = given(a.rtt, parseRttFlag);
   const network = readNetworkFlags(a, env);
   const target = targetOf(a, env);
   checkThresholds(a.threshold);
@@ -154,6 +162,7 @@ function valuesOf(a: Argv, env: Env) {
     overrides: { ...given(a.rate, (rate) => ({ rate })), ...given(a.duration, (duration) => ({ duration })) },
     reportDir: a['report-dir'],
     timeoutMs,
+    rttMs,
     quiet: a.quiet === true,
     dryRun: a['dry-run'] === true,
     sinks: { live, metricsPort, metricsHost: a['metrics-host'], lingerS },

@@ -136,6 +136,11 @@ function runOptions(y: Argv): Argv {
       requiresArg: true,
       describe: 'seconds the metrics endpoint stays up after the last run, for a last scrape (default 10)',
     })
+    .option('rtt', {
+      type: 'string',
+      describe:
+        'round trip to the target in ms that the schedule and its estimate assume (default 0: loopback); what is in flight follows the measured one',
+    })
     .option('dry-run', {
       type: 'boolean',
       describe: 'print the schedule (what runs on which key, in which window) and what it spends; send nothing',

@@ -23,6 +23,8 @@ export interface DryRunOptions {
   readonly plans?: readonly PlanName[];
   /** The embedded server's clock speed (an external target runs on the real clock). */
   readonly timeScale?: number;
+  /** The round trip to the target the schedule assumes, real ms (--rtt; default 0, loopback). */
+  readonly rttMs?: number;
   /** Whether the run would guard each key's daily quota (a remote target). */
   readonly remote?: boolean;
   /** A partial run (--partial): a plan named without a key is not judged instead of refusing the run. */
@@ -32,6 +34,12 @@ export interface DryRunOptions {
 }
 
 const DEFAULT_PLANS: readonly PlanName[] = ['free', 'pro', 'business'];
+
+/** The round trip the estimate assumed, and how to give another (docs/schedule.md, "At a distance"). */
+const roundTripWords = (rttMs: number, embedded: boolean): string =>
+  rttMs > 0
+    ? `round trip to the target assumed: ${rttMs} ms (--rtt)`
+    : `round trip to the target assumed: none (loopback${embedded ? '' : '; --rtt MS for a target farther away'})`;
 
 export function dryRunLines(o: DryRunOptions): string[] {
   const s = o.scenario;
@@ -58,7 +66,7 @@ export function dryRunLines(o: DryRunOptions): string[] {
   const plans = scope.judged;
   const mine = keys.filter((k) => plans.includes(k.plan));
   const scale = embedded ? (o.timeScale ?? s.timeScale ?? EMBEDDED_TIME_SCALE) : 1;
-  const e = estimateRequests(s, mine, plans, { scale });
+  const e = estimateRequests(s, mine, plans, { scale, ...(o.rttMs ? { rttMs: o.rttMs } : {}) });
   const where = embedded ? `the embedded reference server (time x${scale}, keys made for the run)` : o.target!;
   return [
     `petload: dry run of ${s.name} against ${where}; nothing is sent`,
@@ -70,6 +78,7 @@ export function dryRunLines(o: DryRunOptions): string[] {
     ...loadStartLines(e).map((l) => `  ${l}`),
     '',
     `  expected duration ${describeDuration(e)}`,
+    `  ${roundTripWords(o.rttMs ?? 0, embedded)}`,
     `  ${describeEstimate(e)}`,
     ...describeKeySpend(e).map((l) => `    ${l}`),
     ...(o.remote ? ["  (each key's daily quota left is read from the first answer on it: no request of its own)"] : []),

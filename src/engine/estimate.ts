@@ -70,6 +70,8 @@ export interface EstimateOptions {
   readonly scale?: number;
   /** Whether this run runs a probe for a plan (a shard runs only its share); default: every probe. */
   readonly runs?: ScheduleInput['runs'];
+  /** The round trip to the target, real ms (default 0: loopback): the schedule's time model (docs/schedule.md). */
+  readonly rttMs?: number;
 }
 
 /** Run-clock ms the load phases last (a burst: none to speak of). */
@@ -87,7 +89,8 @@ export function estimateRequests(
   options: EstimateOptions = {},
 ): Estimate {
   const scale = options.scale ?? 1;
-  const schedule = planWithReasons(scheduleInputOf(scenario.probes, keys, plans, scale, options.runs));
+  const input = scheduleInputOf(scenario.probes, keys, plans, scale, options.runs);
+  const schedule = planWithReasons(options.rttMs ? { ...input, rttMs: options.rttMs } : input);
   const load = scenario.load;
   const unkeyed = REACHABILITY + schedule.unkeyed;
   const requestsByKey: Record<string, number> = {};

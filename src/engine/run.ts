@@ -65,6 +65,8 @@ export interface RunSettings {
   reportDir: string;
   /** Request timeout, real ms. */
   timeoutMs?: number;
+  /** The round trip to the target the schedule assumes, real ms (default 0: loopback; docs/schedule.md). */
+  rttMs?: number;
   /** Real ms after which the run stops and reports (default: derived from its estimate, src/engine/deadline.ts). */
   deadlineMs?: number;
   signal?: AbortSignal;
@@ -723,6 +725,7 @@ function announce(
   });
   const planned = estimateRequests(scenario, keys, plans, {
     scale: target.clock.scale,
+    ...(o.rttMs !== undefined ? { rttMs: o.rttMs } : {}),
     ...(setup.shard ? { runs: setup.shard.runsProbe } : {}),
   });
   const steps = planned.schedule.steps.map(({ probe, plan, at, ends }) => ({ probe, plan, at, ends }));
