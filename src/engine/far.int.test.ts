@@ -3,32 +3,36 @@
  * against a reference server on a 10x clock (a window lasts 6 real s), once directly and once through a relay that
  * adds 20 ms a round trip (200 ms of that clock: past the round trip from which the exact counts of different plans
  * overlap, and what is in flight grows) and treated as remote, as a far staging server is. Both runs go side by
- * side, each on its own server. What the link costs in windows is the bench's to measure (`npm run bench -- --only
+ * side, each on its own server. Then a target whose keys share one counter (the shared-quota fault), through the
+ * same relay: the plans' counts overlap on that counter, and still only key-isolation fails. What the link costs in windows is the bench's to measure (`npm run bench -- --only
  * far`), not this test's.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { PlanName } from '../api/plans.js';
 import { parseKeys } from '../config/keys-file.js';
 import { loadScenario } from '../config/load-scenario.js';
 import { createClock } from '../core/clock.js';
-import { createReferenceServer } from '../reference-server/index.js';
+import { createReferenceServer, type FaultName } from '../reference-server/index.js';
 import { startDelayRelay } from '../testing/delay-relay.js';
 import { runScenario } from './run.js';
 
-async function compliance(rttMs: number | null) {
+async function compliance(
+  rttMs: number | null,
+  faults: FaultName[] = [],
+  plans: readonly PlanName[] = ['free', 'pro', 'business'],
+) {
   const clock = createClock(10);
   const name = rttMs === null ? 'near' : 'far';
   const keys = parseKeys(
     {
-      keys: (['free', 'pro', 'business'] as const).flatMap((plan) =>
-        [1, 2, 3].map((i) => ({ key: `${plan}-${name}-${i}-0123456789abcdef`, plan })),
-      ),
+      keys: plans.flatMap((plan) => [1, 2, 3].map((i) => ({ key: `${plan}-${name}-${i}-0123456789abcdef`, plan }))),
     },
     'test',
   );
-  const server = await createReferenceServer({ keys, clock });
+  const server = await createReferenceServer({ keys, clock, faults });
   const port = Number(new URL(server.url).port);
   const relay = rttMs === null ? null : await startDelayRelay({ port, rttMs });
   const url = relay === null ? server.url : server.url.replace(`:${port}/`, `:${relay.port}/`);
@@ -78,5 +82,15 @@ describe('a compliance pass through a delaying relay', () => {
     expect(counted(far).filter((c) => !c.endsWith(' pass'))).toEqual([]);
     // No count was taken again for want of a turn of its own: the keys are counted apart.
     expect(far.logged.filter((l) => /counted again alone/.test(l))).toEqual([]);
+  });
+
+  it('keeps the counts exact on a target whose keys share one counter: only key-isolation fails', {
+    timeout: 120_000,
+  }, async () => {
+    // Free's count meets Pro's requests on the one counter: refused short, it is counted again alone.
+    const far = await compliance(20, ['shared-quota'], ['free', 'pro']);
+    expect(failed(far).map((f) => f.split(':')[0])).toEqual(['ratelimit.key-isolation']);
+    // Nothing of the other plan was counted on a key as the target's own refusal: enforce held, every plan.
+    expect(counted(far).filter((c) => c.startsWith('ratelimit.enforced') && !/ (pass|skip)$/.test(c))).toEqual([]);
   });
 });
