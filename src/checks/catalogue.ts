@@ -65,7 +65,8 @@ export type HeldKind =
   | 'day-figure'
   | 'same-defect'
   | 'refused-after-wait'
-  | 'slid-out';
+  | 'slid-out'
+  | 'fell-further';
 
 /** A deferral to the check `Id`: in the catalogue, a catalogue id (`CHECKS` does not compile with another). */
 export interface Deferral<Id extends string = string> {
@@ -331,6 +332,14 @@ export const CATALOGUE = {
     unexercised: 'no sequential requests on one key within one window',
     defersTo: [
       ...PER_COUNTER,
+      { ...PER_COUNTER[0], of: ['fell-further'] },
+      {
+        check: 'ratelimit.key-isolation',
+        when: 'failed-in-run',
+        of: ['fell-further'],
+        because:
+          "Remaining fell further than this key's requests explain, on a target whose keys share a counter: other keys' requests still on their way back when the answer came were counted on it",
+      },
       { ...REFILLS_OR_SLIDES(['short-window']), when: 'refills-or-slides-by-reset' },
       SHORT_WINDOW(['short-window']),
       SLID_OUT,

@@ -204,6 +204,12 @@ interface Held {
    * log's truth, a fixed window's defect; which one is known once the limiter's shape is.
    */
   readonly slid: Map<PlanName | null, HeldRises>;
+  /**
+   * Remaining fell further than the key's requests and the other requests answered in between explain, per plan: a
+   * defect of the counter, or, on a target whose keys share one, other keys' requests counted before this one whose
+   * answers came back after it (a long link's order); which one is known once key-isolation is judged.
+   */
+  readonly fellFurther: Map<PlanName | null, HeldRises>;
 }
 
 function holdMoving(held: Held, id: HeldCheck, ex: Exchange, message: string): void {
@@ -299,6 +305,8 @@ function judgeDecrements(st: KeyState, cur: Seen, v: View, r: Recorder, held: He
         const slid = slidOut(st, prev, cur, v);
         if (slid !== null) return holdIn(held.slid, v.ex, `${p.message}; ${slid}`);
         return holdMoving(held, 'ratelimit.remaining-decrements', v.ex, p.message);
+      } else if (!p.ok && cur.remaining < prev.remaining - 1 && problems === null) {
+        return holdIn(held.fellFurther, v.ex, p.message);
       } else {
         judged = true;
         if (!p.ok) (problems ??= []).push(p.message);
@@ -463,6 +471,7 @@ function handOver(ledger: Ledger, held: Held): void {
   give('ratelimit.window-consistency', 'forward-reset', held.forward);
   give('ratelimit.window-consistency', 'day-figure', held.dayFigure);
   give('ratelimit.remaining-decrements', 'slid-out', held.slid);
+  give('ratelimit.remaining-decrements', 'fell-further', held.fellFurther);
 }
 
 /** What a limiter's shape makes of the headers' movement (src/checks/deferrals.ts). */
@@ -476,7 +485,14 @@ export function createStreamJudge(): StreamJudge {
   const keys = new Map<string, KeyState>();
   const algorithm = createAlgorithmReader((key) => keys.get(key)?.log);
   const counters = createCounterReader();
-  const held: Held = { rises: new Map(), moving: new Map(), forward: new Map(), dayFigure: new Map(), slid: new Map() };
+  const held: Held = {
+    rises: new Map(),
+    moving: new Map(),
+    forward: new Map(),
+    dayFigure: new Map(),
+    slid: new Map(),
+    fellFurther: new Map(),
+  };
 
   // Completed exchanges of the run, by credential: with a valid key (per key, and in all), without one.
   let validKey = 0;
