@@ -41,6 +41,8 @@ describe('npm run bench (smoke)', () => {
         // 18 s and 36 s of a run at 2 exchanges a second (the roll-up past 600 s is src/journal/rollup.test.ts's).
         longRunHours: [0.005, 0.01],
         longRunRate: 2,
+        // A pass of a few seconds each way: windows of a real second, 100 ms of that clock a round trip.
+        farScale: 60,
         outDir,
       },
       (line) => lines.push(line),

@@ -15,6 +15,7 @@ export const FIGURE_IDS = [
   'drift',
   'cli-start',
   'long-run',
+  'far',
 ] as const;
 export type FigureId = (typeof FIGURE_IDS)[number];
 /** Opt-in figures (they take real minutes), run only when asked for by their flag. */

@@ -48,6 +48,10 @@ export interface BenchOptions {
    * any load generator here), or the bare node:http peer (about autocannon's speed: rounds turn server-bound).
    */
   peerServer: PeerServer;
+  /** far: how many times faster than real time the reference server's clock runs (1: a real clock). */
+  farScale: number;
+  /** far: the relay's round trip, ms of the run clock (real ms: this over farScale). */
+  farRttMs: number;
   /** Also run the real-clock compliance figure (about 5 real minutes); alone unless --only names others. */
   realClock: boolean;
 }
@@ -70,6 +74,8 @@ export const DEFAULT_OPTIONS: BenchOptions = Object.freeze({
   trendReports: 365,
   longRunHours: [1, 24],
   longRunRate: 50,
+  farScale: 4,
+  farRttMs: 100,
   outDir: 'reports/bench',
   pin: true,
   peerServer: 'nginx',
@@ -86,6 +92,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --low-rate-duration <s> run-clock seconds of the 60/min pacing runs at 60x (default ${DEFAULT_OPTIONS.lowRateS})
   --warmup <s>            seconds of warm-up of servers and of pacing runs (default ${DEFAULT_OPTIONS.warmupS}; 0: none)
   --exchanges <n>         exchanges of the memory figure (default ${DEFAULT_OPTIONS.exchanges})
+  --far-scale <n>         far: the reference server's clock speed (default ${DEFAULT_OPTIONS.farScale}; 1: a real clock, about 5 min)
+  --far-rtt <ms>          far: the relay's round trip, ms of that clock (default ${DEFAULT_OPTIONS.farRttMs})
   --out <dir>             directory of the JSON report (default ${DEFAULT_OPTIONS.outDir})
   --no-pin                do not pin processes to cores
   --peer-server <name>    list server of the throughput and live-cost rounds: nginx (default; Debian's, answering
@@ -129,6 +137,8 @@ function parseFlags(argv: readonly string[]) {
         warmup: { type: 'string' },
         exchanges: { type: 'string' },
         out: { type: 'string' },
+        'far-scale': { type: 'string' },
+        'far-rtt': { type: 'string' },
         'no-pin': { type: 'boolean' },
         'peer-server': { type: 'string' },
         'real-clock': { type: 'boolean' },
@@ -182,6 +192,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions | null {
     trendReports: d.trendReports,
     longRunHours: d.longRunHours,
     longRunRate: d.longRunRate,
+    farScale: numberFlag('far-scale', parsed['far-scale'], d.farScale),
+    farRttMs: numberFlag('far-rtt', parsed['far-rtt'], d.farRttMs),
     outDir: parsed.out ?? d.outDir,
     pin: parsed['no-pin'] !== true,
     peerServer: peerServer as PeerServer,

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { BenchEnv, FigureId, FigureResult, Row } from './figure.js';
 import { cliStartFigure } from './figures/cli-start.js';
 import { driftFigure } from './figures/drift.js';
+import { farFigure } from './figures/far.js';
 import { checkCostFigure, memoryFigure } from './figures/in-process.js';
 import { latencyFigure } from './figures/latency.js';
 import { liveCostFigure } from './figures/live-cost.js';
@@ -77,6 +78,7 @@ export async function runBench(
   if (want('drift')) await run(() => driftFigure(env));
   if (want('cli-start')) await run(() => cliStartFigure(env));
   if (want('long-run')) await run(() => longRunFigure(env));
+  if (want('far')) await run(() => farFigure(env));
   if (options.realClock) await run(() => realClockFigure(env));
 
   const rows: Row[] = figures.flatMap((f) => f.rows);
