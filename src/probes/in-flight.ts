@@ -77,8 +77,11 @@ export function exhaustMs(requests: number, requestMs: number): number {
 export const keylessMs = (n: number, requestMs: number): number =>
   Math.ceil(n / sizeFor(requestMs).keyless) * Math.max(requestMs, SERVICE_MS);
 
-/** Answers a round trip is read from: the first on a process just started, or a busy machine, may be slow. */
-export const ROUND_TRIP_SAMPLES = 3;
+/**
+ * Answers a round trip is read from: the first on a process just started, or on a busy machine, may be slow (the
+ * shortest of eight is a loopback round trip's, not a busy moment's).
+ */
+export const ROUND_TRIP_SAMPLES = 8;
 
 /** The round trip as measured: the shortest from a request's send to its answer's head, in real ms. */
 export class RoundTrips {
