@@ -254,3 +254,56 @@ export async function runProbeAlone(o: ProbeAloneOptions): Promise<ProbeAlone> {
     notes,
   };
 }
+
+export interface StoredPet {
+  id: number;
+  name: string;
+  categoryId: number;
+  status?: string;
+}
+
+/**
+ * A small compliant Animal Store behind `fixedWindow`: GET /pets (with limit and status), POST /pets (a NewPet
+ * with a string name and an integer categoryId, else 400), GET /pets/<id> (404 when unknown). `pets` is its data.
+ */
+export function animalStore(
+  keys: readonly ApiKey[],
+  o: LimiterOptions = {},
+): ((req: Received) => Answer) & { pets: StoredPet[]; windows: Map<string, KeyWindow> } {
+  const limiter = fixedWindow(keys, o);
+  const pets: StoredPet[] = [];
+  const script = (req: Received): Answer => {
+    const a = limiter(req);
+    if (a.status !== 200) return a;
+    const [path, query = ''] = req.path.split('?');
+    const q = new URLSearchParams(query);
+    if (req.method === 'POST') {
+      let body: unknown;
+      try {
+        body = JSON.parse(req.body);
+      } catch {
+        return { status: 400, headers: a.headers, body: errorBody(400) };
+      }
+      const b = body as Partial<StoredPet> | null;
+      const valid = typeof b?.name === 'string' && Number.isInteger(b.categoryId) && !Array.isArray(body);
+      if (!valid) return { status: 400, headers: a.headers, body: errorBody(400) };
+      const pet: StoredPet = {
+        id: pets.length + 1,
+        name: b.name!,
+        categoryId: b.categoryId!,
+        status: b.status ?? 'available',
+      };
+      pets.push(pet);
+      return { status: 201, headers: a.headers, body: pet };
+    }
+    const one = /^\/pets\/(\d+)$/.exec(path ?? '');
+    if (one) {
+      const pet = pets.find((p) => p.id === Number(one[1]));
+      return pet ? { ...a, body: pet } : { status: 404, headers: a.headers, body: errorBody(404) };
+    }
+    const status = q.get('status');
+    const listed = pets.filter((p) => status === null || p.status === status);
+    return { ...a, body: listed.slice(0, Number(q.get('limit') ?? 20)) };
+  };
+  return Object.assign(script, { pets, windows: limiter.windows });
+}
