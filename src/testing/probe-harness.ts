@@ -20,6 +20,7 @@ import { planSchedule, scheduleInputOf } from '../engine/schedule.js';
 import type { Exchange } from '../http/exchange.js';
 import { PROBE_REGISTRY } from '../probes/index.js';
 import type { ProbeName } from '../probes/names.js';
+import type { ProbeContext } from '../probes/context.js';
 
 /** A request as the scripted target received it. */
 export interface Received {
@@ -205,7 +206,21 @@ export interface ProbeAlone {
 }
 
 /** Runs one probe alone against the scripted target, as the engine runs a schedule of that one probe. */
-export async function runProbeAlone(o: ProbeAloneOptions): Promise<ProbeAlone> {
+export function runProbeAlone(o: ProbeAloneOptions): Promise<ProbeAlone> {
+  return withProbeContext(o, async (ctx, plans) => {
+    const schedule = planSchedule(scheduleInputOf([o.probe], o.keys, plans, ctx.clock.scale));
+    await runSchedule(schedule, ctx, plans, [o.probe]);
+  });
+}
+
+/**
+ * Runs `body` with the probes' context of a run against the scripted target (for the helpers several probes share,
+ * such as window.ts's exhaust): the same wiring as runProbeAlone, without a schedule (no probe bounds).
+ */
+export async function withProbeContext(
+  o: Omit<ProbeAloneOptions, 'probe'> & { readonly probe?: ProbeName },
+  body: (ctx: ProbeContext, plans: readonly PlanName[]) => Promise<void>,
+): Promise<ProbeAlone> {
   const clock = createClock(o.scale ?? 60);
   const received: Received[] = [];
   const exchanges: Exchange[] = [];
@@ -226,15 +241,13 @@ export async function runProbeAlone(o: ProbeAloneOptions): Promise<ProbeAlone> {
     onExchange: (ex) => exchanges.push(ex),
   });
   try {
-    const ctx = probeContextOf(run, { note: (t) => notes.push(t), log: (t) => logs.push(t) });
-    const schedule = planSchedule(scheduleInputOf([o.probe], o.keys, plans, clock.scale));
-    await runSchedule(schedule, ctx, plans, [o.probe]);
+    await body(probeContextOf(run, { note: (t) => notes.push(t), log: (t) => logs.push(t) }), plans);
   } finally {
     await run.close();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
-  const checks: readonly string[] = PROBE_REGISTRY[o.probe].checks;
+  const checks: readonly string[] = o.probe ? PROBE_REGISTRY[o.probe].checks : [];
   const outcomes = run.ledger.all().filter((x) => checks.includes(x.id));
   const outcome = (id: AnyCheckId, plan: PlanName | null = o.keys[0]?.plan ?? null) =>
     run.ledger.all().find((x) => x.id === id && x.plan === plan);

@@ -1,0 +1,64 @@
+/**
+ * The what-counts probe alone, each of its decisions taken by a scripted loopback target
+ * (src/testing/probe-harness.ts): which of 400 and 404 the target counts, a status other than the one asked for,
+ * and headers that do not show one window.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  animalStore,
+  type Answer,
+  figuresKey,
+  type Received,
+  runProbeAlone,
+  type Script,
+} from '../testing/probe-harness.js';
+
+const ID = 'ratelimit.what-counts' as const;
+const key = figuresKey('free', 1, { perMinute: 100, perDay: 1000 });
+const whatCounts = (script: Script) => runProbeAlone({ probe: 'what-counts', keys: [key], script });
+
+/** The store, but the answers `free` picks are not counted (Remaining given back). */
+function store(
+  free: (r: Received, a: Answer) => boolean = () => false,
+  change: (r: Received, a: Answer) => Answer = (_r, a) => a,
+): Script {
+  const s = animalStore([key]);
+  return (r) => {
+    const a = s(r);
+    if (free(r, a)) s.windows.get(key.secret)!.used--;
+    const given = free(r, a)
+      ? {
+          ...a,
+          headers: { ...a.headers, 'X-RateLimit-Remaining': String(Number(a.headers!['X-RateLimit-Remaining']) + 1) },
+        }
+      : a;
+    return change(r, given);
+  };
+}
+
+describe('what-counts probe, alone against a scripted target', () => {
+  it('every status counted: the facts say so, and the check passes as a record', async () => {
+    const run = await whatCounts(store());
+    expect(run.status(ID)).toEqual({ status: 'pass', text: '' });
+    expect(run.outcome(ID)?.info).toMatchObject({ '400': 'counted', '404': 'counted' });
+    expect(run.notes.join('\n')).toContain('free: quota use by status: 400 counted, 401 never charged to a key');
+  });
+
+  it('a 400 and a 404 not counted: said so', async () => {
+    const run = await whatCounts(store((_r, a) => a.status === 400 || a.status === 404));
+    expect(run.outcome(ID)?.info).toMatchObject({ '400': 'not counted', '404': 'not counted' });
+  });
+
+  it('a 404 where a 400 was asked for: not measured, saying what came instead', async () => {
+    const run = await whatCounts(store(undefined, (r, a) => (r.method === 'POST' ? { ...a, status: 404 } : a)));
+    expect(run.outcome(ID)?.info['400']).toBe('not measured: the probe got 404 instead');
+  });
+
+  it('no X-RateLimit-* on the 404: not measured, no headers in one window', async () => {
+    const run = await whatCounts(
+      store(undefined, (r, a) => (/^\/pets\/\d+$/.test(r.path) ? { ...a, headers: {} } : a)),
+    );
+    expect(run.outcome(ID)?.info['404']).toBe('not measured: no usable headers in one window');
+    expect(run.outcome(ID)?.info['400']).toBe('counted');
+  });
+});
