@@ -93,10 +93,10 @@ describe('exhaust', () => {
       await sleep(150); // 9 s of the run clock
       return limiter(r);
     };
-    const plain = await exhausted(slow, 8);
+    const plain = await exhausted(slow, 8, () => ({ parallel: 1 }));
     expect(plain.run).toMatchObject({ rolledOver: true, refusal: null });
     expect(plain.received).toHaveLength(17);
-    const stopped = await exhausted(slow, 8, () => ({ stopOnRollover: true }));
+    const stopped = await exhausted(slow, 8, () => ({ parallel: 1, stopOnRollover: true }));
     expect(stopped.run.rolledOver).toBe(true);
     expect(stopped.received.length).toBeLessThan(10);
   });
