@@ -26,9 +26,10 @@ export type WindowNeed =
   /** Requests without a valid key only: once, before the plans, on the client address's budget. */
   | { readonly window: 'none'; readonly unkeyed: number }
   /**
-   * Its own window from its first request, with `requests(quota)` on it in `span(quota, requestMs)`. One such exact count
-   * runs at a time across plans. A fresh probe whose slot falls on a key another fresh probe of the plan has runs
-   * last, in that key's next window. `spareKey`: it may count again on the key after the fastest pass's.
+   * Its own window from its first request, with `requests(quota)` on it in `span(quota, requestMs)`. One such
+   * exact count runs at a time in a plan, and across plans on loopback (docs/schedule.md, "At a distance"). A fresh
+   * probe whose slot falls on a key another fresh probe of the plan has runs last, in that key's next window.
+   * `spareKey`: it may count again on the key after the fastest pass's.
    */
   | {
       readonly window: 'fresh';
