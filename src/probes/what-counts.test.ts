@@ -61,4 +61,15 @@ describe('what-counts probe, alone against a scripted target', () => {
     expect(run.outcome(ID)?.info['404']).toBe('not measured: no usable headers in one window');
     expect(run.outcome(ID)?.info['400']).toBe('counted');
   });
+
+  it('the 404 answered from another window: not measured', async () => {
+    const run = await whatCounts(
+      store(undefined, (r, a) => {
+        if (!/^\/pets\/\d+$/.test(r.path)) return a;
+        const reset = String(Number(a.headers!['X-RateLimit-Reset']) + 60);
+        return { ...a, headers: { ...a.headers, 'X-RateLimit-Reset': reset } };
+      }),
+    );
+    expect(run.outcome(ID)?.info['404']).toBe('not measured: no usable headers in one window');
+  });
 });
