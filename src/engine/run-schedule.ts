@@ -72,12 +72,15 @@ class LatestRefusals {
 
 /**
  * A step's lanes. The exact counts of a plan run one after another; across plans the turns (SendTurns) keep them
- * apart on loopback, and let them overlap on a long link.
+ * apart on loopback, and let them overlap on a long link. The probes of a plan that send alone take their turns in
+ * the schedule's order: a quota-drain that waits across an address window in its turn would otherwise hold a
+ * key-isolation planned before it for most of a window.
  */
 const lanesOf = (s: Step): string[] => [
   ...s.keys.map((k) => `key:${k}`),
   ...(s.unkeyed > 0 ? ['address'] : []),
   ...(s.exact ? [`exact:${s.plan ?? '-'}`] : []),
+  ...(s.plan !== null && PROBE_REGISTRY[s.probe].needs.sends === 'alone' ? [`alone:${s.plan}`] : []),
 ];
 
 /** Told as each step starts and ends (a progress display); without it, one log line per step. */
@@ -145,10 +148,11 @@ function stepContext(
   let turn: Promise<() => void> | null = null;
   let wide = false;
   let scope: TurnScope = 'all';
-  // A count on keys alone can share the wire with other plans' where the link is long; requests without a key, or a
-  // step of no plan, may be counted on every key.
+  // A plan's count shares the wire with other plans' where the link is long; a step of no plan (auth's requests
+  // without a key) excludes everyone. A plan's quota-drain, whose turn lasts across its wait for the next address
+  // window, would otherwise hold every plan's counts for most of a window.
   const scopeNow = (): TurnScope =>
-    wide || step.unkeyed > 0 || step.plan === null || !countsSideBySide(trips.ms() ?? 0) ? 'all' : step.plan;
+    wide || step.plan === null || !countsSideBySide(trips.ms() ?? 0) ? 'all' : step.plan;
   // Others' requests settled when this probe's turn began: a measurement begun before the turn counts from there.
   let othersSettledAtTurn = 0;
   let ownSent = 0;
