@@ -4,6 +4,7 @@
  * created when the list is empty, each way the get's answer is skipped or failed, and its Deprecation and Sunset.
  */
 import { describe, expect, it } from 'vitest';
+import { deprecatedProbe } from './deprecated.js';
 import {
   animalStore,
   type Answer,
@@ -11,6 +12,7 @@ import {
   figuresKey,
   type Received,
   runProbeAlone,
+  withProbeContext,
   type Script,
 } from '../testing/probe-harness.js';
 
@@ -163,5 +165,22 @@ describe('deprecated probe, alone against a scripted target', () => {
   it('a Sunset that is no HTTP-date: fails', async () => {
     const run = await deprecated(withGet((a) => ({ ...a, headers: { ...a.headers, Sunset: 'soon' } })));
     expect(run.status(ANNOUNCED)).toEqual({ status: 'fail', text: 'Sunset "soon" is not an HTTP-date' });
+  });
+
+  it("Remaining fell more than the key's requests, by no more than other probes sent: skipped", async () => {
+    // The get costs two; the runner's reading of other probes' requests (ProbeContext.othersMark) is five.
+    const store = animalStore([key]);
+    store.pets.push({ id: 1, name: 'rex', categoryId: 1, status: 'available' });
+    const script: Script = (r) => {
+      const w = store.windows.get(key.secret);
+      if (isGet(r) && w) w.used++;
+      return store(r);
+    };
+    const run = await withProbeContext({ keys: [key], script }, (ctx) =>
+      deprecatedProbe.run({ ...ctx, othersMark: () => () => 5 }, 'free'),
+    );
+    expect(run.status(UNCHANGED).text).toBe(
+      "quota use not judged: Remaining fell 1 more than this key's requests while other probes sent 5 (see ratelimit.key-isolation)",
+    );
   });
 });

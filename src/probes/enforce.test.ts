@@ -5,6 +5,7 @@
  * or skipped.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { enforceProbe } from './enforce.js';
 import { describe, expect, it } from 'vitest';
 import {
   type Answer,
@@ -14,6 +15,7 @@ import {
   type Received,
   runProbeAlone,
   type Script,
+  withProbeContext,
 } from '../testing/probe-harness.js';
 
 const ENFORCED = 'ratelimit.enforced' as const;
@@ -25,7 +27,8 @@ const enforce = (script: Script, key = key5) => runProbeAlone({ probe: 'enforce'
 
 /**
  * A script whose answers to the requests `when` picks come `ms` real ms late, but for the one opening a window: the
- * round trip the probe sizes its bulk by (in-flight.ts) stays a loopback one, 8 in flight and a tail of 8.
+ * round trip the probe sizes its bulk by (in-flight.ts) stays a loopback one, 8 in flight and a tail of 2 to 8. At
+ * 250 ms (15 s of the run clock) a count of 20 outlives its minute whatever that tail.
  */
 function slowed(limiter: ReturnType<typeof fixedWindow>, ms: number, when: (r: Received) => boolean): Script {
   return async (r) => {
@@ -73,7 +76,7 @@ describe('enforce probe, alone against a scripted target', () => {
     const limiter = fixedWindow([key20]);
     // The first window's answers come slowly: the sequence outlives the minute and the new window admits more.
     const run = await enforce(
-      slowed(limiter, 120, () => (limiter.windows.get(key20.secret)?.index ?? 0) === 0),
+      slowed(limiter, 250, () => (limiter.windows.get(key20.secret)?.index ?? 0) === 0),
       key20,
     );
     expect(run.status(ENFORCED).status).toBe('pass');
@@ -82,7 +85,7 @@ describe('enforce probe, alone against a scripted target', () => {
 
   it('a count that rolls over twice skips ratelimit.enforced: the requests reached the target too slowly', async () => {
     const run = await enforce(
-      slowed(fixedWindow([key20]), 120, () => true),
+      slowed(fixedWindow([key20]), 250, () => true),
       key20,
     );
     expect(run.status(ENFORCED)).toMatchObject({ status: 'skip' });
@@ -239,5 +242,18 @@ describe('enforce probe, alone against a scripted target', () => {
     expect(run.status(ENFORCED).text).toContain(
       'after the 429, the request sent once its Retry-After (1 s) had passed was accepted',
     );
+  });
+
+  it('refused early by no more than other probes sent meanwhile: skipped, naming key-isolation', async () => {
+    // The runner's reading of other probes' requests (ProbeContext.othersMark): five sent since the mark.
+    const run = await withProbeContext(
+      { keys: [key5], script: fixedWindow([key5], { limit: () => 3, announced: () => 5 }) },
+      (ctx) => enforceProbe.run({ ...ctx, othersMark: () => () => 5 }, 'free'),
+    );
+    expect(run.status(ENFORCED).status).toBe('skip');
+    expect(run.status(ENFORCED).text).toContain(
+      'refused after 3 of 5 accepted requests, while other probes sent requests',
+    );
+    expect(run.status(ENFORCED).text).toContain('ratelimit.key-isolation');
   });
 });

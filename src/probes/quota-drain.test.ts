@@ -4,7 +4,15 @@
  * taken), the window changing once and twice, an answer that is not whole, no headers, and a 429 to the unknown keys.
  */
 import { describe, expect, it } from 'vitest';
-import { figuresKey, fixedWindow, type Received, runProbeAlone, type Script } from '../testing/probe-harness.js';
+import {
+  figuresKey,
+  fixedWindow,
+  type Received,
+  runProbeAlone,
+  type Script,
+  withProbeContext,
+} from '../testing/probe-harness.js';
+import { quotaDrainProbe } from './quota-drain.js';
 
 const ID = 'auth.no-quota-drain' as const;
 const key = figuresKey('free', 1, { perMinute: 100, perDay: 1000 });
@@ -95,5 +103,15 @@ describe('quota-drain probe, alone against a scripted target', () => {
     const invalid = run.received.filter((r) => !valid(r));
     expect(invalid).toHaveLength(51);
     expect(invalid[1]!.at - invalid[0]!.at).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('a fall no larger than other probes had out, twice: skipped, naming key-isolation', async () => {
+    // The runner's reading of other probes' requests (ProbeContext.othersMark): sixty out meanwhile.
+    const run = await withProbeContext({ keys: [key], script: counting(1, 200), scale: 10 }, (ctx) =>
+      quotaDrainProbe.run({ ...ctx, othersMark: () => () => 60 }, 'free'),
+    );
+    expect(run.status(ID).status).toBe('skip');
+    expect(run.status(ID).text).toMatch(/^Remaining went \d+ → \d+ while other probes had 60 requests out, twice: /);
+    expect(run.status(ID).text).toContain('ratelimit.key-isolation');
   });
 });

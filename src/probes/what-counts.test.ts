@@ -4,12 +4,14 @@
  * and headers that do not show one window.
  */
 import { describe, expect, it } from 'vitest';
+import { whatCountsProbe } from './what-counts.js';
 import {
   animalStore,
   type Answer,
   figuresKey,
   type Received,
   runProbeAlone,
+  withProbeContext,
   type Script,
 } from '../testing/probe-harness.js';
 
@@ -71,5 +73,14 @@ describe('what-counts probe, alone against a scripted target', () => {
       }),
     );
     expect(run.outcome(ID)?.info['404']).toBe('not measured: no usable headers in one window');
+  });
+
+  it("a fall other probes' requests could explain, twice: not measured, saying so", async () => {
+    // The runner's reading of other probes' requests (ProbeContext.othersMark): one out at each step.
+    const run = await withProbeContext({ keys: [key], script: store() }, (ctx) =>
+      whatCountsProbe.run({ ...ctx, othersMark: () => () => 1 }, 'free'),
+    );
+    expect(run.outcome(ID)?.info['400']).toMatch(/^not measured: other probes had requests out meanwhile, and /);
+    expect(run.received).toHaveLength(8);
   });
 });
