@@ -23,6 +23,7 @@ import type { MetricsSnapshot } from '../metrics/recorder.js';
 import { loadSentNone } from '../metrics/traffic.js';
 import { reportKey } from '../report/key-limits.js';
 import type { Report } from '../report/schema.js';
+import { MAX_IN_FLIGHT } from '../probes/in-flight.js';
 import { describeDuration, describeEstimate, describeKeySpend, estimateRequests, type Estimate } from './estimate.js';
 import { runSchedule, type ScheduleOutcome, type StepWait } from './run-schedule.js';
 import { loadStartLines, scheduleLines, scheduleReport } from './schedule-report.js';
@@ -162,7 +163,8 @@ function loadNotes(outcome: LoadOutcome): string[] {
 
 const DEFAULT_PLANS: readonly PlanName[] = ['free', 'pro', 'business'];
 
-const POOL_CONNECTIONS = 64;
+// At least as many as an exhaust keeps in flight across a long link (probes/in-flight.ts); opened only as needed.
+const POOL_CONNECTIONS = Math.max(64, MAX_IN_FLIGHT);
 
 /** The figures the run judged against, key by key (so a report says which limits it held the target to). */
 function figuresNote(keys: readonly ApiKey[]): string {
