@@ -67,6 +67,15 @@ function deadlineOf(notes: readonly string[]): number {
 
 const endedEarly = (notes: readonly string[]) => notes.filter((n) => / ended early: /.test(n));
 
+/**
+ * A CLI run against these targets: the run itself is held to 30 s (each case asserts it from the report); the
+ * process's start and exit and the two servers come on top. By design a run here takes about 20 s alone: each
+ * refusal is waited out to its Reset read on the latest reading (2 s: Date's and Reset's rounding), eight times,
+ * then the load starts once the last 429's hold is over (2 s more, issue 40.4) and runs its 1 s. Side by side
+ * with the suite, vitest's default 30 s cut runs short that the assertion would have judged.
+ */
+const CLI_RUN = { timeout: 45_000 };
+
 describe.concurrent('Retry-After that is no plausible delay, on every answer', () => {
   const implausible = [
     { name: 'an epoch in milliseconds', raw: '1000000000000', judged: 'retry-after.plausible' },
@@ -75,55 +84,63 @@ describe.concurrent('Retry-After that is no plausible delay, on every answer', (
     { name: 'not a number', raw: 'NaN', judged: 'retry-after.syntax' },
   ];
   for (const c of implausible) {
-    it(`${c.name} (${c.raw}): judged by ${c.judged}, never waited for, every probe ends with its reason`, async () => {
-      const run = await smokeAgainst(refuseWith(c.raw), c.raw !== '-5');
-      expect(run.cli.stderr).not.toMatch(STACK_LINE);
-      expect(run.files).toEqual([...REPORT_FILES]);
-      const { report } = run;
-      expect(report.durationMs).toBeLessThan(deadlineOf(report.notes));
-      // Each refusal waited out by its Reset (a second), not by the Retry-After: a few seconds per probe.
-      expect(report.durationMs).toBeLessThan(30_000);
-      const judged = checkOf(report, c.judged);
-      expect(judged.status).toBe('fail');
-      expect(judged.evidence[0]!.message).toContain(c.raw);
-      if (c.judged === 'retry-after.syntax')
-        expect(checkOf(report, 'retry-after.plausible').reasons).toContain(
-          'Retry-After is not readable (see retry-after.syntax)',
+    it(
+      `${c.name} (${c.raw}): judged by ${c.judged}, never waited for, every probe ends with its reason`,
+      CLI_RUN,
+      async () => {
+        const run = await smokeAgainst(refuseWith(c.raw), c.raw !== '-5');
+        expect(run.cli.stderr).not.toMatch(STACK_LINE);
+        expect(run.files).toEqual([...REPORT_FILES]);
+        const { report } = run;
+        expect(report.durationMs).toBeLessThan(deadlineOf(report.notes));
+        // Each refusal waited out by its Reset (a second), not by the Retry-After: a few seconds per probe.
+        expect(report.durationMs).toBeLessThan(30_000);
+        const judged = checkOf(report, c.judged);
+        expect(judged.status).toBe('fail');
+        expect(judged.evidence[0]!.message).toContain(c.raw);
+        if (c.judged === 'retry-after.syntax')
+          expect(checkOf(report, 'retry-after.plausible').reasons).toContain(
+            'Retry-After is not readable (see retry-after.syntax)',
+          );
+        // One defect, one failure: petload's own discipline holds.
+        expect(checkOf(report, 'backoff.respects-retry-after').status).not.toBe('fail');
+        // Every wait says what it is for (a refusal's wait on a real clock is about 2 s).
+        if (c.raw === '-5')
+          expect(run.cli.stdout + run.cli.stderr).toMatch(
+            /free#1 \(…[0-9a-f]{4}\) waiting [\d.]+ s for the end of the wait its 429 asked for/,
+          );
+        expect(endedEarly(report.notes)).toContain(
+          `probe list [free] ended early: ${MAX_FAILURES_IN_A_ROW} requests in a row were refused (429); the last GET /pets -> 429`,
         );
-      // One defect, one failure: petload's own discipline holds.
-      expect(checkOf(report, 'backoff.respects-retry-after').status).not.toBe('fail');
-      // Every wait says what it is for (a refusal's wait on a real clock is about 2 s).
-      if (c.raw === '-5')
-        expect(run.cli.stdout + run.cli.stderr).toMatch(
-          /free#1 \(…[0-9a-f]{4}\) waiting [\d.]+ s for the end of the wait its 429 asked for/,
+        // No wait was promised to keep: the probe's skips point at the check that failed the Retry-After.
+        expect(checkOf(report, 'list.invalid-status').reasons.join()).toMatch(
+          new RegExp(
+            `the probe ended early \\(3 requests in a row were refused.*\\(see ${c.judged.replace('.', '\\.')}\\)`,
+          ),
         );
-      expect(endedEarly(report.notes)).toContain(
-        `probe list [free] ended early: ${MAX_FAILURES_IN_A_ROW} requests in a row were refused (429); the last GET /pets -> 429`,
-      );
-      // No wait was promised to keep: the probe's skips point at the check that failed the Retry-After.
-      expect(checkOf(report, 'list.invalid-status').reasons.join()).toMatch(
-        new RegExp(
-          `the probe ended early \\(3 requests in a row were refused.*\\(see ${c.judged.replace('.', '\\.')}\\)`,
-        ),
-      );
-    });
+      },
+    );
   }
 });
 
 describe.concurrent('hostile targets: time', () => {
-  it('one path answered, then never an answer: each probe ends after 3 silences, the run well within its deadline', async () => {
-    const run = await smokeAgainst(hangEvery(1));
-    expect(run.cli.stderr).not.toMatch(STACK_LINE);
-    expect(run.files).toEqual([...REPORT_FILES]);
-    const { report } = run;
-    expect(report.durationMs).toBeLessThan(deadlineOf(report.notes));
-    const ended = endedEarly(report.notes);
-    expect(ended.length).toBeGreaterThanOrEqual(2);
-    for (const line of ended) expect(line).toMatch(/ended early: 3 requests in a row got no answer; the last /);
-    expect(checkOf(report, 'contract.transport').status).toBe('fail');
-    // 37 requests × the timeout before; now a few per probe.
-    expect(run.requests).toBeLessThan(20);
-  });
+  it(
+    'one path answered, then never an answer: each probe ends after 3 silences, the run well within its deadline',
+    CLI_RUN,
+    async () => {
+      const run = await smokeAgainst(hangEvery(1));
+      expect(run.cli.stderr).not.toMatch(STACK_LINE);
+      expect(run.files).toEqual([...REPORT_FILES]);
+      const { report } = run;
+      expect(report.durationMs).toBeLessThan(deadlineOf(report.notes));
+      const ended = endedEarly(report.notes);
+      expect(ended.length).toBeGreaterThanOrEqual(2);
+      for (const line of ended) expect(line).toMatch(/ended early: 3 requests in a row got no answer; the last /);
+      expect(checkOf(report, 'contract.transport').status).toBe('fail');
+      // 37 requests × the timeout before; now a few per probe.
+      expect(run.requests).toBeLessThan(20);
+    },
+  );
 });
 
 /** The filtered lists answer 500, with the honest rate-limit headers but Remaining 0 (an over-limit sign). */
