@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './src/testing/longest-first.js';
 
 /** The packaging test packs and installs the whole package: it runs on its own, after the rest (vitest.package.config.ts). */
 export const PACKAGE_TEST = 'src/package.int.test.ts';
@@ -10,6 +11,9 @@ export default defineConfig({
     // Installs the Debian programs the tests run (a browser, Redis, nginx) once, before any worker starts.
     globalSetup: ['src/testing/global-setup.ts'],
     pool: 'forks',
+    // The files that wait longest start first (src/testing/longest-first.ts); inside them, tests that wait on a
+    // clock run side by side (describe.concurrent).
+    sequence: { sequencer: LongestFirstSequencer },
     // Most integration tests wait on a scaled clock or a loopback server, not the CPU: three files at a time
     // keep a 2-core machine busy without starving the timing-sensitive ones.
     maxWorkers: 3,

@@ -7,7 +7,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { infoProblems } from '../checks/catalogue.js';
 import { parseKeys } from '../config/keys-file.js';
 import { loadScenario } from '../config/load-scenario.js';
@@ -37,10 +37,11 @@ async function audit(sold: { perMinute: number; perDay: number }, served: typeof
   }
 }
 
-describe('the plan audit (ratelimit.day-enforced)', () => {
+// Side by side: the unscaled day waits real minutes, the others their scaled clocks.
+describe.concurrent('the plan audit (ratelimit.day-enforced)', () => {
   it('holds a short day on the embedded server: exactly the day figure, then the day 429', {
     timeout: 60_000,
-  }, async () => {
+  }, async ({ expect }) => {
     const r = await runScenario({
       scenario: loadScenario('plan-audit'),
       plans: ['free'],
@@ -57,7 +58,9 @@ describe('the plan audit (ratelimit.day-enforced)', () => {
     expect(r.report.checks.filter((c) => c.status === 'fail').map((c) => c.id)).toEqual([]);
   });
 
-  it('with the day-not-enforced fault on, fails exactly ratelimit.day-enforced', { timeout: 60_000 }, async () => {
+  it('with the day-not-enforced fault on, fails exactly ratelimit.day-enforced', { timeout: 60_000 }, async ({
+    expect,
+  }) => {
     const r = await runScenario({
       scenario: loadScenario('plan-audit'),
       plans: ['free'],
@@ -71,7 +74,9 @@ describe('the plan audit (ratelimit.day-enforced)', () => {
     expect(r.report.checks.filter((c) => c.status === 'fail').map((c) => c.id)).toEqual(['ratelimit.day-enforced']);
   });
 
-  it('fails naming both figures when the served day differs from the sold one', { timeout: 90_000 }, async () => {
+  it('fails naming both figures when the served day differs from the sold one', { timeout: 90_000 }, async ({
+    expect,
+  }) => {
     const r = await audit({ perMinute: 60, perDay: 800 }, { perMinute: 60, perDay: 700 }, 60);
     const o = dayEnforced(r.report);
     expect(o.status).toBe('fail');
@@ -82,7 +87,7 @@ describe('the plan audit (ratelimit.day-enforced)', () => {
     expect(row).toMatchObject({ status: 'not held', check: 'ratelimit.day-enforced' });
   });
 
-  it('refuses to run without a key marked for the audit, saying why', async () => {
+  it('refuses to run without a key marked for the audit, saying why', async ({ expect }) => {
     const [key] = parseKeys({ keys: [{ key: 'not-for-audit-key', plan: 'free' }] }, 'test');
     const server = await createReferenceServer({ keys: [key!] });
     try {
@@ -98,7 +103,7 @@ describe('the plan audit (ratelimit.day-enforced)', () => {
     }
   });
 
-  it('keeps the timing of a day window on an unscaled clock', { timeout: 240_000 }, async () => {
+  it('keeps the timing of a day window on an unscaled clock', { timeout: 240_000 }, async ({ expect }) => {
     const started = Date.now();
     const r = await audit({ perMinute: 60, perDay: 100 }, { perMinute: 60, perDay: 100 }, 1);
     const o = dayEnforced(r.report);

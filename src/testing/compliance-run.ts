@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import type { PlanName } from '../api/plans.js';
 import { FAULT_MATRIX } from '../checks/fault-matrix.js';
 import { infoProblems } from '../checks/catalogue.js';
@@ -46,10 +46,13 @@ const withEvidence = (r: RunResult, id: string): string => {
  * adds requests), and wrong-plan-limit needs a plan whose figures differ from Business's.
  */
 export function faultMatrixSuite(title: string, faults: readonly (FaultName | 'none')[]): void {
-  describe(title, () => {
+  // Side by side: each run mostly waits on its scaled clock.
+  describe.concurrent(title, () => {
     for (const fault of faults) {
       const want: string[] = fault === 'none' ? [] : [...FAULT_MATRIX[fault]].sort();
-      it(`${fault}: the run fails exactly ${want.join(', ') || 'nothing'}`, { timeout: 120_000 }, async () => {
+      it(`${fault}: the run fails exactly ${want.join(', ') || 'nothing'}`, { timeout: 120_000 }, async ({
+        expect,
+      }) => {
         const r = await complianceRun({ faults: fault === 'none' ? [] : [fault] }, ['free', 'pro']);
         // Compared as text so that a failure shows every extra check with its first evidence.
         expect(

@@ -7,7 +7,7 @@
  * ratelimit.enforced), the sliding window keeps it. Their headers' movement (Remaining rising, Reset moving forward)
  * is the algorithm's, named by ratelimit.algorithm, and fails nothing.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { corpusFixtures } from './support/fixtures.js';
 import { startRedis, startStore } from './support/processes.js';
 import type { CheckId } from '../../src/checks/catalogue.js';
@@ -112,17 +112,17 @@ export const SLIDING_WINDOW_TABLE: VerdictTable = {
   },
 };
 
-describe('corpus (e): limiters that are not fixed windows, on real minutes', () => {
+describe.concurrent('corpus (e): limiters that are not fixed windows, on real minutes', () => {
   const corpus = corpusFixtures('algorithms');
 
-  it.each([
+  it.for([
     ['token-bucket', TOKEN_BUCKET_TABLE, /token bucket/],
     ['gcra', GCRA_TABLE, /GCRA/],
     ['sliding-window', SLIDING_WINDOW_TABLE, /sliding window/],
   ] as const)(
     "%s: judged by the plan's promise, its headers' movement named by ratelimit.algorithm",
     { timeout: 120_000 },
-    async (algorithm, table, shape) => {
+    async ([algorithm, table, shape], { expect }) => {
       const keys = corpus.keysFiles(['free', 'pro', 'business'], 12);
       const redis = algorithm === 'gcra' ? await corpus.started(startRedis()) : null;
       const env = {

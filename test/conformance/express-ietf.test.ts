@@ -3,7 +3,7 @@
  * (`standardHeaders: 'draft-8'`, `legacyHeaders: false`) instead of X-RateLimit-*. Its limiting is right; the
  * one defect is that the interface's headers are absent, on every answer.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { corpusFixtures } from './support/fixtures.js';
 import { startStore } from './support/processes.js';
 import { expectVerdict, NO_WAIT, runPetload, type VerdictTable } from './support/verdict.js';
@@ -137,12 +137,12 @@ export const EXPRESS_SPLIT_TABLE: VerdictTable = {
   },
 };
 
-describe('corpus (d): express-rate-limit with IETF draft-8 RateLimit fields', () => {
+describe.concurrent('corpus (d): express-rate-limit with IETF draft-8 RateLimit fields', () => {
   const corpus = corpusFixtures('ietf');
 
   it('petload names the missing X-RateLimit-* by its two presence checks, the 3 s window by enforced, and nothing else', {
     timeout: 120_000,
-  }, async () => {
+  }, async ({ expect }) => {
     const keys = corpus.keysFiles(['free', 'pro'], 8);
     const s = await corpus.started(startStore('express-ietf.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '3' }));
     const run = await runPetload(s.url, keys.petload);
@@ -156,7 +156,7 @@ describe('corpus (d): express-rate-limit with IETF draft-8 RateLimit fields', ()
 
   it('X-RateLimit-* and skipFailedRequests on one-minute windows: compliant, exit 0', {
     timeout: 120_000,
-  }, async () => {
+  }, async ({ expect }) => {
     const keys = corpus.keysFiles(['free', 'pro'], 12);
     const s = await corpus.started(
       startStore('express-ietf.ts', {
@@ -170,24 +170,28 @@ describe('corpus (d): express-rate-limit with IETF draft-8 RateLimit fields', ()
     expectVerdict(run, EXPRESS_LEGACY_TABLE, expect);
   });
 
-  it.each([
+  it.for([
     ['both', 'the draft fields agree with X-RateLimit-*: compliant, exit 0', EXPRESS_BOTH_TABLE],
     [
       'split',
       'the draft fields describe another limiter: a warning from ratelimit-fields.consistent, exit 0',
       EXPRESS_SPLIT_TABLE,
     ],
-  ] as const)('X-RateLimit-* and draft-8 fields (%s): %s', { timeout: 120_000 }, async (headers, _what, table) => {
-    const keys = corpus.keysFiles(['free', 'pro'], 12);
-    const s = await corpus.started(
-      startStore('express-ietf.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '60', STORE_HEADERS: headers }),
-    );
-    const run = await runPetload(s.url, keys.petload, NO_WAIT);
-    expectVerdict(run, table, expect);
-    const res = await fetch(`${s.url}/pets`, { headers: { Authorization: `Bearer ${keys.spare('free')}` } });
-    expect(res.headers.get('ratelimit-policy')).toMatch(
-      headers === 'both' ? /^"free"; q=60; w=60;/ : /^"free"; q=120; w=60;/,
-    );
-    expect(res.headers.get('x-ratelimit-limit')).toBe('60');
-  });
+  ] as const)(
+    'X-RateLimit-* and draft-8 fields (%s): %s',
+    { timeout: 120_000 },
+    async ([headers, , table], { expect }) => {
+      const keys = corpus.keysFiles(['free', 'pro'], 12);
+      const s = await corpus.started(
+        startStore('express-ietf.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '60', STORE_HEADERS: headers }),
+      );
+      const run = await runPetload(s.url, keys.petload, NO_WAIT);
+      expectVerdict(run, table, expect);
+      const res = await fetch(`${s.url}/pets`, { headers: { Authorization: `Bearer ${keys.spare('free')}` } });
+      expect(res.headers.get('ratelimit-policy')).toMatch(
+        headers === 'both' ? /^"free"; q=60; w=60;/ : /^"free"; q=120; w=60;/,
+      );
+      expect(res.headers.get('x-ratelimit-limit')).toBe('60');
+    },
+  );
 });

@@ -4,7 +4,7 @@
  * the named throttler's fields with its name as a suffix (`X-RateLimit-Limit-day`), and a 429 that carries
  * only Retry-After. Then every throttler named, so that every field carries a suffix.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { corpusFixtures } from './support/fixtures.js';
 import { startStore } from './support/processes.js';
 import { expectVerdict, NO_WAIT, runPetload, type VerdictTable } from './support/verdict.js';
@@ -123,12 +123,12 @@ export const NEST_NAMED_TABLE: VerdictTable = {
   },
 };
 
-describe('corpus (b): @nestjs/throttler, Reset in seconds-until-reset, suffixed names', () => {
+describe.concurrent('corpus (b): @nestjs/throttler, Reset in seconds-until-reset, suffixed names', () => {
   const corpus = corpusFixtures('nest');
 
   it('petload names the seconds-until Reset, the header-less 429 and the 3 s window (enforced), and nothing else', {
     timeout: 120_000,
-  }, async () => {
+  }, async ({ expect }) => {
     const keys = corpus.keysFiles(['free', 'pro'], 8);
     const s = await corpus.started(
       startStore('nest-throttler.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '3' }),
@@ -143,7 +143,7 @@ describe('corpus (b): @nestjs/throttler, Reset in seconds-until-reset, suffixed 
 
   it('every throttler named: petload names the missing unsuffixed fields and the missing Retry-After', {
     timeout: 120_000,
-  }, async () => {
+  }, async ({ expect }) => {
     const keys = corpus.keysFiles(['free', 'pro'], 12);
     const s = await corpus.started(
       startStore('nest-throttler.ts', { STORE_KEYS_FILE: keys.store, STORE_WINDOW_S: '3', STORE_THROTTLERS: 'named' }),

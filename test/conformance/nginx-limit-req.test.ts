@@ -6,7 +6,7 @@
  * second; at Pro's 5 a second a slow machine would let the store answer some of them with 429, and the
  * verdict would depend on the machine's speed.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { corpusFixtures } from './support/fixtures.js';
 import { nginxHttpBlock } from './support/nginx-conf.js';
 import { startNginx, startStore } from './support/processes.js';
@@ -89,7 +89,7 @@ export const NGINX_STOCK_PAGE_TABLE: VerdictTable = {
   },
 };
 
-describe('corpus (c): nginx limit_req in front of a compliant store', () => {
+describe.concurrent('corpus (c): nginx limit_req in front of a compliant store', () => {
   const corpus = corpusFixtures('nginx');
 
   async function gateway(jsonRefusal: boolean) {
@@ -115,7 +115,7 @@ describe('corpus (c): nginx limit_req in front of a compliant store', () => {
 
   it('a JSON Error page: petload names the 503 by no-server-errors and enforced, and skips what needs a 429', {
     timeout: 120_000,
-  }, async () => {
+  }, async ({ expect }) => {
     const { keys, url, spare } = await gateway(true);
     const run = await runPetload(url, keys);
     expectVerdict(run, NGINX_LIMIT_REQ_TABLE, expect);
@@ -125,7 +125,9 @@ describe('corpus (c): nginx limit_req in front of a compliant store', () => {
     expect(refused?.headers.get('retry-after')).toBeNull();
   });
 
-  it("nginx's stock 503 page: the HTML body is named by json-content-type as well", { timeout: 120_000 }, async () => {
+  it("nginx's stock 503 page: the HTML body is named by json-content-type as well", { timeout: 120_000 }, async ({
+    expect,
+  }) => {
     const { keys, url, spare } = await gateway(false);
     const run = await runPetload(url, keys, NO_WAIT);
     expectVerdict(run, NGINX_STOCK_PAGE_TABLE, expect);

@@ -5,7 +5,7 @@
  * at all.
  */
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { corpusFixtures } from './support/fixtures.js';
 import { startRedis, startStore, type KeysFiles, type Started } from './support/processes.js';
 import {
@@ -104,50 +104,52 @@ export const REDIS_CLUSTER_MINUTE_TABLE: VerdictTable = {
   },
 };
 
-describe('corpus (a): rate-limiter-flexible on Redis, two cluster workers', () => {
-  const corpus = corpusFixtures('redis');
+describe.concurrent('corpus (a): rate-limiter-flexible on Redis, two cluster workers', () => {
   let redis: Started & { url: string };
-  let client: Redis;
 
   beforeAll(async () => {
     redis = await startRedis();
-    client = new Redis(redis.url);
   });
 
   afterAll(async () => {
-    client?.disconnect();
     await redis?.stop();
   });
 
-  async function store(window: number, keys: KeysFiles) {
-    await client.flushall();
-    return corpus.started(
-      startStore('redis-cluster.ts', {
-        STORE_KEYS_FILE: keys.store,
-        REDIS_URL: redis.url,
-        STORE_WINDOW_S: String(window),
-      }),
+  // After hooks run last registered first: the stores stop before their Redis.
+  const corpus = corpusFixtures('redis');
+
+  /** A store on a Redis database of its own (`db`), so that the two tests run side by side on one server. */
+  async function store(window: number, keys: KeysFiles, db: number) {
+    const url = `${redis.url}/${db}`;
+    const counters = new Redis(url);
+    await counters.flushdb();
+    const s = await corpus.started(
+      startStore('redis-cluster.ts', { STORE_KEYS_FILE: keys.store, REDIS_URL: url, STORE_WINDOW_S: String(window) }),
     );
+    return { ...s, counters };
   }
 
   it('3 s windows, every probe: only the window length is wrong (named by enforced), and both workers took traffic', {
     timeout: 120_000,
-  }, async () => {
+  }, async ({ expect }) => {
     const keys = corpus.keysFiles(['free', 'pro'], 8);
-    const s = await store(3, keys);
+    const s = await store(3, keys, 1);
     const run = await runPetload(s.url, keys.petload);
     expect(statusesOf(run.report), explainDifferences(run.report, REDIS_CLUSTER_TABLE)).toEqual(
       statusesOfTable(REDIS_CLUSTER_TABLE),
     );
     expect(run.code).toBe(REDIS_CLUSTER_TABLE.exitCode);
-    const served = (await client.mget('served:1', 'served:2')).map(Number);
+    const served = (await s.counters.mget('served:1', 'served:2')).map(Number);
+    s.counters.disconnect();
     // Round-robin over petload's connections: each process served a real share of the run.
     expect(Math.min(...served)).toBeGreaterThan(run.report.totals.requests / 5);
   });
 
-  it('one-minute windows, the probes that need no wait: compliant, exit 0', { timeout: 120_000 }, async () => {
+  it('one-minute windows, the probes that need no wait: compliant, exit 0', { timeout: 120_000 }, async ({
+    expect,
+  }) => {
     const keys = corpus.keysFiles(['free', 'pro'], 12);
-    const s = await store(60, keys);
+    const s = await store(60, keys, 2);
     const run = await runPetload(s.url, keys.petload, NO_WAIT);
     expect(statusesOf(run.report), explainDifferences(run.report, REDIS_CLUSTER_MINUTE_TABLE)).toEqual(
       statusesOfTable(REDIS_CLUSTER_MINUTE_TABLE),

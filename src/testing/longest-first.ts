@@ -1,0 +1,39 @@
+/**
+ * vitest's file order (vitest.config.ts `sequence.sequencer`): the files that wait longest start first, so that the
+ * short ones fill the other workers beside them and the run ends when its longest file does, not after it. vitest's
+ * own order ranks files by the durations of an earlier run where it has them, and by size on a fresh clone (CI),
+ * where it would start the longest waits last. A file's rank is the place of the first prefix of its path in
+ * `LONGEST_FIRST`; files no prefix names keep vitest's order, after them.
+ */
+import { relative } from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/** Path prefixes, longest wait first: each waits real minutes, or runs many passes on a scaled clock. */
+export const LONGEST_FIRST: readonly string[] = [
+  'src/probes/plan-audit.int.test.ts',
+  'bench/bench.smoke.test.ts',
+  'test/conformance/',
+  'src/engine/fault-matrix-',
+  'src/engine/compliant-variants',
+  'src/cli/github-summary.int.test.ts',
+  'src/robustness/',
+];
+
+/** `files` in the order they start: ranked by `LONGEST_FIRST`, ties in `before`'s order. */
+export function longestFirst<T>(files: readonly T[], pathOf: (f: T) => string): T[] {
+  const rank = (f: T) => {
+    const i = LONGEST_FIRST.findIndex((p) => pathOf(f).startsWith(p));
+    return i === -1 ? LONGEST_FIRST.length : i;
+  };
+  return files
+    .map((f, at) => ({ f, at, rank: rank(f) }))
+    .sort((a, b) => a.rank - b.rank || a.at - b.at)
+    .map((x) => x.f);
+}
+
+export class LongestFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const root = this.ctx.config.root;
+    return longestFirst(await super.sort(files), (f) => relative(root, f.moduleId).replaceAll('\\', '/'));
+  }
+}
