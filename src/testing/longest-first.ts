@@ -10,7 +10,10 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Path prefixes, longest wait first: each waits real minutes, or runs many passes on a scaled clock. */
 export const LONGEST_FIRST: readonly string[] = [
+  'test/conformance/haproxy-late-quota.test.ts',
+  'test/conformance/sliding-log.test.ts',
   'src/probes/plan-audit.int.test.ts',
+  'test/conformance/algorithms.test.ts',
   'bench/bench.smoke.test.ts',
   'test/conformance/',
   'src/engine/fault-matrix-',

@@ -121,7 +121,8 @@ describe.concurrent('corpus (e): limiters that are not fixed windows, on real mi
     ['sliding-window', SLIDING_WINDOW_TABLE, /sliding window/],
   ] as const)(
     "%s: judged by the plan's promise, its headers' movement named by ratelimit.algorithm",
-    { timeout: 120_000 },
+    // The paced phase starts once enforce's refused keys have their window back: up to a minute more.
+    { timeout: 200_000 },
     async ([algorithm, table, shape], { expect }) => {
       const keys = corpus.keysFiles(['free', 'pro', 'business'], 12);
       const redis = algorithm === 'gcra' ? await corpus.started(startRedis()) : null;

@@ -33,7 +33,7 @@ export async function runPetload(
   url: string,
   keysFile: string,
   scenario = 'compliance',
-  killAfterMs = 90_000,
+  killAfterMs = 180_000,
 ): Promise<PetloadRun> {
   const dir = mkdtempSync(join(dirname(keysFile), 'report-'));
   const r = await runCli(['run', scenario, '--target', url, '--keys-file', keysFile, '--report-dir', dir], {
