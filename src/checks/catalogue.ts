@@ -259,6 +259,13 @@ export const CATALOGUE = {
     judgedBy: ['probe'],
     unexercised: 'judged by the deprecated probe, which this run did not run',
   },
+  'contract.every-endpoint': {
+    family: 'contract',
+    severity: 'advisory',
+    title: 'GET /store/orders, which the interface says exists, is not answered 404 or 405',
+    judgedBy: ['observer'],
+    unexercised: 'no request to GET /store/orders',
+  },
   // Authentication
   'auth.missing-key': {
     family: 'auth',

@@ -31,9 +31,10 @@ export const FAULT_MATRIX: Readonly<Record<FaultName, readonly CheckId[]>> = {
   'accept-invalid': ['create.rejects-invalid'],
   'error-shape': ['contract.error-shape'],
   'auth-bypass': ['auth.invalid-key'],
-  // No probe sends to GET /store/orders yet (issue 44): a compliance run sees neither fault, and nothing fails.
-  'orders-no-auth': [],
-  'orders-no-limit': [],
+  // The auth probe sends GET /store/orders without a key and with invalid ones: both answered 200.
+  'orders-no-auth': ['auth.missing-key', 'auth.invalid-key'],
+  // Its 200s carry no rate-limit headers; once enforce spent the key's window, it answers 200, not 429.
+  'orders-no-limit': ['ratelimit.headers-present', 'ratelimit.enforced'],
   // Used to test latency measurement: no check fails.
   slow: [],
   flaky: ['contract.transport'],

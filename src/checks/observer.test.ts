@@ -73,6 +73,7 @@ function compliantRun(countErrors = false): Exchange[] {
   send({ path: '/pets?limit=0', status: 400, body: error(400) });
   send({ path: '/pets?status=AVAILABLE', status: 400, body: error(400) });
   send({ operation: 'getPet', path: '/pets/999', status: 404, body: error(404) });
+  send({ operation: 'listOrders', path: '/store/orders', json: [{ id: 1 }] });
   send({
     operation: 'createPet',
     method: 'POST',

@@ -11,6 +11,7 @@ import type { Ledger } from './ledger.js';
 import { judgeChallenge, judgeInvalidKey, judgeMissingKey } from './passive/auth.js';
 import { createBackoffJudge } from './passive/client.js';
 import { createErrorBodyJudge } from './passive/error-body.js';
+import { judgeEveryEndpoint, MISSING_ENDPOINT_HEADERS } from './passive/every-endpoint.js';
 import {
   judgeDocumentedStatus,
   judgeErrorShape,
@@ -77,8 +78,14 @@ export function createObserver(opts: ObserverOptions): Observer {
         backoff(v, null, r);
         return;
       }
-      const scope = scopeOf(ex);
       judgeNoServerErrors(v, r);
+      if (judgeEveryEndpoint(v, r)) {
+        // A missing endpoint the interface names: only its absence is judged, and the client's own behaviour.
+        stream(v, MISSING_ENDPOINT_HEADERS, r);
+        backoff(v, null, r);
+        return;
+      }
+      const scope = scopeOf(ex);
       judgeDocumentedStatus(v, scope, r);
       judgeJsonContentType(v, r);
       errorBodies.sawErrorShape(judgeErrorShape(v, r));

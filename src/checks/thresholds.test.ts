@@ -105,7 +105,7 @@ describe('parseThreshold: invalid expressions', () => {
     ['p(95) < 250ms;', 'column 14: unexpected character ";"'],
     [
       'p(95)[deletePet] < 1s',
-      'column 7: expected an operation (listPets, createPet, getPet, other), found "deletePet"',
+      'column 7: expected an operation (listPets, createPet, getPet, listOrders, other), found "deletePet"',
     ],
     ['p(95)[listPets < 1s', 'column 16: expected "]", found "<"'],
     ['p95(listPets)[getPet] < 1s', 'column 15: the operation is already given as listPets'],
@@ -115,9 +115,12 @@ describe('parseThreshold: invalid expressions', () => {
     ['p(95)[traffic probes] < 1s', 'column 15: expected "=", found "probes"'],
     [
       'p(95)[listPets,] < 1s',
-      'column 16: expected an operation (listPets, createPet, getPet, other) or traffic=a traffic class (load or probes), found "]"',
+      'column 16: expected an operation (listPets, createPet, getPet, listOrders, other) or traffic=a traffic class (load or probes), found "]"',
     ],
-    ['p95(pets) < 1s', 'column 5: expected an operation (listPets, createPet, getPet, other), found "pets"'],
+    [
+      'p95(pets) < 1s',
+      'column 5: expected an operation (listPets, createPet, getPet, listOrders, other), found "pets"',
+    ],
     ['rate(418x) < 1%', `column 6: expected ${STATUS}, found "418x"`],
     ['rate(600) < 1%', `column 6: expected ${STATUS}, found "600"`],
     ['rate(6xx) < 1%', `column 6: expected ${STATUS}, found "6xx"`],

@@ -1,17 +1,19 @@
 /**
- * The auth probe: every endpoint with each credential that is not a valid key (none, an unknown key, an empty
+ * The auth probe: every endpoint the interface names with each credential that is not a valid key (none, an unknown key, an empty
  * Bearer, a Basic credential). Judged passively, by the auth.* and the header checks.
  */
-import { OPERATIONS } from '../api/operations.js';
+import { OPERATIONS, type OperationId } from '../api/operations.js';
 import type { RequestSpec } from '../http/exchange.js';
 import { probeTag } from './context.js';
 import { nonce } from './pets.js';
 import type { Probe } from './probe.js';
 
-const ENDPOINTS: { operation: 'listPets' | 'createPet' | 'getPet'; path: string; body?: string }[] = [
+/** Every endpoint the interface names: GET /store/orders too, whose payloads it does not show (none is sent). */
+const ENDPOINTS: { operation: OperationId; path: string; body?: string }[] = [
   { operation: 'listPets', path: '/pets' },
   { operation: 'createPet', path: '/pets', body: JSON.stringify({ name: 'petload-auth', categoryId: 1 }) },
   { operation: 'getPet', path: '/pets/1' },
+  { operation: 'listOrders', path: OPERATIONS.listOrders.path },
 ];
 
 /** The credentials the auth table tries on every endpoint, none of them a valid key. */

@@ -3,6 +3,7 @@
  * refuse the next one with a 429 (ratelimit.enforced), and its first answer must show Limit-1
  * (ratelimit.remaining-decrements).
  */
+import { OPERATIONS } from '../api/operations.js';
 import { allowedWithTolerance, MINUTE_MS, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import { heldUntil, retryAfterMs, serverOffset, serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.js';
@@ -13,6 +14,7 @@ import {
   type FreshKey,
   freshKey,
   isAccepted,
+  keySpec,
   othersSince,
   type ProbeContext,
   probeTag,
@@ -37,6 +39,7 @@ import {
 import { see, prefixed } from '../checks/skip-reason.js';
 
 const DECREMENTS = 'ratelimit.remaining-decrements';
+const ORDERS_PATH = OPERATIONS.listOrders.path;
 
 /** A run that spanned two windows says nothing about one: try again on another fresh key, this many times. */
 const ROLLOVER_TRIES = 2;
@@ -169,6 +172,8 @@ async function enforceOnce(ctx: ProbeContext, plan: PlanName, fk: FreshKey, sequ
   const run = await exhaust(ctx, key, tag, allowedWithTolerance(quota, key.limits), {
     first,
     ...(sequential ? { parallel: 1, stopOnRollover: true } : {}),
+    // The request over the limit goes to GET /store/orders once: the interface's 429 holds for any endpoint.
+    overLimit: () => keySpec(key, 'listOrders', ORDERS_PATH, tag),
   });
   // With headers on the day window, a key with less than a minute's quota left for the day is refused sooner.
   const expected = !fresh && t0 !== null && t0.limit === key.limits.perDay ? Math.min(quota, t0.remaining + 1) : quota;
@@ -198,10 +203,27 @@ async function enforceOnce(ctx: ProbeContext, plan: PlanName, fk: FreshKey, sequ
       );
     }
     followUp = await judgeEnforced(ctx, plan, count, others);
+    judgeOrdersRefused(ctx, plan, run);
     return 'judged';
   } finally {
     if (!followUp && r?.status === 429) ctx.refusals.push(key, r);
   }
+}
+
+/**
+ * The request over the limit sent to GET /store/orders must be refused as /pets' would be. A 2xx there, once the
+ * window's requests were accepted, is a request over the limit served: ratelimit.enforced fails, naming the endpoint.
+ * A 404 or 405 is contract.every-endpoint's (the observer's), a 429 the sequence's refusal, judged with the count.
+ */
+function judgeOrdersRefused(ctx: ProbeContext, plan: PlanName, run: Exhaustion): void {
+  const ex = run.overLimit;
+  if (ex === null || !isAccepted(ex)) return;
+  ctx.ledger.fail(
+    'ratelimit.enforced',
+    plan,
+    `GET ${ORDERS_PATH} answered ${ex.status} after ${run.accepted} accepted requests had spent the key's window: a request over the limit gets 429 on any endpoint`,
+    ex,
+  );
 }
 
 /**

@@ -2,7 +2,7 @@
 import { DAY_MS, MINUTE_MS, MINUTE_S, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import { retryAfterMs, serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.js';
-import type { Exchange } from '../http/exchange.js';
+import type { Exchange, RequestSpec } from '../http/exchange.js';
 import { rateLimitOf } from '../http/parsed.js';
 import { cheapList, isAccepted, type LeftRefusal, type ProbeContext, type RefusalShelf } from './context.js';
 import { see } from '../checks/skip-reason.js';
@@ -97,6 +97,8 @@ export interface Exhaustion {
   pastRefusal: number;
   /** Requests in flight at once in the bulk (sized from the round trip: in-flight.ts). */
   inFlight: number;
+  /** The answer to ExhaustOptions.overLimit, or null when it was not sent. */
+  overLimit: Exchange | null;
 }
 
 export interface ExhaustOptions {
@@ -109,6 +111,12 @@ export interface ExhaustOptions {
   parallel?: number;
   /** Stop once the accepted responses show a second window, or a minute has passed: the count is void then. */
   stopOnRollover?: boolean;
+  /**
+   * Sent once, strictly in sequence, when `cap` requests were accepted, in place of the next cheap list: a request
+   * to another endpoint, which must be refused too ("429 on any endpoint"). A refusal of it is the sequence's
+   * refusal; a 2xx is not counted with the rest, and a 404 or 405 (no such endpoint) neither: the sequence goes on.
+   */
+  overLimit?: () => RequestSpec;
 }
 
 const ROLLOVER_SPAN_MS = 59_000;
@@ -183,10 +191,14 @@ export async function exhaust(
   const workers = Math.min(parallel, Math.max(1, bulk - 1));
   if (refusal === null) await Promise.all(Array.from({ length: workers }, worker));
   let last = first;
-  while (refusal === null && sent < cap + 1 + OVERSHOOT && !ctx.signal.aborted && !void_()) {
+  let overLimit: Exchange | null = null;
+  while (refusal === null && sent < cap + 1 + OVERSHOOT + (overLimit ? 1 : 0) && !ctx.signal.aborted && !void_()) {
     sent++;
-    const ex = await ctx.send(cheapList(key, tag));
+    const over = opts.overLimit !== undefined && overLimit === null && accepted >= cap;
+    const ex = await ctx.send(over ? opts.overLimit!() : cheapList(key, tag));
     last = ex;
+    if (over) overLimit = ex;
+    if (over && (isAccepted(ex) || ex.status === 404 || ex.status === 405)) continue;
     if (isAccepted(ex)) onAccepted(ex);
     else refusal = ex;
     if (ex.error !== null) lost ??= ex;
@@ -207,6 +219,7 @@ export async function exhaust(
     concurrent,
     pastRefusal,
     inFlight: bulk > 1 ? workers : 1,
+    overLimit,
   };
 }
 

@@ -27,6 +27,7 @@ export const MOVING_WINDOW_TABLE: VerdictTable = {
     'contract.documented-status': ['pass', 'documented statuses only'],
     'contract.json-content-type': ['pass', 'shared pet module'],
     'contract.error-shape': ['skip', 'not exercised: the load sends valid requests only, every one accepted'],
+    'contract.every-endpoint': ['skip', 'not exercised: the load sends to GET /pets only'],
     'list.schema': ['pass', 'shared pet module'],
     'list.limit-respected': ['pass', 'shared pet module'],
     'list.limit-out-of-range': ['skip', NO_PROBE('input')],

@@ -1,0 +1,56 @@
+/**
+ * contract.every-endpoint: the interface names `GET /store/orders` ("exists") without showing its path details,
+ * parameters or payloads. Where it answers 404 or 405, the endpoint is missing: an advisory finding (a staging
+ * without it is a warning, not a failure), and what the interface says of every endpoint (auth and its 401, the
+ * rate-limit headers, the Error body, the documented statuses) is not judged on that answer: those checks skip it,
+ * naming this one. Any other answer passes: the endpoint is there (a 401 or 429 before routing cannot tell, and is
+ * judged by the checks of every endpoint as any answer is).
+ */
+import type { CheckId } from '../catalogue.js';
+import { see } from '../skip-reason.js';
+import type { Field, RateLimitRead } from './ratelimit.js';
+import type { Recorder, View } from './view.js';
+
+const ID = 'contract.every-endpoint';
+
+const MISSING = see('GET /store/orders answered as a missing endpoint: its rules are not judged there', ID);
+
+/** The checks of every endpoint a missing endpoint's answer would otherwise be held to. */
+const NOT_JUDGED: readonly CheckId[] = [
+  'contract.documented-status',
+  'contract.json-content-type',
+  'contract.error-shape',
+  'auth.missing-key',
+  'auth.invalid-key',
+  'auth.challenge',
+  'ratelimit.headers-present',
+  'ratelimit.headers-on-errors',
+];
+
+const UNREAD: Field = { ok: false, reason: MISSING };
+
+/** The rate-limit headers of a missing endpoint's answer, left unread (the stream judges none of them). */
+export const MISSING_ENDPOINT_HEADERS: RateLimitRead = {
+  limit: UNREAD,
+  remaining: UNREAD,
+  reset: UNREAD,
+  resetIsTimestamp: false,
+  usable: false,
+  reason: MISSING,
+};
+
+/**
+ * Judges contract.every-endpoint on an answer of `GET /store/orders`; true when the answer is a missing endpoint's
+ * (404 or 405), whose other checks were skipped here and must not be judged by the caller.
+ */
+export function judgeEveryEndpoint(v: View, r: Recorder): boolean {
+  const { ex, status } = v;
+  if (ex.operation !== 'listOrders' || status === null) return false;
+  if (status !== 404 && status !== 405) {
+    r.pass(ID, ex);
+    return false;
+  }
+  r.fail(ID, ex, `GET /store/orders answered ${status}: the interface says this endpoint exists`);
+  for (const id of NOT_JUDGED) r.skip(id, ex, MISSING);
+  return true;
+}
