@@ -15,20 +15,20 @@ describe('estimateRequests: probes', () => {
   it('costs every probe of a compliance run on one free key, the 429 enforce leaves waited out by two probes', () => {
     const e = estimateRequests(scenario('probes: all'), keysOf({ plan: 'free' }), ['free']);
     // input 14, list 16, create-get 5, unknown-id 4, deprecated 4, enforce 61 (leaves a 429), retry-after-honest 1
-    // and restore 1 (both wait it out), key-isolation 0 (one key), burst 65, quota-drain 2, what-counts 4.
-    expect(e.plans).toEqual([{ plan: 'free', probes: 177, load: 0, total: 177 }]);
-    // auth 12, quota-drain 50 (one more, refused, when it lasts across two address windows), reachability 1.
-    expect(e.unkeyed).toBe(63);
-    expect(e.total).toBe(240);
+    // and restore 1 (both wait it out), key-isolation 0 (one key), burst 65, quota-drain 2, what-counts 5.
+    expect(e.plans).toEqual([{ plan: 'free', probes: 178, load: 0, total: 178 }]);
+    // auth 16, quota-drain 50 (one more, refused, when it lasts across two address windows), reachability 1.
+    expect(e.unkeyed).toBe(67);
+    expect(e.total).toBe(245);
   });
 
   it('runs key-isolation with two keys of a plan: key A is what is left of its window after retry-after-honest', () => {
     const e = estimateRequests(scenario('probes: all'), keysOf({ plan: 'free' }, { plan: 'free' }), ['free']);
-    // enforce 61, retry-after-honest 1, then key A's 59 left + the 429, key B 2; burst 65, restore 1, the rest 49.
-    expect(e.plans[0]!.probes).toBe(61 + 1 + 60 + 2 + 65 + 1 + 49);
+    // enforce 61, retry-after-honest 1, then key A's 59 left + the 429, key B 2; burst 65, restore 1, the rest 50.
+    expect(e.plans[0]!.probes).toBe(61 + 1 + 60 + 2 + 65 + 1 + 50);
     expect(e.requestsByKey).toEqual({
       [e.schedule.steps.find((s) => s.probe === 'enforce')!.keys[0]!]: 122,
-      [e.schedule.steps.find((s) => s.probe === 'burst')!.keys[0]!]: 117,
+      [e.schedule.steps.find((s) => s.probe === 'burst')!.keys[0]!]: 118,
     });
   });
 

@@ -62,15 +62,15 @@ describe('planSchedule', () => {
     const s = planSchedule(input(3));
     const drains = s.steps.filter((st) => st.probe === 'quota-drain');
     expect(drains).toHaveLength(3);
-    // auth 12 + reachability 1 leave 47 in the first address window: a drain starting there must last across it.
+    // auth 16 + reachability 1 leave 43 in the first address window: a drain starting there must last across it.
     const first = drains.find((d) => d.plan === 'free')!;
     expect(first.straddle).toBe(true);
     expect(first.at).toBeGreaterThanOrEqual(STRADDLE_MARGIN_MS);
     // The address lane runs one step after another.
     const lane = s.steps.filter((st) => st.unkeyed > 0);
     for (let i = 1; i < lane.length; i++) expect(lane[i]!.at).toBeGreaterThanOrEqual(lane[i - 1]!.ends - 1);
-    // 12 + 3 x 50, and one refused request per crossing.
-    expect(s.unkeyed).toBe(12 + 150 + drains.filter((d) => d.straddle).length);
+    // 16 + 3 x 50, and one refused request per crossing.
+    expect(s.unkeyed).toBe(16 + 150 + drains.filter((d) => d.straddle).length);
   });
 
   it('one key per plan: longer, at most four windows, says why and how many keys give the fastest pass', () => {
@@ -87,7 +87,7 @@ describe('planSchedule', () => {
     expect(free('retry-after-honest')).toMatchObject({ window: 1, requests: 1 });
     expect(free('restore')).toMatchObject({ window: 1, requests: 1 });
     expect(free('burst').window).toBeGreaterThanOrEqual(2);
-    expect(s.requestsByKey['free#1']).toBe(61 + 1 + 1 + 43 + 4 + 2 + 65);
+    expect(s.requestsByKey['free#1']).toBe(61 + 1 + 1 + 43 + 5 + 2 + 65);
   });
 
   it('two keys per plan: key-isolation and the headroom probes go to the second window', () => {

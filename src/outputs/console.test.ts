@@ -55,7 +55,7 @@ describe('renderConsoleSummary', () => {
 
   it('says once how the checks relate to the JUnit test cases', () => {
     expect(plain.split('\n')[2]).toBe(
-      '  junit.xml: 51 test cases for these 47 checks: one per check and plan it was judged for, one per threshold',
+      '  junit.xml: 52 test cases for these 48 checks: one per check and plan it was judged for, one per threshold',
     );
   });
 

@@ -72,6 +72,35 @@ describe('enforce probe, alone against a scripted target', () => {
     expect(run.outcome(ENFORCED)?.info.admission).toMatchObject({ accepted: 5, sold: 5, atLeast: false });
   });
 
+  it('sends its request over the limit to GET /store/orders once: refused with 429 there, the check holds', async () => {
+    const run = await enforce(fixedWindow([key5]));
+    expect(run.received.map((r) => r.path.split('?')[0])).toEqual([...Array(5).fill('/pets'), '/store/orders']);
+    expect(run.status(ENFORCED)).toEqual({ status: 'pass', text: '' });
+  });
+
+  it('GET /store/orders outside the limiter (200, no headers, not counted): fails, naming the endpoint', async () => {
+    const limiter = fixedWindow([key5]);
+    const run = await enforce((r) =>
+      r.path.startsWith('/store/orders') ? { status: 200, body: [{ id: 1 }] } : limiter(r),
+    );
+    expect(run.status(ENFORCED).status).toBe('fail');
+    expect(run.outcome(ENFORCED)?.evidence.map((e) => e.message)).toContain(
+      "GET /store/orders answered 200 once the key's window was spent: a request over the limit gets 429 on any endpoint",
+    );
+  });
+
+  it('GET /store/orders missing (404): not counted, the count goes on with GET /pets and holds', async () => {
+    const limiter = fixedWindow([key5]);
+    const run = await enforce((r) => (r.path.startsWith('/store/orders') ? { status: 404, body: {} } : limiter(r)));
+    expect(run.received.map((r) => r.path.split('?')[0])).toEqual([
+      ...Array(5).fill('/pets'),
+      '/store/orders',
+      '/pets',
+    ]);
+    expect(run.status(ENFORCED)).toEqual({ status: 'pass', text: '' });
+    expect(run.outcome(ENFORCED)?.info.admission).toMatchObject({ accepted: 5, sold: 5 });
+  });
+
   it('a count that rolled over into a second window is taken again on a fresh one (rollover, then judged)', async () => {
     const limiter = fixedWindow([key20]);
     // The first window's answers come slowly: the sequence outlives the minute and the new window admits more.

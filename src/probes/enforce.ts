@@ -212,7 +212,8 @@ async function enforceOnce(ctx: ProbeContext, plan: PlanName, fk: FreshKey, sequ
 
 /**
  * The request over the limit sent to GET /store/orders must be refused as /pets' would be. A 2xx there, once the
- * window's requests were accepted, is a request over the limit served: ratelimit.enforced fails, naming the endpoint.
+ * window's requests were accepted, is a request over the limit served (counted with the rest by exhaust, and named
+ * here): ratelimit.enforced fails, naming the endpoint.
  * A 404 or 405 is contract.every-endpoint's (the observer's), a 429 the sequence's refusal, judged with the count.
  */
 function judgeOrdersRefused(ctx: ProbeContext, plan: PlanName, run: Exhaustion): void {
@@ -221,7 +222,7 @@ function judgeOrdersRefused(ctx: ProbeContext, plan: PlanName, run: Exhaustion):
   ctx.ledger.fail(
     'ratelimit.enforced',
     plan,
-    `GET ${ORDERS_PATH} answered ${ex.status} after ${run.accepted} accepted requests had spent the key's window: a request over the limit gets 429 on any endpoint`,
+    `GET ${ORDERS_PATH} answered ${ex.status} once the key's window was spent: a request over the limit gets 429 on any endpoint`,
     ex,
   );
 }

@@ -1,7 +1,7 @@
 /**
  * The what-counts probe alone, each of its decisions taken by a scripted loopback target
  * (src/testing/probe-harness.ts): which of 400 and 404 the target counts, a status other than the one asked for,
- * and headers that do not show one window.
+ * and headers that do not show one window; and whether a GET /store/orders answered 200 counts.
  */
 import { describe, expect, it } from 'vitest';
 import { whatCountsProbe } from './what-counts.js';
@@ -9,6 +9,7 @@ import {
   animalStore,
   type Answer,
   figuresKey,
+  errorBody,
   type Received,
   runProbeAlone,
   withProbeContext,
@@ -81,6 +82,34 @@ describe('what-counts probe, alone against a scripted target', () => {
       whatCountsProbe.run({ ...ctx, othersMark: () => () => 1 }, 'free'),
     );
     expect(run.outcome(ID)?.info['400']).toMatch(/^not measured: other probes had requests out meanwhile, and /);
-    expect(run.received).toHaveLength(8);
+    // The sequence twice: 200, 400, 404, 200 and GET /store/orders.
+    expect(run.received).toHaveLength(10);
+  });
+});
+
+describe('what-counts, GET /store/orders', () => {
+  const ORDERS = 'GET /store/orders';
+  /** The orders endpoint answered by `orders`, everything else by the store. */
+  const withOrders = (orders: Script): Script => {
+    const s = store();
+    return (r) => (r.path.startsWith('/store/orders') ? orders(r) : s(r));
+  };
+
+  it('behind the key limiter: counted, and said so in the note', async () => {
+    const run = await whatCounts(store());
+    expect(run.received.map((r) => r.path.split('?')[0]).at(-1)).toBe('/store/orders');
+    expect(run.outcome(ID)?.info[ORDERS]).toBe('counted');
+    expect(run.status(ID).status).toBe('pass');
+    expect(run.notes.join('\n')).toContain(`${ORDERS} counted`);
+  });
+
+  it('outside the limiter (200 without the headers): not measured, with the reason', async () => {
+    const run = await whatCounts(withOrders(() => ({ status: 200, body: [{ id: 1 }] })));
+    expect(run.outcome(ID)?.info[ORDERS]).toBe('not measured: no usable headers in one window');
+  });
+
+  it('missing (404): not measured, naming the status', async () => {
+    const run = await whatCounts(withOrders(() => ({ status: 404, body: errorBody(404) })));
+    expect(run.outcome(ID)?.info[ORDERS]).toBe('not measured: the probe got 404 instead');
   });
 });

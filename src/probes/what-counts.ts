@@ -1,7 +1,8 @@
 /**
- * The what-counts probe: 200, 400, 404 and 200 again on one key, and which of them the target counts against the
- * quota (ratelimit.what-counts, a fact for the report).
+ * The what-counts probe: 200, 400, 404, 200 again and a 200 of GET /store/orders on one key, and which of them the
+ * target counts against the quota (ratelimit.what-counts, a fact for the report).
  */
+import { OPERATIONS } from '../api/operations.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
 import { cheapList, keySpec, othersSince, probeTag, type ProbeContext } from './context.js';
@@ -10,30 +11,35 @@ import { FOREIGN } from './reasons.js';
 import { sameWindow, tripleOf } from './window.js';
 import { withRoomyKey } from './with-key.js';
 
+/** The fact of GET /store/orders' 200 (the interface's every-endpoint rules hold there: it should count). */
+const ORDERS = 'GET /store/orders';
+
 /** What a step of the what-counts sequence showed: its status's quota use, or why it could not be told. */
 type CountFact = { label: string; fact: string; ambiguous: boolean };
 
 /**
- * The what-counts sequence once: 200, 400, 404, 200 on one key, each step's fall of Remaining read against the one
+ * The what-counts sequence once: 200, 400, 404, 200, GET /store/orders on one key, each step's fall of Remaining read against the one
  * before. A fall that other probes' requests in flight meanwhile could explain is ambiguous (on a target whose keys
  * share a counter they show here; that is key-isolation's to judge).
  */
 async function countOnce(ctx: ProbeContext, key: ApiKey, tag: string): Promise<CountFact[]> {
-  const plan: [string, () => RequestSpec][] = [
-    ['200', () => cheapList(key, tag)],
-    ['400', () => keySpec(key, 'createPet', '/pets', tag, '{"categoryId":"not-an-int"}')],
-    ['404', () => keySpec(key, 'getPet', '/pets/9223372036854775807', tag)],
-    ['200', () => cheapList(key, tag)],
+  // Each step: its fact's label, the request, and the status it is measured on.
+  const plan: [string, () => RequestSpec, number][] = [
+    ['200', () => cheapList(key, tag), 200],
+    ['400', () => keySpec(key, 'createPet', '/pets', tag, '{"categoryId":"not-an-int"}'), 400],
+    ['404', () => keySpec(key, 'getPet', '/pets/9223372036854775807', tag), 404],
+    ['200', () => cheapList(key, tag), 200],
+    [ORDERS, () => keySpec(key, 'listOrders', OPERATIONS.listOrders.path, tag), 200],
   ];
   const facts: CountFact[] = [];
   let prev: Exchange | null = null;
-  for (const [label, spec] of plan) {
+  for (const [label, spec, status] of plan) {
     const others = othersSince(ctx);
     const ex = await ctx.send(spec());
     const p = prev;
     prev = ex;
     if (p === null || label === '200') continue;
-    if (String(ex.status) !== label) {
+    if (ex.status !== status) {
       facts.push({
         label,
         fact: `not measured: the probe got ${ex.status ?? 'no response'} instead`,
@@ -55,8 +61,8 @@ async function countOnce(ctx: ProbeContext, key: ApiKey, tag: string): Promise<C
 export const whatCountsProbe: Probe = {
   name: 'what-counts',
   checks: ['ratelimit.what-counts'],
-  // 200, 400, 404, 200.
-  needs: { sends: 'alone', window: 'headroom', slot: 2, requests: 4 },
+  // 200, 400, 404, 200, GET /store/orders.
+  needs: { sends: 'alone', window: 'headroom', slot: 2, requests: 5 },
   perPlan: true,
   async run(ctx, plan) {
     await withRoomyKey(ctx, this.checks, plan, async (fk, plan) => {

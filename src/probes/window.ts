@@ -114,7 +114,7 @@ export interface ExhaustOptions {
   /**
    * Sent once, strictly in sequence, when `cap` requests were accepted, in place of the next cheap list: a request
    * to another endpoint, which must be refused too ("429 on any endpoint"). A refusal of it is the sequence's
-   * refusal; a 2xx is not counted with the rest, and a 404 or 405 (no such endpoint) neither: the sequence goes on.
+   * refusal, a 2xx one more accepted request; a 404 or 405 (no such endpoint) is not counted: the sequence goes on.
    */
   overLimit?: () => RequestSpec;
 }
@@ -198,7 +198,7 @@ export async function exhaust(
     const ex = await ctx.send(over ? opts.overLimit!() : cheapList(key, tag));
     last = ex;
     if (over) overLimit = ex;
-    if (over && (isAccepted(ex) || ex.status === 404 || ex.status === 405)) continue;
+    if (over && (ex.status === 404 || ex.status === 405)) continue;
     if (isAccepted(ex)) onAccepted(ex);
     else refusal = ex;
     if (ex.error !== null) lost ??= ex;

@@ -23,7 +23,10 @@ export const NGINX_LIMIT_REQ_TABLE: VerdictTable = {
     'contract.documented-status': ['pass', 'the 503 is judged as a server error by no-server-errors, not twice'],
     'contract.json-content-type': ['pass', "error_page turns nginx's refusal into application/json"],
     'contract.error-shape': ['pass', 'the refusal body is an Error with status 503'],
-    'contract.every-endpoint': ['pass', 'orders: 401 without a key, 429 over the limit (auth, limiter, then routing)'],
+    'contract.every-endpoint': [
+      'fail',
+      'no GET /store/orders: 404 to a valid key (advisory: a warning, exit unchanged)',
+    ],
     'list.schema': ['pass', 'shared pet module behind the proxy'],
     'list.limit-respected': ['pass', 'shared pet module'],
     'list.limit-out-of-range': ['pass', '400 Error'],
