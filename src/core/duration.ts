@@ -74,6 +74,9 @@ export function parseDuration(text: string): number {
 }
 
 /** Milliseconds for people, to the whole second: `45 s`, `2 min 05 s`. */
+/** A number of minute windows for people: one decimal below ten. */
+export const fmtWindows = (w: number): string => w.toFixed(w < 10 ? 1 : 0);
+
 export function fmtDuration(ms: number): string {
   const s = Math.round(ms / 1000);
   return s >= 60 ? `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s` : `${s} s`;

@@ -18,7 +18,7 @@ import { executorOf } from '../executors/registry.js';
 import { PROBE_REGISTRY } from '../probes/index.js';
 import type { RunEvents } from '../core/run-events.js';
 import type { Estimate } from './estimate.js';
-import { fmtDuration } from './schedule.js';
+import { fmtDuration } from '../core/duration.js';
 
 export const DEADLINE_FACTOR = 2;
 /** Minute windows of the target added to twice the expected length. */

@@ -8,7 +8,7 @@ import { planScope } from './plan-scope.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { Scenario } from '../config/scenario.js';
 import { describeDuration, describeEstimate, describeKeySpend, estimateRequests } from './estimate.js';
-import { describeSchedule } from './schedule.js';
+import { describeSchedule } from './schedule-report.js';
 import { loadStartLines } from './schedule-report.js';
 import { embeddedFigures, makeKeys } from './target.js';
 import { EMBEDDED_TIME_SCALE } from '../core/defaults.js';

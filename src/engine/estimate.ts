@@ -12,14 +12,8 @@ import { MINUTE_MS, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { LoadSection, Phase, Scenario } from '../config/scenario.js';
 import { executorOf } from '../executors/registry.js';
-import {
-  fmtDuration,
-  fmtWindows,
-  planWithReasons,
-  scheduleInputOf,
-  type Schedule,
-  type ScheduleInput,
-} from './schedule.js';
+import { fmtDuration, fmtWindows } from '../core/duration.js';
+import { planWithReasons, scheduleInputOf, type Schedule, type ScheduleInput } from './schedule.js';
 
 export interface PlanEstimate {
   readonly plan: PlanName;

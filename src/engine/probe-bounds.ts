@@ -31,7 +31,7 @@ import { see, type SkipReason } from '../checks/skip-reason.js';
 import type { Clock } from '../core/clock.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Probe, ProbeDesign } from '../probes/probe.js';
-import { fmtDuration } from './schedule.js';
+import { fmtDuration } from '../core/duration.js';
 import { MINUTE_MS } from '../api/plans.js';
 import { type Fault, type FaultOwner, NO_PROMISE, type RefusalLookup, type Seen, seenOf } from './end-cause.js';
 import { RETRY_AFTER_MARGIN_MS, TOLERANCE_MS } from '../http/server-time.js';

@@ -4,7 +4,8 @@
  */
 import { formatCount, describeDuration, type Estimate } from './estimate.js';
 import type { ScheduleOutcome } from './run-schedule.js';
-import { fmtDuration, fmtWindows } from './schedule.js';
+import { fmtDuration, fmtWindows } from '../core/duration.js';
+import type { Schedule } from './schedule.js';
 import type { ScheduleReport } from '../report/schema.js';
 import { MINUTE_MS } from '../api/plans.js';
 
@@ -61,4 +62,22 @@ export function scheduleReport(e: Estimate, o: ScheduleOutcome): { report: Sched
     `Probe schedule: planned ${fmtDuration(p.durationMs)} (${fmtWindows(p.windows)} windows) and ${formatCount(p.requests + p.unkeyed)} requests; ` +
     `took ${fmtDuration(a.durationMs)} (${fmtWindows(a.windows)} windows) and ${formatCount(a.requests + a.unkeyed)} requests.`;
   return { report, note };
+}
+
+/** The schedule as lines for people: one per step, then the totals. Times are real (run-clock ms / scale). */
+export function describeSchedule(s: Schedule, scale = 1): string[] {
+  const sec = (ms: number) => `${(ms / scale / 1000).toFixed(1).padStart(6)} s`;
+  const lines = s.steps.map((st) => {
+    const where = st.keys.length === 0 ? 'no key' : st.keys.join(' + ');
+    const extra = [
+      st.unkeyed > 0 ? `+${st.unkeyed} without a key` : '',
+      st.straddle ? 'across an address window' : '',
+      st.waits ?? '',
+    ]
+      .filter(Boolean)
+      .join('; ');
+    return `${sec(st.at)}  ${(st.plan ?? '-').padEnd(10)} ${st.probe.padEnd(19)} ${where}, window ${st.window + 1}, ${st.requests} requests${extra ? ` (${extra})` : ''}`;
+  });
+  for (const sk of s.skipped) lines.push(`        ${sk.plan.padEnd(10)} ${sk.probe.padEnd(19)} skipped: ${sk.reason}`);
+  return lines;
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MINUTE_MS, type PlanName } from '../api/plans.js';
 import { DEFAULT_PROBES, type ProbeName } from '../probes/names.js';
+import { describeSchedule } from './schedule-report.js';
 import {
-  describeSchedule,
   FASTEST_KEYS,
   planSchedule,
   planWithReasons,

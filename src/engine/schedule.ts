@@ -18,6 +18,7 @@ import type { ProbeName } from '../probes/names.js';
 import { probesInOrder } from '../probes/index.js';
 import type { Probe, WindowNeed } from '../probes/probe.js';
 import { countsSideBySide, keylessMs, SERVICE_MS } from '../probes/in-flight.js';
+import { fmtWindows } from '../core/duration.js';
 
 export interface ScheduleKey {
   readonly label: string;
@@ -194,10 +195,13 @@ function reserve(taken: [number, number][], t: number, dur: number): number {
 
 type Need<W extends WindowNeed['window']> = Extract<WindowNeed, { window: W }>;
 
-/** What the planner keeps across plans: the steps so far, the address window, the exact counts' times. */
-interface Plan {
-  /** Run-clock ms of one request, one after another. */
-  readonly r: number;
+/**
+ * The planner's state as it lays the steps out, across plans (not a pricing plan: those are `PlanName`s): the steps
+ * so far, the address window, the exact counts' times.
+ */
+interface Layout {
+  /** Run-clock ms of one request sent after the one before has come back (`requestMs` times the clock's scale). */
+  readonly requestRunMs: number;
   /** Real ms of one request, one after another (the link's round trip and the answer). */
   readonly requestMs: number;
   readonly scale: number;
@@ -215,10 +219,10 @@ interface Plan {
 }
 
 /** The exact lane of a plan's counts: the plan's own where counts run side by side, else the one of all plans. */
-function exactLane(p: Plan, plan: PlanName): [number, number][] {
-  const name = p.sideBySide ? plan : 'all';
-  let lane = p.exact.get(name);
-  if (!lane) p.exact.set(name, (lane = []));
+function exactLane(lay: Layout, plan: PlanName): [number, number][] {
+  const name = lay.sideBySide ? plan : 'all';
+  let lane = lay.exact.get(name);
+  if (!lane) lay.exact.set(name, (lane = []));
   return lane;
 }
 
@@ -231,8 +235,8 @@ interface PlanKeys {
   readonly fresh: Set<KeySim>;
 }
 
-const push = (p: Plan, s: Omit<Step, 'id'>): void => {
-  p.steps.push({ ...s, id: p.steps.length });
+const push = (lay: Layout, s: Omit<Step, 'id'>): void => {
+  lay.steps.push({ ...s, id: lay.steps.length });
 };
 
 /** A plan's keys any probe may use: not marked (sacrificial, audit) unless all of them are. */
@@ -256,22 +260,22 @@ function spendAddress(address: AddressSim, t: number, n: number): void {
   address.used += n;
 }
 
-function placeKeyless(p: Plan, probe: ProbeName, need: Need<'none'>): void {
-  const ends = need.unkeyed * p.r;
-  push(p, { probe, plan: null, keys: [], window: 0, need: 'none', at: 0, ends, requests: 0, unkeyed: need.unkeyed });
-  spendAddress(p.address, 0, need.unkeyed);
-  p.address.free = ends;
-  p.unkeyed += need.unkeyed;
+function placeKeyless(lay: Layout, probe: ProbeName, need: Need<'none'>): void {
+  const ends = need.unkeyed * lay.requestRunMs;
+  push(lay, { probe, plan: null, keys: [], window: 0, need: 'none', at: 0, ends, requests: 0, unkeyed: need.unkeyed });
+  spendAddress(lay.address, 0, need.unkeyed);
+  lay.address.free = ends;
+  lay.unkeyed += need.unkeyed;
 }
 
-function placeFresh(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'fresh'>, k: KeySim): void {
+function placeFresh(lay: Layout, pk: PlanKeys, probe: ProbeName, need: Need<'fresh'>, k: KeySim): void {
   const cost = need.requests(k.key.quota);
-  const dur = need.span(k.key.quota, p.requestMs) * p.scale;
+  const dur = need.span(k.key.quota, lay.requestMs) * lay.scale;
   const spare = need.spareKey ? pk.sims[FASTEST_KEYS] : undefined;
   const e = enter(k, 0, cost, true);
   // One exact count at a time (across plans on loopback, where its many connections or parallel requests slow the
   // others; within its plan on a long link, where the others' keys are other counters).
-  const at = reserve(exactLane(p, pk.plan), e.at, dur);
+  const at = reserve(exactLane(lay, pk.plan), e.at, dur);
   if (at !== e.at) k.openAt = at;
   const ends = at + dur;
   k.used = cost;
@@ -281,7 +285,7 @@ function placeFresh(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'fresh'>
   k.free = ends;
   k.requests += cost;
   pk.fresh.add(k);
-  push(p, {
+  push(lay, {
     probe,
     plan: pk.plan,
     keys: spare === undefined ? [k.key.label] : [k.key.label, spare.key.label],
@@ -296,11 +300,11 @@ function placeFresh(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'fresh'>
   });
 }
 
-function placeRefusal(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'refusal'>): void {
+function placeRefusal(lay: Layout, pk: PlanKeys, probe: ProbeName, need: Need<'refusal'>): void {
   const k = keyAt(pk, need.slot);
   let cost = 1;
   let start = k.free;
-  const exhaustMs = need.exhaustSpan(k.key.quota, p.requestMs) * p.scale;
+  const exhaustMs = need.exhaustSpan(k.key.quota, lay.requestMs) * lay.scale;
   if (!k.refused) {
     // Nothing to wait out on this key: the probe exhausts it first.
     const e = enter(k, 0, k.key.quota + 1, true);
@@ -319,34 +323,34 @@ function placeRefusal(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'refus
   // The 429 stays for another step of the key that waits one out (with one key, the next such step shares it).
   k.refused = true;
   k.used += 1;
-  k.free = at + p.r;
+  k.free = at + lay.requestRunMs;
   k.requests += cost;
   const begins = cost > 1 ? at - exhaustMs : at;
-  push(p, {
+  push(lay, {
     probe,
     plan: pk.plan,
     keys: [k.key.label],
     window: k.index,
     need: 'refusal',
     at: begins,
-    ends: at + p.r,
+    ends: at + lay.requestRunMs,
     requests: cost,
     unkeyed: 0,
   });
 }
 
-function placePair(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'pair'>): void {
+function placePair(lay: Layout, pk: PlanKeys, probe: ProbeName, need: Need<'pair'>): void {
   const [a, b] = [keyAt(pk, need.slots[0]), keyAt(pk, need.slots[1])];
   if (a === b) {
     const reason = `needs two keys of one plan; the keys file has one usable ${pk.plan} key`;
-    p.skipped.push({ probe, plan: pk.plan, reason });
+    lay.skipped.push({ probe, plan: pk.plan, reason });
     return;
   }
   const eb = enter(b, a.free, need.second, false);
   const ea = enter(a, eb.at, 0, false);
   const at = Math.max(ea.at, eb.at);
   const cost = a.key.quota - a.used + 1;
-  const ends = at + need.exhaustSpan(cost, p.requestMs) * p.scale + need.second * p.r;
+  const ends = at + need.exhaustSpan(cost, lay.requestMs) * lay.scale + need.second * lay.requestRunMs;
   a.used = a.key.quota;
   a.exhausted = true;
   a.spentBy = probe;
@@ -356,7 +360,7 @@ function placePair(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'pair'>):
   a.requests += cost;
   b.requests += need.second;
   const keys = [a.key.label, b.key.label];
-  push(p, {
+  push(lay, {
     probe,
     plan: pk.plan,
     keys,
@@ -370,15 +374,21 @@ function placePair(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'pair'>):
 }
 
 /**
+ * A bound on addressStart's search: each turn moves the start past the open address window's margin or past the
+ * key's open window, and two of each settle every case; the bound only keeps a mistake from looping.
+ */
+const ADDRESS_START_TURNS = 4;
+
+/**
  * When a headroom step's requests without a key start, and whether it straddles: when the address window open then
  * has no room for them, it starts on a key window opened after that address window began, which outlasts it.
  */
-function addressStart(p: Plan, h: KeySim, unkeyed: number): { t: number; straddle: boolean } {
-  const { address } = p;
+function addressStart(lay: Layout, h: KeySim, unkeyed: number): { t: number; straddle: boolean } {
+  const { address } = lay;
   let t = Math.max(h.free, address.free);
-  for (let i = 0; i < 4; i++) {
+  for (let i = 0; i < ADDRESS_START_TURNS; i++) {
     const open = address.openAt !== null && t < address.openAt + MINUTE_MS;
-    if (!open || address.used + unkeyed <= p.budget) break;
+    if (!open || address.used + unkeyed <= lay.budget) break;
     const t2 = Math.max(
       t,
       address.openAt! + STRADDLE_MARGIN_MS,
@@ -391,31 +401,37 @@ function addressStart(p: Plan, h: KeySim, unkeyed: number): { t: number; straddl
 }
 
 /** A headroom step with requests without a key: on the address lane too, across an address window if it must. */
-function placeAddressHeadroom(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'headroom'>, unkeyed: number): void {
-  const { address } = p;
+function placeAddressHeadroom(
+  lay: Layout,
+  pk: PlanKeys,
+  probe: ProbeName,
+  need: Need<'headroom'>,
+  unkeyed: number,
+): void {
+  const { address } = lay;
   const h = keyAt(pk, need.slot);
-  const start = addressStart(p, h, unkeyed);
+  const start = addressStart(lay, h, unkeyed);
   const e = enter(h, start.t, need.requests, start.straddle);
   const t = e.at;
   let ends: number;
   let refusedExtra = 0;
   if (start.straddle) {
-    const first = p.budget - address.used;
+    const first = lay.budget - address.used;
     const next = address.openAt! + MINUTE_MS + TOL_MS;
     refusedExtra = 1;
     address.openAt = next;
     address.used = unkeyed - first;
-    ends = next + keylessMs(unkeyed - first, p.requestMs) * p.scale + p.r;
+    ends = next + keylessMs(unkeyed - first, lay.requestMs) * lay.scale + lay.requestRunMs;
   } else {
     spendAddress(address, t, unkeyed);
-    ends = t + keylessMs(unkeyed, p.requestMs) * p.scale + need.requests * p.r;
+    ends = t + keylessMs(unkeyed, lay.requestMs) * lay.scale + need.requests * lay.requestRunMs;
   }
   address.free = ends;
   h.used += need.requests;
   h.free = ends;
   h.requests += need.requests;
-  p.unkeyed += unkeyed + refusedExtra;
-  push(p, {
+  lay.unkeyed += unkeyed + refusedExtra;
+  push(lay, {
     probe,
     plan: pk.plan,
     keys: [h.key.label],
@@ -432,15 +448,15 @@ function placeAddressHeadroom(p: Plan, pk: PlanKeys, probe: ProbeName, need: Nee
   });
 }
 
-function placeHeadroom(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'headroom'>): void {
-  if (need.unkeyed !== undefined && need.unkeyed > 0) return placeAddressHeadroom(p, pk, probe, need, need.unkeyed);
+function placeHeadroom(lay: Layout, pk: PlanKeys, probe: ProbeName, need: Need<'headroom'>): void {
+  if (need.unkeyed !== undefined && need.unkeyed > 0) return placeAddressHeadroom(lay, pk, probe, need, need.unkeyed);
   const h = keyAt(pk, need.slot);
   const cost = need.requests;
   const e = enter(h, h.free, cost, false);
   h.used += cost;
-  h.free = e.at + cost * p.r;
+  h.free = e.at + cost * lay.requestRunMs;
   h.requests += cost;
-  push(p, {
+  push(lay, {
     probe,
     plan: pk.plan,
     keys: [h.key.label],
@@ -454,78 +470,117 @@ function placeHeadroom(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'head
   });
 }
 
-function placeSacrificial(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'sacrificial'>): void {
-  const victim = pk.keys.find((k) => k.sacrificial);
-  if (!victim) {
-    const reason = `opt-in: needs a ${pk.plan} key marked "sacrificial": true in the keys file`;
-    p.skipped.push({ probe, plan: pk.plan, reason });
-    return;
-  }
-  const at = Math.max(0, ...pk.sims.map((s) => s.free));
-  const cost = need.requests(victim.quota);
-  p.requestsByKey[victim.label] = (p.requestsByKey[victim.label] ?? 0) + cost;
-  const ends = at + need.holdsMs;
-  push(p, {
-    probe,
-    plan: pk.plan,
-    keys: [victim.label],
-    window: 0,
-    need: 'fresh',
-    at,
-    ends,
-    requests: cost,
-    unkeyed: 0,
-  });
-}
+/** A key's sold figures, as the marked probes read them (its quota where the keys file gives none). */
+const figuresOf = (key: ScheduleKey) => ({ perMinute: key.perMinute ?? key.quota, perDay: key.perDay ?? key.quota });
 
-function placeAudit(p: Plan, pk: PlanKeys, probe: ProbeName, need: Need<'audit'>): void {
-  const key = pk.keys.find((k) => k.audit);
+/** A step on the plan's key marked for it (`mark`): skipped, saying `why`, when the plan has none. */
+function placeMarked(
+  lay: Layout,
+  pk: PlanKeys,
+  probe: ProbeName,
+  m: {
+    readonly mark: 'sacrificial' | 'audit';
+    readonly why: string;
+    readonly at: () => number;
+    readonly requests: (key: ScheduleKey) => number;
+    readonly ends: (key: ScheduleKey, at: number) => number;
+  },
+): void {
+  const key = pk.keys.find((k) => k[m.mark] === true);
   if (!key) {
-    const reason = `opt-in: needs a ${pk.plan} key marked "audit": true in the keys file (the audit spends its day)`;
-    p.skipped.push({ probe, plan: pk.plan, reason });
+    lay.skipped.push({ probe, plan: pk.plan, reason: m.why });
     return;
   }
-  const figures = { perMinute: key.perMinute ?? key.quota, perDay: key.perDay ?? key.quota };
-  const cost = need.requests(figures);
-  p.requestsByKey[key.label] = (p.requestsByKey[key.label] ?? 0) + cost;
-  const ends = need.holdsMs(figures);
-  push(p, {
+  const at = m.at();
+  const cost = m.requests(key);
+  lay.requestsByKey[key.label] = (lay.requestsByKey[key.label] ?? 0) + cost;
+  push(lay, {
     probe,
     plan: pk.plan,
     keys: [key.label],
     window: 0,
     need: 'fresh',
-    at: 0,
-    ends,
+    at,
+    ends: m.ends(key, at),
     requests: cost,
     unkeyed: 0,
   });
 }
 
 /**
- * The order in which a plan's probes take their keys, from what they need: the exact counts on fresh windows first
- * (their 429s are what the refusal steps wait out), then the refusals, the probes on two keys, the headroom probes
- * (those with requests without a key first), a fresh count that must wait for a key another took, the sacrificial
- * key last. Ties keep the registry's order.
+ * The order in which a plan's probes take their keys, from what they need (lower first): the exact counts on fresh
+ * windows first (their 429s are what the refusal steps wait out), then the refusals, the probes on two keys, the
+ * headroom probes (those with requests without a key first, unless `roomFirst`), a fresh count that must wait for a
+ * key another took, the marked keys last. Ties keep the registry's order. The keyless probes are laid out once,
+ * before the plans.
  */
+const RANK = {
+  keyless: -1,
+  fresh: 0,
+  refusal: 1,
+  pair: 2,
+  headroomFirst: 3,
+  headroomThen: 4,
+  freshOnATakenKey: 5,
+  sacrificial: 6,
+  audit: 7,
+} as const;
+
 function rankOf(need: WindowNeed, deferred: boolean, roomFirst: boolean): number {
   switch (need.window) {
     case 'fresh':
-      return deferred ? 5 : 0;
+      return deferred ? RANK.freshOnATakenKey : RANK.fresh;
     case 'refusal':
-      return 1;
+      return RANK.refusal;
     case 'pair':
-      return 2;
-    case 'headroom': {
-      const keyless = (need.unkeyed ?? 0) > 0;
-      return keyless === roomFirst ? 4 : 3;
-    }
+      return RANK.pair;
+    case 'headroom':
+      return (need.unkeyed ?? 0) > 0 === roomFirst ? RANK.headroomThen : RANK.headroomFirst;
     case 'sacrificial':
-      return 6;
+      return RANK.sacrificial;
     case 'audit':
-      return 7;
+      return RANK.audit;
     case 'none':
-      return -1;
+      return RANK.keyless;
+  }
+}
+
+/** Lays one probe's step out by what it needs; a kind of need with no placer does not compile. */
+function place(lay: Layout, pk: PlanKeys, probe: ProbeName, need: WindowNeed): void {
+  switch (need.window) {
+    case 'fresh':
+      return placeFresh(lay, pk, probe, need, keyAt(pk, need.slot));
+    case 'refusal':
+      return placeRefusal(lay, pk, probe, need);
+    case 'pair':
+      return placePair(lay, pk, probe, need);
+    case 'headroom':
+      return placeHeadroom(lay, pk, probe, need);
+    case 'sacrificial':
+      return placeMarked(lay, pk, probe, {
+        mark: 'sacrificial',
+        why: `opt-in: needs a ${pk.plan} key marked "sacrificial": true in the keys file`,
+        // After the plan's other steps.
+        at: () => Math.max(0, ...pk.sims.map((k) => k.free)),
+        requests: (key) => need.requests(key.quota),
+        ends: (_key, at) => at + need.holdsMs,
+      });
+    case 'audit':
+      return placeMarked(lay, pk, probe, {
+        mark: 'audit',
+        why: `opt-in: needs a ${pk.plan} key marked "audit": true in the keys file (the audit spends its day)`,
+        // From the start, side by side with the other plans'.
+        at: () => 0,
+        requests: (key) => need.requests(figuresOf(key)),
+        ends: (key) => need.holdsMs(figuresOf(key)),
+      });
+    case 'none':
+      // Laid out once, before the plans (placeKeyless).
+      return;
+    default: {
+      const unplaced: never = need;
+      throw new Error(`the planner has no placer for ${JSON.stringify(unplaced)}`);
+    }
   }
 }
 
@@ -534,7 +589,7 @@ function rankOf(need: WindowNeed, deferred: boolean, roomFirst: boolean): number
  * those with (see planSchedule).
  */
 function placePlan(
-  p: Plan,
+  lay: Layout,
   plan: PlanName,
   keys: readonly ScheduleKey[],
   probes: readonly Probe[],
@@ -569,19 +624,11 @@ function placePlan(
       return { pr, i, rank: rankOf(need, deferred, roomFirst) };
     })
     .sort((a, b) => a.rank - b.rank || a.i - b.i);
-  for (const { pr } of ranked) {
-    const need = pr.needs;
-    if (need.window === 'fresh') placeFresh(p, pk, pr.name, need, keyAt(pk, need.slot));
-    else if (need.window === 'refusal') placeRefusal(p, pk, pr.name, need);
-    else if (need.window === 'pair') placePair(p, pk, pr.name, need);
-    else if (need.window === 'headroom') placeHeadroom(p, pk, pr.name, need);
-    else if (need.window === 'sacrificial') placeSacrificial(p, pk, pr.name, need);
-    else if (need.window === 'audit') placeAudit(p, pk, pr.name, need);
-  }
+  for (const { pr } of ranked) place(lay, pk, pr.name, pr.needs);
   for (const s of sims) {
-    if (s.requests > 0) p.requestsByKey[s.key.label] = (p.requestsByKey[s.key.label] ?? 0) + s.requests;
+    if (s.requests > 0) lay.requestsByKey[s.key.label] = (lay.requestsByKey[s.key.label] ?? 0) + s.requests;
     if (s.exhausted && s.spentBy !== null && s.openAt !== null)
-      p.held.push({ label: s.key.label, probe: s.spentBy, until: s.openAt + MINUTE_MS + TOL_MS });
+      lay.held.push({ label: s.key.label, probe: s.spentBy, until: s.openAt + MINUTE_MS + TOL_MS });
   }
 }
 
@@ -612,8 +659,8 @@ function planInOrder(given: ScheduleInput, roomFirst: (plan: number) => boolean)
   const runs = given.runs ?? (() => true);
   const rtt = given.rttMs ?? 0;
   const requestMs = SERVICE_MS + rtt;
-  const p: Plan = {
-    r: requestMs * scale,
+  const lay: Layout = {
+    requestRunMs: requestMs * scale,
     requestMs,
     scale,
     sideBySide: countsSideBySide(rtt),
@@ -628,35 +675,38 @@ function planInOrder(given: ScheduleInput, roomFirst: (plan: number) => boolean)
   };
   const keysPerPlan: Partial<Record<PlanName, { have: number; used: number }>> = {};
   // The reachability check opens the address window at the start.
-  spendAddress(p.address, 0, 1);
+  spendAddress(lay.address, 0, 1);
   const probes = probesInOrder(given.probes);
-  for (const pr of probes) if (pr.needs.window === 'none' && runs(pr.name, null)) placeKeyless(p, pr.name, pr.needs);
+  for (const pr of probes) if (pr.needs.window === 'none' && runs(pr.name, null)) placeKeyless(lay, pr.name, pr.needs);
   for (const [i, { plan, keys }] of given.plans.entries()) {
     const usable = keys.filter(isUsable(keys)).length;
     keysPerPlan[plan] = { have: keys.length, used: Math.min(usable, FASTEST_KEYS) };
     placePlan(
-      p,
+      lay,
       plan,
       keys,
       probes.filter((pr) => runs(pr.name, plan)),
       roomFirst(i),
     );
   }
-  const durationMs = Math.max(0, ...p.steps.map((s) => s.ends));
-  const steps = [...p.steps].sort((a, b) => a.at - b.at || a.id - b.id);
+  const durationMs = Math.max(0, ...lay.steps.map((s) => s.ends));
+  const steps = [...lay.steps].sort((a, b) => a.at - b.at || a.id - b.id);
   return {
     steps,
     durationMs,
     windows: durationMs / MINUTE_MS,
-    requestsByKey: p.requestsByKey,
-    unkeyed: p.unkeyed,
+    requestsByKey: lay.requestsByKey,
+    unkeyed: lay.unkeyed,
     keysPerPlan,
     fastestKeysPerPlan: FASTEST_KEYS,
     reasons: [],
-    skipped: p.skipped,
-    held: p.held,
+    skipped: lay.skipped,
+    held: lay.held,
   };
 }
+
+/** How much longer than with FASTEST_KEYS keys per plan a schedule may be before it says why (a share of it). */
+const REASONS_MARGIN = 0.05;
 
 /**
  * The schedule, and why it is longer than with FASTEST_KEYS keys per plan: the same plan laid out with that many
@@ -665,63 +715,41 @@ function planInOrder(given: ScheduleInput, roomFirst: (plan: number) => boolean)
 export function planWithReasons(given: ScheduleInput): Schedule {
   const s = planSchedule(given);
   const short = given.plans.filter(
-    (p) => p.keys.filter((k) => !k.sacrificial).length < FASTEST_KEYS && p.keys.length > 0,
+    (sp) => sp.keys.filter(isUsable(sp.keys)).length < FASTEST_KEYS && sp.keys.length > 0,
   );
   if (short.length === 0) return s;
   const ideal = planSchedule({
     ...given,
-    plans: given.plans.map((p) => {
-      const base = p.keys[0];
-      if (!base || p.keys.length >= FASTEST_KEYS) return p;
-      const extra = Array.from({ length: FASTEST_KEYS - p.keys.length }, (_, i) => ({
+    plans: given.plans.map((sp) => {
+      const base = sp.keys[0];
+      if (!base || sp.keys.length >= FASTEST_KEYS) return sp;
+      const extra = Array.from({ length: FASTEST_KEYS - sp.keys.length }, (_, i) => ({
         ...base,
-        label: `${p.plan}#extra${i}`,
+        label: `${sp.plan}#extra${i}`,
         sacrificial: false,
       }));
-      return { ...p, keys: [...p.keys, ...extra] };
+      return { ...sp, keys: [...sp.keys, ...extra] };
     }),
   });
   const reasons: string[] = [];
-  if (s.durationMs <= ideal.durationMs * 1.05) return s;
+  if (s.durationMs <= ideal.durationMs * (1 + REASONS_MARGIN)) return s;
   const named = (w: WindowNeed['window']) =>
     probesInOrder(given.probes)
       .filter((pr) => pr.needs.window === w)
       .map((pr) => pr.name)
       .join(', ');
-  for (const p of short) {
-    const n = p.keys.filter((k) => !k.sacrificial).length;
+  for (const sp of short) {
+    const n = sp.keys.filter(isUsable(sp.keys)).length;
     reasons.push(
       n === 1
-        ? `${p.plan} has one key: the probes that need a fresh window (${named('fresh')}) and the wait for a 429 each need a window of it in turn, and those that need two keys (${named('pair')}) are skipped`
-        : `${p.plan} has ${n} keys: the probes that need two keys (${named('pair')}) and the headroom probes wait for the window after the 429s`,
+        ? `${sp.plan} has one key: the probes that need a fresh window (${named('fresh')}) and the wait for a 429 each need a window of it in turn, and those that need two keys (${named('pair')}) are skipped`
+        : `${sp.plan} has ${n} keys: the probes that need two keys (${named('pair')}) and the headroom probes wait for the window after the 429s`,
     );
   }
   reasons.push(
     `with ${FASTEST_KEYS} keys per plan the pass would take about ${fmtWindows(ideal.windows)} windows instead of ${fmtWindows(s.windows)}`,
   );
   return { ...s, reasons };
-}
-
-export const fmtWindows = (w: number) => w.toFixed(w < 10 ? 1 : 0);
-
-export { fmtDuration } from '../core/duration.js';
-
-/** The schedule as lines for people: one per step, then the totals. Times are real (run-clock ms / scale). */
-export function describeSchedule(s: Schedule, scale = 1): string[] {
-  const sec = (ms: number) => `${(ms / scale / 1000).toFixed(1).padStart(6)} s`;
-  const lines = s.steps.map((st) => {
-    const where = st.keys.length === 0 ? 'no key' : st.keys.join(' + ');
-    const extra = [
-      st.unkeyed > 0 ? `+${st.unkeyed} without a key` : '',
-      st.straddle ? 'across an address window' : '',
-      st.waits ?? '',
-    ]
-      .filter(Boolean)
-      .join('; ');
-    return `${sec(st.at)}  ${(st.plan ?? '-').padEnd(10)} ${st.probe.padEnd(19)} ${where}, window ${st.window + 1}, ${st.requests} requests${extra ? ` (${extra})` : ''}`;
-  });
-  for (const sk of s.skipped) lines.push(`        ${sk.plan.padEnd(10)} ${sk.probe.padEnd(19)} skipped: ${sk.reason}`);
-  return lines;
 }
 
 /** What the planner is given for a run: the plans in order, each with its keys' minute quotas. */
