@@ -11,6 +11,7 @@ import { parseThreshold } from '../checks/thresholds.js';
 import { Count } from '../core/fields.js';
 import type { DeepReadonly } from '../core/readonly.js';
 import { LoadSchema } from '../executors/load-schema.js';
+import { PROBE_REGISTRY } from '../probes/index.js';
 import { DEFAULT_PROBES, PROBE_NAMES } from '../probes/names.js';
 import { HeadersSchema } from './headers.js';
 import { PlanFiguresSchema } from './plan-figures.js';
@@ -54,6 +55,9 @@ const Probes = z
   .transform((p) => (p === 'all' ? [...DEFAULT_PROBES] : p))
   .default([]);
 
+/** The scenario's flag that promises a key marked as a probe's needs ask (`window: 'sacrificial' | 'audit'`). */
+const MARKED_KEY_FLAG = { sacrificial: 'requiresSacrificialKey', audit: 'requiresAuditKey' } as const;
+
 export const ScenarioSchema = z
   .strictObject({
     name: z
@@ -96,22 +100,18 @@ export const ScenarioSchema = z
         message: 'expected probes, load or both, found neither (such a scenario would do nothing)',
       });
     }
-    if (s.probes.includes('ban') && !s.requiresSacrificialKey) {
+    // A probe that needs a marked key says so in its needs: the scenario must say it will give one.
+    s.probes.forEach((name, i) => {
+      const need = PROBE_REGISTRY[name].needs;
+      if (need.window !== 'sacrificial' && need.window !== 'audit') return;
+      const flag = MARKED_KEY_FLAG[need.window];
+      if (s[flag] || s.probes.indexOf(name) !== i) return;
       ctx.addIssue({
         code: 'custom',
-        path: ['probes', s.probes.indexOf('ban')],
-        message:
-          'expected requiresSacrificialKey: true with the ban probe (it may get its key banned), found the ban probe without it',
+        path: ['probes', i],
+        message: `expected ${flag}: true with the ${name} probe (${need.because}), found the ${name} probe without it`,
       });
-    }
-    if (s.probes.includes('plan-audit') && !s.requiresAuditKey) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['probes', s.probes.indexOf('plan-audit')],
-        message:
-          "expected requiresAuditKey: true with the plan-audit probe (it spends its key's whole day), found the plan-audit probe without it",
-      });
-    }
+    });
     // Two spellings of one rule would be one check id (threshold.<normalised expression>).
     s.thresholds.forEach((t, i) => {
       const first = s.thresholds.findIndex((u) => u.parsed.expression === t.parsed.expression);

@@ -260,6 +260,7 @@ export const banProbe: Probe = {
   needs: {
     sends: 'on-time',
     window: 'sacrificial',
+    because: 'it may get its key banned',
     requests: banProbeMaxRequests,
     holdsMs: MINUTE_MS + 2000,
     beyondPlanMs: RECOVERY_BOUND_MS + MAX_ROUNDS * 2 * (MINUTE_MS + 2000),

@@ -151,7 +151,14 @@ export const planAuditProbe: Probe = {
   name: 'plan-audit',
   checks: [ID],
   perPlan: true,
-  needs: { sends: 'on-time', window: 'audit', requests: auditRequests, holdsMs: auditMs, expectsRefusals: true },
+  needs: {
+    sends: 'on-time',
+    window: 'audit',
+    because: "it spends its key's whole day",
+    requests: auditRequests,
+    holdsMs: auditMs,
+    expectsRefusals: true,
+  },
   async run(ctx, plan) {
     if (plan === null) return;
     const key = ctx.keyStates.all()[0]?.key;

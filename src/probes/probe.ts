@@ -63,14 +63,24 @@ export type WindowNeed =
    * address window).
    */
   | { readonly window: 'headroom'; readonly slot: number; readonly requests: number; readonly unkeyed?: number }
-  /** A key marked sacrificial (skipped without one), after the plan's other steps, `holdsMs` of the run clock. */
-  | { readonly window: 'sacrificial'; readonly requests: (quota: number) => number; readonly holdsMs: number }
+  /**
+   * A key marked sacrificial (skipped without one), after the plan's other steps, `holdsMs` of the run clock. A
+   * scenario with such a probe must say `requiresSacrificialKey: true`; `because` says why (config/scenario.ts).
+   */
+  | {
+      readonly window: 'sacrificial';
+      readonly requests: (quota: number) => number;
+      readonly holdsMs: number;
+      readonly because: string;
+    }
   /**
    * A key marked for the audit (skipped without one), from the start, side by side with the other plans'; its
-   * requests and the run-clock ms it takes follow the key's figures.
+   * requests and the run-clock ms it takes follow the key's figures. A scenario with such a probe must say
+   * `requiresAuditKey: true`; `because` says why (config/scenario.ts).
    */
   | {
       readonly window: 'audit';
+      readonly because: string;
       readonly requests: (figures: KeyFigures) => number;
       readonly holdsMs: (figures: KeyFigures) => number;
     };
