@@ -26,7 +26,7 @@ import {
 import { exceedanceTest, kolmogorovSmirnov, mannWhitney, superiorityBy } from './stats.js';
 import { formatChangeMs, formatMs, formatP, formatRatio } from './words.js';
 
-const ORDER = ['listPets', 'createPet', 'getPet', 'other'];
+const ORDER = ['listPets', 'createPet', 'getPet', 'listOrders', 'other'];
 
 function errorsOf(op: OperationMetricsT): number {
   let n = 0;

@@ -58,7 +58,7 @@ export interface Metrics {
 
 export type OperationName = OperationId | 'other';
 /** Report order of operations. */
-export const OPERATION_NAMES: readonly OperationName[] = ['listPets', 'createPet', 'getPet', 'other'];
+export const OPERATION_NAMES: readonly OperationName[] = ['listPets', 'createPet', 'getPet', 'listOrders', 'other'];
 
 /** Per-code latency histograms an operation's snapshot keeps at most (the most answered codes; the rest in classes). */
 export const MAX_STATUS_HISTOGRAMS = 40;

@@ -95,7 +95,7 @@ export const LatencySummary = z.object({
 });
 
 export const OperationMetrics = z.object({
-  /** Operation id (listPets, createPet, getPet) or `other`. */
+  /** Operation id (listPets, createPet, getPet, listOrders) or `other`. */
   operation: z.string(),
   count: z.number().int(),
   statusCounts: z.record(z.string(), z.number().int()),
