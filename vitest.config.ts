@@ -15,8 +15,10 @@ export default defineConfig({
     // clock run side by side (describe.concurrent).
     sequence: { sequencer: LongestFirstSequencer },
     // Most integration tests wait on a clock or a loopback server, not the CPU (a whole run keeps a 2-core machine
-    // about 60 % busy): five files at a time, and the timing-sensitive ones are still fed.
-    maxWorkers: 5,
+    // about 60 % busy): four files at a time, and the timing-sensitive ones are still fed.
+    maxWorkers: 4,
+    // Tests of a file that run side by side (describe.concurrent): at most three at a time.
+    maxConcurrency: 3,
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },
