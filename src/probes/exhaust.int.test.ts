@@ -93,8 +93,12 @@ describe('exhaust across a long link', () => {
     expect(run.accepted).toBe(20);
     expect(run.refusal?.status).toBe(429);
     expect(run.pastRefusal).toBeLessThanOrEqual(run.inFlight - 1);
-    // Bounded and accounted: what went out is what was accepted, the refusal, and what was already on its way.
-    expect(sent).toHaveLength(20 + 1 + run.pastRefusal);
-    expect(sent.filter((e) => e.status === 429)).toHaveLength(1 + run.pastRefusal);
+    // Bounded and accounted: what went out was accepted or refused, and what came back after the first refusal (a
+    // late 200 on another connection among them) is counted in pastRefusal.
+    const refused = sent.filter((e) => e.status === 429).length;
+    expect(sent).toHaveLength(run.accepted + refused);
+    expect(refused).toBeGreaterThanOrEqual(1);
+    expect(refused - 1).toBeLessThanOrEqual(run.pastRefusal);
+    expect(sent.length).toBeLessThanOrEqual(20 + 1 + run.pastRefusal);
   });
 });
