@@ -12,4 +12,5 @@ faultMatrixSuite('fault matrix (2/3)', [
   'schema-drift',
   'orders-no-auth',
   'orders-no-limit',
+  'orders-missing',
 ]);

@@ -295,7 +295,7 @@ export class ReferenceApp {
       if (method === 'POST' && body !== undefined) return this.createPet(body);
       return this.error(405, 'method_not_allowed', `${method ?? ''} is not allowed on /pets`, ['Allow', 'GET, POST']);
     }
-    if (path === ORDERS) {
+    if (path === ORDERS && !this.fault['orders-missing']) {
       if (method === 'GET') return { status: 200, body: ORDERS_BODY, headers: NONE };
       return this.error(405, 'method_not_allowed', `${method ?? ''} is not allowed on /store/orders`, ['Allow', 'GET']);
     }

@@ -120,6 +120,7 @@ const CHANGES: Record<Exclude<FaultName, 'flaky'>, string[]> = {
   'auth-bypass': ['unknownKey', 'ordersNoKey', 'ordersUnknownKey'],
   'orders-no-auth': ['ordersNoKey', 'ordersUnknownKey'],
   'orders-no-limit': ['orders'],
+  'orders-missing': ['orders'],
   slow: [],
 };
 
@@ -151,6 +152,7 @@ describe('each fault switches on exactly its misbehaviour', () => {
       'auth-bypass',
       'orders-no-auth',
       'orders-no-limit',
+      'orders-missing',
       'slow',
       'flaky',
     ];

@@ -31,6 +31,7 @@ export const FAULTS = {
   'orders-no-auth': 'GET /store/orders answers 200 without a key or with an invalid one (outside authentication)',
   'orders-no-limit':
     'GET /store/orders with a valid key is outside the limiter: no rate-limit headers, never 429, not counted',
+  'orders-missing': 'GET /store/orders is not served: 404, as any path the interface does not name',
   slow: 'adds a fixed delay to every answer',
   flaky: 'resets some connections and answers some with truncated JSON',
 } as const;
