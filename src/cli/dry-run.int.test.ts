@@ -2,23 +2,10 @@
  * `petload run --dry-run`: the schedule on stdout, exit 0, and not one request to the target (a plain loopback
  * server counts what reaches it). No key reaches the output.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { reportFilesIn, runCli, scratch } from '../testing/cli.js';
+import { countingServer, reportFilesIn, runCli, scratch } from '../testing/cli.js';
 
 const PLANS = ['free', 'pro', 'business'] as const;
-
-async function countingServer() {
-  let requests = 0;
-  const server = createServer((_req, res) => {
-    requests++;
-    res.end();
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  return { url, requests: () => requests, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
 
 describe('run --dry-run', () => {
   it.each([3, 1])('prints the schedule for %i key(s) per plan and sends nothing', { timeout: 30_000 }, async (n) => {

@@ -5,25 +5,11 @@
  * the verdict line of the console and of every report file.
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readReportJson, reportFilesIn, runCli, scratch } from '../testing/cli.js';
+import { countingServer, readReportJson, reportFilesIn, runCli, scratch } from '../testing/cli.js';
 
 const PRO_KEY = 'SECRET-pro-0123456789abcdef';
-
-/** A loopback server that counts what reaches it (it is never the API: nothing may reach it at all). */
-async function countingServer() {
-  let requests = 0;
-  const server = createServer((_req, res) => {
-    requests++;
-    res.end();
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  return { url, requests: () => requests, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
 
 const scenario = (partial: boolean) =>
   [

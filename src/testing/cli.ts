@@ -6,6 +6,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -113,4 +115,16 @@ export function scratch(prefix = 'petload-test-'): Scratch {
     return p;
   };
   return { dir, file, keys: (entries) => file('keys.json', JSON.stringify({ keys: entries })) };
+}
+
+/** A loopback server that counts what reaches it and answers nothing of the API: a target nothing may reach. */
+export async function countingServer() {
+  let requests = 0;
+  const server = createServer((_req, res) => {
+    requests++;
+    res.end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  return { url, requests: () => requests, close: () => new Promise<void>((r) => server.close(() => r())) };
 }

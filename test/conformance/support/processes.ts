@@ -118,15 +118,11 @@ export async function startNginx(httpBlock: (port: number, dir: string) => strin
     ].join('\n'),
   );
   // With the error log on stderr at `notice`, nginx says when its worker has started.
-  const p = await startProcess(bin, ['-p', dir, '-c', conf, '-e', 'stderr'], /start worker process \d+/);
-  return {
-    ...p,
-    url: `http://127.0.0.1:${port}/v1`,
-    stop: async () => {
-      await p.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return gateway(
+    await startProcess(bin, ['-p', dir, '-c', conf, '-e', 'stderr'], /start worker process \d+/),
+    dir,
+    port,
+  );
 }
 
 /** Debian's HAProxy in the foreground (`-db`) with the given configuration (a temp folder holds its file). */
@@ -137,7 +133,15 @@ export async function startHaproxy(config: (port: number) => string): Promise<St
   const conf = join(dir, 'haproxy.cfg');
   writeFileSync(conf, config(port));
   // Verbose (`-V`), HAProxy names its polling mechanism once its listeners are bound.
-  const p = await startProcess(bin, ['-db', '-V', '-f', conf], /Using \w+\(\) as the polling mechanism/);
+  return gateway(
+    await startProcess(bin, ['-db', '-V', '-f', conf], /Using \w+\(\) as the polling mechanism/),
+    dir,
+    port,
+  );
+}
+
+/** A gateway process listening on `port`, its base URL, and a stop that also removes its temp folder `dir`. */
+function gateway(p: Started, dir: string, port: number): Started & { url: string } {
   return {
     ...p,
     url: `http://127.0.0.1:${port}/v1`,
