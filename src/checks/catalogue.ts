@@ -29,6 +29,12 @@ export interface CheckMeta<Id extends string = string> {
    * the failures are skips naming that check (src/checks/deferrals.ts, docs/attribution.md).
    */
   readonly defersTo?: readonly Deferral<Id>[];
+  /**
+   * A check judged by the observer alone: the probes (src/probes/names.ts) whose exchanges surely give it something to
+   * judge, which a run focused on it keeps (`--check`, src/config/focus.ts). A check some probe names in its `checks`
+   * is kept with that probe instead. src/config/focus.ts holds the names to the probes' at compile time.
+   */
+  readonly exercisedBy?: readonly string[];
 }
 
 /**
@@ -151,6 +157,7 @@ export const CATALOGUE = {
     severity: 'critical',
     title: 'Every request gets a whole HTTP response within the timeout',
     judgedBy: ['observer'],
+    exercisedBy: ['list'],
     unexercised: 'no request was sent',
   },
   'contract.no-server-errors': {
@@ -158,6 +165,7 @@ export const CATALOGUE = {
     severity: 'critical',
     title: 'No 5xx response, ever; over-limit is never 5xx',
     judgedBy: ['observer'],
+    exercisedBy: ['list'],
     unexercised: 'no response was received',
   },
   'contract.documented-status': {
@@ -165,6 +173,7 @@ export const CATALOGUE = {
     severity: 'major',
     title: 'Status codes are documented for their operation',
     judgedBy: ['observer'],
+    exercisedBy: ['list'],
     unexercised: 'no response to a documented operation',
   },
   'contract.json-content-type': {
@@ -172,6 +181,7 @@ export const CATALOGUE = {
     severity: 'major',
     title: 'Every response with a body is application/json',
     judgedBy: ['observer'],
+    exercisedBy: ['list'],
     unexercised: 'no response had a body',
   },
   'contract.error-shape': {
@@ -179,6 +189,7 @@ export const CATALOGUE = {
     severity: 'critical',
     title: 'Error bodies have code, message and status equal to the HTTP status',
     judgedBy: ['observer'],
+    exercisedBy: ['unknown-id'],
     unexercised: 'no non-2xx response had a body',
   },
   'list.schema': {
@@ -265,6 +276,7 @@ export const CATALOGUE = {
     severity: 'advisory',
     title: 'GET /store/orders, which the interface says exists, is not answered 404 or 405',
     judgedBy: ['observer'],
+    exercisedBy: ['auth'],
     unexercised: 'no request to GET /store/orders',
   },
   // Authentication
@@ -302,6 +314,7 @@ export const CATALOGUE = {
     severity: 'critical',
     title: 'X-RateLimit-* headers on every 2xx and 429',
     judgedBy: ['observer'],
+    exercisedBy: ['list'],
     unexercised: 'no 2xx or 429 response',
   },
   'ratelimit.headers-on-errors': {
@@ -309,6 +322,7 @@ export const CATALOGUE = {
     severity: 'major',
     title: 'X-RateLimit-* headers on 400, 401 and 404 too',
     judgedBy: ['observer'],
+    exercisedBy: ['unknown-id'],
     unexercised: 'no 400, 401 or 404 response',
   },
   'ratelimit.headers-syntax': {
@@ -316,6 +330,7 @@ export const CATALOGUE = {
     severity: 'critical',
     title: 'X-RateLimit-* values are plain non-negative integers, 0 <= Remaining <= Limit',
     judgedBy: ['observer'],
+    exercisedBy: ['list'],
     unexercised: 'no response carried X-RateLimit-* headers',
   },
   'ratelimit.limit-matches-plan': {
@@ -323,6 +338,7 @@ export const CATALOGUE = {
     severity: 'critical',
     title: "X-RateLimit-Limit equals the plan's per-minute or per-day figure",
     judgedBy: ['observer'],
+    exercisedBy: ['list'],
     unexercised: 'no response to a valid key carried X-RateLimit-Limit',
   },
   'ratelimit.reset-is-timestamp': {
@@ -330,6 +346,7 @@ export const CATALOGUE = {
     severity: 'critical',
     title: 'X-RateLimit-Reset is Unix seconds within the window',
     judgedBy: ['observer'],
+    exercisedBy: ['list'],
     unexercised: 'no response carried X-RateLimit-Reset',
   },
   'ratelimit.remaining-decrements': {
@@ -358,6 +375,7 @@ export const CATALOGUE = {
     severity: 'major',
     title: 'Each Limit/Remaining/Reset triple describes one window; Remaining never rises within it',
     judgedBy: ['observer'],
+    exercisedBy: ['enforce'],
     unexercised: 'no sequence of requests on one key to compare',
     defersTo: [
       ...PER_COUNTER,
@@ -436,6 +454,7 @@ export const CATALOGUE = {
     severity: 'advisory',
     title: 'The IETF RateLimit / RateLimit-Policy fields, if sent, are well formed',
     judgedBy: ['observer'],
+    exercisedBy: ['list'],
     unexercised: 'no response carried the IETF RateLimit or RateLimit-Policy fields',
   },
   'ratelimit-fields.consistent': {
@@ -443,6 +462,7 @@ export const CATALOGUE = {
     severity: 'advisory',
     title: "The IETF fields, if sent, agree with X-RateLimit-* and the plan's figures",
     judgedBy: ['observer'],
+    exercisedBy: ['list'],
     unexercised: 'no response carried the IETF fields beside usable X-RateLimit-*',
   },
   'ratelimit.algorithm': {
@@ -450,6 +470,7 @@ export const CATALOGUE = {
     severity: 'info',
     title: "The limiter's shape and how many counters answer a key, with its figures (read from the answers)",
     judgedBy: ['observer'],
+    exercisedBy: ['enforce'],
     unexercised: 'no sequence of rate-limit headers on one key to read the limiter from',
   },
   // 429 and Retry-After
@@ -458,6 +479,7 @@ export const CATALOGUE = {
     severity: 'critical',
     title: 'Every 429 carries exactly one Retry-After',
     judgedBy: ['observer'],
+    exercisedBy: ['enforce'],
     unexercised: 'no 429 response',
   },
   'retry-after.syntax': {
@@ -465,6 +487,7 @@ export const CATALOGUE = {
     severity: 'major',
     title: 'Retry-After is delay-seconds or an IMF-fixdate',
     judgedBy: ['observer'],
+    exercisedBy: ['enforce'],
     unexercised: 'no 429 response',
   },
   'retry-after.plausible': {
@@ -472,6 +495,7 @@ export const CATALOGUE = {
     severity: 'major',
     title: 'Retry-After is no longer than the time to Reset',
     judgedBy: ['observer'],
+    exercisedBy: ['enforce'],
     unexercised: 'no 429 response',
   },
   'retry-after.honest': {
@@ -487,6 +511,7 @@ export const CATALOGUE = {
     severity: 'advisory',
     title: 'A 429 body, if any, is an Error with status 429',
     judgedBy: ['observer'],
+    exercisedBy: ['enforce'],
     unexercised: 'no 429 response with a body',
     defersTo: [
       {
@@ -503,6 +528,7 @@ export const CATALOGUE = {
     severity: 'critical',
     title: 'petload never sends on a key while its Retry-After runs',
     judgedBy: ['observer'],
+    exercisedBy: ['retry-after-honest'],
     unexercised: 'no request with a valid key',
   },
   'backoff.no-ban': {

@@ -98,3 +98,29 @@ describe('parseRunFlags: every flag parsed once, typed, at the edge', () => {
     );
   });
 });
+
+describe('--check and --probe', () => {
+  const parse = (extra: Record<string, unknown>) => parseRunFlags({ scenarios: ['compliance'], ...extra }, {});
+
+  it('give the run its focus, each name once, and none without either flag', () => {
+    expect(parse({}).focus).toBeUndefined();
+    expect(parse({ check: ['ratelimit.enforced', 'ratelimit.enforced'], probe: ['auth'] }).focus).toEqual({
+      checks: ['ratelimit.enforced'],
+      probes: ['auth'],
+    });
+    expect(parse({ probe: ['auth'] }).focus).toEqual({ checks: [], probes: ['auth'] });
+  });
+
+  it('refuse an unknown check id or probe name with a did-you-mean (exit 2)', () => {
+    expect(() => parse({ check: ['ratelimit.enforce'] })).toThrow(
+      '--check: expected a check id (petload list checks), found "ratelimit.enforce" (did you mean "ratelimit.enforced"?)',
+    );
+    expect(() => parse({ probe: ['auht'] })).toThrow(
+      '--probe: expected a probe name (petload list probes), found "auht" (did you mean "auth"?)',
+    );
+    expect(() => parse({ probe: ['zzzzzzzz'] })).toThrow(
+      '--probe: expected a probe name (petload list probes), found "zzzzzzzz"',
+    );
+    expect(() => parse({ check: ['nope'] })).toThrow(expect.objectContaining({ code: 'E_USAGE', exitCode: 2 }));
+  });
+});

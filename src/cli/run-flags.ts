@@ -9,7 +9,11 @@ import { existsSync } from 'node:fs';
 import * as z from 'zod';
 import { PLAN_NAMES } from '../api/plans.js';
 import { parseThreshold } from '../checks/thresholds.js';
+import { CHECK_IDS } from '../checks/catalogue.js';
+import type { Focus } from '../config/focus.js';
 import { PetloadError } from '../core/errors.js';
+import { didYouMean } from '../core/zod-issues.js';
+import { PROBE_NAMES } from '../probes/names.js';
 import { parseTargetUrl } from '../http/target-url.js';
 import { FAULTS, type FaultName } from '../reference-server/faults.js';
 import { WINDOW_REPORTS } from '../reference-server/limiter.js';
@@ -70,6 +74,8 @@ const argvSchema = z.object({
   'run-id': text,
   'github-summary': flag,
   baseline: text,
+  check: texts,
+  probe: texts,
   key: z.unknown().optional(),
 });
 
@@ -93,6 +99,24 @@ function refuseMixes(a: Argv): void {
       `${what} appl${embeddedOnly.length === 1 ? 'ies' : 'y'} to the embedded reference server only, not to --target (a remote target runs on its own clock and settings)`,
     );
   }
+}
+
+/** One name of a list, checked: the name, or a usage error naming the flag with a did-you-mean. */
+function named<T extends string>(flagName: string, what: string, names: readonly T[], value: string): T {
+  if ((names as readonly string[]).includes(value)) return value as T;
+  const hint = didYouMean(value, names);
+  throw new PetloadError(
+    'E_USAGE',
+    `${flagName}: expected ${what}, found "${value}"${hint ? ` (did you mean "${hint}"?)` : ''}`,
+  );
+}
+
+/** --check and --probe: the run's focus (src/config/focus.ts), each name once; undefined when neither is given. */
+function focusOf(a: Argv): Focus | undefined {
+  if (a.check === undefined && a.probe === undefined) return undefined;
+  const checks = (a.check ?? []).map((c) => named('--check', 'a check id (petload list checks)', CHECK_IDS, c));
+  const probes = (a.probe ?? []).map((p) => named('--probe', 'a probe name (petload list probes)', PROBE_NAMES, p));
+  return { checks: [...new Set(checks)], probes: [...new Set(probes)] };
 }
 
 const given = <T, U>(value: T | undefined, parse: (v: T) => U): U | undefined =>
@@ -150,6 +174,7 @@ function valuesOf(a: Argv, env: Env) {
   const network = readNetworkFlags(a, env);
   const target = targetOf(a, env);
   checkThresholds(a.threshold);
+  const focus = focusOf(a);
   return {
     scenarios: a.scenarios,
     target,
@@ -157,6 +182,7 @@ function valuesOf(a: Argv, env: Env) {
     keysFile: a['keys-file'],
     plansFile: a['plans-file'],
     plans: a.plan,
+    focus,
     partial: a.partial === true,
     thresholds: a.threshold,
     overrides: { ...given(a.rate, (rate) => ({ rate })), ...given(a.duration, (duration) => ({ duration })) },

@@ -7,6 +7,7 @@
 import { dirname, join } from 'node:path';
 import { layerFigures, PUBLISHED_FIGURES, type PlanFigures } from '../api/plans.js';
 import { loadKeyEntries, parseKeyEntriesText, resolveKeys, type KeyEntry } from '../config/keys-file.js';
+import { focusScenario } from '../config/focus.js';
 import { loadScenario } from '../config/load-scenario.js';
 import { applyOverrides } from '../config/overrides.js';
 import { loadPlansFile } from '../config/plan-figures.js';
@@ -122,6 +123,8 @@ function readInputs(flags: RunFlags): RunInputs {
     arg: s,
     scenario: applyOverrides(loadScenario(s), flags.overrides),
   }));
+  // A focus outside a scenario (--check, --probe) stops the command before any run sends (exit 2).
+  if (flags.focus) for (const { scenario } of scenarios) focusScenario(scenario, flags.focus);
   const shard = shardSpecFrom(flags.shard, {
     scenario: scenarios[0]!.scenario.name,
     target: url,
@@ -207,6 +210,7 @@ async function printDryRuns(flags: RunFlags, inputs: RunInputs): Promise<void> {
       remote: inputs.remote,
       partial: flags.partial,
       ...(inputs.keysFrom !== undefined ? { keysFrom: inputs.keysFrom } : {}),
+      ...(flags.focus ? { focus: flags.focus } : {}),
     });
     process.stdout.write(`${lines.map(inputs.redactWhole).join('\n')}\n`);
   }
@@ -278,6 +282,7 @@ function scenarioRunOptions(
     ...(arg.includes('/') || arg.endsWith('.yaml') || arg.endsWith('.yml') ? { scenarioFile: arg } : {}),
     target: runTarget(flags, inputs, scenario),
     ...(flags.plans ? { plans: flags.plans } : {}),
+    ...(flags.focus ? { focus: flags.focus } : {}),
     ...(flags.partial ? { partial: true } : {}),
     ...(inputs.keysFrom !== undefined ? { keysFrom: inputs.keysFrom } : {}),
     ...(inputs.shard ? { shard: inputs.shard } : {}),

@@ -46,6 +46,20 @@ function targetOptions(y: Argv): Argv {
       choices: PLAN_NAMES,
       describe: "plans to judge (default: the scenario's plans:, else every plan with a key); each needs a key",
     })
+    .option('check', {
+      type: 'string',
+      array: true,
+      requiresArg: true,
+      describe:
+        'judge only this check (repeatable; petload list checks): only the probes and load that judge it run, the other checks are out of scope',
+    })
+    .option('probe', {
+      type: 'string',
+      array: true,
+      requiresArg: true,
+      describe:
+        'run only this probe of the scenario (repeatable; petload list probes) and judge its checks; the others are out of scope',
+    })
     .option('partial', {
       type: 'boolean',
       describe:

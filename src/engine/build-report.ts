@@ -1,7 +1,16 @@
 /** Assembles report.json from what a run collected: ledger outcomes, metrics, thresholds, notes. */
 import type { PlanName } from '../api/plans.js';
-import { CATALOGUE, CHECK_IDS, metaOf, notExercised, type AnyCheckId, type Severity } from '../checks/catalogue.js';
+import {
+  CATALOGUE,
+  CHECK_IDS,
+  metaOf,
+  notExercised,
+  type AnyCheckId,
+  type CheckId,
+  type Severity,
+} from '../checks/catalogue.js';
 import { statusOf, type Outcome } from '../checks/ledger.js';
+import type { Focus } from '../config/focus.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { MetricsSnapshot } from '../metrics/recorder.js';
 import { deriveAdmission } from '../report/admission.js';
@@ -28,6 +37,8 @@ export interface ReportInput {
   notes: readonly string[];
   schedule?: Report['schedule'];
   aborted?: { reason: string; exitCode: number };
+  /** A focused run (src/config/focus.ts): what was asked, the checks it judges, and the rest, out of scope. */
+  scope?: { focus: Focus; inScope: readonly CheckId[]; outOfScope: readonly string[] };
 }
 
 function checkResult(
@@ -66,12 +77,22 @@ function checkResult(
 /** What every report of a run starts with, assembled or not: the scenario, the target, plans, keys and times. */
 export function reportHead(
   input: ReportInput,
-): Pick<Report, 'scenario' | 'target' | 'plans' | 'notJudged' | 'keys' | 'startedAt' | 'endedAt'> {
+): Pick<
+  Report,
+  'scenario' | 'target' | 'plans' | 'notJudged' | 'focus' | 'outOfScope' | 'keys' | 'startedAt' | 'endedAt'
+> {
+  const { scope } = input;
   return {
     scenario: input.scenario,
     target: input.target,
     plans: [...input.plans],
     ...(input.notJudged && input.notJudged.length > 0 ? { notJudged: [...input.notJudged] } : {}),
+    ...(scope
+      ? {
+          focus: { checks: [...scope.focus.checks], probes: [...scope.focus.probes] },
+          outOfScope: [...scope.outOfScope],
+        }
+      : {}),
     keys: input.keys.map(reportKey),
     startedAt: input.startedAt.toISOString(),
     endedAt: input.endedAt.toISOString(),
@@ -80,10 +101,10 @@ export function reportHead(
 
 export function buildReport(input: ReportInput): Report {
   const { outcomes } = input;
-  const checks: CheckResult[] = CHECK_IDS.map((id) =>
-    checkResult(id, outcomes, CATALOGUE[id].severity, notExercised(id)),
-  );
-  for (const t of input.thresholds) {
+  const judged = input.scope ? CHECK_IDS.filter((id) => input.scope!.inScope.includes(id)) : CHECK_IDS;
+  const checks: CheckResult[] = judged.map((id) => checkResult(id, outcomes, CATALOGUE[id].severity, notExercised(id)));
+  // A focused run judges no threshold: they are out of scope (their ids are in outOfScope).
+  for (const t of input.scope ? [] : input.thresholds) {
     checks.push(
       checkResult(t.checkId as AnyCheckId, outcomes, input.thresholdSeverity.get(t.checkId) ?? 'major', 'no data'),
     );

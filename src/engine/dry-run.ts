@@ -7,6 +7,7 @@ import { partialWords } from '../report/verdict.js';
 import { planScope } from './plan-scope.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { Scenario } from '../config/scenario.js';
+import { describeFocus, type Focus, focusScenario, isFocused } from '../config/focus.js';
 import { describeDuration, describeEstimate, describeKeySpend, estimateRequests } from './estimate.js';
 import { describeSchedule } from './schedule-report.js';
 import { loadStartLines } from './schedule-report.js';
@@ -31,6 +32,8 @@ export interface DryRunOptions {
   readonly partial?: boolean;
   /** Where the keys were read from, for the refusal of a plan without one. */
   readonly keysFrom?: string;
+  /** --check, --probe: the run's focus (src/config/focus.ts); the schedule is the focused scenario's. */
+  readonly focus?: Focus;
 }
 
 const DEFAULT_PLANS: readonly PlanName[] = ['free', 'pro', 'business'];
@@ -42,7 +45,8 @@ const roundTripWords = (rttMs: number, embedded: boolean): string =>
     : `round trip to the target assumed: none (loopback${embedded ? '' : '; --rtt MS for a target farther away'})`;
 
 export function dryRunLines(o: DryRunOptions): string[] {
-  const s = o.scenario;
+  const focused = isFocused(o.focus) ? focusScenario(o.scenario, o.focus) : null;
+  const s = focused?.scenario ?? o.scenario;
   const embedded = o.target === undefined;
   const keys =
     o.keys ??
@@ -72,6 +76,7 @@ export function dryRunLines(o: DryRunOptions): string[] {
     `petload: dry run of ${s.name} against ${where}; nothing is sent`,
     `  plans ${plans.join(', ') || 'none'}; ${mine.length} key(s)`,
     ...(scope.notJudged.length > 0 ? [`  ${partialWords(scope)}`] : []),
+    ...(focused ? [`  ${describeFocus(focused)}`] : []),
     '',
     '  start   plan       probe               key, window, requests',
     ...describeSchedule(e.schedule, scale).map((l) => `  ${l}`),

@@ -8,11 +8,13 @@ import type { Severity } from '../checks/catalogue.js';
 import { parseThreshold, thresholdCheckId, type Threshold } from '../checks/thresholds.js';
 import { ABORTED_UNJUDGED, evaluateThreshold, thresholdMessage } from '../checks/threshold-eval.js';
 import type { LoadSection, Scenario } from '../config/scenario.js';
+import { describeFocus, type Focus, type Focused, focusScenario, isFocused } from '../config/focus.js';
 import { createRedactor, type Redactor } from '../config/keys-file.js';
 import type { ApiKey } from '../core/api-key.js';
 import { collectNotes, createRunEvents, type RunEvents } from '../core/run-events.js';
 import { PetloadError } from '../core/errors.js';
 import type { HttpClient } from '../http/exchange.js';
+import type { Outcome } from '../checks/ledger.js';
 import { assertReachable } from '../http/reachability.js';
 import { probesInOrder } from '../probes/index.js';
 import { runLoad, type LoadOutcome } from '../executors/run-load.js';
@@ -63,6 +65,11 @@ export interface RunSettings {
   keysFrom?: string;
   /** Extra thresholds from the command line. */
   thresholds?: readonly string[];
+  /**
+   * Judge only these checks and run only these probes, and what judges them (`--check`, `--probe`;
+   * src/config/focus.ts): every other check is out of scope. Absent or empty: the whole scenario.
+   */
+  focus?: Focus;
   reportDir: string;
   /** Request timeout, real ms. */
   timeoutMs?: number;
@@ -203,6 +210,21 @@ function preamble(
   ];
 }
 
+/**
+ * The checks outside the focus that failed all the same on the focused traffic (a passive check, or another check
+ * of a probe kept): not in the verdict, but never dropped silently.
+ */
+function outsideFailures(outcomes: readonly Outcome[], { inScope }: Focused): string[] {
+  const failed = new Map<string, number>();
+  for (const o of outcomes)
+    if (o.failed > 0 && !(inScope as readonly string[]).includes(o.id))
+      failed.set(o.id, (failed.get(o.id) ?? 0) + o.failed);
+  return [...failed].map(
+    ([id, n]) =>
+      `outside the focus: ${id} failed ${n} time${n === 1 ? '' : 's'} on the focused run's traffic; run without --check and --probe to judge it`,
+  );
+}
+
 /** The thresholds of the scenario and of the command line, parsed. */
 function thresholdsOf(scenario: Scenario, o: Run): { expression: string; severity: Severity; parsed: Threshold }[] {
   return [
@@ -259,6 +281,8 @@ interface Setup {
   journal: Journal;
   /** How the target is reached, and the protocols its connections spoke so far. */
   network: ResolvedNetwork;
+  /** A focused run's scope (src/config/focus.ts); null: the whole scenario. */
+  focused: Focused | null;
 }
 
 /**
@@ -318,7 +342,12 @@ function wireSinks(o: Run, events: RunEvents): void {
 }
 
 /** Opens the run's target and journal (closed by `stack`) and its event stream. */
-async function setUp(o: Run, scenario: Scenario, startedAt: Date, stack: CleanupStack): Promise<Setup> {
+async function setUp(
+  o: Run,
+  { scenario, focused }: { scenario: Scenario; focused: Focused | null },
+  startedAt: Date,
+  stack: CleanupStack,
+): Promise<Setup> {
   const network = resolveNetwork(networkOf(o.target), scenario);
   const target = await openTarget(o.target, o, scenario, stack);
   const { judged: plans, notJudged } = scopeOf(o, scenario, target.keys);
@@ -335,7 +364,8 @@ async function setUp(o: Run, scenario: Scenario, startedAt: Date, stack: Cleanup
   if (late > 1000)
     events.emit({ type: 'note', text: `shard ${o.shard!.index} began ${(late / 1000).toFixed(1)} s after --start-at` });
   if (keys.length > 0) events.emit({ type: 'note', text: figuresNote(keys) });
-  return { scenario, target, plans, notJudged, shard, keys, begunAt, redact, events, notes, journal, network };
+  if (focused) events.emit({ type: 'note', text: `${describeFocus(focused)}.` });
+  return { scenario, target, plans, notJudged, shard, keys, begunAt, redact, events, notes, journal, network, focused };
 }
 
 /** Refuse a run that cannot be judged or must not start: no key for the plans, no sacrificial key when needed. */
@@ -518,6 +548,8 @@ async function report(o: Run, sent: RunRecord): Promise<RunResult> {
     return judged;
   });
   for (const p of run.path.client.protocols()) setup.network.protocols.add(p);
+  if (setup.focused)
+    for (const text of outsideFailures(run.ledger.all(), setup.focused)) events.emit({ type: 'note', text });
   const described = describeRun(o, scenario, target);
   const input = {
     ...described,
@@ -534,6 +566,7 @@ async function report(o: Run, sent: RunRecord): Promise<RunResult> {
     notes: setup.notes.all(),
     ...(schedule ? { schedule: schedule.report } : {}),
     ...(aborted ? { aborted: { reason: aborted.reason, exitCode: aborted.exitCode } } : {}),
+    ...(setup.focused ? { scope: setup.focused } : {}),
   };
   // What the caller prints comes from the report too: it gets the redacted one, as the files do.
   const done = await finalizeRun(input, {
@@ -639,9 +672,13 @@ function openRun(o: Run, setup: Setup, stack: CleanupStack) {
 
 async function runWith(o: Run, stack: CleanupStack): Promise<RunResult> {
   const startedAt = new Date();
-  const scenario = o.shard ? shardScenario(o.scenario, o.shard) : o.scenario;
-  const thresholdSpecs = thresholdsOf(scenario, o);
-  const setup = await setUp(o, scenario, startedAt, stack);
+  // A focus first (its probes and load), then a shard's share of what is left.
+  const focused = isFocused(o.focus) ? focusScenario(o.scenario, o.focus) : null;
+  const whole = focused?.scenario ?? o.scenario;
+  const scenario = o.shard ? shardScenario(whole, o.shard) : whole;
+  // A focused run judges no threshold: they are out of scope.
+  const thresholdSpecs = focused ? [] : thresholdsOf(scenario, o);
+  const setup = await setUp(o, { scenario, focused }, startedAt, stack);
   const { bound, guards, deadline, run } = openRun(o, setup, stack);
   const { signal, halted } = guards;
   const stopKeys = watchKeys(setup.events, run);

@@ -257,6 +257,16 @@ export const ReportSchema = z.object({
    * run, asked for (docs/scenarios.md, "Scope"). Absent: every plan named was judged.
    */
   notJudged: z.array(z.object({ plan: z.enum(PLAN_NAMES), reason: z.string() })).optional(),
+  /**
+   * What the run was asked to judge (`petload run --check ID --probe NAME`, src/config/focus.ts): the checks and
+   * probes named. Absent: the whole scenario.
+   */
+  focus: z.object({ checks: z.array(z.string()), probes: z.array(z.string()) }).optional(),
+  /**
+   * The checks not judged because they lie outside the focus (catalogue ids, and the scenario's thresholds by their
+   * ids): not in `checks`, not counted in `summary`, not in the verdict. Absent: no focus.
+   */
+  outOfScope: z.array(z.string()).optional(),
   startedAt: z.string(),
   endedAt: z.string(),
   durationMs: z.number(),
