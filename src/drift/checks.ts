@@ -29,7 +29,8 @@ export function detailOf(o: Outcome | undefined): string | null {
 const absence = (check: CheckResult | undefined, plan: PlanKey): string =>
   check === undefined ? 'not in this report' : plan === null ? 'not judged without a plan' : 'not judged for this plan';
 
-interface Pair {
+/** One check on one plan in two runs: the check in each (absent: not in that report) and its outcome there. */
+export interface CheckPair {
   id: string;
   plan: PlanKey;
   before?: CheckResult;
@@ -38,7 +39,8 @@ interface Pair {
   c?: Outcome;
 }
 
-function change({ id, plan, before, now, b, c }: Pair): CheckChange {
+/** What a pair says, as compare.json and rerun.json give it. */
+export function changeOf({ id, plan, before, now, b, c }: CheckPair): CheckChange {
   const meta = (now ?? before)!;
   return {
     id,
@@ -66,6 +68,29 @@ function bucketOf(b: SideStatus, c: SideStatus): keyof Omit<ChecksDiff, 'unchang
 const PLAN_ORDER = ['free', 'pro', 'business', 'enterprise'];
 const planRank = (p: PlanKey): number => (p === null ? -1 : PLAN_ORDER.indexOf(p));
 
+/**
+ * Every check and plan of either run, paired: the current run's checks in its order (the catalogue's), then checks
+ * only the baseline has; each check's plans in the plans' order.
+ */
+export function checkPairs(baseline: Report, current: Report): CheckPair[] {
+  const before = new Map(baseline.checks.map((c) => [c.id, c]));
+  const now = new Map(current.checks.map((c) => [c.id, c]));
+  const ids = [...now.keys(), ...[...before.keys()].filter((id) => !now.has(id))];
+  return ids.flatMap((id) => {
+    const pair = { id, before: before.get(id), now: now.get(id) };
+    const bo = pair.before ? outcomesOf(pair.before) : new Map<PlanKey, Outcome>();
+    const co = pair.now ? outcomesOf(pair.now) : new Map<PlanKey, Outcome>();
+    const plans = [...new Set([...co.keys(), ...bo.keys()])].sort((x, y) => planRank(x) - planRank(y));
+    return plans.map((plan) => ({ ...pair, plan, b: bo.get(plan), c: co.get(plan) }));
+  });
+}
+
+/** A pair's status in each run (`absent`: the run did not judge the check for the plan). */
+export const statusesOf = (p: CheckPair): { b: SideStatus; c: SideStatus } => ({
+  b: p.b?.status ?? 'absent',
+  c: p.c?.status ?? 'absent',
+});
+
 export function diffChecks(baseline: Report, current: Report): ChecksDiff {
   const diff: ChecksDiff = {
     newlyFailing: [],
@@ -75,23 +100,12 @@ export function diffChecks(baseline: Report, current: Report): ChecksDiff {
     stillFailing: [],
     unchanged: { passing: 0, skipped: 0 },
   };
-  const before = new Map(baseline.checks.map((c) => [c.id, c]));
-  const now = new Map(current.checks.map((c) => [c.id, c]));
-  // The current run's order (the catalogue's), then checks only the baseline has.
-  const ids = [...now.keys(), ...[...before.keys()].filter((id) => !now.has(id))];
-  for (const id of ids) {
-    const pair = { id, before: before.get(id), now: now.get(id) };
-    const bo = pair.before ? outcomesOf(pair.before) : new Map<PlanKey, Outcome>();
-    const co = pair.now ? outcomesOf(pair.now) : new Map<PlanKey, Outcome>();
-    const plans = [...new Set([...co.keys(), ...bo.keys()])].sort((x, y) => planRank(x) - planRank(y));
-    for (const plan of plans) {
-      const b = bo.get(plan);
-      const c = co.get(plan);
-      const where = bucketOf(b?.status ?? 'absent', c?.status ?? 'absent');
-      if (where === 'passing') diff.unchanged.passing++;
-      else if (where === 'skipped') diff.unchanged.skipped++;
-      else diff[where].push(change({ ...pair, plan, b, c }));
-    }
+  for (const pair of checkPairs(baseline, current)) {
+    const { b, c } = statusesOf(pair);
+    const where = bucketOf(b, c);
+    if (where === 'passing') diff.unchanged.passing++;
+    else if (where === 'skipped') diff.unchanged.skipped++;
+    else diff[where].push(changeOf(pair));
   }
   return diff;
 }

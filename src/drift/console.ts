@@ -16,7 +16,7 @@ const ANSI = { red: 31, green: 32, yellow: 33, dim: 2, bold: 1 } as const;
 type Style = keyof typeof ANSI;
 
 /** Control characters shown, never sent; one line; bounded. */
-function clean(s: string, max = 240): string {
+export function clean(s: string, max = 240): string {
   const one = s
     .replace(/[\r\n\t]+/g, ' ')
     .replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);

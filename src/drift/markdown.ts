@@ -10,7 +10,7 @@ import { type Comparison, type OperationDrift, PERCENTILES, type RunRef } from '
 import { CONTRACT_COLUMNS, CONTRACT_HEADS, checkName, contractWords, formatMs, formatP, formatShare } from './words.js';
 
 /** Inline Markdown text: control characters shown as `\x1b` (a target's text must not drive a terminal), then escaped. */
-function mdText(s: string, max?: number): string {
+export function mdText(s: string, max?: number): string {
   const shown = s.replace(
     /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g,
     (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
@@ -19,13 +19,13 @@ function mdText(s: string, max?: number): string {
 }
 
 /** A GFM table; a column name ending in `#` is numeric (right-aligned), the `#` is not shown. */
-function table(head: string[], rows: string[][]): string[] {
+export function table(head: string[], rows: string[][]): string[] {
   const names = head.map((h) => h.replace(/#$/, ''));
   const rule = head.map((h) => (h.endsWith('#') ? ' ---: ' : ' --- ')).join('|');
   return [`| ${names.join(' | ')} |`, `|${rule}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
 }
 
-const code = (s: string): string => `\`${s.replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
+export const code = (s: string): string => `\`${s.replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
 
 /** `a` when both sides agree, else `a → b`. */
 function pair(b: string, c: string): string {
