@@ -15,6 +15,7 @@
 import { CATALOGUE, CHECK_IDS, CHECKS, type CheckId, type Judge } from '../checks/catalogue.js';
 import { thresholdCheckId } from '../checks/thresholds.js';
 import { PetloadError } from '../core/errors.js';
+import { focusFlags } from '../report/verdict.js';
 import { PROBE_REGISTRY, probesInOrder } from '../probes/index.js';
 import { PROBE_NAMES, type ProbeName } from '../probes/names.js';
 import { loadScenario, shippedScenarioNames } from './load-scenario.js';
@@ -116,10 +117,6 @@ export function selectFocus(scenario: Scenario, focus: Focus): Focused | { outsi
   const outOfScope = [...CHECK_IDS.filter((id) => !inScope.includes(id)), ...thresholds];
   return { scenario: focused, focus, inScope, outOfScope };
 }
-
-/** The focus as flags: `--check ratelimit.enforced --probe auth`. */
-export const focusFlags = (focus: Focus): string =>
-  [...focus.checks.map((c) => `--check ${c}`), ...focus.probes.map((p) => `--probe ${p}`)].join(' ');
 
 /** What a focused run judges, in one line: the focus, the probes and load it kept, how many checks are out. */
 export function describeFocus({ focus, scenario, inScope, outOfScope }: Focused): string {

@@ -1,6 +1,7 @@
 /**
  * The checks of two runs, per check id and plan: what newly fails, what was fixed, what is newly skipped or
- * newly passing, what still fails, what is gone, and how many pairs did not change.
+ * newly passing, what still fails, what is gone, and how many pairs did not change. A check out of scope of either
+ * run (`petload run --check`) is left out of every list and named in `outOfScope`.
  */
 import type { CheckResult, Report } from '../report/schema.js';
 import type { CheckChange, ChecksDiff, SideStatus } from './schema.js';
@@ -59,7 +60,10 @@ export function changeOf({ id, plan, before, now, b, c }: CheckPair): CheckChang
  * Where a pair of statuses goes in the diff (`passing` and `skipped`: unchanged, counted). A check not judged for a
  * plan (absent) counts as skipped: a run that no longer judges something has not fixed it.
  */
-function bucketOf(b: SideStatus, c: SideStatus): keyof Omit<ChecksDiff, 'unchanged'> | 'passing' | 'skipped' {
+function bucketOf(
+  b: SideStatus,
+  c: SideStatus,
+): keyof Omit<ChecksDiff, 'unchanged' | 'outOfScope'> | 'passing' | 'skipped' {
   if (c === 'fail') return b === 'fail' ? 'stillFailing' : 'newlyFailing';
   if (c === 'pass') return b === 'fail' ? 'fixed' : b === 'pass' ? 'passing' : 'newlyPassing';
   return b === 'skip' || b === 'absent' ? 'skipped' : 'newlySkipped';
@@ -100,7 +104,11 @@ export function diffChecks(baseline: Report, current: Report): ChecksDiff {
     stillFailing: [],
     unchanged: { passing: 0, skipped: 0 },
   };
+  // A check out of scope of either run (a focused run) is not compared: the focused run did not judge it.
+  const outOfScope = new Set([...(baseline.outOfScope ?? []), ...(current.outOfScope ?? [])]);
+  if (outOfScope.size > 0) diff.outOfScope = [...outOfScope];
   for (const pair of checkPairs(baseline, current)) {
+    if (outOfScope.has(pair.id)) continue;
     const { b, c } = statusesOf(pair);
     const where = bucketOf(b, c);
     if (where === 'passing') diff.unchanged.passing++;

@@ -38,6 +38,8 @@ const STYLE: Record<DriftVerdict, Style> = {
 export function latencyOf(c: Comparison): string {
   const t = c.latencyTraffic;
   if (t === undefined) return '';
+  if (!t.compared && t.baseline === t.current)
+    return ` (not compared: the baseline ran ${c.baseline.focus ?? 'the whole scenario'}, the current ${c.current.focus ?? 'the whole scenario'})`;
   if (!t.compared)
     return ` (not compared: the baseline's is of ${trafficWords(t.baseline)}, the current's of ${trafficWords(t.current)})`;
   return ` of ${trafficWords(t.current)}`;

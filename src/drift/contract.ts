@@ -114,8 +114,11 @@ function banDrifts(b: ContractSide, c: ContractSide): Drift[] {
   return out;
 }
 
-/** The contract's facts that differ (the checks' statuses are the checks diff's to tell). */
-function sideDrifts(b: ContractSide, c: ContractSide): Drift[] {
+/**
+ * The contract's facts that differ (the checks' statuses are the checks diff's to tell). A fact read from a check
+ * out of scope of either run (a focused run) is not compared: that run did not measure it.
+ */
+function sideDrifts(b: ContractSide, c: ContractSide, judged: (id: CheckId) => boolean): Drift[] {
   const out: Drift[] = [];
   const pair = (field: string, x: string, y: string) => {
     if (x !== y) out.push({ field, baseline: x, current: y });
@@ -129,8 +132,11 @@ function sideDrifts(b: ContractSide, c: ContractSide): Drift[] {
   if (b.algorithm.shape !== null && c.algorithm.shape !== null) {
     pair('limiter shape', b.algorithm.shape, c.algorithm.shape);
     pair('limiter limit', orNone(b.algorithm.limit), orNone(c.algorithm.limit));
-  } else pair('limiter', limiterWords(b.algorithm), limiterWords(c.algorithm));
-  for (const k of new Set([...Object.keys(b.whatCounts), ...Object.keys(c.whatCounts)]))
+  } else if (judged('ratelimit.algorithm')) pair('limiter', limiterWords(b.algorithm), limiterWords(c.algorithm));
+  const counted = judged('ratelimit.what-counts')
+    ? new Set([...Object.keys(b.whatCounts), ...Object.keys(c.whatCounts)])
+    : [];
+  for (const k of counted)
     pair(`what counts: ${k}`, b.whatCounts[k] ?? 'not measured', c.whatCounts[k] ?? 'not measured');
   const unusable = (r: ContractSide['retryAfter']) =>
     r.refusals === 0
@@ -142,10 +148,12 @@ function sideDrifts(b: ContractSide, c: ContractSide): Drift[] {
     pair('Retry-After', unusable(b.retryAfter), unusable(c.retryAfter));
   if (b.admission.length > 0 && c.admission.length > 0)
     pair('admission', b.admission.join('; '), c.admission.join('; '));
-  return [...out, ...banDrifts(b, c)];
+  return [...out, ...(judged('ban.probe') ? banDrifts(b, c) : [])];
 }
 
 export function diffContract(baseline: Report, current: Report): PlanContract[] {
+  const outOfScope = new Set([...(baseline.outOfScope ?? []), ...(current.outOfScope ?? [])]);
+  const judged = (id: CheckId) => !outOfScope.has(id);
   const plans = (['free', 'pro', 'business', 'enterprise'] as const).filter(
     (p) => baseline.plans.includes(p) || current.plans.includes(p),
   );
@@ -154,7 +162,7 @@ export function diffContract(baseline: Report, current: Report): PlanContract[] 
     const c = contractSide(current, plan);
     const drifts =
       b && c
-        ? sideDrifts(b, c)
+        ? sideDrifts(b, c, judged)
         : [{ field: 'plan', baseline: b ? 'judged' : 'not judged', current: c ? 'judged' : 'not judged' }];
     return { plan, baseline: b, current: c, drifts, promises: b && c ? promiseFigures(baseline, current, plan) : [] };
   });

@@ -203,6 +203,9 @@ export function checksLine(c: Comparison): string {
   return (
     `${ch.newlyFailing.length} newly failing, ${ch.fixed.length} fixed, ${ch.newlySkipped.length} newly skipped, ` +
     `${ch.newlyPassing.length} newly passing, ${ch.stillFailing.length} still failing, ` +
-    `${ch.unchanged.passing + ch.unchanged.skipped} unchanged (${ch.unchanged.passing} passing, ${ch.unchanged.skipped} skipped)`
+    `${ch.unchanged.passing + ch.unchanged.skipped} unchanged (${ch.unchanged.passing} passing, ${ch.unchanged.skipped} skipped)` +
+    (ch.outOfScope && ch.outOfScope.length > 0
+      ? `; ${ch.outOfScope.length} out of scope of a focused run, not compared`
+      : '')
   );
 }

@@ -5,6 +5,7 @@
  */
 import { PetloadError } from '../core/errors.js';
 import type { Report } from '../report/schema.js';
+import { focusFlags } from '../report/verdict.js';
 import type { RunRef } from './schema.js';
 
 /** The target's identity: `embedded`, or the URL without a trailing slash. */
@@ -37,6 +38,7 @@ export function runRef(report: Report): RunRef {
     dropped: report.totals.dropped,
     transportErrors: report.totals.transportErrors,
     shard: s === undefined ? null : { runId: s.runId, count: s.count, index: s.index ?? null },
+    ...(report.focus ? { focus: focusFlags(report.focus) } : {}),
   };
 }
 
@@ -62,6 +64,8 @@ export function differencesOf(b: RunRef, c: RunRef): string[] {
   pair('plans', list(b.plans), list(c.plans));
   pair('petload version', b.toolVersion, c.toolVersion);
   pair('shards', shardLine(b) ?? 'not sharded', shardLine(c) ?? 'not sharded');
+  // A focused run sent only what judges its focus: its traffic is not the whole scenario's.
+  pair('focus', b.focus ?? 'the whole scenario', c.focus ?? 'the whole scenario');
   for (const [side, r] of [
     ['baseline', b],
     ['current', c],

@@ -8,6 +8,7 @@
 import { decodeHistogram, percentile, totalCount } from '../metrics/histogram.js';
 import { type MeasuredTraffic, measuredTraffic, trafficWords } from '../metrics/traffic.js';
 import type { OperationMetricsT, Report } from '../report/schema.js';
+import { focusFlags } from '../report/verdict.js';
 import { type Buckets, bucketsOf } from './buckets.js';
 import { breadthOf, type Group, statusChanges, statusGroupsOf } from './status-latency.js';
 import {
@@ -240,20 +241,28 @@ function operationDrift(
   };
 }
 
-/** Whose traffic each run's latency describes, and whether the two can be compared (only the same class). */
+/** A run's focus as its flags, or the whole scenario's (a focused run sends only what judges its focus). */
+const focusOf = (r: Report): string => (r.focus ? focusFlags(r.focus) : 'the whole scenario');
+
+/**
+ * Whose traffic each run's latency describes, and whether the two can be compared: only the same class, of runs of
+ * the same focus (a focused run's probes are not the whole scenario's).
+ */
 export function latencyTrafficOf(
   baseline: Report,
   current: Report,
 ): { baseline: MeasuredTraffic; current: MeasuredTraffic; compared: boolean } {
   const b = measuredTraffic(baseline);
   const c = measuredTraffic(current);
-  return { baseline: b, current: c, compared: b === c };
+  return { baseline: b, current: c, compared: b === c && focusOf(baseline) === focusOf(current) };
 }
 
-/** Why latency is not compared between the two runs: their traffic classes differ. Null when they do not. */
+/** Why latency is not compared between the two runs: their traffic classes or focuses differ. Null when alike. */
 export function trafficMismatch(baseline: Report, current: Report): string | null {
   const t = latencyTrafficOf(baseline, current);
   if (t.compared) return null;
+  if (t.baseline === t.current)
+    return `not compared: the baseline ran ${focusOf(baseline)}, the current ${focusOf(current)}, and sent other requests`;
   return `not compared: the baseline's latency is of ${trafficWords(t.baseline)}, the current's of ${trafficWords(t.current)}`;
 }
 

@@ -93,6 +93,8 @@ export const RunRefSchema = z.object({
   transportErrors: z.number().int(),
   /** The shards of a merged sharded run (index absent), or the one shard this report is (index given). */
   shard: z.object({ runId: z.string(), count: z.number().int(), index: z.number().int().nullable() }).nullable(),
+  /** A focused run's focus as its flags (`--check ratelimit.enforced`); absent: the whole scenario. */
+  focus: z.string().optional(),
 });
 export type RunRef = z.infer<typeof RunRefSchema>;
 
@@ -124,6 +126,11 @@ export const ChecksDiffSchema = z.object({
   stillFailing: z.array(CheckChangeSchema),
   /** Check-plan pairs with the same status in both: how many. */
   unchanged: z.object({ passing: z.number().int(), skipped: z.number().int() }),
+  /**
+   * The checks out of scope of either run (a focused run's `outOfScope`): not compared, neither gone nor skipped.
+   * Absent in compare.json files of older versions, and when neither run was focused.
+   */
+  outOfScope: z.array(z.string()).optional(),
 });
 export type ChecksDiff = z.infer<typeof ChecksDiffSchema>;
 

@@ -1,16 +1,7 @@
 /** Assembles report.json from what a run collected: ledger outcomes, metrics, thresholds, notes. */
 import type { PlanName } from '../api/plans.js';
-import {
-  CATALOGUE,
-  CHECK_IDS,
-  metaOf,
-  notExercised,
-  type AnyCheckId,
-  type CheckId,
-  type Severity,
-} from '../checks/catalogue.js';
+import { CATALOGUE, CHECK_IDS, metaOf, notExercised, type AnyCheckId, type Severity } from '../checks/catalogue.js';
 import { statusOf, type Outcome } from '../checks/ledger.js';
-import type { Focus } from '../config/focus.js';
 import type { ApiKey } from '../core/api-key.js';
 import type { MetricsSnapshot } from '../metrics/recorder.js';
 import { deriveAdmission } from '../report/admission.js';
@@ -19,6 +10,9 @@ import { reportKey } from '../report/key-limits.js';
 import { REPORT_SCHEMA_VERSION, type CheckResult, type Report } from '../report/schema.js';
 import { summaryOf, totalCounts, verdictOf } from '../report/verdict.js';
 import { VERSION } from './version.js';
+
+/** What a focused run was asked (report.json's `focus`). */
+type Focus = { readonly checks: readonly string[]; readonly probes: readonly string[] };
 
 export interface ReportInput {
   scenario: { name: string; description?: string; file?: string };
@@ -38,7 +32,7 @@ export interface ReportInput {
   schedule?: Report['schedule'];
   aborted?: { reason: string; exitCode: number };
   /** A focused run (src/config/focus.ts): what was asked, the checks it judges, and the rest, out of scope. */
-  scope?: { focus: Focus; inScope: readonly CheckId[]; outOfScope: readonly string[] };
+  scope?: { focus: Focus; inScope: readonly string[]; outOfScope: readonly string[] };
 }
 
 function checkResult(

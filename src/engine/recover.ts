@@ -6,6 +6,7 @@
  * what was recovered. What the journal does not keep (key timelines, measured facts of checks, dropped sends, the
  * probe schedule) is absent, and a note says so. The files are written as a run writes them (finalize.ts).
  */
+import { CHECK_IDS } from '../checks/catalogue.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ledger } from '../checks/ledger.js';
@@ -85,6 +86,13 @@ function judgeThresholds(
   return { thresholds, ledger };
 }
 
+/** A focused run's scope, from its journal's head: the catalogue's checks not out of scope are in it. */
+const scopeOf = (focus: NonNullable<JournalContents['head']['focus']>, outOfScope: readonly string[]) => ({
+  focus,
+  inScope: CHECK_IDS.filter((id) => !outOfScope.includes(id)),
+  outOfScope,
+});
+
 /** The report's input, from the journal: what its head identifies, what its lines add up to. */
 function inputOf(j: JournalContents): ReportInput {
   const metrics = metricsOf(j);
@@ -95,6 +103,7 @@ function inputOf(j: JournalContents): ReportInput {
     target: j.head.target,
     plans: j.head.plans,
     ...(j.head.notJudged ? { notJudged: j.head.notJudged } : {}),
+    ...(j.head.focus ? { scope: scopeOf(j.head.focus, j.head.outOfScope ?? []) } : {}),
     // The report's keys (labels and plans) come from the head (see recoverReport); no key is known here.
     keys: [],
     startedAt,

@@ -292,7 +292,7 @@ interface Setup {
  */
 async function openJournal(
   o: Run,
-  s: Pick<Setup, 'scenario' | 'target' | 'plans' | 'notJudged' | 'keys' | 'begunAt' | 'events'>,
+  s: Pick<Setup, 'scenario' | 'target' | 'plans' | 'notJudged' | 'keys' | 'begunAt' | 'events' | 'focused'>,
 ): Promise<Journal> {
   const { scenario, target, events } = s;
   const journal = startJournal(events, o.reportDir, {
@@ -300,9 +300,18 @@ async function openJournal(
     ...describeRun(o, scenario, target),
     plans: s.plans,
     ...(s.notJudged.length > 0 ? { notJudged: s.notJudged } : {}),
+    ...(s.focused
+      ? {
+          focus: { checks: [...s.focused.focus.checks], probes: [...s.focused.focus.probes] },
+          outOfScope: s.focused.outOfScope,
+        }
+      : {}),
     keys: s.keys.map(reportKey),
     startedAt: s.begunAt.toISOString(),
-    thresholds: thresholdsOf(scenario, o).map((t) => ({ expression: t.expression, severity: t.severity })),
+    // A focused run judges no threshold: they are out of scope.
+    thresholds: s.focused
+      ? []
+      : thresholdsOf(scenario, o).map((t) => ({ expression: t.expression, severity: t.severity })),
     ...(o.shard ? { shard: shardInfo(o.shard) } : {}),
   });
   if (journal.previous) {
@@ -359,7 +368,9 @@ async function setUp(
   wireSinks(o, events);
   const late = o.shard?.startAt !== undefined ? (await waitUntil(o.shard.startAt, o.signal)).lateMs : 0;
   const begunAt = o.shard ? new Date() : startedAt;
-  const journal = stack.use(await openJournal(o, { scenario, target, plans, notJudged, keys, begunAt, events }));
+  const journal = stack.use(
+    await openJournal(o, { scenario, target, plans, notJudged, keys, begunAt, events, focused }),
+  );
   for (const text of shard?.notes ?? []) events.emit({ type: 'note', text });
   if (late > 1000)
     events.emit({ type: 'note', text: `shard ${o.shard!.index} began ${(late / 1000).toFixed(1)} s after --start-at` });

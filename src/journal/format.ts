@@ -31,6 +31,9 @@ export const JournalHeadSchema = z.object({
   plans: z.array(Plan),
   /** A partial run's plans not judged (absent: none, or a journal of an older version). */
   notJudged: ReportSchema.shape.notJudged,
+  /** A focused run's focus and the checks out of its scope (absent: the whole scenario, or an older journal). */
+  focus: ReportSchema.shape.focus,
+  outOfScope: ReportSchema.shape.outOfScope,
   keys: ReportSchema.shape.keys,
   /** ISO time the run began sending (its report's startedAt). */
   startedAt: z.string(),

@@ -11,7 +11,7 @@ import { DEFAULT_COLUMNS, tableLines, wrapLine } from './console-table.js';
 import { junitCaseCount } from './junit.js';
 import { planTableOf } from '../report/plan-table.js';
 import type { CheckResult, PlanCellStatus, PlanRow, Report } from '../report/schema.js';
-import { verdictOf } from '../report/verdict.js';
+import { scopeWords, verdictOf } from '../report/verdict.js';
 import {
   countsLine,
   evidenceLine,
@@ -193,6 +193,8 @@ function headLines(report: Report, paint: Paint, width: number): string[] {
   out.push(
     ...[...wrapLine('  ', given, width), ...wrapLine('  ', junitLine(report), width)].map((l) => paint('dim', l)),
   );
+  const scope = scopeWords(report);
+  if (scope !== '') out.push(...wrapLine('  ', `${clean(scope)}: not judged, not in the verdict`, width));
   return out;
 }
 

@@ -1,7 +1,7 @@
 /** Small text helpers shared by the renderers, so that every format words a report the same way. */
 import { FAILING_SEVERITIES } from '../checks/catalogue.js';
 import type { CheckResult, Report } from '../report/schema.js';
-import { partialWords } from '../report/verdict.js';
+import { focusFlags, partialWords } from '../report/verdict.js';
 
 export type PlanOutcome = CheckResult['byPlan'][number];
 export type Evidence = PlanOutcome['evidence'][number];
@@ -11,10 +11,13 @@ export function verdictWord(verdict: Report['verdict']): VerdictWord {
   return verdict === 'pass' ? 'PASS' : verdict === 'fail' ? 'FAIL' : 'ABORTED';
 }
 
-/** The verdict as every verdict line says it: `PASS`, or `PASS (partial: business not judged, no key)`. */
-export function verdictPhrase(report: Pick<Report, 'verdict' | 'notJudged'>): string {
-  const partial = partialWords(report);
-  return partial === '' ? verdictWord(report.verdict) : `${verdictWord(report.verdict)} (${partial})`;
+/**
+ * The verdict as every verdict line says it: `PASS`, `PASS (partial: business not judged, no key)`, or for a focused
+ * run `FAIL (focus: --check ratelimit.enforced)`.
+ */
+export function verdictPhrase(report: Pick<Report, 'verdict' | 'notJudged' | 'focus'>): string {
+  const said = [partialWords(report), report.focus ? `focus: ${focusFlags(report.focus)}` : ''].filter((w) => w !== '');
+  return said.length === 0 ? verdictWord(report.verdict) : `${verdictWord(report.verdict)} (${said.join('; ')})`;
 }
 
 /** Milliseconds with precision that fits their size: 0.42, 12.3, 250. */

@@ -9,7 +9,7 @@ import { FAILING_SEVERITIES } from '../checks/catalogue.js';
 import { measuredTraffic, trafficWord, trafficWords } from '../metrics/traffic.js';
 import { planTableOf } from '../report/plan-table.js';
 import { type CheckResult, PLAN_TABLE_FIGURES, type PlanRow, type Report } from '../report/schema.js';
-import { partialWords } from '../report/verdict.js';
+import { partialWords, scopeWords } from '../report/verdict.js';
 import { escapeAttr, escapeText as h } from './escape.js';
 import {
   caseName,
@@ -345,6 +345,14 @@ function partialLine(report: Report): string {
   return partial === '' ? '' : `<div class="partial" id="partial">${h(partial)}</div>`;
 }
 
+/** A focused run's checks out of scope, under the verdict: one line, the ids behind it (nothing without a focus). */
+function scopeLine(report: Report): string {
+  const words = scopeWords(report);
+  if (words === '') return '';
+  const ids = (report.outOfScope ?? []).join(', ');
+  return `<details class="partial" id="out-of-scope"><summary>${h(words)}: not judged, not in the verdict</summary>${h(ids)}</details>`;
+}
+
 /** One line under the verdict: what was run against what. */
 function glance(report: Report): string {
   const t = report.totals;
@@ -391,7 +399,7 @@ export function renderHtml(report: Report): string {
     `<style>${own.css}</style>`,
     '</head><body><main>',
     `<div class="banner ${report.verdict}"><div class="verdict" id="verdict">${word}</div>`,
-    `<div><h1>petload ${h(report.scenario.name)}</h1>${partialLine(report)}<div class="counts" id="counts">${h(counts)}</div></div></div>`,
+    `<div><h1>petload ${h(report.scenario.name)}</h1>${partialLine(report)}${scopeLine(report)}<div class="counts" id="counts">${h(counts)}</div></div></div>`,
     // What a reader needs first: each plan sold against measured, what failed and the charts; then the details,
     // the long table collapsed.
     glance(report),

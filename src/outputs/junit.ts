@@ -12,7 +12,7 @@
 import { CATALOGUE, FAILING_SEVERITIES } from '../checks/catalogue.js';
 import { isCatalogueId } from '../checks/ledger.js';
 import type { CheckResult, Report } from '../report/schema.js';
-import { cutShortUnowned, failedIds } from '../report/verdict.js';
+import { cutShortUnowned, failedIds, focusFlags } from '../report/verdict.js';
 import { escapeAttr, escapeText } from './escape.js';
 import { caseName, evidenceBlock, formatObserved, keysLine, type PlanOutcome, targetLine } from './format.js';
 
@@ -153,6 +153,12 @@ export function renderJunit(report: Report): string {
     ['plans', report.plans.join(', ')],
     ...(report.notJudged && report.notJudged.length > 0
       ? ([['notJudged', report.notJudged.map((n) => `${n.plan} (${n.reason})`).join(', ')]] as [string, string][])
+      : []),
+    ...(report.focus
+      ? ([
+          ['focus', focusFlags(report.focus)],
+          ['outOfScope', (report.outOfScope ?? []).join(', ')],
+        ] as [string, string][])
       : []),
     ['keys', keysLine(report)],
     ['tool', `${report.tool.name} ${report.tool.version}`],

@@ -6,7 +6,7 @@
 import { measuredTraffic, trafficWords } from '../metrics/traffic.js';
 import { planTableOf } from '../report/plan-table.js';
 import type { PlanRow, Report } from '../report/schema.js';
-import { partialWords, verdictOf } from '../report/verdict.js';
+import { partialWords, scopeWords, verdictOf } from '../report/verdict.js';
 import { visibleControls } from './escape.js';
 import {
   countsLine,
@@ -68,6 +68,14 @@ function verdictLines(report: Report): string[] {
     `**${word}**${partial === '' ? '' : ` (${mdText(partial)})`}: ${countsLine(report.summary)}. ` +
       `${report.totals.requests} requests in ${formatDuration(report.durationMs)} (${report.totals.rps.toFixed(1)}/s per real second).`,
   );
+  const scope = scopeWords(report);
+  if (scope !== '')
+    out.push(
+      '',
+      `${mdText(scope)}: not judged, not in the verdict.`,
+      '',
+      `<details><summary>The checks out of scope</summary>\n\n${(report.outOfScope ?? []).map((id) => `\`${mdText(id)}\``).join(', ')}\n\n</details>`,
+    );
   if (report.verdict === 'aborted') out.push('', `Aborted: ${mdText(report.abortReason ?? 'the run was interrupted')}`);
   return out;
 }

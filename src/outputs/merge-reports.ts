@@ -143,6 +143,21 @@ function notJudgedOf(reports: readonly Report[]): Pick<Report, 'notJudged'> {
   return notJudged.length > 0 ? { notJudged } : {};
 }
 
+/**
+ * The focus of runs merged: a run of the whole scenario judged every check, so the merge has none; runs all focused
+ * judged the union of their focuses, and what none of them judged is out of scope.
+ */
+function focusOf(reports: readonly Report[]): Pick<Report, 'focus' | 'outOfScope'> {
+  const focuses = reports.map((r) => r.focus);
+  if (focuses.some((f) => f === undefined)) return {};
+  const outOfScope = (reports[0]?.outOfScope ?? []).filter((id) => reports.every((r) => r.outOfScope?.includes(id)));
+  const focus = {
+    checks: unique(focuses.flatMap((f) => f?.checks ?? [])),
+    probes: unique(focuses.flatMap((f) => f?.probes ?? [])),
+  };
+  return { focus, outOfScope };
+}
+
 /** Merge runs of one scenario. Refuses runs of different scenarios. */
 export function mergeReports(inputs: readonly SourcedReport[]): Report {
   const base = inputs[0];
@@ -202,6 +217,7 @@ export function mergeReports(inputs: readonly SourcedReport[]): Report {
     target: { ...base.report.target, faults: unique(reports.flatMap((r) => r.target.faults)) },
     plans: PLAN_NAMES.filter((p) => reports.some((r) => r.plans.includes(p))),
     ...notJudgedOf(reports),
+    ...focusOf(reports),
     keys: [...keys.values()],
     startedAt: new Date(started).toISOString(),
     endedAt: new Date(ended).toISOString(),

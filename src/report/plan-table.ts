@@ -40,6 +40,8 @@ interface PlanView {
   readonly checks: readonly CheckResult[];
   /** The Retry-After (seconds) of the plan's 429s that had a usable one. */
   readonly waits: readonly number[];
+  /** The checks a focused run left out of scope (report.json's `outOfScope`). */
+  readonly outOfScope: readonly string[];
 }
 
 /** What a passed check says of a figure: the measured text and more, or that it measured nothing after all. */
@@ -264,7 +266,10 @@ export const PLAN_ROWS: readonly RowSpec[] = [PER_MINUTE, PER_DAY, ALGORITHM, WH
 /** Why a check has no pass or failure for the plan: its skip reasons, or which outcome the report lacks. */
 function whyNotMeasured(v: PlanView, id: string): string {
   const check = v.checks.find((c) => c.id === id);
-  if (check === undefined) return `no outcome of ${id} in this report`;
+  if (check === undefined)
+    return v.outOfScope.includes(id)
+      ? `${id} is out of scope of this focused run`
+      : `no outcome of ${id} in this report`;
   const mine = check.byPlan.find((o) => o.plan === v.plan);
   const reasons = (mine ?? check.byPlan.find((o) => o.plan === null))?.reasons ?? [];
   if (reasons.length > 0) return reasons.join('; ');
@@ -323,7 +328,7 @@ export function soldFromReport(
 
 /** The plan table of a report's plans, from its checks and 429s, against the figures sold. */
 export function derivePlanTable(
-  report: Pick<Report, 'plans' | 'checks' | 'keyTimelines'>,
+  report: Pick<Report, 'plans' | 'checks' | 'keyTimelines' | 'outOfScope'>,
   sold: Partial<Record<PlanName, SoldFigures[]>>,
 ): PlanTable {
   return report.plans.map((plan) => {
@@ -331,7 +336,8 @@ export function derivePlanTable(
       .filter((k) => k.plan === plan)
       .flatMap((k) => k.refusals.map(([, s]) => s))
       .filter((s): s is number => s !== null);
-    const v: PlanView = { plan, sold: sold[plan] ?? [], checks: report.checks, waits };
+    const outOfScope = report.outOfScope ?? [];
+    const v: PlanView = { plan, sold: sold[plan] ?? [], checks: report.checks, waits, outOfScope };
     return { plan, sold: v.sold.map((s) => ({ ...s, keys: [...s.keys] })), rows: PLAN_ROWS.map((r) => rowOf(r, v)) };
   });
 }

@@ -100,3 +100,17 @@ export function partialWords(report: Pick<Report, 'notJudged'>): string {
   for (const n of notJudged) byReason.set(n.reason, [...(byReason.get(n.reason) ?? []), n.plan]);
   return `partial: ${[...byReason].map(([reason, plans]) => `${listed(plans)} not judged, ${reason}`).join('; ')}`;
 }
+
+/** A focus as the flags that ask it: `--check ratelimit.enforced --probe auth` (report.json's `focus`). */
+export const focusFlags = (focus: { readonly checks: readonly string[]; readonly probes: readonly string[] }): string =>
+  [...focus.checks.map((c) => `--check ${c}`), ...focus.probes.map((p) => `--probe ${p}`)].join(' ');
+
+/**
+ * What every output says of a focused run's other checks: `Out of scope (--check ratelimit.enforced): 45 checks`;
+ * empty for a run of the whole scenario. They are not judged: neither skipped nor in the verdict.
+ */
+export function scopeWords(report: Pick<Report, 'focus' | 'outOfScope'>): string {
+  if (report.focus === undefined) return '';
+  const n = report.outOfScope?.length ?? 0;
+  return `Out of scope (${focusFlags(report.focus)}): ${n} check${n === 1 ? '' : 's'}`;
+}
