@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CHECK_IDS } from '../checks/catalogue.js';
 import { createRunEvents, type RunEvents } from '../core/run-events.js';
 import type { JournalHeadInput } from '../journal/format.js';
 import { startJournal } from '../journal/writer.js';
@@ -40,11 +41,16 @@ const ex = (plan: 'free' | 'pro', operation: string | null, status: number | nul
   }) as const;
 
 /** A journal of three seconds of traffic, cut off without an end line (as kill -9 leaves it). */
-function killedRun(): { dir: string; events: RunEvents; close: () => Promise<void>; latencies: number[] } {
+function killedRun(head: JournalHeadInput = HEAD): {
+  dir: string;
+  events: RunEvents;
+  close: () => Promise<void>;
+  latencies: number[];
+} {
   let t = 0;
   const dir = mkdtempSync(join(tmpdir(), 'petload-recover-'));
   const events = createRunEvents();
-  const journal = startJournal(events, dir, HEAD, { now: () => t, intervalMs: 1000, datasync: false });
+  const journal = startJournal(events, dir, head, { now: () => t, intervalMs: 1000, datasync: false });
   const latencies: number[] = [];
   for (let s = 0; s < 3; s++) {
     for (let i = 0; i < 50; i++) {
@@ -83,6 +89,16 @@ function killedRun(): { dir: string; events: RunEvents; close: () => Promise<voi
 }
 
 describe('recovering a report from the journal', () => {
+  it("keeps a focused run's focus: only the checks in scope judged, the others out of scope", async () => {
+    const outOfScope = CHECK_IDS.filter((id) => id !== 'list.schema');
+    const { dir } = killedRun({ ...HEAD, focus: { checks: ['list.schema'], probes: [] }, outOfScope, thresholds: [] });
+    const r = await recoverReport(dir);
+    expect(r.report.focus).toEqual({ checks: ['list.schema'], probes: [] });
+    expect(r.report.outOfScope).toEqual(outOfScope);
+    expect(r.report.checks.map((c) => [c.id, c.status])).toEqual([['list.schema', 'fail']]);
+    expect(readReportFile(join(dir, 'report.json'))).toEqual(r.report);
+  });
+
   it('rebuilds every file of a killed run: verdict aborted, counts summed, histograms merged exactly, checks as they stood', async () => {
     const { dir, latencies } = killedRun();
     const r = await recoverReport(dir);

@@ -170,3 +170,42 @@ describe('mergeReports', () => {
     }
   });
 });
+
+describe('mergeReports of focused runs', () => {
+  /** A sample run as a focused run reports it: only the checks in scope, the others out of scope. */
+  const focused = (r: Report, checks: string[]): Report => {
+    const ids = r.checks.map((c) => c.id);
+    return {
+      ...r,
+      focus: { checks, probes: [] },
+      outOfScope: ids.filter((id) => !checks.includes(id)),
+      checks: r.checks.filter((c) => checks.includes(c.id)),
+      thresholds: [],
+    };
+  };
+  const one = focused(a.report, ['ratelimit.reset-is-timestamp']);
+  const two = focused(b.report, ['contract.transport']);
+
+  it('keeps the union of the focuses, and out of scope what none of the runs judged', () => {
+    const m = mergeReports([
+      { report: one, source: 'one/report.json' },
+      { report: two, source: 'two/report.json' },
+    ]);
+    expect(ReportSchema.parse(m)).toEqual(m);
+    expect(m.focus).toEqual({ checks: ['ratelimit.reset-is-timestamp', 'contract.transport'], probes: [] });
+    expect(m.checks.map((c) => c.id).sort()).toEqual(['contract.transport', 'ratelimit.reset-is-timestamp']);
+    expect(m.outOfScope).toHaveLength(a.report.checks.length - 2);
+    expect(m.outOfScope).not.toContain('contract.transport');
+    expect(m.summary.checks).toBe(2);
+  });
+
+  it('has no focus when a run of the whole scenario is among those merged', () => {
+    const m = mergeReports([
+      { report: one, source: 'one/report.json' },
+      { report: b.report, source: 'b/report.json' },
+    ]);
+    expect(m.focus).toBeUndefined();
+    expect(m.outOfScope).toBeUndefined();
+    expect(m.checks).toHaveLength(b.report.checks.length);
+  });
+});
