@@ -30,6 +30,10 @@ export { parseScenarioText } from './config/load-scenario.js';
 export { listScenarios } from './config/load-scenario.js';
 /** A validated scenario, as loadScenario returns it. */
 export type { Scenario } from './config/scenario.js';
+/** A run's focus (RunOptions.focus, `petload run --check --probe`): the checks and probes it judges; the rest is out of scope. */
+export type { Focus } from './config/focus.js';
+/** The scenario cut to what judges a focus, with the checks in and out of scope; throws a PetloadError (E_USAGE) outside it. */
+export { focusScenario } from './config/focus.js';
 
 // Keys
 
