@@ -8,7 +8,7 @@ import type { Redactor } from '../config/redactor.js';
 import { EXIT, isPetloadError } from '../core/errors.js';
 import { canonicalReport } from '../outputs/json.js';
 import { redactReport } from '../report/redact.js';
-import { OUTPUT_NAMES, type OutputName } from '../outputs/registry.js';
+import { OUTPUT_NAMES } from '../outputs/registry.js';
 import { writeReportsSettled, type WrittenReports } from '../outputs/write.js';
 import { buildReport, reportHead, type ReportInput } from './build-report.js';
 import { errorReport, writeErrorReport } from './error-report.js';
@@ -86,7 +86,7 @@ function attempt<T>(f: () => T): T | null {
 
 export async function finalizeRun(input: ReportInput, o: FinalizeOptions): Promise<Finalized> {
   let assembled: Report | null = null;
-  let failedFormats: OutputName[] = [];
+  let failedFormats: string[] = [];
   let written: Partial<WrittenReports> = {};
   let cause: unknown;
   try {

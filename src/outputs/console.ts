@@ -5,7 +5,8 @@
  * that it reads the same in a CI log; colour only when asked (the CLI decides from the terminal).
  */
 import { NOT_EXERCISED } from '../checks/catalogue.js';
-import { basename, dirname, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
+import { reproductionsOf } from './repro/render.js';
 import { measuredTraffic, trafficWords } from '../metrics/traffic.js';
 import { DEFAULT_COLUMNS, tableLines, wrapLine } from './console-table.js';
 import { junitCaseCount } from './junit.js';
@@ -200,9 +201,17 @@ function headLines(report: Report, paint: Paint, width: number): string[] {
 
 /**
  * One line per check: its overall counts, then every plan's, which add up to them; then the first evidence of each
- * failing plan, wrapped, never cut (the ledger bounds a message).
+ * failing plan, wrapped, never cut (the ledger bounds a message), and what `more` adds under it (how to reproduce it).
  */
-function checkLines(title: string, checks: CheckResult[], mark: string, style: Style, paint: Paint, width: number) {
+function checkLines(
+  title: string,
+  checks: CheckResult[],
+  mark: string,
+  style: Style,
+  paint: Paint,
+  width: number,
+  more: (c: CheckResult, o: CheckResult['byPlan'][number]) => string[],
+) {
   if (checks.length === 0) return [];
   const out = ['', paint('bold', title)];
   for (const c of checks) {
@@ -218,9 +227,20 @@ function checkLines(title: string, checks: CheckResult[], mark: string, style: S
       const e = o.evidence[0];
       const at = `      ${o.plan ? `[${o.plan}] ` : ''}`;
       if (e) out.push(...wrapLine(at, clean(evidenceLine(e), 2000), width, '        '));
+      out.push(...more(c, o).flatMap((l) => wrapLine('        ', clean(l, 2000), width, '          ')));
     }
   }
   return out;
+}
+
+/** How to see a failure again: the script to run (in `dir`, the report's repro/ folder), else the probe to re-run. */
+function reproduceLine(report: Report, dir: string | undefined) {
+  return (c: CheckResult, o: CheckResult['byPlan'][number]): string[] => {
+    const e = reproductionsOf(report, c.id).find((x) => x.plan === o.plan);
+    if (e === undefined) return [];
+    if (e.file === undefined) return [`re-run: ${e.rerun} (no script: ${e.why})`];
+    return [`reproduce: sh ${dir !== undefined ? join(dir, basename(e.file)) : e.file}`];
+  };
 }
 
 /** Checks the run never called for are one line (each one's own reason is in the report); other skips say why. */
@@ -273,9 +293,10 @@ export function renderConsoleSummary(report: Report, opts: ConsoleOptions): stri
   const out: string[] = headLines(report, paint, width);
   // First after the verdict (and what it was given for): each plan's figures, sold against measured.
   out.push(...planTableLines(report, paint, width));
-  out.push(...checkLines('Failed', v.failed, 'FAIL', 'red', paint, width));
+  const reproduce = reproduceLine(report, opts.files?.repro);
+  out.push(...checkLines('Failed', v.failed, 'FAIL', 'red', paint, width, reproduce));
   out.push(...cutShortLines(v.cutShort, paint, width));
-  out.push(...checkLines('Warnings', v.warnings, 'WARN', 'yellow', paint, width));
+  out.push(...checkLines('Warnings', v.warnings, 'WARN', 'yellow', paint, width, reproduce));
   out.push(...skipLines(v.skipped, paint, width));
 
   const measured = measuredTraffic(report);

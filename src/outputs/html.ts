@@ -28,6 +28,7 @@ import {
 } from './format.js';
 import { type ChartData, chartData } from './html-charts.js';
 import { inlineJson, inlineScript, PAGE_CSP, uplotAssets } from './page-parts.js';
+import { reproductionsOf } from './repro/render.js';
 
 let page: { js: string; css: string } | undefined;
 
@@ -98,13 +99,13 @@ function checkRows(report: Report): Row[] {
 }
 
 /** The long table, collapsed: the failures above already say what went wrong. */
-function checksSection(rows: readonly Row[]): string {
+function checksSection(report: Report, rows: readonly Row[]): string {
   const body = rows.map(
     ({ c, o, s }) =>
       `<tr data-status="${s}" id="${checkRowId(c.id, o.plan)}"><td><code>${h(caseName(c.id, o.plan))}</code><div class="note">${h(c.title)}</div></td>` +
       `<td>${h(c.severity)}</td><td>${badge(s)}</td>` +
       `<td class="num">${o.counts.failed}</td><td class="num">${o.counts.passed}</td><td class="num">${o.counts.skipped}</td>` +
-      `<td>${evidenceCell(o)}</td></tr>`,
+      `<td>${evidenceCell(o)}${o.status === 'fail' ? reproHtml(report, c, o) : ''}</td></tr>`,
   );
   const tally = (['fail', 'warn', 'pass', 'skip'] as const)
     .map((st) => [st, rows.filter((r) => r.s === st).length] as const)
@@ -185,11 +186,25 @@ function planTableSection(report: Report): string {
   );
 }
 
+/** A failure's reproduction: the script's path (a link into the report folder) and first lines, or the probe to re-run. */
+function reproHtml(report: Report, c: CheckResult, o: PlanOutcome): string {
+  const e = reproductionsOf(report, c.id).find((x) => x.plan === o.plan);
+  if (e === undefined) return '';
+  if (e.script === undefined || e.file === undefined)
+    return `<div class="note repro">no script: ${h(e.why ?? '')}. Re-run its probe: <span class="mono">${h(e.rerun)}</span></div>`;
+  // One line of HTML (the newlines of the script are character references), as every other part of the page.
+  const lines = e.script.preview.map(h).join('&#10;');
+  return (
+    `<details class="repro"><summary>reproduce: <a class="mono" href="${escapeAttr(e.file)}">sh ${h(e.file)}</a></summary>` +
+    `<pre>${lines}</pre></details>`
+  );
+}
+
 /** How many failures the top of the page lists; the rest are in the check table. */
 const FAILURES_SHOWN = 6;
 
 /** What went wrong, right under the verdict: each failed or warned check per plan, with its first evidence. */
-function failuresSection(rows: readonly Row[]): string {
+function failuresSection(report: Report, rows: readonly Row[]): string {
   const bad = rows.filter((r) => r.s === 'fail' || r.s === 'warn');
   if (bad.length === 0)
     return `<h2 id="failures-title">Failures</h2><p class="all-clear" id="failures">No check failed and none warned.</p>`;
@@ -199,6 +214,7 @@ function failuresSection(rows: readonly Row[]): string {
     return (
       `<li>${badge(s)} <code>${h(caseName(c.id, o.plan))}</code> <span class="note">${h(c.severity)}: ${h(c.title)}</span>` +
       (why === '' ? '' : `<div class="why mono" title="${escapeAttr(why)}">${h(why)}</div>`) +
+      reproHtml(report, c, o) +
       '</li>'
     );
   });
@@ -405,11 +421,11 @@ export function renderHtml(report: Report): string {
     glance(report),
     navigation(report),
     planTableSection(report),
-    failuresSection(rows),
+    failuresSection(report, rows),
     chartsSection(report, data),
     thresholdsSection(report),
     latencyTable(report),
-    checksSection(rows),
+    checksSection(report, rows),
     notes,
     metaSection(report),
     '</main>',

@@ -15,6 +15,7 @@ import type { CheckResult, Report } from '../report/schema.js';
 import { cutShortUnowned, failedIds, focusFlags } from '../report/verdict.js';
 import { escapeAttr, escapeText } from './escape.js';
 import { caseName, evidenceBlock, formatObserved, keysLine, type PlanOutcome, targetLine } from './format.js';
+import { reproductionsOf } from './repro/render.js';
 
 interface Case {
   classname: string;
@@ -44,7 +45,18 @@ function systemOut(text: string): string {
   return text === '' ? '' : `<system-out>${escapeText(text)}</system-out>`;
 }
 
-function outcomeCase(check: CheckResult, o: PlanOutcome, failed: ReadonlySet<string>): Case {
+/** How to see a failure again, for its text: the script in the report folder, else the probe to re-run. */
+type ReproLine = (check: CheckResult, o: PlanOutcome) => string;
+
+function reproLineOf(report: Report): ReproLine {
+  return (check, o) => {
+    const e = reproductionsOf(report, check.id).find((x) => x.plan === o.plan);
+    if (e === undefined) return '';
+    return e.file !== undefined ? `Reproduce: sh ${e.file}` : `Re-run: ${e.rerun} (no script: ${e.why})`;
+  };
+}
+
+function outcomeCase(check: CheckResult, o: PlanOutcome, failed: ReadonlySet<string>, repro: ReproLine): Case {
   const classname = `petload.${familyOf(check.id)}`;
   const name = caseName(check.id, o.plan);
   const evidence = o.evidence.map(evidenceBlock).join('\n\n');
@@ -65,7 +77,7 @@ function outcomeCase(check: CheckResult, o: PlanOutcome, failed: ReadonlySet<str
   }
   if (o.status === 'fail' && FAILING_SEVERITIES.has(check.severity)) {
     const message = o.evidence[0]?.message ?? `${o.counts.failed} failure(s)`;
-    const text = [`${check.title} (${check.severity})`, countsLine(o.counts), evidence, factsText(o)]
+    const text = [`${check.title} (${check.severity})`, countsLine(o.counts), evidence, factsText(o), repro(check, o)]
       .filter(Boolean)
       .join('\n\n');
     return {
@@ -76,7 +88,13 @@ function outcomeCase(check: CheckResult, o: PlanOutcome, failed: ReadonlySet<str
     };
   }
   if (o.status === 'fail') {
-    const text = [`WARNING (${check.severity}): ${check.title}`, countsLine(o.counts), evidence, factsText(o)]
+    const text = [
+      `WARNING (${check.severity}): ${check.title}`,
+      countsLine(o.counts),
+      evidence,
+      factsText(o),
+      repro(check, o),
+    ]
       .filter(Boolean)
       .join('\n\n');
     return { classname, name, kind: 'pass', body: systemOut(text) };
@@ -84,13 +102,13 @@ function outcomeCase(check: CheckResult, o: PlanOutcome, failed: ReadonlySet<str
   return { classname, name, kind: 'pass', body: systemOut(factsText(o)) };
 }
 
-function checkCases(check: CheckResult, failed: ReadonlySet<string>): Case[] {
+function checkCases(check: CheckResult, failed: ReadonlySet<string>, repro: ReproLine): Case[] {
   // A check that was never judged for any plan still gets its case, so that CI lists every id.
   const outcomes: PlanOutcome[] =
     check.byPlan.length > 0
       ? check.byPlan
       : [{ plan: null, status: check.status, counts: check.counts, evidence: [], reasons: [], info: {} }];
-  return outcomes.map((o) => outcomeCase(check, o, failed));
+  return outcomes.map((o) => outcomeCase(check, o, failed, repro));
 }
 
 function thresholdCase(t: Report['thresholds'][number]): Case {
@@ -115,7 +133,8 @@ function junitCases(report: Report): Case[] {
   const thresholdIds = new Set(report.thresholds.map((t) => t.checkId));
   // Threshold checks appear once, from report.thresholds, where their observed value is known.
   const failed = failedIds(report.checks);
-  const cases = report.checks.filter((c) => !thresholdIds.has(c.id)).flatMap((c) => checkCases(c, failed));
+  const repro = reproLineOf(report);
+  const cases = report.checks.filter((c) => !thresholdIds.has(c.id)).flatMap((c) => checkCases(c, failed, repro));
   cases.push(...report.thresholds.map(thresholdCase));
   // A partial run: each plan its scope named and it did not judge, a skipped case CI lists.
   for (const n of report.notJudged ?? [])

@@ -8,6 +8,7 @@ import { planTableOf } from '../report/plan-table.js';
 import type { PlanRow, Report } from '../report/schema.js';
 import { partialWords, scopeWords, verdictOf } from '../report/verdict.js';
 import { visibleControls } from './escape.js';
+import { reproductionsOf } from './repro/render.js';
 import {
   countsLine,
   evidenceLine,
@@ -147,6 +148,31 @@ function failuresSection(title: string, checks: readonly Check[]): string[] {
   ];
 }
 
+/** A fenced code block that nothing in `lines` can close (its fence longer than any run of backticks in them). */
+function fenced(lines: readonly string[], lang: string): string[] {
+  const longest = Math.max(2, ...lines.map((l) => Math.max(0, ...(l.match(/`+/g) ?? []).map((m) => m.length))));
+  const fence = '`'.repeat(longest + 1);
+  return [`${fence}${lang}`, ...lines, fence];
+}
+
+/** Under a failures table: each failure's reproduction script (its path and first lines), or the probe to re-run. */
+function reproductionsSection(report: Report, checks: readonly Check[]): string[] {
+  const entries = checks.flatMap((c) => reproductionsOf(report, c.id));
+  if (entries.length === 0) return [];
+  const items = entries.flatMap((e) => {
+    const at = `${mdCode(e.check)}${e.plan ? ` [${e.plan}]` : ''}`;
+    if (e.script === undefined)
+      return [`- ${at}: no script: ${mdText(e.why ?? '', 1000)}. Re-run its probe: ${mdCode(e.rerun)}`, ''];
+    return [
+      `- ${at}: ${mdCode(`sh ${e.file}`)} (exit 1 while the defect shows, 0 once fixed)`,
+      '',
+      ...fenced(e.script.preview, 'sh').map((l) => `  ${l}`),
+      '',
+    ];
+  });
+  return ['', '#### Reproductions', '', ...items];
+}
+
 function skippedSection(skipped: readonly Check[]): string[] {
   if (skipped.length === 0) return [];
   return [
@@ -224,10 +250,12 @@ export function renderMarkdown(report: Report): string {
     ...planTableSection(report),
     ...runLines(report),
     ...failuresSection('Failed', v.failed),
+    ...reproductionsSection(report, v.failed),
     ...(v.cutShort.length > 0
       ? ['', `### ${CUT_SHORT_TITLE}`, '', ...v.cutShort.map((c) => `- ${mdText(cutShortText(c), 1000)}`)]
       : []),
     ...failuresSection('Warnings', v.warnings),
+    ...reproductionsSection(report, v.warnings),
     ...skippedSection(v.skipped),
     ...latencySection(report),
     ...thresholdsSection(report),

@@ -117,7 +117,7 @@ describe('redaction of a whole report', () => {
           const report = sampleReport({ keys, requests: 24, leak });
           const redact = createRedactor(keys);
 
-          const { texts, failed } = renderReports(report, { redact });
+          const { texts, folders, failed } = renderReports(report, { redact });
           expect(failed).toEqual([]);
           const json = JSON.parse(texts.json!) as unknown;
           const parsed = ReportSchema.parse(json);
@@ -136,6 +136,7 @@ describe('redaction of a whole report', () => {
 
           const outputs = {
             ...texts,
+            ...folders.repro,
             console: redact.whole(renderConsoleSummary(redactForConsole(report, redact), { color: false })),
           };
           for (const [name, text] of Object.entries(outputs)) {

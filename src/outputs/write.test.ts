@@ -1,6 +1,6 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor, parseKeys } from '../config/keys-file.js';
 import { type Report, ReportSchema } from '../report/schema.js';
@@ -8,7 +8,7 @@ import { isPetloadError } from '../core/errors.js';
 import { SAMPLE_KEYS, sampleReport, sampleRun } from '../testing/sample-report.js';
 import { escapeText } from './escape.js';
 import { mdText } from './markdown.js';
-import { OUTPUTS } from './registry.js';
+import { FOLDER_OUTPUTS, OUTPUTS } from './registry.js';
 import { writeFileAtomic, writeReports } from './write.js';
 
 let root: string;
@@ -19,14 +19,19 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
+/** Every file under `dir`, by its path there (`repro/x.sh`). */
 async function readAll(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const f of await readdir(dir)) out[f] = await readFile(join(dir, f), 'utf8');
+  for (const e of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!e.isFile()) continue;
+    const path = join(e.parentPath, e.name);
+    out[relative(dir, path)] = await readFile(path, 'utf8');
+  }
   return out;
 }
 
 describe('writeReports', () => {
-  it('creates the directory and writes the four formats, nothing else', async () => {
+  it('creates the directory and writes the four formats and the reproductions, nothing else', async () => {
     const dir = join(root, 'a', 'b', 'c');
     const report = sampleReport();
     const files = await writeReports(report, dir);
@@ -35,10 +40,13 @@ describe('writeReports', () => {
       junit: join(dir, 'junit.xml'),
       markdown: join(dir, 'summary.md'),
       html: join(dir, 'report.html'),
+      repro: join(dir, 'repro'),
     });
     const written = await readAll(dir);
-    expect(Object.keys(written).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'summary.md']);
+    const script = join('repro', 'ratelimit.reset-is-timestamp.free.sh');
+    expect(Object.keys(written).sort()).toEqual(['junit.xml', 'report.html', 'report.json', script, 'summary.md']);
     for (const o of Object.values(OUTPUTS)) expect(written[o.file]).toBe(o.render(report));
+    expect(written[script]).toBe(FOLDER_OUTPUTS.repro.render(report)['ratelimit.reset-is-timestamp.free.sh']);
     expect(ReportSchema.parse(JSON.parse(written['report.json']!))).toEqual(report);
   });
 
@@ -47,7 +55,17 @@ describe('writeReports', () => {
     const bad = { ...sampleReport(), durationMs: 'long' } as unknown as Report;
     const err = await writeReports(bad, dir).catch((e: unknown) => e);
     expect(isPetloadError(err) && err.code).toBe('E_INTERNAL');
-    expect((await readdir(dir)).sort()).toEqual(['junit.xml', 'report.html', 'summary.md']);
+    expect((await readdir(dir)).sort()).toEqual(['junit.xml', 'report.html', 'repro', 'summary.md']);
+  });
+
+  it('leaves in repro/ only the scripts of the report it renders', async () => {
+    const dir = join(root, 'again');
+    await writeReports(sampleReport(), dir);
+    const fixed = sampleReport();
+    fixed.checks = fixed.checks.filter((c) => c.id !== 'ratelimit.reset-is-timestamp');
+    const files = await writeReports(fixed, dir);
+    expect(files.repro).toBeUndefined();
+    expect((await readdir(dir)).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'summary.md']);
   });
 
   it('never lets a key reach a file, even where escaping would hide it from a text search', async () => {

@@ -5,19 +5,29 @@
  * that escaping cannot hide a key from the redactor; structured values are left alone, see src/report/redact.ts),
  * then whole keys in every rendered text, as a last line of defence that cannot break a file's structure.
  */
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Report } from '../report/schema.js';
 import { PetloadError } from '../core/errors.js';
 import { redactReport, redactStrings } from '../report/redact.js';
-import { OUTPUT_NAMES, OUTPUTS, type OutputName } from './registry.js';
+import {
+  FOLDER_OUTPUT_NAMES,
+  FOLDER_OUTPUTS,
+  type FolderOutputName,
+  OUTPUT_NAMES,
+  OUTPUTS,
+  type OutputName,
+} from './registry.js';
 
 export interface WriteOptions {
   /** Hides secrets in a text (see createRedactor); its `whole` (whole keys only) makes the last pass. */
   redact?: ((s: string) => string) & { whole?: (s: string) => string };
 }
 
-export type WrittenReports = Record<OutputName, string>;
+/** Each file output's path; a folder output's path when it wrote any file. */
+export type WrittenReports = Record<OutputName, string> & Partial<Record<FolderOutputName, string>>;
+
+type AnyOutputName = OutputName | FolderOutputName;
 
 const OUT_DIR_HINT = 'Give a writable directory (--report-dir or --out).';
 
@@ -72,25 +82,31 @@ export function lastPass(name: OutputName, text: string, whole: (s: string) => s
 export interface SettledReports {
   written: Partial<WrittenReports>;
   /** The formats that could not be rendered, with why. */
-  failed: { name: OutputName; error: unknown }[];
+  failed: { name: AnyOutputName; error: unknown }[];
 }
 
 export interface RenderedReports {
   texts: Partial<Record<OutputName, string>>;
+  /** The folder outputs' files: name -> text. */
+  folders: Partial<Record<FolderOutputName, Readonly<Record<string, string>>>>;
   /** The formats that could not be rendered, with why. */
-  failed: { name: OutputName; error: unknown }[];
+  failed: { name: AnyOutputName; error: unknown }[];
 }
 
-/** Render formats in memory, each on its own, with the report's free text redacted and the last pass over each text. */
+/**
+ * Render formats in memory, each on its own, with the report's free text redacted and the last pass over each text
+ * (folder outputs: `folders`, by default all of them).
+ */
 export function renderReports(
   report: Report,
   opts: WriteOptions = {},
   names: readonly OutputName[] = OUTPUT_NAMES,
+  folders: readonly FolderOutputName[] = FOLDER_OUTPUT_NAMES,
 ): RenderedReports {
   const redact = opts.redact;
   const clean = redact ? redactReport(report, redact) : report;
   const whole = redact ? (redact.whole ?? redact) : null;
-  const res: RenderedReports = { texts: {}, failed: [] };
+  const res: RenderedReports = { texts: {}, folders: {}, failed: [] };
   for (const name of names) {
     try {
       const text = OUTPUTS[name].render(clean);
@@ -99,7 +115,38 @@ export function renderReports(
       res.failed.push({ name, error: e });
     }
   }
+  for (const name of folders) {
+    try {
+      const files = Object.entries(FOLDER_OUTPUTS[name].render(clean));
+      res.folders[name] = Object.fromEntries(files.map(([f, text]) => [f, whole ? whole(text) : text]));
+    } catch (e) {
+      res.failed.push({ name, error: e });
+    }
+  }
   return res;
+}
+
+/**
+ * Write a folder output's files into `dir`, and remove the files an earlier rendering left there that this one
+ * does not write (a report rendered again says what it says now; its scripts only). Its path, or null when it has no file.
+ */
+async function writeFolder(dir: string, files: Readonly<Record<string, string>>): Promise<string | null> {
+  const names = Object.keys(files);
+  const old = await readdir(dir).catch(() => [] as string[]);
+  const stale = old.filter((f) => f.endsWith('.sh') && !names.includes(f));
+  await Promise.all(stale.map((f) => rm(join(dir, f), { force: true })));
+  if (names.length === 0) {
+    // Left alone when it holds anything else.
+    await rmdir(dir).catch(() => undefined);
+    return null;
+  }
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (e) {
+    throw ioError(`create the directory ${dir}`, e);
+  }
+  await Promise.all(names.map((f) => writeFileAtomic(join(dir, f), files[f]!)));
+  return dir;
 }
 
 /**
@@ -127,11 +174,15 @@ export async function writeReportsSettled(
   const failed = writes.find((w) => w.status === 'rejected');
   if (failed) throw failed.reason;
   for (const [name, path] of paths) res.written[name] = path;
+  for (const [name, files] of Object.entries(rendered.folders) as [FolderOutputName, Record<string, string>][]) {
+    const path = await writeFolder(join(dir, FOLDER_OUTPUTS[name].folder), files);
+    if (path !== null) res.written[name] = path;
+  }
   return res;
 }
 
 /**
- * Render and write report.json, junit.xml, summary.md and report.html into `dir` (created if needed).
+ * Render and write report.json, junit.xml, summary.md, report.html and repro/ into `dir` (created if needed).
  * A format that fails to render does not stop the others from being written; its error is thrown after.
  */
 export async function writeReports(report: Report, dir: string, opts: WriteOptions = {}): Promise<WrittenReports> {

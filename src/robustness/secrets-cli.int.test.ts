@@ -55,6 +55,10 @@ describe.concurrent('the CLI never shows a key', () => {
     expect(run.files).toEqual([...REPORT_FILES]);
     expect(findSecret(`${run.cli.stdout}\n${run.cli.stderr}`, [HOSTILE_KEY])).toBeNull();
     for (const f of filesUnder(run.dir)) expect(findSecret(f.text, [HOSTILE_KEY]), f.path).toBeNull();
+    // The failures' reproduction scripts were among the files scanned: they name the key by its variable only.
+    const scripts = filesUnder(run.dir).filter((f) => /[\\/]repro[\\/][^\\/]+\.sh$/.test(f.path));
+    expect(scripts.length).toBeGreaterThan(0);
+    expect(scripts.some((f) => f.text.includes('need PETLOAD_KEY_FREE_1'))).toBe(true);
     // The echoed bodies did reach the evidence: the scan above had something to find.
     const shape = run.report.checks.find((c) => c.id === 'contract.error-shape')!;
     expect(shape.status).toBe('fail');
