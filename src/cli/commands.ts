@@ -9,6 +9,7 @@ import { k8sCommand } from './k8s.js';
 import { listCommand } from './list.js';
 import { mergeCommand } from './merge.js';
 import { reportCommand } from './report.js';
+import { rerunCommand } from './rerun.js';
 import { runCommand } from './run.js';
 import { serveCommand } from './serve.js';
 import { trendCommand } from './trend.js';
@@ -21,6 +22,7 @@ export const commands: readonly RegisteredCommand[] = [
   registered(reportCommand),
   registered(mergeCommand),
   registered(compareCommand),
+  registered(rerunCommand),
   registered(trendCommand),
   registered(serveCommand),
   registered(k8sCommand),

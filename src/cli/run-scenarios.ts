@@ -81,7 +81,8 @@ const stamp = (d: Date) =>
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z');
 
-function reportDirFor(base: string | undefined, scenario: string, many: boolean, started: Date): string {
+/** A run's report folder: --report-dir (its scenario's folder inside it with several), else reports/<stamp>-<name>/. */
+export function reportDirFor(base: string | undefined, scenario: string, many: boolean, started: Date): string {
   if (base === undefined) return join('reports', `${stamp(started)}-${scenario}`);
   return many ? join(base, scenario) : base;
 }

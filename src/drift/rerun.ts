@@ -44,7 +44,7 @@ export interface RerunSelection {
   readonly chosen: readonly Rejudge[];
   readonly left: readonly LeftOut[];
   /** The checks to judge again, in the report's order. */
-  readonly checks: readonly string[];
+  readonly checks: readonly CheckId[];
   /** The plans to judge them on: those of the chosen outcomes, else the report's. */
   readonly plans: readonly PlanName[];
 }
@@ -132,7 +132,7 @@ export function rerunSelection(report: Report, judges: (id: CheckId) => boolean)
     if ('rejudge' in v) chosen.push({ ...entry, why: v.rejudge });
     else left.push({ ...entry, why: v.left });
   }
-  const checks = [...new Set(chosen.map((c) => c.check))];
+  const checks = [...new Set(chosen.map((c) => c.check))].filter(inCatalogue);
   const planned = new Set(chosen.flatMap((c) => (c.plan === null ? [] : [c.plan])));
   const plans = planned.size > 0 ? report.plans.filter((p) => planned.has(p)) : [...report.plans];
   return { chosen, left, checks, plans };

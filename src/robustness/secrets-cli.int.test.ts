@@ -3,29 +3,15 @@
  * holds any part of a key, against `petload serve` and against a target that echoes the credential back; and a
  * key given on the command line is refused, pointing to the keys file, without being echoed.
  */
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { describe, expect, it, type TestContext } from 'vitest';
-import { BIN, REPORT_FILES, reportFilesIn, runCli, scratch, STACK_LINE } from '../testing/cli.js';
+import { REPORT_FILES, reportFilesIn, runCli, scratch, STACK_LINE, startServe } from '../testing/cli.js';
 import { echoCredential } from '../testing/hostile/behaviours.js';
 import { HOSTILE_KEY, runAgainstHostile } from '../testing/hostile/harness.js';
 import { filesUnder, findSecret, recognisableKey } from '../testing/secrets.js';
 
 /** `petload serve --port 0 --keys-file F`; resolves with its URL and what it printed. */
-async function serve(ctx: TestContext, keysFile: string): Promise<{ url: string; output: () => string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--keys-file', keysFile], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  ctx.onTestFinished(() => void child.kill('SIGKILL'));
-  let output = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
-  const first = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
-  });
-  output += `${first}\n`;
-  return { url: first.replace(/^listening /, ''), output: () => output };
-}
+const serve = (ctx: TestContext, keysFile: string) =>
+  startServe(['--keys-file', keysFile], (kill) => ctx.onTestFinished(kill));
 
 // Each case has its own target and child processes: they run side by side.
 describe.concurrent('the CLI never shows a key', () => {

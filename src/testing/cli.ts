@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -127,4 +128,24 @@ export async function countingServer() {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   return { url, requests: () => requests, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+/**
+ * `petload serve --port 0 ...args` on loopback; resolves with its URL once it listens, and what it printed. `stop` is
+ * called when the test is over (pass `ctx.onTestFinished`, or an afterAll): the server is killed then.
+ */
+export async function startServe(
+  args: readonly string[],
+  stop: (kill: () => void) => void,
+): Promise<{ url: string; output: () => string }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  stop(() => void child.kill('SIGKILL'));
+  let output = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
+  const first = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
+  });
+  output += `${first}\n`;
+  return { url: first.replace(/^listening /, ''), output: () => output };
 }
