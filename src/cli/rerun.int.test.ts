@@ -13,6 +13,7 @@ import type { RerunRecord } from '../drift/rerun-text.js';
 import type { Report } from '../report/schema.js';
 import { readReportJson, runCli, STACK_LINE, scratch, startServe } from '../testing/cli.js';
 import { deadPort } from '../testing/hostile/server.js';
+import { filesUnder, findSecret, recognisableKey } from '../testing/secrets.js';
 
 const root = mkdtempSync(join(tmpdir(), 'petload-rerun-'));
 const FAULTY = join(root, 'faulty');
@@ -120,13 +121,14 @@ describe.concurrent('petload rerun of a compliance report with two faults', { ti
       'free',
       '--fault',
       'error-shape',
+      '--quiet',
       '--report-dir',
       errorShape,
-      '--quiet',
     ];
     expect((await runCli(run, CLI_MS)).code).toBe(1);
     const s = scratch('petload-rerun-serve-');
-    const keys = s.keys([1, 2, 3].map((i) => ({ key: `rerun-free-key-00000000${i}`, plan: 'free' })));
+    const secrets = [1, 2, 3].map(() => recognisableKey('free'));
+    const keys = s.keys(secrets.map((key) => ({ key, plan: 'free' })));
     const server = await startServe(['--keys-file', keys, '--time-scale', '60'], (kill) => ctx.onTestFinished(kill));
     const dir = join(root, 'serve');
     const args = ['rerun', errorShape, '--target', server.url, '--keys-file', keys, '--report-dir', dir, '--quiet'];
@@ -135,11 +137,11 @@ describe.concurrent('petload rerun of a compliance report with two faults', { ti
     const record: RerunRecord = JSON.parse(readFileSync(join(dir, 'rerun.json'), 'utf8'));
     expect(record.now.target).toBe(server.url);
     expect(pairs(record.fixed)).toEqual(['contract.error-shape [-]', 'contract.error-shape [free]']);
-    expect(readReportJson(dir).keys.map((k) => k.label)).toEqual([
-      'free#1 (…0001)',
-      'free#2 (…0002)',
-      'free#3 (…0003)',
-    ]);
+    // Today's keys, from the keys file: labels only in every file and line, as for run.
+    const labels = secrets.map((k, i) => `free#${i + 1} (…${k.slice(-4)})`);
+    expect(readReportJson(dir).keys.map((k) => k.label)).toEqual(labels);
+    const written = filesUnder(dir).map((f) => f.text);
+    expect(findSecret([r.stdout, r.stderr, ...written].join('\n'), secrets)).toBeNull();
   });
 
   it('--dry-run: the list and the focused schedule, nothing sent, no rerun.json', async () => {
@@ -163,6 +165,16 @@ describe.concurrent('petload rerun refuses what it cannot re-judge', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr.split('\n')[0]).toMatch(new RegExp(`^petload: ${garbled}: not valid JSON \\(`));
     expect(`${missing.stderr}${bad.stderr}`).not.toMatch(STACK_LINE);
+  });
+
+  it('a report with nothing to judge again: says so, sends nothing, exit 0', async () => {
+    const passing = { ...first, checks: first.checks.filter((c) => c.status === 'pass') };
+    const path = s.file('passing.json', JSON.stringify(passing));
+    const dir = join(s.dir, 'passing');
+    const r = await runCli(['rerun', path, '--report-dir', dir]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('petload rerun: nothing to judge again');
+    expect(existsSync(dir)).toBe(false);
   });
 
   it('a report whose target is unreachable: the run aborts with one line, exit 3, nothing compared', async () => {

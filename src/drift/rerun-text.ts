@@ -146,20 +146,19 @@ export function rerunMarkdown(r: RerunRecord): string {
     run('now', r.now),
     `- target: ${mdText(r.now.target)}`,
     '',
-    ...table(
-      ['', 'check', 'severity', 'then', 'now', 'detail'],
-      RERUN_BUCKETS.flatMap((b) =>
-        r[b].map((x) => [
-          `**${BUCKET_WORDS[b]}**`,
-          code(checkName(x.id, x.plan)),
-          x.severity,
-          x.baseline,
-          x.current,
-          mdText(detailNow(x) ?? '-', 300),
-        ]),
-      ),
-    ),
   ];
+  const rows = RERUN_BUCKETS.flatMap((b) =>
+    r[b].map((x) => [
+      `**${BUCKET_WORDS[b]}**`,
+      code(checkName(x.id, x.plan)),
+      x.severity,
+      x.baseline,
+      x.current,
+      mdText(detailNow(x) ?? '-', 300),
+    ]),
+  );
+  if (rows.length === 0) out.push('Nothing was judged again.');
+  else out.push(...table(['', 'check', 'severity', 'then', 'now', 'detail'], rows));
   if (r.stillPassing > 0) out.push('', `${r.stillPassing} other check-plan pairs judged again, passing as before.`);
   const left = [...new Set(r.left.map((x) => x.check))];
   if (left.length > 0) out.push('', `Not judged again: ${left.map(code).join(', ')}.`);
