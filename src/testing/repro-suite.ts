@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it, onTestFinished } from 'vitest';
+import { describe, it } from 'vitest';
 import { FAULT_MATRIX } from '../checks/fault-matrix.js';
 import { parseKeys } from '../config/keys-file.js';
 import { loadScenario } from '../config/load-scenario.js';
@@ -103,17 +103,21 @@ export function reproSuite(title: string, faults: readonly FaultName[]): void {
     for (const fault of faults) {
       it(`${fault}: each script shows the defect (exit 1) and passes once fixed (exit 0)`, {
         timeout: 120_000,
-      }, async ({ expect }) => {
+      }, async ({ expect, onTestFinished }) => {
         const dir = mkdtempSync(join(tmpdir(), 'petload-repro-'));
+        // The test's own hook: tests run side by side.
         onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-        const { scripts } = await reproRun(fault, dir);
+        const { report, scripts } = await reproRun(fault, dir);
         const names = [...scripts.keys()].sort();
         // A script for every check the fault fails (on the free plan, or without a plan for the auth probe's).
-        for (const check of FAULT_MATRIX[fault])
+        for (const check of FAULT_MATRIX[fault]) {
+          const outcome = report.checks.find((c) => c.id === check);
+          const got = `${check}: ${outcome?.status} ${outcome?.byPlan.flatMap((o) => o.reasons).join('; ')}`;
           expect(
             names.some((n) => n.startsWith(`${check}.`)),
-            check,
+            got,
           ).toBe(true);
+        }
         const runs = await Promise.all(
           names.map(async (name) => {
             const path = scripts.get(name)!;

@@ -99,13 +99,17 @@ fresh_window() {
   pause $((w + 1))
 }`,
   },
-  in_window: {
+  rolled_over: {
     uses: ['epoch'],
+    text: sh`# rolled_over: true when the last answer came once the minute of the fresh window had ended
+rolled_over() { d=$(epoch "$(header date)"); [ -n "$window_end" ] && [ -n "$d" ] && [ "$d" -ge $((window_end + 60)) ]; }`,
+  },
+  in_window: {
+    uses: ['rolled_over'],
     text: sh`# in_window: false (and cannot tell) when an accepted answer came once the fresh window's minute had ended
 in_window() {
-  d=$(epoch "$(header date)")
   case "$status" in 2*) ;; *) return 0 ;; esac
-  [ -n "$window_end" ] && [ -n "$d" ] && [ "$d" -ge $((window_end + 60)) ] || return 0
+  rolled_over || return 0
   unsure "$status" 'the minute the sequence began in had ended: run it again'
   return 1
 }`,

@@ -123,6 +123,33 @@ function stepLines(s: Step): { lines: string[]; uses: ShName[] } {
   }
 }
 
+/**
+ * The steps as text. From a fresh window to the first request judged after it, the steps are one attempt, made
+ * again (three times at most) when that request's answer came once the fresh window's minute had ended: a sequence
+ * slower than its window (a fast clock, a busy machine) proves nothing. Its judging comes after the attempts.
+ */
+function stepsText(steps: readonly Step[]): { text: string[]; uses: ShName[] } {
+  const blocks = steps.map(stepLines);
+  const uses = blocks.flatMap((b) => b.uses);
+  const text = blocks.map((b) => b.lines.join('\n'));
+  const start = steps.findIndex((s) => s.kind === 'fresh-window');
+  const end = steps.findIndex((s, i) => i > start && s.kind === 'expect' && s.call !== null);
+  if (start < 0 || end < 0) return { text, uses };
+  const attempt = blocks.slice(start, end + 1).map((b) => [...b.lines]);
+  const judging = attempt.at(-1)!.pop()!;
+  const loop = [
+    'attempt=0',
+    'while :; do',
+    '  attempt=$((attempt + 1))',
+    attempt.map((lines) => lines.map((l) => `  ${l}`).join('\n')).join('\n\n'),
+    '  rolled_over && [ "$attempt" -lt 3 ] || break',
+    `  printf '  the window ended before this answer: the sequence again (attempt %d of 3)\\n' "$((attempt + 1))"`,
+    'done',
+    judging,
+  ].join('\n');
+  return { text: [...text.slice(0, start), loop, ...text.slice(end + 1)], uses: [...uses, 'rolled_over'] };
+}
+
 /** The keys the steps send with: variable -> label, in their order. */
 function keysOf(steps: readonly Step[]): Map<string, string> {
   const keys = new Map<string, string>();
@@ -156,10 +183,10 @@ function headLines(h: ScriptHead, keys: Map<string, string>): string[] {
 
 export function writeScript(h: ScriptHead, steps: readonly Step[]): Script {
   const keys = keysOf(steps);
-  const body = steps.map(stepLines);
-  const uses = new Set<ShName>(body.flatMap((b) => b.uses));
+  const body = stepsText(steps);
+  const uses = new Set<ShName>(body.uses);
   const head = headLines(h, keys);
-  const stepText = body.map((b) => b.lines.join('\n'));
+  const stepText = body.text;
   const lines = [
     '#!/bin/sh',
     ...head,
