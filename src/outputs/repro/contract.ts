@@ -117,6 +117,13 @@ export const CONTRACT_RECIPES = {
     sendAgain(f, always({ kind: 'status', is: [400] }), always('400: the body is not a NewPet')),
   'get.returns-pet': getReturnsPet,
   'auth.missing-key': (f) => sendAgain(f, always({ kind: 'status', is: [401] }), always('401: no key'), () => true),
+  'auth.challenge': (f) =>
+    sendAgain(
+      f,
+      always({ kind: 'headers', names: ['WWW-Authenticate'] }),
+      always('401 with WWW-Authenticate: Bearer'),
+      (e) => e.status === 401,
+    ),
   'auth.invalid-key': (f) =>
     sendAgain(f, always({ kind: 'status', is: [401] }), always('401: not a valid key'), () => true),
   'ratelimit.headers-present': headersPresent,

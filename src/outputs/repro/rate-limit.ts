@@ -170,4 +170,5 @@ export const RATE_LIMIT_RECIPES = {
       'a 429 whose Retry-After is no longer than the wait until Reset',
     ),
   'retry-after.honest': honest,
+  'retry-after.error-body': (f) => overLimit(f, { kind: 'error-body' }, 'a 429 whose body is an Error with status 429'),
 } as const satisfies Partial<Record<CheckId, Recipe>>;

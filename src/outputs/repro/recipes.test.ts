@@ -157,6 +157,7 @@ describe('the reproduction recipes', () => {
     const requests: Partial<Evidence>[] = [
       { request: 'GET /pets?limit=1', status: 200, headers: { 'retry-after': '3' } },
       { request: 'POST /pets body={"name":"it\'s"}', status: 400 },
+      { request: 'GET /store/orders', key: undefined, status: 401 },
     ];
     for (const id of Object.keys(RECIPES) as CheckId[]) {
       const r = failing(id, requests);

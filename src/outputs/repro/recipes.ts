@@ -18,6 +18,10 @@ export const NO_REPLAY = {
     'a race: it shows only when many requests arrive at once, which a script of one request after another cannot do',
   'contract.transport': 'an intermittent fault of the connection: a replay meets it only by chance',
   'ratelimit.day-enforced': "it takes a whole day of the key's quota",
+  'backoff.respects-retry-after': "it judges petload's own pacing, not the target",
+  'backoff.no-ban': "it judges petload's own backoff under load, not one answer of the target",
+  'ban.probe': "a ban takes the sacrificial key's minute of refusals and the ban's whole length",
+  'load.capacity': 'a figure measured under load, not a defect of one answer',
 } as const satisfies Partial<Record<CheckId, string>>;
 
 const isCheckId = (id: string): id is CheckId => Object.hasOwn(CHECKS, id);

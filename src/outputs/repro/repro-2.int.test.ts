@@ -5,11 +5,12 @@
 import { describe, it } from 'vitest';
 import { FAULT_MATRIX } from '../../checks/fault-matrix.js';
 import type { FaultName } from '../../reference-server/faults.js';
-import { reproductionsIn, reproRun, reproSuite } from '../../testing/repro-suite.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { REPRO_KEYS, reproductionsIn, reproRun, reproSuite, runScript } from '../../testing/repro-suite.js';
+import { sampleReport } from '../../testing/sample-report.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { reproductionsOf } from './render.js';
+import { renderRepro, reproductionsOf } from './render.js';
 
 reproSuite('reproductions (2/2)', [
   'invalid-keys-drain',
@@ -56,4 +57,47 @@ describe.concurrent('faults a replay cannot show', () => {
       }
     });
   }
+});
+
+/**
+ * A recipe whose defect no fault fails alone: error-shape's 429 bodies lack their status, which the run reports as
+ * contract.error-shape's (retry-after.error-body defers to it). Its script, written for a failure of its own, shows
+ * it all the same.
+ */
+describe.concurrent('a recipe without a fault of its own', () => {
+  it('retry-after.error-body: exit 1 against error-shape, 0 against the compliant server', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'petload-repro-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const report = sampleReport();
+    report.keys = REPRO_KEYS.map((k) => ({ label: k.label, plan: k.plan, sacrificial: false, limits: k.limits }));
+    const label = REPRO_KEYS[0]!.label;
+    const evidence = { message: '429 body without status', request: 'GET /pets?limit=1', key: label, status: 429 };
+    report.checks = [
+      {
+        id: 'retry-after.error-body',
+        title: 'A 429 body, if any, is an Error with status 429',
+        severity: 'advisory',
+        status: 'fail',
+        counts: { passed: 0, failed: 1, skipped: 0 },
+        byPlan: [
+          {
+            plan: 'free',
+            status: 'fail',
+            counts: { passed: 0, failed: 1, skipped: 0 },
+            evidence: [evidence],
+            reasons: [],
+            info: {},
+          },
+        ],
+      },
+    ];
+    const path = join(dir, 'retry-after.error-body.free.sh');
+    writeFileSync(path, renderRepro(report)['retry-after.error-body.free.sh']!);
+    const [faulty, fixed] = await Promise.all([runScript(path, ['error-shape']), runScript(path, [])]);
+    expect(faulty.code, faulty.output).toBe(1);
+    expect(fixed.code, fixed.output).toBe(0);
+  });
 });
