@@ -93,6 +93,23 @@ export function reproductionsIn(report: Report, check: string): Reproduction[] {
     .map((outcome) => reproductionOf({ report, check: c!, outcome }));
 }
 
+/** A check's outcome in words, for a failing assertion. */
+function outcomeWords(report: Report, check: string): string {
+  const c = report.checks.find((x) => x.id === check);
+  return `${check}: ${c?.status ?? 'absent'} ${c?.byPlan.flatMap((o) => o.reasons).join('; ') ?? ''}`;
+}
+
+/**
+ * The run of the fault, once more when a check of its row was skipped rather than failed: a probe that could not
+ * judge on a busy machine ("the window changed during the sequence twice") is the run's to say, and the scripts
+ * need the failure. A second run that judges no better fails the test.
+ */
+async function faultRun(fault: FaultName, dir: string): Promise<{ report: Report; scripts: Map<string, string> }> {
+  const first = await reproRun(fault, dir);
+  const skipped = FAULT_MATRIX[fault].some((id) => first.report.checks.find((c) => c.id === id)?.status === 'skip');
+  return skipped ? reproRun(fault, dir) : first;
+}
+
 /**
  * For each fault: the compliance run writes a script for every check of its matrix row, and each script exits 1
  * against a fresh server with the fault and 0 against a fresh compliant one (same keys). Side by side: each mostly
@@ -107,17 +124,14 @@ export function reproSuite(title: string, faults: readonly FaultName[]): void {
         const dir = mkdtempSync(join(tmpdir(), 'petload-repro-'));
         // The test's own hook: tests run side by side.
         onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-        const { report, scripts } = await reproRun(fault, dir);
+        const { report, scripts } = await faultRun(fault, dir);
         const names = [...scripts.keys()].sort();
         // A script for every check the fault fails (on the free plan, or without a plan for the auth probe's).
-        for (const check of FAULT_MATRIX[fault]) {
-          const outcome = report.checks.find((c) => c.id === check);
-          const got = `${check}: ${outcome?.status} ${outcome?.byPlan.flatMap((o) => o.reasons).join('; ')}`;
+        for (const check of FAULT_MATRIX[fault])
           expect(
             names.some((n) => n.startsWith(`${check}.`)),
-            got,
+            outcomeWords(report, check),
           ).toBe(true);
-        }
         const runs = await Promise.all(
           names.map(async (name) => {
             const path = scripts.get(name)!;
