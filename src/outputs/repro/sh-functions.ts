@@ -76,11 +76,13 @@ pause() { sleep "$(awk -v s="$1" -v k="$PETLOAD_TIME_SCALE" 'BEGIN { printf "%.3
   },
   window_left: {
     uses: ['epoch'],
-    text: sh`# window_left: the seconds the last answer asks to wait: Retry-After, else Reset less Date (empty: neither)
+    text: sh`# window_left: the seconds the last answer asks to wait: Retry-After, else Reset less Date, else the t= of the
+# IETF RateLimit field (empty: none of them)
 window_left() {
-  awk -v a="$(header retry-after)" -v r="$(header x-ratelimit-reset)" -v d="$(epoch "$(header date)")" 'BEGIN {
+  awk -v a="$(header retry-after)" -v r="$(header x-ratelimit-reset)" -v d="$(epoch "$(header date)")" \
+    -v f="$(header ratelimit)" 'BEGIN {
     if (a ~ /^[0-9]+$/) { print a; exit }
-    if (r !~ /^[0-9]+$/) exit
+    if (r !~ /^[0-9]+$/) { if (match(f, /t=[0-9]+/)) print substr(f, RSTART + 2, RLENGTH - 2); exit }
     if (r > 100000000000) r = int(r / 1000)
     if (r > 100000000 && d == "") exit
     w = (r > 100000000) ? r - d : r

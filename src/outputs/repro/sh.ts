@@ -128,13 +128,15 @@ function stepLines(s: Step): { lines: string[]; uses: ShName[] } {
  * again (three times at most) when that request's answer came once the fresh window's minute had ended: a sequence
  * slower than its window (a fast clock, a busy machine) proves nothing. Its judging comes after the attempts.
  */
-function stepsText(steps: readonly Step[]): { text: string[]; uses: ShName[] } {
+function stepsText(steps: readonly Step[]): { text: string[]; uses: ShName[]; plain: string[] } {
   const blocks = steps.map(stepLines);
   const uses = blocks.flatMap((b) => b.uses);
   const text = blocks.map((b) => b.lines.join('\n'));
+  // The steps one after another, as a reader takes them in (the preview).
+  const plain = blocks.flatMap((b) => b.lines);
   const start = steps.findIndex((s) => s.kind === 'fresh-window');
   const end = steps.findIndex((s, i) => i > start && s.kind === 'expect' && s.call !== null);
-  if (start < 0 || end < 0) return { text, uses };
+  if (start < 0 || end < 0) return { text, uses, plain };
   const attempt = blocks.slice(start, end + 1).map((b) => [...b.lines]);
   const judging = attempt.at(-1)!.pop()!;
   const loop = [
@@ -147,7 +149,7 @@ function stepsText(steps: readonly Step[]): { text: string[]; uses: ShName[] } {
     'done',
     judging,
   ].join('\n');
-  return { text: [...text.slice(0, start), loop, ...text.slice(end + 1)], uses: [...uses, 'rolled_over'] };
+  return { text: [...text.slice(0, start), loop, ...text.slice(end + 1)], uses: [...uses, 'rolled_over'], plain };
 }
 
 /** The keys the steps send with: variable -> label, in their order. */
@@ -208,6 +210,6 @@ export function writeScript(h: ScriptHead, steps: readonly Step[]): Script {
     'exit 0',
     '',
   ];
-  const preview = [...head.slice(0, 5), '# ...', ...stepText.slice(0, 2).flatMap((t) => t.split('\n'))];
+  const preview = [...head.slice(0, 5), '# ...', ...body.plain];
   return { text: lines.join('\n'), preview: preview.slice(0, 14) };
 }
