@@ -72,14 +72,22 @@ describe('the reproduction recipes', () => {
     expect(callOf(r, { ...base, request: 'POST /pets body={"name":"xxxx…' })).toBeNull();
   });
 
-  it('ratelimit.enforced: a fresh window, the minute spent at once, then 429 expected in the same window', () => {
+  it('ratelimit.enforced: a fresh window, the minute spent at once, 429 in the same window, none accepted before a minute', () => {
     const steps = stepsOf(
       failing('ratelimit.enforced', [
         { request: 'GET /pets?limit=1', tag: 'probe:enforce' },
         { request: 'GET /store/orders', tag: 'probe:enforce' },
       ]),
     );
-    expect(steps.map((s) => s.kind)).toEqual(['fresh-window', 'send', 'expect', 'expect']);
+    expect(steps.map((s) => s.kind)).toEqual([
+      'fresh-window',
+      'send',
+      'expect',
+      'expect',
+      'wait-retry-after',
+      'expect',
+    ]);
+    expect(steps[5]).toMatchObject({ expect: { kind: 'minute-kept' } });
     expect(steps[1]).toMatchObject({ kind: 'send', times: 60, refusal: 'holds', call: { path: '/pets?limit=1' } });
     expect(steps[2]).toMatchObject({ expect: { kind: 'status', is: [429] }, sameWindow: true });
     expect(steps[3]).toMatchObject({ call: { path: '/store/orders' } });

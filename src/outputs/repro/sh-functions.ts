@@ -140,11 +140,12 @@ sent() {
   },
   wait_retry_after: {
     uses: ['window_left', 'pause'],
-    text: sh`# wait_retry_after: wait what the last answer asks (Retry-After, else Reset less Date), and half a second more
+    text: sh`# wait_retry_after: wait what the last answer asks (Retry-After, else Reset less Date), and half a second more;
+# a minute, the interface's window, when it says nothing
 wait_retry_after() {
   w=$(window_left)
-  [ -n "$w" ] || cannot_run 'the refusal gives neither Retry-After nor Reset to wait'
-  printf '  waiting %s.5 s of the target clock, as the refusal asks\n' "$w"
+  if [ -n "$w" ]; then printf '  waiting %s.5 s of the target clock, as the answer asks\n' "$w"
+  else w=60; printf '  waiting %s.5 s of the target clock: the answer gives no Retry-After nor Reset\n' "$w"; fi
   pause "$w.5"
 }`,
   },
@@ -286,6 +287,17 @@ expect_pets() {
     expect_refused: {
       uses: [],
       text: sh`expect_refused() { if [ "$status" = 429 ]; then ok 429; else unsure "$status" 'no 429 to go on from'; fi; }`,
+    },
+    expect_minute_kept: {
+      uses: ['epoch'],
+      text: sh`# expect_minute_kept: an answer accepted a minute or more after the fresh window began, never sooner
+expect_minute_kept() {
+  case "$status" in 2*) ;; *) ok "$status"; return ;; esac
+  d=$(epoch "$(header date)")
+  [ -n "$d" ] && [ -n "$window_end" ] || { unsure "$status" 'no Date to time the window by'; return; }
+  if [ "$d" -ge $((window_end + 60)) ]; then ok "$status, $((d - window_end)) s after the window began"
+  else defect "$status, $((d - window_end)) s after the window began: it restarted before a minute"; fi
+}`,
     },
     expect_remaining_kept: {
       uses: [],

@@ -37,6 +37,8 @@ export type Expectation =
   | { readonly kind: 'pet' }
   | { readonly kind: 'pets'; readonly max?: number; readonly status?: string }
   | { readonly kind: 'remaining-kept' }
+  /** Refused, or accepted no sooner than a minute after the fresh window began: the window lasts a minute. */
+  | { readonly kind: 'minute-kept' }
   /** A refusal (429) to go on from; any other answer leaves the script unable to tell. */
   | { readonly kind: 'refused' };
 
