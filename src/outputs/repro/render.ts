@@ -5,7 +5,7 @@
  */
 import type { Report } from '../../report/schema.js';
 import { type Failure, keyOfFailure } from './failure.js';
-import { reproductionOf } from './recipes.js';
+import { isCheckId, reproductionOf } from './recipes.js';
 import { type Script, writeScript } from './sh.js';
 
 export const REPRO_FOLDER = 'repro';
@@ -42,13 +42,14 @@ function serveCommand(r: Report): string {
 
 function rerunCommand(r: Report, f: Failure): string {
   const probe = f.outcome.evidence.map((e) => /^probe:(.+)$/.exec(e.tag ?? '')?.[1]).find((p) => p !== undefined);
-  const what = probe !== undefined ? `--probe ${probe}` : `--check ${f.check.id}`;
+  // A threshold is judged by the whole scenario's figures: no focus.
+  const what = probe !== undefined ? ` --probe ${probe}` : isCheckId(f.check.id) ? ` --check ${f.check.id}` : '';
   const plan = f.outcome.plan !== null ? ` --plan ${f.outcome.plan}` : '';
   const t = r.target;
   const where = t.embedded
     ? ` --time-scale ${t.timeScale}${t.faults.map((x) => ` --fault ${x}`).join('')}`
     : ` --target ${t.url}`;
-  return `petload run ${r.scenario.file ?? r.scenario.name} ${what}${plan}${where}`;
+  return `petload run ${r.scenario.file ?? r.scenario.name}${what}${plan}${where}`;
 }
 
 export const reproFile = (check: string, plan: string | null): string => `${check}.${plan ?? 'no-plan'}.sh`;
