@@ -139,6 +139,82 @@ describe('createRedactor', () => {
     });
   });
 
+  describe('keys echoed percent-encoded, as HTML character references, in base64', () => {
+    const KEY = 'sk_live_0a1b2c3d/4e5f6a7b+8c9d&0e1f';
+    const ks = keysOf([KEY, 'pro']);
+    const label = `[key ${ks[0]!.label}]`;
+    const redact = createRedactor(ks);
+    const hex = (c: string) => c.charCodeAt(0).toString(16).padStart(2, '0');
+    const b64 = (t: string) => Buffer.from(t).toString('base64');
+
+    it.each([
+      ['percent-encoded, upper-case hex (encodeURIComponent)', encodeURIComponent(KEY)],
+      ['percent-encoded, lower-case hex', encodeURIComponent(KEY).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase())],
+      ['percent-encoded, every character', [...KEY].map((c) => `%${hex(c)}`).join('')],
+      ['percent-encoded, only one character', KEY.replace('+', '%2b')],
+      ['percent-encoded twice', KEY.replace('+', '%252B').replace('/', '%252f')],
+      ['HTML, hex references', [...KEY].map((c) => `&#x${hex(c).toUpperCase()};`).join('')],
+      ['HTML, decimal references', [...KEY].map((c) => `&#${c.charCodeAt(0)};`).join('')],
+      ['HTML, named references', KEY.replace('&', '&amp;').replace('/', '&sol;').replace('+', '&plus;')],
+      ['HTML inside JSON', KEY.replace('&', '\\u0026amp;')],
+      ['JSON inside a query', KEY.replace('/', '%5C%2F')],
+    ])('%s', (_how, echoed) => {
+      expect(echoed).not.toContain(KEY);
+      const text = `GET /echo?k=${echoed}&x=1 "quoted ${echoed}"`;
+      expect(redact(text)).toBe(`GET /echo?k=${label}&x=1 "quoted ${label}"`);
+      expect(redact.whole(text)).toBe(`GET /echo?k=${label}&x=1 "quoted ${label}"`);
+    });
+
+    it.each([
+      ['the key', ''],
+      ['`:key` (a Basic credential with no user)', ':'],
+      ['`user:key`', 'user:'],
+      ['`a-user:key`', 'a-user:'],
+    ])('base64 of %s', (_how, user) => {
+      for (const tail of ['', ':']) {
+        const encoded = b64(`${user}${KEY}${tail}`);
+        const out = redact(
+          `Authorization: Basic ${encoded}, again ${encoded.replaceAll('+', '-').replaceAll('/', '_')}`,
+        );
+        expect(out).toContain(label);
+        expect(out.split(label).length).toBe(3);
+        // What is left around the label is the user's base64, the `:`'s and padding: no bit of the key.
+        const tokens = out
+          .replaceAll(label, '@')
+          .split(' ')
+          .filter((t) => t.includes('@'));
+        expect(tokens.length).toBe(2);
+        for (const token of tokens) {
+          const [before, after] = token.replace(',', '').split('@') as [string, string];
+          expect(before.length).toBeLessThanOrEqual(Math.floor((user.length * 8) / 6));
+          // The trailing `:`'s own bits: two characters at most.
+          expect(after).toMatch(tail === '' ? /^=*$/ : /^[A-Za-z0-9+/_-]{1,2}=*$/);
+        }
+      }
+    });
+
+    it('hides a cut piece that ends inside a percent-encoding or a character reference', () => {
+      const percent = KEY.replace('+', '%2B');
+      expect(redact(`k=${percent.slice(0, percent.indexOf('%') + 2)}…`)).toBe(`k=${label}…`);
+      const html = KEY.replace('+', '&#x2B;');
+      expect(redact(`k=${html.slice(0, html.indexOf('&') + 4)}…`)).toBe(`k=${label}…`);
+    });
+
+    it('changes nothing else: encodings of other text, or of a start of the key, stay as they were', () => {
+      for (const text of [
+        '100% of 50%2 and %zz, %41%42',
+        'a &amp; b &lt;c&gt; &#x41; &#66; &nosuch; &#xFFFFFF;',
+        `k=${encodeURIComponent(KEY.slice(0, -1))} and ${encodeURIComponent(KEY.slice(1))}`,
+        `k=${KEY.slice(0, -1).replace('+', '&plus;')}`,
+        `Basic ${b64(`user:${KEY.slice(0, -1)}`)} and ${b64(KEY.slice(1))}`,
+        `${b64('sk_live_0a1b2c3d')} ${'%AB'.repeat(4)}`,
+      ]) {
+        expect(redact(text)).toBe(text);
+        expect(redact.whole(text)).toBe(text);
+      }
+    });
+  });
+
   it('finds each of thousands of keys in one pass over the text', () => {
     const many = keysOf(
       ...Array.from({ length: 3000 }, (_, i): [string, string] => [`keyid-${i}-${'x'.repeat(i % 7)}z`, 'free']),

@@ -162,3 +162,58 @@ export const echoCredentialEscaped = (): Behaviour => {
     writeAnswer(r.socket, { ...a, headers, body: Buffer.from(body) });
   };
 };
+
+const hex2 = (c: string) => c.charCodeAt(0).toString(16).padStart(2, '0');
+const base64 = (t: string) => Buffer.from(t).toString('base64');
+
+/**
+ * The forms a server may echo a key in, by name: percent-encoded (as a URL or a query writes it, in either case of
+ * hex, every character or only some), as HTML character references (hex, decimal, named), JSON-escaped, in base64
+ * (alone, and as a Basic credential `user:key`, `:key`, `key:`).
+ */
+export function encodedForms(key: string): Record<string, string> {
+  return {
+    'percent-upper': encodeURIComponent(key),
+    'percent-lower': [...key].map((c) => `%${hex2(c)}`).join(''),
+    'percent-partial': key.replace(/[/+&]/g, (c) => `%${hex2(c).toUpperCase()}`),
+    'html-hex': [...key].map((c) => `&#x${hex2(c)};`).join(''),
+    'html-decimal': [...key].map((c) => `&#${c.charCodeAt(0)};`).join(''),
+    'html-named': key.replaceAll('&', '&amp;').replaceAll('/', '&sol;'),
+    json: [...key].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`).join(''),
+    base64: base64(key),
+    'basic-user': base64(`user:${key}`),
+    'basic-no-user': base64(`:${key}`),
+    'basic-key-colon': base64(`${key}:`),
+  };
+}
+
+/** The forms of encodedForms by error body: five bodies (the evidence a check keeps), each short enough to be whole. */
+export const ENCODED_GROUPS = [
+  ['percent-upper', 'percent-lower', 'percent-partial', 'html-named'],
+  ['html-hex'],
+  ['html-decimal'],
+  ['json'],
+  ['base64', 'basic-user', 'basic-no-user', 'basic-key-colon'],
+] as const;
+
+/**
+ * A target that echoes the key of the credential in every encoded form: each in a header of every answer, and in
+ * the error bodies (their wrong `status` makes them evidence, contract.error-shape), a group of forms each, by turns.
+ * For a key of 26 characters, every body is shorter than the evidence's excerpt.
+ */
+export const echoCredentialEncoded = (): Behaviour => {
+  let errors = 0;
+  return async (r) => {
+    const a = await r.honest();
+    const key = (r.req.headers.get('authorization') ?? '').replace(/^Bearer /, '');
+    const forms = encodedForms(key);
+    const echoes = Object.entries(forms).map(([n, f]): [string, string] => [`X-Echo-${n}`, f]);
+    const headers: [string, string][] = [...a.headers, ...echoes];
+    if (!isApi(r) || a.status < 400) return writeAnswer(r.socket, { ...a, headers });
+    const group = ENCODED_GROUPS[errors++ % ENCODED_GROUPS.length]!;
+    // Written as it is: the JSON encoder's escapes are the `json` form's own.
+    const message = group.map((name) => `${name}: ${forms[name]}`).join(' ');
+    const body = `{"code":"echo","message":"${message}","status":0}`;
+    writeAnswer(r.socket, { ...a, headers, body: Buffer.from(body) });
+  };
+};
