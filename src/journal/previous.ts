@@ -80,6 +80,18 @@ export function symlinkRefused(path: string, cause?: unknown): PetloadError {
   );
 }
 
+/**
+ * The error for a journal path that is a hard link (a file with another name elsewhere): writing it would append to,
+ * or overwrite, that other file.
+ */
+export function hardLinkRefused(path: string, links: number): PetloadError {
+  return new PetloadError(
+    'E_USAGE',
+    `cannot write the journal ${path}: it is a hard link (a file with ${links} names), and petload never writes through one`,
+    { hint: 'Remove the link, or give another --report-dir.' },
+  );
+}
+
 /** Moves an unfinished journal of `dir` into a folder of its own; null when `dir` holds none (or a finished one). */
 export function setAside(dir: string): PreviousJournal | null {
   const path = join(dir, JOURNAL_FILE);
@@ -92,6 +104,7 @@ export function setAside(dir: string): PreviousJournal | null {
   }
   if (entry === undefined) return null;
   if (entry.isSymbolicLink()) throw symlinkRefused(path);
+  if (entry.isFile() && entry.nlink > 1) throw hardLinkRefused(path, entry.nlink);
   // A FIFO would block the run as it opens it; a directory or a device is no journal either.
   if (!entry.isFile())
     throw new PetloadError('E_USAGE', `cannot write the journal ${path}: it is not a regular file`, {

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, linkSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { decodeHistogram, totalCount } from '../metrics/histogram.js';
 import { findSecret, recognisableKey } from '../testing/secrets.js';
 import { JOURNAL_FILE, type JournalHeadInput } from './format.js';
 import { readJournal } from './reader.js';
+import { TAIL_FILES } from './tail.js';
 import { startJournal } from './writer.js';
 
 const HEAD: JournalHeadInput = {
@@ -167,6 +168,50 @@ describe('the journal writer', () => {
         message: expect.stringMatching(/cannot write the journal .*ENOTDIR/),
       }),
     );
+  });
+
+  it.each([
+    ['a finished journal', '{"type":"end","at":1,"verdict":"pass","exitCode":0}\n'],
+    ['an unfinished journal', `${JSON.stringify({ type: 'head', ...HEAD })}\n`],
+    ['any other file', 'keep me\n'],
+  ])(
+    'refuses a journal path that is a hard link to %s, before anything is sent, leaving it as it was',
+    (_what, text) => {
+      const dir = dirOf();
+      const other = join(dir, 'elsewhere.txt');
+      writeFileSync(other, text);
+      linkSync(other, join(dir, JOURNAL_FILE));
+      expect(() => startJournal(createRunEvents(), dir, HEAD, { datasync: false })).toThrow(
+        expect.objectContaining({
+          code: 'E_USAGE',
+          message: `cannot write the journal ${join(dir, JOURNAL_FILE)}: it is a hard link (a file with 2 names), and petload never writes through one`,
+          hint: 'Remove the link, or give another --report-dir.',
+        }),
+      );
+      expect(readFileSync(other, 'utf8')).toBe(text);
+      expect(statSync(other).nlink).toBe(2);
+    },
+  );
+
+  it('refuses a tail file that became a hard link during the run: the journal stops, the other file is untouched', async () => {
+    const { dir, journal, events, advance } = manual();
+    const notes: string[] = [];
+    events.on('note', (e) => notes.push(e.text));
+    const other = join(dir, 'elsewhere.txt');
+    writeFileSync(other, 'keep me\n');
+    for (const name of TAIL_FILES) linkSync(other, join(dir, name));
+    // Past the timeline's first buckets, the seconds of the span under way go to a tail file.
+    for (let i = 0; i < 1300 && notes.length === 0; i++) {
+      events.emit(exchange(200, 1));
+      advance(60_000);
+      journal.flush();
+    }
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(
+      /journal\.tail-[01]\.ndjson: it is a hard link \(a file with 3 names\), and petload never writes through one/,
+    );
+    expect(readFileSync(other, 'utf8')).toBe('keep me\n');
+    await journal.close();
   });
 
   it('sets an unfinished journal aside in a folder of its own, and replaces a finished one', async () => {

@@ -11,13 +11,24 @@
  *
  * A failure to write the journal does not stop the run: it says so once (a notice and a note) and stops journaling.
  */
-import { closeSync, constants, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fdatasync,
+  fdatasyncSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { PetloadError } from '../core/errors.js';
 import type { RunEventOf, RunEvents } from '../core/run-events.js';
 import { type ExchangeEvent, IntervalAggregate } from './aggregate.js';
 import { JOURNAL_FILE, JOURNAL_SCHEMA_VERSION, type JournalEnd, type JournalHeadInput } from './format.js';
-import { type PreviousJournal, setAside, symlinkRefused } from './previous.js';
+import { hardLinkRefused, type PreviousJournal, setAside, symlinkRefused } from './previous.js';
 import { LongRun } from './rollup.js';
 import { TailFiles } from './tail.js';
 
@@ -52,15 +63,30 @@ function codeOf(e: unknown): string {
 
 /**
  * Never through a symbolic link (O_NOFOLLOW): a link planted where the journal goes would have the run create or
- * overwrite whatever file it points to.
+ * overwrite whatever file it points to. Nor through a hard link: the file is emptied only once it is known to have
+ * no other name (fstat of the open file, so that no link made in between escapes the check).
  */
-const OPEN_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
+const OPEN_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW;
+
+/** Opens `path` for writing, emptied; refuses a symbolic link and a file with another name. */
+function openEmptied(path: string): number {
+  const fd = openSync(path, OPEN_FLAGS, 0o644);
+  try {
+    const links = fstatSync(fd).nlink;
+    if (links > 1) throw hardLinkRefused(path, links);
+    ftruncateSync(fd, 0);
+    return fd;
+  } catch (e) {
+    closeSync(fd);
+    throw e;
+  }
+}
 
 /** Opens the journal file (the directory made if needed) and makes its entry durable. */
 function openFile(dir: string, path: string): number {
   try {
     mkdirSync(dir, { recursive: true });
-    const fd = openSync(path, OPEN_FLAGS, 0o644);
+    const fd = openEmptied(path);
     try {
       const d = openSync(dir, 'r');
       try {
@@ -73,6 +99,7 @@ function openFile(dir: string, path: string): number {
     }
     return fd;
   } catch (e) {
+    if (e instanceof PetloadError) throw e;
     if (codeOf(e) === 'ELOOP') throw symlinkRefused(path, e);
     throw new PetloadError('E_USAGE', `cannot write the journal ${path} (${codeOf(e)})`, {
       cause: e,
@@ -166,7 +193,8 @@ export function startJournal(events: RunEvents, dir: string, head: JournalHeadIn
 
   const fail = (e: unknown) => {
     state.broken = true;
-    const text = `the journal ${path} could not be written (${codeOf(e)}); it stops ${((now() - t0) / 1000).toFixed(1)} s into the run, the report will be written as usual`;
+    const why = e instanceof PetloadError ? e.message : codeOf(e);
+    const text = `the journal ${path} could not be written (${why}); it stops ${((now() - t0) / 1000).toFixed(1)} s into the run, the report will be written as usual`;
     events.emit({ type: 'log', text: `petload: ${text}`, notice: true });
     events.emit({ type: 'note', text });
   };

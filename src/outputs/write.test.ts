@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { link, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,6 +104,23 @@ describe('writeReports', () => {
 });
 
 describe('writeFileAtomic', () => {
+  it('replaces a report file planted as a hard link by a file of its own: the other name keeps its content', async () => {
+    const dir = join(root, 'hard-links');
+    await writeReports(sampleReport(), dir);
+    const other = join(root, 'hard-links-victim.txt');
+    await writeFile(other, 'keep me\n');
+    const files = ['report.json', 'junit.xml', 'summary.md', 'report.html'];
+    for (const f of files) {
+      await rm(join(dir, f));
+      await link(other, join(dir, f));
+    }
+    await writeReports(sampleReport(), dir);
+    expect(await readFile(other, 'utf8')).toBe('keep me\n');
+    expect((await stat(other)).nlink).toBe(1);
+    for (const f of files) expect((await stat(join(dir, f))).nlink, f).toBe(1);
+    expect(JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')).tool.name).toBe('petload');
+  });
+
   it('replaces a file so that a reader sees the old or the new content, never a part', async () => {
     const path = join(root, 'atomic.txt');
     const before = 'a'.repeat(8 << 20);
