@@ -101,14 +101,19 @@ function enforced(f: Failure): Reproduction {
   return replay([...spendMinute(k, 'holds'), ...over, ...again]);
 }
 
-function honest(f: Failure): Reproduction {
+/**
+ * The minute spent, a 429, the wait it asks (Retry-After; with `andReset`, until its Reset too), then the request
+ * after it, which must not be refused.
+ */
+function afterTheWait(f: Failure, andReset: boolean): Reproduction {
   const k = spentKey(f);
   if (typeof k === 'string') return noReplay(k);
   const [after] = overCalls(f, k, 1);
+  const waited = andReset ? 'Retry-After and Reset are' : 'Retry-After is';
   return replay([
     ...spendMinute(k, 'expected'),
-    { kind: 'expect', call: k.spend, expect: { kind: 'refused' }, says: '429, whose Retry-After is waited out next' },
-    { kind: 'wait-retry-after' },
+    { kind: 'expect', call: k.spend, expect: { kind: 'refused' }, says: `429, whose ${waited} waited out next` },
+    { kind: 'wait-retry-after', andReset },
     {
       kind: 'expect',
       call: after!,
@@ -180,6 +185,7 @@ export const RATE_LIMIT_RECIPES = {
       { kind: 'retry-after-within-reset' },
       'a 429 whose Retry-After is no longer than the wait until Reset',
     ),
-  'retry-after.honest': honest,
+  'retry-after.honest': (f) => afterTheWait(f, false),
+  'ratelimit.quota-restored': (f) => afterTheWait(f, true),
   'retry-after.error-body': (f) => overLimit(f, { kind: 'error-body' }, 'a 429 whose body is an Error with status 429'),
 } as const satisfies Partial<Record<CheckId, Recipe>>;

@@ -3,7 +3,9 @@
  * in parallel), and the faults whose defect a replay cannot show: no script, a reason and the probe to re-run.
  */
 import { describe, it } from 'vitest';
+import { CHECKS, type CheckId } from '../../checks/catalogue.js';
 import { FAULT_MATRIX } from '../../checks/fault-matrix.js';
+import type { Report } from '../../report/schema.js';
 import type { FaultName } from '../../reference-server/faults.js';
 import { REPRO_KEYS, reproductionsIn, reproRun, reproSuite, runScript } from '../../testing/repro-suite.js';
 import { sampleReport } from '../../testing/sample-report.js';
@@ -59,45 +61,50 @@ describe.concurrent('faults a replay cannot show', () => {
   }
 });
 
+/** A report of one failure of `check` on the free plan, seen on a 429 to the first key. */
+function failureReport(check: CheckId): Report {
+  const report = sampleReport();
+  report.keys = REPRO_KEYS.map((k) => ({ label: k.label, plan: k.plan, sacrificial: false, limits: k.limits }));
+  const evidence = { message: 'the defect', request: 'GET /pets?limit=1', key: REPRO_KEYS[0]!.label, status: 429 };
+  const outcome = { plan: 'free' as const, status: 'fail' as const, counts: { passed: 0, failed: 1, skipped: 0 } };
+  report.checks = [
+    {
+      id: check,
+      title: CHECKS[check].title,
+      severity: CHECKS[check].severity,
+      ...outcome,
+      byPlan: [{ ...outcome, evidence: [evidence], reasons: [], info: {} }],
+    },
+  ];
+  return report;
+}
+
 /**
- * A recipe whose defect no fault fails alone: error-shape's 429 bodies lack their status, which the run reports as
- * contract.error-shape's (retry-after.error-body defers to it). Its script, written for a failure of its own, shows
- * it all the same.
+ * Recipes whose defect no fault fails alone. error-shape's 429 bodies lack their status, which the run reports as
+ * contract.error-shape's (retry-after.error-body defers to it): the script of retry-after.error-body, written for a
+ * failure of its own, shows it all the same. No fault keeps a key refused once its window has ended
+ * (ratelimit.quota-restored: the corpus's HAProxy does, on real minutes): its script passes on the compliant server.
  */
-describe.concurrent('a recipe without a fault of its own', () => {
-  it('retry-after.error-body: exit 1 against error-shape, 0 against the compliant server', async ({
-    expect,
-    onTestFinished,
-  }) => {
-    const dir = mkdtempSync(join(tmpdir(), 'petload-repro-'));
-    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-    const report = sampleReport();
-    report.keys = REPRO_KEYS.map((k) => ({ label: k.label, plan: k.plan, sacrificial: false, limits: k.limits }));
-    const label = REPRO_KEYS[0]!.label;
-    const evidence = { message: '429 body without status', request: 'GET /pets?limit=1', key: label, status: 429 };
-    report.checks = [
-      {
-        id: 'retry-after.error-body',
-        title: 'A 429 body, if any, is an Error with status 429',
-        severity: 'advisory',
-        status: 'fail',
-        counts: { passed: 0, failed: 1, skipped: 0 },
-        byPlan: [
-          {
-            plan: 'free',
-            status: 'fail',
-            counts: { passed: 0, failed: 1, skipped: 0 },
-            evidence: [evidence],
-            reasons: [],
-            info: {},
-          },
-        ],
-      },
-    ];
-    const path = join(dir, 'retry-after.error-body.free.sh');
-    writeFileSync(path, renderRepro(report)['retry-after.error-body.free.sh']!);
-    const [faulty, fixed] = await Promise.all([runScript(path, ['error-shape']), runScript(path, [])]);
-    expect(faulty.code, faulty.output).toBe(1);
-    expect(fixed.code, fixed.output).toBe(0);
-  });
+const WITHOUT_A_FAULT: readonly { check: CheckId; shownBy: FaultName | null }[] = [
+  { check: 'retry-after.error-body', shownBy: 'error-shape' },
+  { check: 'ratelimit.quota-restored', shownBy: null },
+];
+
+describe.concurrent('recipes without a fault of their own', () => {
+  for (const { check, shownBy } of WITHOUT_A_FAULT) {
+    const title = shownBy === null ? 'no fault shows it' : `exit 1 against ${shownBy}`;
+    it(`${check}: ${title}, exit 0 against the compliant server`, async ({ expect, onTestFinished }) => {
+      const dir = mkdtempSync(join(tmpdir(), 'petload-repro-'));
+      onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+      const path = join(dir, `${check}.free.sh`);
+      writeFileSync(path, renderRepro(failureReport(check))[`${check}.free.sh`]!);
+      const [faulty, fixed] = await Promise.all([
+        shownBy === null ? null : runScript(path, [shownBy]),
+        runScript(path, []),
+      ]);
+      if (faulty !== null) expect(faulty.code, faulty.output).toBe(1);
+      expect(fixed.code, fixed.output).toBe(0);
+      expect(fixed.output).toMatch(/^not reproduced: /m);
+    });
+  }
 });

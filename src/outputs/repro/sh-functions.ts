@@ -76,17 +76,19 @@ pause() { sleep "$(awk -v s="$1" -v k="$PETLOAD_TIME_SCALE" 'BEGIN { printf "%.3
   },
   window_left: {
     uses: ['epoch'],
-    text: sh`# window_left: the seconds the last answer asks to wait: Retry-After, else Reset less Date, else the t= of the
-# IETF RateLimit field (empty: none of them)
+    text: sh`# window_left [both]: the seconds the last answer asks to wait: Retry-After, else Reset less Date, else the t= of
+# the IETF RateLimit field (empty: none of them); with both, the longer of Retry-After and Reset less Date
 window_left() {
   awk -v a="$(header retry-after)" -v r="$(header x-ratelimit-reset)" -v d="$(epoch "$(header date)")" \
-    -v f="$(header ratelimit)" 'BEGIN {
-    if (a ~ /^[0-9]+$/) { print a; exit }
-    if (r !~ /^[0-9]+$/) { if (match(f, /t=[0-9]+/)) print substr(f, RSTART + 2, RLENGTH - 2); exit }
-    if (r > 100000000000) r = int(r / 1000)
-    if (r > 100000000 && d == "") exit
-    w = (r > 100000000) ? r - d : r
-    print (w < 0) ? 0 : w }'
+    -v f="$(header ratelimit)" -v both="$\{1:-}" 'BEGIN {
+    if (a ~ /^[0-9]+$/ && both == "") { print a; exit }
+    w = ""
+    if (r ~ /^[0-9]+$/) {
+      if (r > 100000000000) r = int(r / 1000)
+      if (r <= 100000000) w = r; else if (d != "") w = r - d
+    } else if (match(f, /t=[0-9]+/)) w = substr(f, RSTART + 2, RLENGTH - 2)
+    if (a ~ /^[0-9]+$/ && (w == "" || a + 0 > w + 0)) w = a
+    if (w != "") print (w + 0 < 0) ? 0 : w + 0 }'
 }`,
   },
   fresh_window: {
@@ -140,10 +142,10 @@ sent() {
   },
   wait_retry_after: {
     uses: ['window_left', 'pause'],
-    text: sh`# wait_retry_after: wait what the last answer asks (Retry-After, else Reset less Date), and half a second more;
-# a minute, the interface's window, when it says nothing
+    text: sh`# wait_retry_after [both]: wait what the last answer asks (Retry-After, else Reset less Date; with both, until
+# both have passed), and half a second more; a minute, the interface's window, when it says nothing
 wait_retry_after() {
-  w=$(window_left)
+  w=$(window_left "$@")
   if [ -n "$w" ]; then printf '  waiting %s.5 s of the target clock, as the answer asks\n' "$w"
   else w=60; printf '  waiting %s.5 s of the target clock: the answer gives no Retry-After nor Reset\n' "$w"; fi
   pause "$w.5"

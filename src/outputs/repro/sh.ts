@@ -119,7 +119,7 @@ function stepLines(s: Step): { lines: string[]; uses: ShName[] } {
         uses: ['created'],
       };
     case 'wait-retry-after':
-      return { lines: ['wait_retry_after'], uses: ['wait_retry_after'] };
+      return { lines: [s.andReset ? 'wait_retry_after both' : 'wait_retry_after'], uses: ['wait_retry_after'] };
   }
 }
 

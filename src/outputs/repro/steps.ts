@@ -73,8 +73,11 @@ export type Step =
   | { readonly kind: 'note-remaining'; readonly call: Call }
   /** A POST that creates a Pet, whose id the next paths' `{created}` stand for. */
   | { readonly kind: 'create'; readonly call: Call }
-  /** A sleep of the last answer's Retry-After (else its Reset less Date), and a little more. */
-  | { readonly kind: 'wait-retry-after' };
+  /**
+   * A sleep of the last answer's Retry-After (else its Reset less Date), and a little more; with `andReset`, until
+   * both have passed.
+   */
+  | { readonly kind: 'wait-retry-after'; readonly andReset?: boolean };
 
 /** A failure a replay can show: its steps, and what the script says when the defect shows. */
 export interface Replay {
