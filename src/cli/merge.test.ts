@@ -31,7 +31,8 @@ describe('petload merge', () => {
     expect(r.code).toBe(1);
     const merged = ReportSchema.parse(JSON.parse(await readFile(join(out, 'report.json'), 'utf8')));
     expect(merged.totals.requests).toBe(a.totals.requests + b.totals.requests);
-    expect((await readdir(out)).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'summary.md']);
+    // The merged run failed a check: its reproduction scripts come with it (docs/reproductions.md).
+    expect((await readdir(out)).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'repro', 'summary.md']);
   });
 
   it('refuses runs of different scenarios', async () => {
