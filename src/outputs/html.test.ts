@@ -209,3 +209,40 @@ describe('chartData', () => {
     expect(chart.remaining.filter((v) => v !== null).length).toBe(new Set(free.remaining.map((r) => r[0])).size);
   });
 });
+
+describe('renderHtml: a check cut short by an ended probe, with no owner failed', () => {
+  it('has a section of its own under the failures, with the plan and why the probe ended, linking to its row', () => {
+    const r: Report = structuredClone(sampleReport());
+    const c = r.checks.find((x) => x.id === 'ratelimit.quota-restored')!;
+    const reason = 'not judged: the probe ended early (its own time bound passed: 2 min 00 s of real time) <&>';
+    c.status = 'skip';
+    c.byPlan = [
+      {
+        plan: 'free',
+        status: 'skip',
+        counts: { passed: 0, failed: 0, skipped: 1 },
+        evidence: [],
+        reasons: [reason],
+        info: {},
+        cutShort: [],
+      },
+    ];
+    const html = renderHtml(r);
+    const section = /<h2 id="cut-short-title">([^<]*)<\/h2><ul class="failures" id="cut-short">(.*?)<\/ul>/.exec(html);
+    expect(section).not.toBeNull();
+    expect(section![1]).toBe('Not judged, and nothing failed for it: a probe ended early');
+    const row = checkRowId('ratelimit.quota-restored', 'free');
+    expect(section![2]).toContain(`<a href="#${row}"><code>ratelimit.quota-restored</code></a>`);
+    expect(section![2]).toContain(`ratelimit.quota-restored (critical) on free: ${escapeText(reason)}`);
+    expect(html).toContain(`id="${row}"`);
+    expect(html).toContain('<a href="#cut-short-title">Not judged</a>');
+    // Under the failures, before the charts.
+    expect(html.indexOf('id="failures-title"')).toBeLessThan(html.indexOf('id="cut-short-title"'));
+    expect(html.indexOf('id="cut-short-title"')).toBeLessThan(html.indexOf('id="charts-title"'));
+    // Without the mark, the same skip is an ordinary one: no section.
+    delete c.byPlan[0]!.cutShort;
+    const plain = renderHtml(r);
+    expect(plain).not.toContain('cut-short');
+    expect(plain).not.toContain('Not judged, and nothing failed');
+  });
+});

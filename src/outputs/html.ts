@@ -9,11 +9,13 @@ import { FAILING_SEVERITIES } from '../checks/catalogue.js';
 import { measuredTraffic, trafficWord, trafficWords } from '../metrics/traffic.js';
 import { planTableOf } from '../report/plan-table.js';
 import { type CheckResult, PLAN_TABLE_FIGURES, type PlanRow, type Report } from '../report/schema.js';
-import { partialWords, scopeWords } from '../report/verdict.js';
+import { partialWords, scopeWords, verdictOf } from '../report/verdict.js';
 import { escapeAttr, escapeText as h } from './escape.js';
 import {
+  CUT_SHORT_TITLE,
   caseName,
   countsLine,
+  cutShortText,
   evidenceBlock,
   evidenceLine,
   formatDuration,
@@ -225,6 +227,20 @@ function failuresSection(report: Report, rows: readonly Row[]): string {
   return `<h2 id="failures-title">Failures</h2><ul class="failures" id="failures">${items.join('')}</ul>${more}`;
 }
 
+/**
+ * The checks a probe's early end left unjudged with no check failed for it: they fail the run (docs/attribution.md),
+ * so they are listed under the failures, each linking to its row.
+ */
+function cutShortSection(cutShort: readonly CheckResult[]): string {
+  if (cutShort.length === 0) return '';
+  const items = cutShort.map((c) => {
+    const first = c.byPlan.find((p) => p.status === 'skip' && p.cutShort !== undefined);
+    const row = checkRowId(c.id, first?.plan ?? null);
+    return `<li>${badge('fail')} <a href="#${row}"><code>${h(c.id)}</code></a> <span class="note">${h(c.title)}</span><div class="why mono">${h(cutShortText(c))}</div></li>`;
+  });
+  return `<h2 id="cut-short-title">${h(CUT_SHORT_TITLE)}</h2><ul class="failures" id="cut-short">${items.join('')}</ul>`;
+}
+
 function thresholdsSection(report: Report): string {
   if (report.thresholds.length === 0) return '';
   const rows = report.thresholds.map((t) => {
@@ -384,10 +400,11 @@ function glance(report: Report): string {
   return `<p class="glance">${h(parts.join(' · '))}</p>${aborted}`;
 }
 
-function navigation(report: Report): string {
+function navigation(report: Report, cutShort: boolean): string {
   const links: [string, string][] = [
     ...(report.plans.length > 0 ? ([['plans-title', 'Plans']] as [string, string][]) : []),
     ['failures-title', 'Failures'],
+    ...(cutShort ? ([['cut-short-title', 'Not judged']] as [string, string][]) : []),
     ['charts-title', 'Charts'],
     ...(report.thresholds.length > 0 ? ([['thresholds-title', 'Thresholds']] as [string, string][]) : []),
     ...(report.operations.length > 0 ? ([['latency-table-title', 'Requests']] as [string, string][]) : []),
@@ -403,6 +420,7 @@ export function renderHtml(report: Report): string {
   const word = verdictWord(report.verdict);
   const counts = countsLine(report.summary);
   const rows = checkRows(report);
+  const { cutShort } = verdictOf(report.checks);
   const notes =
     report.notes.length === 0 ? '' : `<h2>Notes</h2><ul>${report.notes.map((n) => `<li>${h(n)}</li>`).join('')}</ul>`;
   return [
@@ -419,9 +437,10 @@ export function renderHtml(report: Report): string {
     // What a reader needs first: each plan sold against measured, what failed and the charts; then the details,
     // the long table collapsed.
     glance(report),
-    navigation(report),
+    navigation(report, cutShort.length > 0),
     planTableSection(report),
     failuresSection(report, rows),
+    cutShortSection(cutShort),
     chartsSection(report, data),
     thresholdsSection(report),
     latencyTable(report),
