@@ -1,7 +1,7 @@
 /** Rate-limit helpers shared by the probes: reading a response's window, exhausting a key, refusals to reuse. */
 import { DAY_MS, MINUTE_MS, MINUTE_S, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
-import { retryAfterMs, serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.js';
+import { serverTimeOf, TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
 import { rateLimitOf } from '../http/parsed.js';
 import { cheapList, isAccepted, type LeftRefusal, type ProbeContext, type RefusalShelf } from './context.js';
@@ -243,16 +243,4 @@ export class Refusals implements RefusalShelf {
 export function openedBefore(first: Exchange, t: Triple | null, key: ApiKey): boolean {
   if (t === null || t.limit !== key.limits.perMinute || t.remaining >= t.limit - 1) return false;
   return t.reset * 1000 - MINUTE_MS < serverTimeOf(first) - 2 * TOLERANCE_MS;
-}
-
-/**
- * A 429 that comes from a later minute window than the refusal waited out, used up and refusing as a spent window
- * does (Retry-After no longer than the window): another client spent the key's new window first.
- */
-export function refusedInLaterWindow(waited: Exchange, again: Exchange, key: ApiKey): boolean {
-  const [a, b] = [tripleOf(waited), tripleOf(again)];
-  if (again.status !== 429 || a === null || b === null || b.limit !== key.limits.perMinute || b.remaining !== 0)
-    return false;
-  const wait = retryAfterMs(again);
-  return b.reset > a.reset && wait !== null && wait <= MINUTE_MS + 1000;
 }
