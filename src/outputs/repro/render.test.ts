@@ -5,7 +5,7 @@ import { renderConsoleSummary } from '../console.js';
 import { renderHtml } from '../html.js';
 import { renderJunit } from '../junit.js';
 import { renderMarkdown } from '../markdown.js';
-import { reproductions } from './render.js';
+import { renderRepro, reproductions } from './render.js';
 
 const SCRIPT = 'repro/ratelimit.reset-is-timestamp.free.sh';
 
@@ -78,5 +78,17 @@ describe('reproductions under the failures', () => {
     expect(text).toContain('        reproduce: sh /reports/x/repro/ratelimit.reset-is-timestamp.free.sh');
     expect(text).toContain(`        re-run: ${RERUN} (no script: a race`);
     expect(renderJunit(withRace())).toContain(`Reproduce: sh ${SCRIPT}`);
+  });
+
+  it('never cost the report its other formats: a recipe that throws gives its reason instead', () => {
+    const r = withRace();
+    // A report.json edited by hand: the pro key's figures null.
+    (r.keys[1] as { limits: unknown }).limits = null;
+    r.checks.push({ ...r.checks.at(-1)!, id: 'ratelimit.enforced', title: 'enforced' });
+    r.checks.at(-1)!.byPlan[0]!.evidence[0]!.key = r.keys[1]!.label;
+    const entry = reproductions(r).find((e) => e.check === 'ratelimit.enforced');
+    expect(entry!.why).toMatch(/^petload could not write its replay \(/);
+    // The other failures keep their scripts.
+    expect(Object.keys(renderRepro(r))).toEqual(['ratelimit.reset-is-timestamp.free.sh']);
   });
 });

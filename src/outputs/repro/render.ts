@@ -78,6 +78,24 @@ function entryOf(report: Report, f: Failure): ReproEntry {
   return { ...base, file: `${REPRO_FOLDER}/${name}`, script };
 }
 
+/**
+ * The entry, or, should a recipe throw on a report it did not foresee (a report edited by hand), the reason in its
+ * place: a reproduction never costs the report its other formats.
+ */
+function safeEntryOf(report: Report, f: Failure): ReproEntry {
+  try {
+    return entryOf(report, f);
+  } catch (e) {
+    const why = `petload could not write its replay (${e instanceof Error ? e.message : String(e)})`;
+    return {
+      check: f.check.id,
+      plan: f.outcome.plan,
+      why,
+      rerun: `petload run ${report.scenario.name} --check ${f.check.id}`,
+    };
+  }
+}
+
 const cache = new WeakMap<Report, readonly ReproEntry[]>();
 
 /** Every failed check's reproduction, per plan, in the report's order. */
@@ -88,7 +106,7 @@ export function reproductions(report: Report): readonly ReproEntry[] {
   for (const check of report.checks) {
     if (check.status !== 'fail') continue;
     for (const outcome of check.byPlan) {
-      if (outcome.status === 'fail') out.push(entryOf(report, { report, check, outcome }));
+      if (outcome.status === 'fail') out.push(safeEntryOf(report, { report, check, outcome }));
     }
   }
   cache.set(report, out);
