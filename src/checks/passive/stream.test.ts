@@ -15,7 +15,8 @@ import {
 import { readRateLimit } from './ratelimit.js';
 import { resolveAtEnd } from '../echoes.js';
 import { deferralsOf, reasonOf } from '../deferrals.js';
-import { createStreamJudge } from './stream.js';
+import { lineOf } from '../skip-reason.js';
+import { createStreamJudge, EXHAUSTED_REASON, SLID_AFTER_EXHAUSTED_REASON } from './stream.js';
 import { createRecorder, createViewer } from './view.js';
 import { type LogAnswer, movingWindow, pairedTimes } from '../../testing/moving-window.js';
 
@@ -496,6 +497,38 @@ describe("ratelimit.remaining-decrements on a sliding log (the key's requests sl
     expect(countsOf(l, DEC).failed).toBe(0);
     expect(countsOf(l, WIN).failed).toBe(0);
     expect(outcomeOf(l, 'ratelimit.algorithm')?.info.shape).toBe('sliding window (a log of the trailing minute)');
+  });
+
+  it("names the key's requests sliding out, not an admission past the limit, for a 2xx after Remaining 0 on a log", () => {
+    // 61 requests in the first half-minute, 0.4 s apart: the 61st refused with Remaining 0; then, a minute after the
+    // first, as many at the same pace: each let in as one of a minute before slides out, answered with Remaining 0.
+    const times = [
+      ...Array.from({ length: 61 }, (_, i) => i * 0.4),
+      ...Array.from({ length: 20 }, (_, i) => 60.05 + i * 0.4),
+    ];
+    const answers = movingWindow(times, 60, T0_S);
+    expect(answers.slice(59, 63).map((a) => [a.status, a.remaining])).toEqual([
+      [200, 0],
+      [429, 0],
+      [200, 0],
+      [200, 0],
+    ]);
+    const s = session();
+    s.see(...steps(answers));
+    const l = s.settled();
+    expect(countsOf(l, DEC).failed).toBe(0);
+    const reasons = outcomeOf(l, DEC)?.skipReasons ?? [];
+    expect(reasons).toContain(lineOf(SLID_AFTER_EXHAUSTED_REASON));
+    expect(reasons).not.toContain(lineOf(EXHAUSTED_REASON));
+    // A fixed window's 2xx after Remaining 0, with nothing of the key's sliding out, is still the admission it is.
+    const fixed = session();
+    fixed.see(
+      { status: 200, remaining: 0, reset: T0_S + 60, at: 0 },
+      { status: 200, remaining: 0, reset: T0_S + 60, at: 1 },
+    );
+    const fl = fixed.settled();
+    expect(outcomeOf(fl, DEC)?.skipReasons).toContain(lineOf(EXHAUSTED_REASON));
+    expect(outcomeOf(fl, DEC)?.skipReasons).not.toContain(lineOf(SLID_AFTER_EXHAUSTED_REASON));
   });
 
   it("fails a skipped decrement where none of the key's requests slid out, on a log read as one", () => {

@@ -12,7 +12,9 @@
  * One defect, one failure: what other checks judge is skipped naming them, by a typed reference
  * (src/checks/skip-reason.ts) where the skip waits on nothing, by a deferral the catalogue declares where it depends
  * on what the run found (held to the end of the run, settled by the ledger: src/checks/deferrals.ts).
- * - A 2xx once the window showed Remaining 0 is an admission past the limit: see ratelimit.enforced.
+ * - A 2xx once the window showed Remaining 0 is an admission past the limit: see ratelimit.enforced. Unless the
+ *   key's own requests that slid out of the trailing minute in between explain it (sent-log.ts): room again on a
+ *   sliding log, past the limit only on a fixed window; the skip says so, naming ratelimit.algorithm too.
  * - Remaining lower than this key's own requests explain, when requests with other keys or without a valid key
  *   completed in between, at least as many as the shortfall: those may have been counted against this key, which
  *   ratelimit.key-isolation and auth.no-quota-drain judge (see them).
@@ -105,6 +107,12 @@ function describe(s: Seen): string {
 
 export const EXHAUSTED_REASON = see(
   'a 2xx after the window showed Remaining 0: an admission past the limit',
+  'ratelimit.enforced',
+);
+/** A 2xx after Remaining 0 where the key's own requests of a minute before slid out in between (sent-log.ts). */
+export const SLID_AFTER_EXHAUSTED_REASON = see(
+  "a 2xx after the window showed Remaining 0, once the key's own requests of the minute before slid out: room again on a sliding log, an admission past the limit on a fixed window",
+  'ratelimit.algorithm',
   'ratelimit.enforced',
 );
 const FELL = "Remaining fell further than this key's requests explain";
@@ -269,13 +277,16 @@ function remember(st: KeyState, cur: Seen): void {
 /**
  * Whether Remaining rose from `prev` to `cur` by exactly the key's own requests that slid out of the trailing minute in
  * between (at least one), as a sliding log's does: the count, said for the evidence; null when it did not.
+ * `afterExhausted`: `prev` showed Remaining 0 and `cur` is a 2xx, which a plain count cannot explain (it would have
+ * refused): at least one request must have slid out.
  */
-function slidOut(st: KeyState, prev: Seen, cur: Seen, v: View): string | null {
+function slidOut(st: KeyState, prev: Seen, cur: Seen, v: View, afterExhausted = false): string | null {
   if (v.planLimits === undefined || windowOfLimit(cur.limit, v.planLimits) !== 'minute') return null;
   const slid = st.log.slidOut(prev, cur);
   if (slid === null) return null;
   const p = { remaining: prev.remaining, accepted: is2xx(prev.status) };
-  if (readSlide(risesOf(p, { remaining: cur.remaining, accepted: is2xx(cur.status) }), slid) !== 'slid') return null;
+  const rises = risesOf(p, { remaining: cur.remaining, accepted: is2xx(cur.status) });
+  if (readSlide(afterExhausted ? rises.filter((x) => x >= 1) : rises, slid) !== 'slid') return null;
   const count = slid.lo === slid.hi ? `${slid.lo}` : `between ${slid.lo} and ${slid.hi}`;
   return `${count} of the key's own requests slid out of the trailing minute in between`;
 }
@@ -298,7 +309,10 @@ function judgeDecrements(st: KeyState, cur: Seen, v: View, r: Recorder, held: He
     if (prev.overlapped || cur.overlapped || cur.sent <= prev.done) skipped = OVERLAP_REASON;
     else {
       const p = judgePair(prev, cur);
-      if ('skip' in p) skipped = p.skip;
+      if ('skip' in p && p.skip === EXHAUSTED_REASON) {
+        // Not the limit overrun it looks like where the key's own requests slid out of a log in between.
+        skipped = slidOut(st, prev, cur, v, true) === null ? p.skip : SLID_AFTER_EXHAUSTED_REASON;
+      } else if ('skip' in p) skipped = p.skip;
       else if (!p.ok && cur.remaining > prev.remaining - 1 && problems === null) {
         // Higher than this key's request leaves: its requests sliding out of a log, requests given back (a refill),
         // or a defect of a fixed window.
