@@ -43,7 +43,7 @@ function param(c: Call, name: string): string | undefined {
 /** The rate-limit headers on an answer; on a 429 they need the key spent first. */
 function headersPresent(f: Failure): Reproduction {
   const expect: Expectation = { kind: 'headers', names: HEADERS };
-  const says = `${HEADERS.join(', ')}`;
+  const says = HEADERS.join(', ');
   if (f.outcome.evidence[0] !== undefined && isRefusal(f.outcome.evidence[0])) return overLimit(f, expect, says);
   return sendAgain(f, always(expect), always(says));
 }
@@ -57,7 +57,7 @@ function noServerErrors(f: Failure): Reproduction {
   return sendAgain(f, always(expect), always('no server error (a status below 500)'), () => true);
 }
 
-/** A GET of the Pet the same call creates: a fresh target has none of the run's. */
+/** A Pet created first, then the evidence's GET of it: a fresh target has none of the run's Pets. */
 function getReturnsPet(f: Failure): Reproduction {
   const [get] = replayableCalls(f, 1);
   if (get === undefined) return noReplay('none of its evidence is a request that can be sent again as it was');
