@@ -16,10 +16,18 @@ export const LONGEST_FIRST: readonly string[] = [
   'test/conformance/algorithms.test.ts',
   'bench/bench.smoke.test.ts',
   'test/conformance/',
+  'src/probes/wait-out.int.test.ts',
+  'src/engine/far.int.test.ts',
+  'src/cli/plan-audit-console.int.test.ts',
   'src/engine/fault-matrix-',
   'src/engine/compliant-variants',
   'src/cli/github-summary.int.test.ts',
   'src/robustness/',
+  'src/drift/compare-false-alarms.int.test.ts',
+  'src/shard/sharded-run.int.test.ts',
+  'src/http/client.int.test.ts',
+  'src/engine/plan-figures.int.test.ts',
+  'src/drift/compare.int.test.ts',
 ];
 
 /** `files` in the order they start: ranked by `LONGEST_FIRST`, ties in `before`'s order. */
