@@ -2,11 +2,11 @@
 // `npm test`: the lint, the type check and the tests, side by side rather than in turn (much of the tests' time is
 // waiting on clocks, which the CPU-bound steps fill). The files that wait real minutes (vitest project `waits`) and
 // the others (projects `work` and `units`, vitest.config.ts) run in two vitest processes at once; the packaging
-// test, which takes both cores for a while, starts once the waiting files are done. The waiting files keep the
-// normal CPU priority, the rest runs below it (niceness 10, the lint and the type check 15): the CPU they leave
-// idle is taken, and a real-clock test that needs its seconds of CPU is not kept waiting by the work beside it.
-// The second vitest's output streams as it runs; each other step's output is printed whole when it ends. Any step
-// that fails fails `npm test` (exit 1), named in the last lines.
+// test, which takes both cores for a while, starts once the waiting files are done. The steps that no clock hurts
+// run below the normal CPU priority (the packaging test at niceness 10, the lint and the type check at 15): they
+// take the CPU the tests leave idle, and never slow a test that waits on a clock. The second vitest's output streams
+// as it runs; each other step's output is printed whole when it ends. Any step that fails fails `npm test` (exit 1),
+// named in the last lines.
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 
@@ -23,7 +23,7 @@ const STEPS = [
   {
     name: 'vitest work, units',
     cmd: [bin('vitest'), 'run', '--project', 'work', '--project', 'units'],
-    nice: 10,
+    nice: 0,
     live: true,
   },
   {
