@@ -74,7 +74,12 @@ export interface ScriptRun {
 }
 
 /** `sh script` against a fresh reference server (with `faults`, the run's keys), as a user runs it. */
-export async function runScript(script: string, faults: FaultName[]): Promise<ScriptRun> {
+/** `keyOf`: the key a script is given for a key of REPRO_KEYS (default: that key; another: a key the server lacks). */
+export async function runScript(
+  script: string,
+  faults: FaultName[],
+  keyOf: (secret: string) => string = (secret) => secret,
+): Promise<ScriptRun> {
   const scale = scaleOf(script);
   const server = await createReferenceServer({ faults, keys: REPRO_KEYS, timeScale: scale, port: 0 });
   try {
@@ -83,7 +88,7 @@ export async function runScript(script: string, faults: FaultName[]): Promise<Sc
       PETLOAD_TARGET: server.url,
       PETLOAD_TIME_SCALE: String(scale),
     };
-    for (const k of REPRO_KEYS) env[keyVariable(k.label)] = k.secret;
+    for (const k of REPRO_KEYS) env[keyVariable(k.label)] = keyOf(k.secret);
     // Asynchronous: the server answers on this process's event loop.
     const child = spawn('sh', [script], { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
     let output = '';

@@ -108,3 +108,28 @@ describe.concurrent('recipes without a fault of their own', () => {
     });
   }
 });
+
+/**
+ * A key the target does not take (another target's, a typo, a banned key) answers 401 or 403 to every step: nothing
+ * can be judged, and a script that called that "not reproduced" would call a defect fixed. It exits 2, naming the
+ * variable, against the faulty server and the compliant one alike.
+ */
+describe.concurrent('a key the target refuses', () => {
+  for (const check of ['ratelimit.enforced', 'ratelimit.headers-present'] as const) {
+    it(`${check}: exit 2, the variable named`, async ({ expect, onTestFinished }) => {
+      const dir = mkdtempSync(join(tmpdir(), 'petload-repro-'));
+      onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+      const path = join(dir, `${check}.free.sh`);
+      writeFileSync(path, renderRepro(failureReport(check))[`${check}.free.sh`]!);
+      const wrongKey = (secret: string) => `${secret}-not-this-target`;
+      const [faulty, fixed] = await Promise.all([
+        runScript(path, ['limit-not-enforced', 'error-shape'], wrongKey),
+        runScript(path, [], wrongKey),
+      ]);
+      for (const run of [faulty, fixed]) {
+        expect(run.code, run.output).toBe(2);
+        expect(run.output).toMatch(/could not run: the target refused the key in PETLOAD_KEY_\w+ \(401 or 403\)/);
+      }
+    });
+  }
+});

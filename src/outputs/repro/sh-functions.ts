@@ -50,6 +50,13 @@ request() {
   { printf 'url = "%s"\n' "$(quoted "$PETLOAD_TARGET$p")"; config "$m" "$@"; } |
     curl -sS -m 30 -K - -D "$tmp/h" -o "$tmp/b" -w '%{http_code}' >"$tmp/s" || cannot_run "no answer from $PETLOAD_TARGET$p"
   status=$(cat "$tmp/s")
+  key_taken "$1" "$status"
+}
+# key_taken AS CODES: a key's variable answered 401 or 403 is not this target's key (or is banned): nothing to judge
+key_taken() {
+  case "$1" in '' | =*) return 0 ;; esac
+  case " $2 " in *[!0-9]401[!0-9]* | *[!0-9]403[!0-9]*)
+    cannot_run "the target refused the key in $1 (401 or 403): set it to this target's key of that label" ;; esac
 }
 # header NAME: the value of that header in the last answer (empty: absent)
 header() {
@@ -127,6 +134,7 @@ send() {
   shift 3
   { i=0; while [ "$i" -lt "$t" ]; do i=$((i + 1)); printf 'url = "%s"\noutput = "/dev/null"\n' "$u"; done
     config "$m" "$@"; } | curl -sS -m 120 -K - -w '%{http_code}\n' >"$tmp/codes" || cannot_run "no answer from $PETLOAD_TARGET"
+  key_taken "$1" "$(tr '\n' ' ' <"$tmp/codes")"
   accepted=$(grep -c '^2' "$tmp/codes")
   refused=$(awk '!/^2/ { print NR; exit }' "$tmp/codes")
 }
