@@ -74,12 +74,19 @@ export interface ScriptRun {
 }
 
 /** `sh script` against a fresh reference server (with `faults`, the run's keys), as a user runs it. */
-/** `keyOf`: the key a script is given for a key of REPRO_KEYS (default: that key; another: a key the server lacks). */
-export async function runScript(
-  script: string,
-  faults: FaultName[],
-  keyOf: (secret: string) => string = (secret) => secret,
-): Promise<ScriptRun> {
+/** How a script is run beside its server. */
+export interface ScriptOptions {
+  /** The key it is given for a key of REPRO_KEYS (default: that key; another: a key the server lacks). */
+  readonly keyOf?: (secret: string) => string;
+  /**
+   * A busy machine: once a line of its output matches `line`, the script is stopped (SIGSTOP) for `ms` real ms, as a
+   * process the machine did not schedule (a sleep running then ends, and the script goes on only when resumed).
+   */
+  readonly stall?: { readonly line: RegExp; readonly ms: number };
+}
+
+export async function runScript(script: string, faults: FaultName[], opts: ScriptOptions = {}): Promise<ScriptRun> {
+  const { keyOf = (secret: string) => secret, stall } = opts;
   const scale = scaleOf(script);
   const server = await createReferenceServer({ faults, keys: REPRO_KEYS, timeScale: scale, port: 0 });
   try {
@@ -92,7 +99,14 @@ export async function runScript(
     // Asynchronous: the server answers on this process's event loop.
     const child = spawn('sh', [script], { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
     let output = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
+    let stalled = false;
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      output += d;
+      if (stall === undefined || stalled || !stall.line.test(output)) return;
+      stalled = true;
+      child.kill('SIGSTOP');
+      setTimeout(() => child.kill('SIGCONT'), stall.ms);
+    });
     child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     return { code, output };

@@ -119,6 +119,7 @@ function afterTheWait(f: Failure, andReset: boolean): Reproduction {
       call: after!,
       expect: { kind: 'not-status', not: [429] },
       says: 'not 429: the wait asked for is over',
+      beforeReset: !andReset,
     },
   ]);
 }

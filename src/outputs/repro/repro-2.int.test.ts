@@ -123,8 +123,8 @@ describe.concurrent('a key the target refuses', () => {
       writeFileSync(path, renderRepro(failureReport(check))[`${check}.free.sh`]!);
       const wrongKey = (secret: string) => `${secret}-not-this-target`;
       const [faulty, fixed] = await Promise.all([
-        runScript(path, ['limit-not-enforced', 'error-shape'], wrongKey),
-        runScript(path, [], wrongKey),
+        runScript(path, ['limit-not-enforced', 'error-shape'], { keyOf: wrongKey }),
+        runScript(path, [], { keyOf: wrongKey }),
       ]);
       for (const run of [faulty, fixed]) {
         expect(run.code, run.output).toBe(2);
@@ -132,4 +132,29 @@ describe.concurrent('a key the target refuses', () => {
       }
     });
   }
+});
+
+/**
+ * A wait that overshoots (a busy machine: the script is stopped for 8 real s while it waits Retry-After, on a 10x
+ * clock) comes back once the refused window has ended, when the quota is back whatever Retry-After promised: against
+ * retry-after-short (Retry-After half the window) that proves nothing, and the script says it cannot tell (exit 2)
+ * rather than "not reproduced" (a false "fixed"). On the compliant server, whose Retry-After is the window's end,
+ * coming back late leaves no doubt: exit 0.
+ */
+it('retry-after.honest: a wait that overshot the window cannot tell (exit 2), never "fixed"', async ({
+  expect,
+  onTestFinished,
+}) => {
+  const dir = mkdtempSync(join(tmpdir(), 'petload-repro-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'retry-after.honest.free.sh');
+  writeFileSync(path, renderRepro(failureReport('retry-after.honest'))['retry-after.honest.free.sh']!);
+  const stall = { line: /as the answer asks/, ms: 8000 };
+  const [faulty, fixed] = await Promise.all([
+    runScript(path, ['retry-after-short'], { stall }),
+    runScript(path, [], { stall }),
+  ]);
+  expect(faulty.code, faulty.output).toBe(2);
+  expect(faulty.output).toMatch(/could not tell: it came once the refused window had ended/);
+  expect(fixed.code, fixed.output).toBe(0);
 });

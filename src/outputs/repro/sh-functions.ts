@@ -149,14 +149,31 @@ sent() {
 }`,
   },
   wait_retry_after: {
-    uses: ['window_left', 'pause'],
+    uses: ['window_left', 'epoch', 'pause'],
     text: sh`# wait_retry_after [both]: wait what the last answer asks (Retry-After, else Reset less Date; with both, until
 # both have passed), and half a second more; a minute, the interface's window, when it says nothing
 wait_retry_after() {
+  d=$(epoch "$(header date)") r=$(window_left both) a=$(header retry-after)
+  reset_at='' promised_at=''
+  [ -z "$d" ] || [ -z "$r" ] || reset_at=$((d + r))
+  case "$d:$a" in [0-9]*:[0-9]*) promised_at=$((d + a)) ;; esac
   w=$(window_left "$@")
   if [ -n "$w" ]; then printf '  waiting %s.5 s of the target clock, as the answer asks\n' "$w"
   else w=60; printf '  waiting %s.5 s of the target clock: the answer gives no Retry-After nor Reset\n' "$w"; fi
   pause "$w.5"
+}`,
+  },
+  before_reset: {
+    uses: ['epoch'],
+    text: sh`# before_reset: false (and cannot tell) when the 429 waited on promised an end before its Reset and the accepted
+# answer after the wait came at or after that Reset: the wait overshot (a busy machine), the promise is not tested
+before_reset() {
+  case "$status" in 2*) ;; *) return 0 ;; esac
+  d=$(epoch "$(header date)")
+  [ -n "$\{reset_at:-}" ] && [ -n "$\{promised_at:-}" ] && [ -n "$d" ] || return 0
+  [ "$promised_at" -lt $((reset_at - 1)) ] && [ "$d" -ge "$reset_at" ] || return 0
+  unsure "$status" 'it came once the refused window had ended: the wait overshot, run it again'
+  return 1
 }`,
   },
   created: {

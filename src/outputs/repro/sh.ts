@@ -92,8 +92,9 @@ function stepLines(s: Step): { lines: string[]; uses: ShName[] } {
     case 'expect': {
       const fn = expectFunction(s.expect.kind);
       const check = [fn, ...expectArgs(s.expect)].join(' ');
-      const guarded = s.sameWindow ? `in_window && ${check}` : check;
-      const uses: ShName[] = s.sameWindow ? [fn, 'in_window'] : [fn];
+      const guard: ShName | null = s.sameWindow ? 'in_window' : s.beforeReset ? 'before_reset' : null;
+      const guarded = guard ? `${guard} && ${check}` : check;
+      const uses: ShName[] = guard ? [fn, guard] : [fn];
       if (s.call === null) return { lines: [`also ${shq(s.says)}`, guarded], uses };
       return {
         lines: [`step ${shq(callWords(s.call))} ${shq(s.says)}`, `request ${callArgs(s.call)}`, guarded],

@@ -61,6 +61,8 @@ export type Step =
   /**
    * A request (or, with `call` null, the last answer again) and what a right answer shows. `sameWindow`: an
    * accepted answer once the window the sequence began in has ended proves nothing (the script cannot tell).
+   * `beforeReset`: nor does one at or after the Reset of the 429 last waited on (a wait that overshot, a busy machine:
+   * the quota is back whatever Retry-After said).
    */
   | {
       readonly kind: 'expect';
@@ -68,6 +70,7 @@ export type Step =
       readonly expect: Expectation;
       readonly says: string;
       readonly sameWindow?: boolean;
+      readonly beforeReset?: boolean;
     }
   /** A request whose Remaining the next `remaining-kept` expectation compares with. */
   | { readonly kind: 'note-remaining'; readonly call: Call }
