@@ -1,19 +1,19 @@
 #!/usr/bin/env node
 // `npm test`: the lint, the type check and the tests, side by side rather than in turn (much of the tests' time is
 // waiting on clocks, which the CPU-bound steps fill). The files that wait real minutes (vitest project `waits`) and
-// the others (projects `work` and `units`, vitest.config.ts) run in two vitest processes at once; the packaging
-// test, which takes both cores for a while, starts once the waiting files are done. The steps that no clock hurts
-// run below the normal CPU priority (the packaging test at niceness 10, the lint and the type check at 15): they
-// take the CPU the tests leave idle, and never slow a test that waits on a clock. The second vitest's output streams
-// as it runs; each other step's output is printed whole when it ends. Any step that fails fails `npm test` (exit 1),
-// named in the last lines.
+// the others (projects `work` and `units`, vitest.config.ts) run in two vitest processes at once. The lint and the
+// type check, which no clock hurts, run below the normal CPU priority (niceness 15): they take the CPU the tests
+// leave idle and never slow a test that waits on a clock. The packaging test takes both cores for a while and runs
+// a compliance pass on a scaled clock: it runs last, alone. The second vitest's output streams as it runs; each
+// other step's output is printed whole when it ends. Any step that fails fails `npm test` (exit 1), named in the
+// last lines.
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 
 const bin = (name) => new URL(`../node_modules/.bin/${name}`, import.meta.url).pathname;
 
 /**
- * Each step: its command, its niceness (its children inherit it), whether its output streams, and the step it starts
+ * Each step: its command, its niceness (its children inherit it), whether its output streams, and the steps it starts
  * after (else at once).
  */
 const STEPS = [
@@ -29,8 +29,8 @@ const STEPS = [
   {
     name: 'vitest package',
     cmd: [bin('vitest'), 'run', '--config', 'vitest.package.config.ts'],
-    nice: 10,
-    after: 'vitest waits',
+    nice: 0,
+    after: ['vitest waits', 'vitest work, units'],
   },
 ];
 
@@ -87,7 +87,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 
 const running = new Map();
 for (const step of STEPS) {
-  const before = step.after === undefined ? Promise.resolve() : running.get(step.after);
+  const before = Promise.all((step.after ?? []).map((name) => running.get(name)));
   running.set(
     step.name,
     before.then(() => run(step)),
