@@ -34,6 +34,9 @@ export const LONGEST_FIRST: readonly string[] = [
   'src/http/client.int.test.ts',
   'src/engine/plan-figures.int.test.ts',
   'src/drift/compare.int.test.ts',
+  'src/cli/rerun.int.test.ts',
+  'src/outputs/repro/',
+  'src/cli/focus.int.test.ts',
 ];
 
 /** `files` in the order they start: ranked by `LONGEST_FIRST`, ties in `before`'s order. */
