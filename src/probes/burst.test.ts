@@ -1,7 +1,8 @@
 /**
  * The burst probe alone, each of its decisions taken by a scripted loopback target (src/testing/probe-harness.ts):
- * held, over-admitted (with each way of showing the target enforces at all), a burst over two windows, a Reset that
- * moves with the requests, a burst that lasted a window, an announced Limit, a declared tolerance.
+ * held, over-admitted (with each way of showing the target enforces at all), a burst over two windows (with a refusal:
+ * judged; without: taken again), a Reset that moves with the requests, bursts that lasted a window, an announced Limit,
+ * a declared tolerance.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
@@ -87,14 +88,37 @@ describe('burst probe, alone against a scripted target', () => {
     expect(run.status(ID).text).toContain('the request after the burst got no whole response');
   });
 
-  it('the request after the burst in a new window: skipped, not judged', async () => {
+  it('the request after the burst in a new window: burst again on a fresh window, judged there', async () => {
     let reset = 0;
     const run = await burst((r) => {
       reset ||= r.at + 30_000;
-      return r.n <= 10 ? ok(r, 0, reset) : ok(r, 4, reset + 60_000);
+      if (r.n <= 10) return ok(r, 0, reset);
+      // The window the request after it opened; the second burst goes into it: what is left admitted, the rest refused.
+      return r.n <= 15 ? ok(r, 15 - r.n, reset + 60_000) : refused(r, reset + 60_000);
     });
+    expect(run.status(ID)).toEqual({ status: 'pass', text: '' });
+    expect(run.received).toHaveLength(21);
+  });
+
+  it('a burst over two windows with nothing refused, neither offered more than the limit: burst again', async () => {
+    // A target that enforces nothing; the first burst's window ends after its fifth request (a busy machine's burst
+    // on a fast clock), so neither window saw more than the limit.
+    let first = 0;
+    let reset = 0;
+    let count = 0;
+    const run = await burst((r) => {
+      first ||= r.at + 1000;
+      if (r.n <= 5) return ok(r, 5 - r.n, first);
+      if (r.n === 6 || r.at >= reset) [reset, count] = [r.n === 6 ? first + 60_000 : r.at + 60_000, 0];
+      count++;
+      return ok(r, Math.max(0, 5 - count), reset);
+    });
+    // Judged on the second burst, as on a quiet machine: the target does not enforce at all.
     expect(run.status(ID).status).toBe('skip');
-    expect(run.status(ID).text).toContain('the window ended before a request after the burst could show');
+    expect(run.status(ID).text).toContain('accepts sequential requests beyond its limit');
+    expect(run.outcome(ID)?.info.note).toBeUndefined();
+    // Ten over two windows, ten on the next, and the two after it.
+    expect(run.received).toHaveLength(22);
   });
 
   it('a burst over two windows, each admitting at most the limit: held, with a note', async () => {
@@ -114,7 +138,7 @@ describe('burst probe, alone against a scripted target', () => {
     expect(run.status(ID).text).toContain('under Resets that moved with the requests');
   });
 
-  it('a burst whose answers take a whole window: skipped, with the time-scale advice', async () => {
+  it('bursts whose answers take a whole window each time: skipped after the last, with the time-scale advice', async () => {
     let reset = 0;
     const run = await burst(async (r) => {
       reset ||= r.at + 30_000;
@@ -122,8 +146,10 @@ describe('burst probe, alone against a scripted target', () => {
       return ok(r, 0, reset);
     });
     expect(run.status(ID).status).toBe('skip');
+    expect(run.status(ID).text).toContain('none of 3 bursts on fresh windows sampled one; the last: ');
     expect(run.status(ID).text).toContain('the burst lasted a whole window; not judged');
     expect(run.status(ID).text).toContain('a smaller --time-scale');
+    expect(run.received).toHaveLength(30);
   });
 
   it('an announced minute Limit above the plan: burst again with it on a fresh window, judged by it', async () => {

@@ -2,12 +2,12 @@
  * The burst probe: Limit+K requests at once on a fresh window; no more than the limit may be accepted
  * (ratelimit.no-over-admission).
  */
-import { allowedWithTolerance, MINUTE_MS, MINUTE_S } from '../api/plans.js';
+import { allowedWithTolerance, MINUTE_MS, MINUTE_S, type PlanName } from '../api/plans.js';
 import type { ApiKey } from '../core/api-key.js';
 import { isRateLimitRefusal } from '../checks/passive/contract.js';
 import { TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange } from '../http/exchange.js';
-import { cheapList, freshKey, isAccepted, probeTag, type ProbeContext } from './context.js';
+import { cheapList, type FreshKey, freshKey, isAccepted, probeTag, type ProbeContext } from './context.js';
 import type { Probe } from './probe.js';
 import { announcedMinuteLimit, minuteQuota, sameWindow, tripleOf } from './window.js';
 import { withFreshKey } from './with-key.js';
@@ -15,9 +15,13 @@ import { SERVICE_MS } from './in-flight.js';
 import { see, type SkipReason, prefixed } from '../checks/skip-reason.js';
 import { NO_WHOLE_RESPONSE } from './reasons.js';
 
-/** K in Limit+K: enough to see over-admission, few enough that the refused requests are not "knocking". */
-/** How many requests beyond the limit the burst probe sends at once. */
+/**
+ * How many requests beyond the limit the burst probe sends at once: enough to see over-admission, few enough that
+ * the refused requests are not "knocking".
+ */
 export const BURST_EXTRA = 5;
+
+const ID = 'ratelimit.no-over-admission';
 
 interface Burst {
   key: ApiKey;
@@ -38,13 +42,13 @@ async function burstOnce(ctx: ProbeContext, key: ApiKey, limit: number, tag: str
  * over-admission (a target that does not enforce its limit at all is ratelimit.enforced's failure). A refusal in
  * the burst shows it; else one or two requests after it: a refusal shows it, an acceptance with Remaining above 0
  * shows a counter that missed the concurrent requests (a concurrency defect), two acceptances with nothing left show
- * no enforcement.
+ * no enforcement; a request after it in another window shows nothing (`again`: the burst is taken again).
  */
 async function enforcesAfter(
   ctx: ProbeContext,
   b: Burst,
   tag: string,
-): Promise<{ enforces: true; note: string } | { enforces: false; reason: SkipReason }> {
+): Promise<{ enforces: true; note: string } | { enforces: false; reason: SkipReason } | { again: SkipReason }> {
   if (b.results.some(isRateLimitRefusal)) return { enforces: true, note: '' };
   const last = [...b.accepted].sort((x, y) => x.timing.done - y.timing.done).at(-1);
   const window = last === undefined ? null : tripleOf(last);
@@ -56,8 +60,7 @@ async function enforcesAfter(
     const t = tripleOf(ex);
     if (window !== null && t !== null && !sameWindow(window, t)) {
       return {
-        enforces: false,
-        reason:
+        again:
           'the window ended before a request after the burst could show whether the target enforces its limit; not judged',
       };
     }
@@ -87,6 +90,118 @@ const refilledDuring = (accepted: string, realMs: number) =>
     'ratelimit.algorithm',
   );
 
+/**
+ * Bursts the probe takes at most, each on a fresh window: a burst that sampled no window (its answers straddled two
+ * windows with nothing refused, it lasted a whole window, or the window ended before the request after it) is taken
+ * again, as a busy machine on a fast clock may stretch one; what the target did is judged on the one that sampled.
+ */
+export const MAX_BURSTS = 3;
+
+/** What one burst made of the check: recorded (undefined), or a reason it sampled no window (`again`). */
+type Judged = { again: SkipReason } | undefined;
+
+/** One burst on `fk`'s fresh window, and its judgement (burstOnce again with the Limit the target announces). */
+async function burstAndJudge(ctx: ProbeContext, fk: FreshKey, plan: PlanName, tag: string): Promise<Judged> {
+  let b = await burstOnce(ctx, fk.key, minuteQuota(fk.key), tag);
+  if (b.accepted.length > b.limit) {
+    // A target that announces another Limit for the minute (limit-matches-plan's defect) is judged by what it
+    // announces: burst again, on another fresh key, with that Limit.
+    const announced = Math.max(0, ...b.accepted.map((e) => announcedMinuteLimit(e, fk.key, fk.how === 'unused') ?? 0));
+    const limit = Math.min(announced, fk.key.limits.perDay);
+    if (limit > b.limit) {
+      const again = await freshKey(ctx, plan);
+      if (!again)
+        return void ctx.ledger.skip(
+          ID,
+          plan,
+          see(
+            `${announcedLimit(announced)}, and no fresh ${plan} key is left to burst with it`,
+            'ratelimit.limit-matches-plan',
+          ),
+        );
+      ctx.ledger.info(ID, plan, 'announcedLimit', limit);
+      ctx.ledger.info(
+        ID,
+        plan,
+        'limit',
+        `judged against the Limit the target announces (${limit}), not the plan's figure (see ratelimit.limit-matches-plan)`,
+      );
+      b = await burstOnce(ctx, again.key, limit, tag);
+    }
+  }
+  return judgeBurst(ctx, b, plan, tag);
+}
+
+/**
+ * A burst within the limit holds; over it in total, each window the responses describe is judged, since a burst may
+ * straddle two.
+ */
+async function judgeBurst(ctx: ProbeContext, b: Burst, plan: PlanName, tag: string): Promise<Judged> {
+  if (b.accepted.length <= allowedWithTolerance(b.limit, b.key.limits)) return void held(ctx, b, plan);
+  const { results, accepted } = b;
+  const allowed = allowedWithTolerance(b.limit, b.key.limits);
+  const triples = accepted.map(tripleOf);
+  const perWindow = new Map<string, number>();
+  for (const t of triples)
+    if (t) perWindow.set(`${t.limit}/${t.reset}`, (perWindow.get(`${t.limit}/${t.reset}`) ?? 0) + 1);
+  const worst = Math.max(0, ...perWindow.values());
+  const span = Math.max(...results.map((e) => e.timing.done)) - Math.min(...results.map((e) => e.timing.sent));
+  const resets = triples.flatMap((t) => (t ? [t.reset] : []));
+  const spread = resets.length === 0 ? 0 : Math.max(...resets) - Math.min(...resets);
+  const label = `${accepted.length} of ${results.length} accepted`;
+  // Resets a few seconds apart are no two windows: a Reset that moves with the requests (a bucket's "full again"),
+  // whose refill during the burst was admitted too. That over-admission is enforced's to judge.
+  if (perWindow.size > 1 && spread > 1 && spread < MINUTE_S - 1)
+    return void ctx.ledger.skip(ID, plan, refilledDuring(label, span / ctx.clock.scale));
+  if (perWindow.size > 1 && worst <= allowed) {
+    // Nothing refused: no window was offered more than its limit, so the burst showed nothing (taken again).
+    if (!results.some((e) => e.status === 429)) return { again: straddled(label) };
+    ctx.ledger.pass(ID, plan);
+    return void ctx.ledger.info(ID, plan, 'note', 'the burst straddled two windows; each admitted at most the limit');
+  }
+  if (perWindow.size <= 1 && span >= MINUTE_MS - TOLERANCE_MS) {
+    const slower =
+      ctx.clock.scale > 1
+        ? ` (the clock runs ${ctx.clock.scale} times faster than real time: a smaller --time-scale leaves more real time in each window)`
+        : '';
+    return { again: `the burst lasted a whole window; not judged${slower}` };
+  }
+  const pre = await enforcesAfter(ctx, b, tag);
+  if ('again' in pre) return pre;
+  if (!pre.enforces) return void ctx.ledger.skip(ID, plan, pre.reason);
+  const declared = allowed > b.limit ? ` (${allowed} with the declared tolerance)` : '';
+  const evidence = accepted[accepted.length - 1] ?? results[0];
+  return void ctx.ledger.fail(
+    ID,
+    plan,
+    `${label.replace(' accepted', ' simultaneous requests accepted')}; the limit is ${b.limit}${declared}${pre.note}`,
+    evidence,
+  );
+}
+
+/** A burst held: the pass, and repeated Remaining values among the accepted answers (within one window) as a fact. */
+function held(ctx: ProbeContext, b: Burst, plan: PlanName): void {
+  ctx.ledger.pass(ID, plan);
+  // A server may read Remaining after several increments have landed: a fact, not a failure.
+  const seen = new Map<string, number>();
+  for (const t of b.accepted.map(tripleOf))
+    if (t)
+      seen.set(`${t.limit}/${t.reset}/${t.remaining}`, (seen.get(`${t.limit}/${t.reset}/${t.remaining}`) ?? 0) + 1);
+  const repeated = [...seen.values()].filter((c) => c > 1).reduce((a, c) => a + c, 0);
+  ctx.ledger.info(
+    ID,
+    plan,
+    'repeatedRemaining',
+    repeated === 0
+      ? 'every accepted answer showed its own Remaining'
+      : `${repeated} accepted answers shared a Remaining value with another`,
+  );
+}
+
+/** A burst whose answers straddled two windows with nothing refused: no window was offered more than its limit. */
+const straddled = (accepted: string) =>
+  `${accepted} over two windows with nothing refused: no window was offered more than its limit; not judged`;
+
 export const burstProbe: Probe = {
   name: 'burst',
   // Limit+K requests over four connections' worth of time, and two round trips (a connection each, then the request).
@@ -96,104 +211,24 @@ export const burstProbe: Probe = {
     slot: 1,
     requests: (q) => q + BURST_EXTRA,
     span: (q, requestMs) => ((q + BURST_EXTRA) / 4) * SERVICE_MS + 2 * requestMs,
+    // A burst taken again waits for its key's window to end first.
+    beyondPlanMs: (MAX_BURSTS - 1) * (MINUTE_MS + 2000),
   },
-  checks: ['ratelimit.no-over-admission'],
+  checks: [ID],
   perPlan: true,
   async run(ctx, plan) {
-    await withFreshKey(ctx, this.checks, plan, async (fk, plan) => {
-      const id = 'ratelimit.no-over-admission';
+    await withFreshKey(ctx, this.checks, plan, async (first, plan) => {
       const tag = probeTag('burst');
-      let b = await burstOnce(ctx, fk.key, minuteQuota(fk.key), tag);
-      if (b.accepted.length > b.limit) {
-        // A target that announces another Limit for the minute (limit-matches-plan's defect) is judged by what it
-        // announces: burst again, on another fresh key, with that Limit.
-        const announced = Math.max(
-          0,
-          ...b.accepted.map((e) => announcedMinuteLimit(e, fk.key, fk.how === 'unused') ?? 0),
-        );
-        const limit = Math.min(announced, fk.key.limits.perDay);
-        if (limit > b.limit) {
-          const again = await freshKey(ctx, plan);
-          if (!again)
-            return ctx.ledger.skip(
-              id,
-              plan,
-              see(
-                `${announcedLimit(announced)}, and no fresh ${plan} key is left to burst with it`,
-                'ratelimit.limit-matches-plan',
-              ),
-            );
-          ctx.ledger.info(id, plan, 'announcedLimit', limit);
-          ctx.ledger.info(
-            id,
-            plan,
-            'limit',
-            `judged against the Limit the target announces (${limit}), not the plan's figure (see ratelimit.limit-matches-plan)`,
-          );
-          b = await burstOnce(ctx, again.key, limit, tag);
-        }
+      let last: SkipReason = '';
+      let n = 0;
+      for (let fk: FreshKey | null = first; n < MAX_BURSTS && fk !== null && !ctx.signal.aborted; ) {
+        const judged = await burstAndJudge(ctx, fk, plan, tag);
+        if (judged === undefined) return;
+        last = judged.again;
+        // The next on a fresh window: the key's open one ends first.
+        if (++n < MAX_BURSTS) fk = await freshKey(ctx, plan);
       }
-      const { limit, results, accepted } = b;
-      // An approximate limiter may over-admit by what its plan declares (tolerance).
-      const allowed = allowedWithTolerance(limit, b.key.limits);
-      const declared = allowed > limit ? ` (${allowed} with the declared tolerance)` : '';
-      const n = results.length;
-      const triples = accepted.map(tripleOf);
-      const evidence = accepted[accepted.length - 1] ?? results[0];
-      if (accepted.length > allowed) {
-        // Over the limit in total: judge each window the responses describe, since a burst may straddle two.
-        const perWindow = new Map<string, number>();
-        for (const t of triples)
-          if (t) perWindow.set(`${t.limit}/${t.reset}`, (perWindow.get(`${t.limit}/${t.reset}`) ?? 0) + 1);
-        const worst = Math.max(0, ...perWindow.values());
-        const span = Math.max(...results.map((e) => e.timing.done)) - Math.min(...results.map((e) => e.timing.sent));
-        const resets = triples.flatMap((t) => (t ? [t.reset] : []));
-        const spread = resets.length === 0 ? 0 : Math.max(...resets) - Math.min(...resets);
-        if (perWindow.size > 1 && spread > 1 && spread < MINUTE_S - 1) {
-          // Resets a few seconds apart are no two windows: a Reset that moves with the requests (a bucket's "full
-          // again"), whose refill during the burst was admitted too. That over-admission is enforced's to judge.
-          return ctx.ledger.skip(
-            id,
-            plan,
-            refilledDuring(`${accepted.length} of ${n} accepted`, span / ctx.clock.scale),
-          );
-        }
-        if (perWindow.size > 1 && worst <= allowed) {
-          ctx.ledger.pass(id, plan);
-          return ctx.ledger.info(id, plan, 'note', 'the burst straddled two windows; each admitted at most the limit');
-        }
-        if (perWindow.size <= 1 && span >= MINUTE_MS - TOLERANCE_MS) {
-          const slower =
-            ctx.clock.scale > 1
-              ? ` (the clock runs ${ctx.clock.scale} times faster than real time: a smaller --time-scale leaves more real time in each window)`
-              : '';
-          return ctx.ledger.skip(id, plan, `the burst lasted a whole window; not judged${slower}`);
-        }
-        const pre = await enforcesAfter(ctx, b, tag);
-        if (!pre.enforces) return ctx.ledger.skip(id, plan, pre.reason);
-        return ctx.ledger.fail(
-          id,
-          plan,
-          `${accepted.length} of ${n} simultaneous requests accepted; the limit is ${limit}${declared}${pre.note}`,
-          evidence,
-        );
-      }
-      ctx.ledger.pass(id, plan);
-      // Repeated Remaining values among the accepted answers (within one window) are a fact, not a failure: a server
-      // may read Remaining after several increments have landed.
-      const seen = new Map<string, number>();
-      for (const t of triples)
-        if (t)
-          seen.set(`${t.limit}/${t.reset}/${t.remaining}`, (seen.get(`${t.limit}/${t.reset}/${t.remaining}`) ?? 0) + 1);
-      const repeated = [...seen.values()].filter((c) => c > 1).reduce((a, c) => a + c, 0);
-      ctx.ledger.info(
-        id,
-        plan,
-        'repeatedRemaining',
-        repeated === 0
-          ? 'every accepted answer showed its own Remaining'
-          : `${repeated} accepted answers shared a Remaining value with another`,
-      );
+      ctx.ledger.skip(ID, plan, prefixed(`none of ${n} bursts on fresh windows sampled one; the last: `, last));
     });
   },
 };
