@@ -1,9 +1,12 @@
 /**
  * The key-isolation probe alone, each of its decisions taken by a scripted loopback target
  * (src/testing/probe-harness.ts): keys counted apart, counted together (refused, or Remaining taken), key A that
- * cannot be exhausted or whose count is lost, an answer to B that is not whole, B in a new window.
+ * cannot be exhausted, whose window ends during its count (exhausted again) or whose count is lost, an answer to B
+ * that is not whole, B in a new window.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import type { ApiKey } from '../core/api-key.js';
 import {
   type Answer,
   figuresKey,
@@ -75,6 +78,42 @@ describe('key-isolation probe, alone against a scripted target', () => {
     expect(run.status(ID).status).toBe('skip');
     expect(run.status(ID).text).toContain('key A could not be exhausted');
     expect(run.status(ID).text).toContain('ratelimit.enforced');
+  });
+
+  it("A's window ends during its exhaust (a busy machine): exhausted again in the next, judged", async () => {
+    const [a20, b20] = [1, 2].map((n) => figuresKey('free', n, { perMinute: 20, perDay: 1000 })) as [ApiKey, ApiKey];
+    const limiter = fixedWindow([a20, b20]);
+    let onA = 0;
+    const run = await isolation(
+      async (r) => {
+        if (r.secret !== a20.secret || ++onA !== 15) return limiter(r);
+        // The 15th request of A's count, one by one in its tail, answered 66 s later on this clock: A's window has
+        // ended, and what is left of the count fits in the next one.
+        await sleep(1100);
+        return limiter({ ...r, at: r.at + 66_000 });
+      },
+      [a20, b20],
+    );
+    expect(run.status(ID)).toEqual({ status: 'pass', text: '' });
+    expect(run.received.filter((r) => r.secret === b20.secret)).toHaveLength(3);
+  });
+
+  it("A's window ends during each of its exhausts: skipped, not judged (no claim on ratelimit.enforced)", async () => {
+    const [a20, b20] = [1, 2].map((n) => figuresKey('free', n, { perMinute: 20, perDay: 1000 })) as [ApiKey, ApiKey];
+    const limiter = fixedWindow([a20, b20]);
+    let onA = 0;
+    let late = 0;
+    const run = await isolation(
+      async (r) => {
+        if (r.secret !== a20.secret || ++onA % 13 !== 0) return limiter({ ...r, at: r.at + late });
+        await sleep(1100);
+        late += 66_000;
+        return limiter({ ...r, at: r.at + late });
+      },
+      [a20, b20],
+    );
+    expect(run.status(ID).status).toBe('skip');
+    expect(run.status(ID).text).toBe("key A's window ended before it was exhausted, 3 times; not judged");
   });
 
   it("a request of A's count gets no answer: skipped, the count unknown", async () => {
