@@ -7,7 +7,7 @@ import type { ApiKey } from '../core/api-key.js';
 import { isRateLimitRefusal } from '../checks/passive/contract.js';
 import { TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange } from '../http/exchange.js';
-import { cheapList, type FreshKey, freshKey, isAccepted, probeTag, type ProbeContext } from './context.js';
+import { cheapList, type FreshKey, freshKey, isAccepted, probeTag, type ProbeContext, waitUntil } from './context.js';
 import type { Probe } from './probe.js';
 import { announcedMinuteLimit, minuteQuota, sameWindow, tripleOf } from './window.js';
 import { withFreshKey } from './with-key.js';
@@ -211,8 +211,8 @@ export const burstProbe: Probe = {
     slot: 1,
     requests: (q) => q + BURST_EXTRA,
     span: (q, requestMs) => ((q + BURST_EXTRA) / 4) * SERVICE_MS + 2 * requestMs,
-    // A burst taken again waits for its key's window to end first.
-    beyondPlanMs: (MAX_BURSTS - 1) * (MINUTE_MS + 2000),
+    // A burst taken again waits a minute after the one before it first.
+    beyondPlanMs: (MAX_BURSTS - 1) * (MINUTE_MS + TOLERANCE_MS),
   },
   checks: [ID],
   perPlan: true,
@@ -221,12 +221,15 @@ export const burstProbe: Probe = {
       const tag = probeTag('burst');
       let last: SkipReason = '';
       let n = 0;
-      for (let fk: FreshKey | null = first; n < MAX_BURSTS && fk !== null && !ctx.signal.aborted; ) {
+      for (let fk = first; n < MAX_BURSTS && !ctx.signal.aborted; fk = { key: fk.key, how: 'waited' }) {
         const judged = await burstAndJudge(ctx, fk, plan, tag);
         if (judged === undefined) return;
         last = judged.again;
-        // The next on a fresh window: the key's open one ends first.
-        if (++n < MAX_BURSTS) fk = await freshKey(ctx, plan);
+        // The next on a fresh window: every answer of this one is back, so any window it opened ends within a
+        // minute (whether or not the headers describe the minute window: they may give the day's).
+        const fresh = ctx.clock.now() + MINUTE_MS + TOLERANCE_MS;
+        if (++n < MAX_BURSTS)
+          await waitUntil(ctx, fresh, { who: fk.key.label, for: 'a fresh window to burst again (burst)' });
       }
       ctx.ledger.skip(ID, plan, prefixed(`none of ${n} bursts on fresh windows sampled one; the last: `, last));
     });
