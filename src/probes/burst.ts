@@ -42,13 +42,13 @@ async function burstOnce(ctx: ProbeContext, key: ApiKey, limit: number, tag: str
  * over-admission (a target that does not enforce its limit at all is ratelimit.enforced's failure). A refusal in
  * the burst shows it; else one or two requests after it: a refusal shows it, an acceptance with Remaining above 0
  * shows a counter that missed the concurrent requests (a concurrency defect), two acceptances with nothing left show
- * no enforcement; a request after it in another window shows nothing (`again`: the burst is taken again).
+ * no enforcement.
  */
 async function enforcesAfter(
   ctx: ProbeContext,
   b: Burst,
   tag: string,
-): Promise<{ enforces: true; note: string } | { enforces: false; reason: SkipReason } | { again: SkipReason }> {
+): Promise<{ enforces: true; note: string } | { enforces: false; reason: SkipReason }> {
   if (b.results.some(isRateLimitRefusal)) return { enforces: true, note: '' };
   const last = [...b.accepted].sort((x, y) => x.timing.done - y.timing.done).at(-1);
   const window = last === undefined ? null : tripleOf(last);
@@ -60,7 +60,8 @@ async function enforcesAfter(
     const t = tripleOf(ex);
     if (window !== null && t !== null && !sameWindow(window, t)) {
       return {
-        again:
+        enforces: false,
+        reason:
           'the window ended before a request after the burst could show whether the target enforces its limit; not judged',
       };
     }
@@ -91,9 +92,9 @@ const refilledDuring = (accepted: string, realMs: number) =>
   );
 
 /**
- * Bursts the probe takes at most, each on a fresh window: a burst that sampled no window (its answers straddled two
- * windows with nothing refused, it lasted a whole window, or the window ended before the request after it) is taken
- * again, as a busy machine on a fast clock may stretch one; what the target did is judged on the one that sampled.
+ * Bursts the probe takes at most, each on a fresh window: a burst whose answers straddled two windows with nothing
+ * refused (as a busy machine on a fast clock may stretch one) offered no window more than its limit and showed
+ * nothing, so it is taken again; what the target did is judged on the one that sampled a window.
  */
 export const MAX_BURSTS = 3;
 
@@ -164,10 +165,9 @@ async function judgeBurst(ctx: ProbeContext, b: Burst, plan: PlanName, tag: stri
       ctx.clock.scale > 1
         ? ` (the clock runs ${ctx.clock.scale} times faster than real time: a smaller --time-scale leaves more real time in each window)`
         : '';
-    return { again: `the burst lasted a whole window; not judged${slower}` };
+    return void ctx.ledger.skip(ID, plan, `the burst lasted a whole window; not judged${slower}`);
   }
   const pre = await enforcesAfter(ctx, b, tag);
-  if ('again' in pre) return pre;
   if (!pre.enforces) return void ctx.ledger.skip(ID, plan, pre.reason);
   const declared = allowed > b.limit ? ` (${allowed} with the declared tolerance)` : '';
   const evidence = accepted[accepted.length - 1] ?? results[0];
