@@ -276,7 +276,8 @@ export const CATALOGUE = {
     severity: 'advisory',
     title: 'GET /store/orders, which the interface says exists, is not answered 404 or 405',
     judgedBy: ['observer'],
-    exercisedBy: ['auth'],
+    // auth's requests without a key; what-counts' with a plan's key, within its quota (enforce's over it get 429).
+    exercisedBy: ['auth', 'what-counts'],
     unexercised: 'no request to GET /store/orders',
   },
   // Authentication

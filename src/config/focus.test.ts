@@ -19,6 +19,9 @@ describe('probesFor', () => {
   it("gives a passive check the probes its catalogue entry names as exercising it, each one a default probe's", () => {
     expect(probesFor('retry-after.present')).toEqual(['enforce']);
     expect(probesFor('contract.error-shape')).toEqual(['unknown-id']);
+    // GET /store/orders without a key (auth) and with a plan's key within its quota (what-counts): a re-run of a
+    // plan's failure must send one the target can answer 404 again (enforce's over the limit gets 429, unjudged).
+    expect(probesFor('contract.every-endpoint')).toEqual(['auth', 'what-counts']);
     for (const id of CHECK_IDS) {
       const byProbe = Object.values(PROBE_REGISTRY).some((p) => p.checks.includes(id));
       if (judged(id, 'observer') && !byProbe) {

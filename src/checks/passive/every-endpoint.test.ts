@@ -34,10 +34,16 @@ describe('contract.every-endpoint', () => {
     }
   });
 
-  it.each([200, 401, 429])('passes a %i: the endpoint answers (or is guarded before routing)', (status) => {
+  it.each([200, 401])('passes a %i: the endpoint answers (or authenticates before routing)', (status) => {
     const { missing, ledger } = judge({ ...orders, status });
     expect(missing).toBe(false);
     expect(countsOf(ledger, ID)).toEqual({ passed: 1, failed: 0, skipped: 0 });
+  });
+
+  it('judges nothing of a 429: a refusal before routing cannot show the endpoint there (no false "fixed")', () => {
+    const { missing, ledger } = judge({ ...orders, status: 429 });
+    expect(missing).toBe(false);
+    expect(outcomeOf(ledger, ID)).toBeUndefined();
   });
 
   it('judges nothing of the other operations, a 404 of getPet among them', () => {

@@ -3,8 +3,11 @@
  * parameters or payloads. Where it answers 404 or 405, the endpoint is missing: an advisory finding (a staging
  * without it is a warning, not a failure), and what the interface says of every endpoint (auth and its 401, the
  * rate-limit headers, the Error body, the documented statuses) is not judged on that answer: those checks skip it,
- * naming this one. Any other answer passes: the endpoint is there (a 401 or 429 before routing cannot tell, and is
- * judged by the checks of every endpoint as any answer is).
+ * naming this one. A 429 is not judged: a refusal before routing cannot tell whether the endpoint is there (counted
+ * as a pass, the enforce probe's request over the limit would make a re-run against a target still without the
+ * endpoint read "fixed"). Any other answer passes: the endpoint is there (a 401 before routing cannot tell either,
+ * but it is the only answer a request without a key gets). Both are judged by the checks of every endpoint as any
+ * answer is.
  */
 import type { CheckId } from '../catalogue.js';
 import { see } from '../skip-reason.js';
@@ -45,7 +48,7 @@ export const MISSING_ENDPOINT_HEADERS: RateLimitRead = {
  */
 export function judgeEveryEndpoint(v: View, r: Recorder): boolean {
   const { ex, status } = v;
-  if (ex.operation !== 'listOrders' || status === null) return false;
+  if (ex.operation !== 'listOrders' || status === null || status === 429) return false;
   if (status !== 404 && status !== 405) {
     r.pass(ID, ex);
     return false;
