@@ -78,6 +78,8 @@ export interface ScriptRun {
 export interface ScriptOptions {
   /** The key it is given for a key of REPRO_KEYS (default: that key; another: a key the server lacks). */
   readonly keyOf?: (secret: string) => string;
+  /** The PETLOAD_TARGET it is given for the server's base URL (default: that URL, ending in /v1). */
+  readonly targetOf?: (url: string) => string;
   /**
    * A busy machine: once a line of its output matches `line`, the script is stopped (SIGSTOP) for `ms` real ms, as a
    * process the machine did not schedule (a sleep running then ends, and the script goes on only when resumed).
@@ -86,13 +88,13 @@ export interface ScriptOptions {
 }
 
 export async function runScript(script: string, faults: FaultName[], opts: ScriptOptions = {}): Promise<ScriptRun> {
-  const { keyOf = (secret: string) => secret, stall } = opts;
+  const { keyOf = (secret: string) => secret, targetOf = (url: string) => url, stall } = opts;
   const scale = scaleOf(script);
   const server = await createReferenceServer({ faults, keys: REPRO_KEYS, timeScale: scale, port: 0 });
   try {
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
-      PETLOAD_TARGET: server.url,
+      PETLOAD_TARGET: targetOf(server.url),
       PETLOAD_TIME_SCALE: String(scale),
     };
     for (const k of REPRO_KEYS) env[keyVariable(k.label)] = keyOf(k.secret);

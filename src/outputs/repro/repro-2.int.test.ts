@@ -135,6 +135,32 @@ describe.concurrent('a key the target refuses', () => {
 });
 
 /**
+ * A PETLOAD_TARGET that is not the API's base (the host alone, without /v1: the usual slip) answers GET /pets 404,
+ * which the interface never does: nothing can be judged, and a script that judged that answer as any other would call
+ * a defect fixed or show one that is not there. It exits 2 and says what PETLOAD_TARGET must be, on the faulty server
+ * and the compliant one alike, whether its first request is one (headers-present) or a burst (enforced's send).
+ */
+describe.concurrent('a target without /v1', () => {
+  for (const check of ['ratelimit.enforced', 'ratelimit.headers-present'] as const) {
+    it(`${check}: exit 2, PETLOAD_TARGET named`, async ({ expect, onTestFinished }) => {
+      const dir = mkdtempSync(join(tmpdir(), 'petload-repro-'));
+      onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+      const path = join(dir, `${check}.free.sh`);
+      writeFileSync(path, renderRepro(failureReport(check))[`${check}.free.sh`]!);
+      const targetOf = (url: string) => url.replace(/\/v1$/, '');
+      const [faulty, fixed] = await Promise.all([
+        runScript(path, ['limit-not-enforced', 'error-shape'], { targetOf }),
+        runScript(path, [], { targetOf }),
+      ]);
+      for (const run of [faulty, fixed]) {
+        expect(run.code, run.output).toBe(2);
+        expect(run.output).toMatch(/could not run: \S+\/pets\S* answered 404: set PETLOAD_TARGET to the API's base URL/);
+      }
+    });
+  }
+});
+
+/**
  * A wait that overshoots (a busy machine: the script is stopped for 8 real s while it waits Retry-After, on a 10x
  * clock) comes back once the refused window has ended, when the quota is back whatever Retry-After promised: against
  * retry-after-short (Retry-After half the window) that proves nothing, and the script says it cannot tell (exit 2)

@@ -51,12 +51,20 @@ request() {
     curl -sS -m 30 -K - -D "$tmp/h" -o "$tmp/b" -w '%{http_code}' >"$tmp/s" || cannot_run "no answer from $PETLOAD_TARGET$p"
   status=$(cat "$tmp/s")
   key_taken "$1" "$status"
+  off_base "$p" "$status"
 }
 # key_taken AS CODES: a key's variable answered 401 or 403 is not this target's key (or is banned): nothing to judge
 key_taken() {
   case "$1" in '' | =*) return 0 ;; esac
   case " $2 " in *[!0-9]401[!0-9]* | *[!0-9]403[!0-9]*)
     cannot_run "the target refused the key in $1 (401 or 403): set it to this target's key of that label" ;; esac
+}
+# off_base PATH CODES: a 404 of GET or POST /pets, which the interface always has, is a PETLOAD_TARGET that is not
+# the API's base (no /v1, another path): nothing to judge ("not reproduced" would be a false "fixed")
+off_base() {
+  case "$1" in /pets | '/pets?'*) ;; *) return 0 ;; esac
+  case " $2 " in *[!0-9]404[!0-9]*)
+    cannot_run "$PETLOAD_TARGET$1 answered 404: set PETLOAD_TARGET to the API's base URL (it ends in /v1)" ;; esac
 }
 # header NAME: the value of that header in the last answer (empty: absent)
 header() {
@@ -130,11 +138,12 @@ in_window() {
     text: sh`# send TIMES METHOD PATH AS [BODY]: TIMES requests at once on one connection; $accepted of them 2xx, $refused the
 # number of the first that was not (empty: none)
 send() {
-  t=$1 m=$2 u=$(quoted "$PETLOAD_TARGET$3")
+  t=$1 m=$2 sp=$3 u=$(quoted "$PETLOAD_TARGET$3")
   shift 3
   { i=0; while [ "$i" -lt "$t" ]; do i=$((i + 1)); printf 'url = "%s"\noutput = "/dev/null"\n' "$u"; done
     config "$m" "$@"; } | curl -sS -m 120 -K - -w '%{http_code}\n' >"$tmp/codes" || cannot_run "no answer from $PETLOAD_TARGET"
   key_taken "$1" "$(tr '\n' ' ' <"$tmp/codes")"
+  off_base "$sp" "$(tr '\n' ' ' <"$tmp/codes")"
   accepted=$(grep -c '^2' "$tmp/codes")
   refused=$(awk '!/^2/ { print NR; exit }' "$tmp/codes")
 }

@@ -173,7 +173,7 @@ function headLines(h: ScriptHead, keys: Map<string, string>): string[] {
     `# Run: ${vars ? `${vars} ` : ''}sh ${h.file}`,
     "#   (PETLOAD_TARGET: another target than the report's; PETLOAD_TIME_SCALE: how fast its clock runs)",
     '# Exit: 1 = the defect shows; 0 = it does not (fixed); 2 = could not run (a variable or curl missing, the',
-    '#   target unreachable) or could not tell.',
+    '#   target unreachable or not the base URL, a key refused with 401 or 403) or could not tell.',
     ...(h.serve
       ? [
           "# The target was petload's embedded reference server. The same one, with the keys of the run:",
