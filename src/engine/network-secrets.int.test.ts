@@ -3,7 +3,7 @@
  * a target that echoes it back in its error bodies gets its evidence into the report with the value hidden, as a
  * key is.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { PUBLISHED_FIGURES } from '../api/plans.js';
 import { parseScenarioText } from '../config/load-scenario.js';
+import { filesUnder } from '../testing/secrets.js';
 import { runScenario } from './run.js';
 import { makeKeys } from './target.js';
 
@@ -46,7 +47,8 @@ it("hides a secret header's value that the target echoes, in every report file a
   });
   expect(seen.length).toBeGreaterThan(3);
   expect(seen.every((t) => t === SECRET)).toBe(true);
-  const files = readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8'));
+  // Every file of the report folder, repro/ scripts included (written when the run fails a check).
+  const files = filesUnder(dir).map((f) => f.text);
   const everything = [...files, ...lines].join('\n');
   expect(everything).not.toContain(SECRET);
   expect(everything).not.toContain(SECRET.slice(0, 14));
