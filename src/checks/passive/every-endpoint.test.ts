@@ -34,14 +34,17 @@ describe('contract.every-endpoint', () => {
     }
   });
 
-  it.each([200, 401])('passes a %i: the endpoint answers (or authenticates before routing)', (status) => {
-    const { missing, ledger } = judge({ ...orders, status });
-    expect(missing).toBe(false);
-    expect(countsOf(ledger, ID)).toEqual({ passed: 1, failed: 0, skipped: 0 });
+  it('passes a 200 to a plan key, a 401 to a request without one: the endpoint answers (or authenticates first)', () => {
+    const cases = [[{ ...orders, status: 200 }, 'free'], [{ ...orders, ...noKey, status: 401 }, null]] as const;
+    for (const [parts, plan] of cases) {
+      const { missing, ledger } = judge(parts);
+      expect(missing).toBe(false);
+      expect(countsOf(ledger, ID, plan)).toEqual({ passed: 1, failed: 0, skipped: 0 });
+    }
   });
 
-  it('judges nothing of a 429: a refusal before routing cannot show the endpoint there (no false "fixed")', () => {
-    const { missing, ledger } = judge({ ...orders, status: 429 });
+  it.each([429, 401, 403])('judges nothing of a %i to a plan key: refused before routing (no false "fixed")', (status) => {
+    const { missing, ledger } = judge({ ...orders, status });
     expect(missing).toBe(false);
     expect(outcomeOf(ledger, ID)).toBeUndefined();
   });

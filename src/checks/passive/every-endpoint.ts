@@ -3,11 +3,11 @@
  * parameters or payloads. Where it answers 404 or 405, the endpoint is missing: an advisory finding (a staging
  * without it is a warning, not a failure), and what the interface says of every endpoint (auth and its 401, the
  * rate-limit headers, the Error body, the documented statuses) is not judged on that answer: those checks skip it,
- * naming this one. A 429 is not judged: a refusal before routing cannot tell whether the endpoint is there (counted
- * as a pass, the enforce probe's request over the limit would make a re-run against a target still without the
- * endpoint read "fixed"). Any other answer passes: the endpoint is there (a 401 before routing cannot tell either,
- * but it is the only answer a request without a key gets). Both are judged by the checks of every endpoint as any
- * answer is.
+ * naming this one. A refusal before routing cannot tell whether the endpoint is there, and is not judged: a 429, and
+ * a 401 or 403 to a plan's key (counted as passes, the enforce probe's request over the limit, or a key the target
+ * does not take, would make a re-run against a target still without the endpoint read "fixed"). Any other answer
+ * passes: the endpoint is there (a 401 to a request without a valid key cannot tell either, but it is the only answer
+ * such a request gets). All are judged by the checks of every endpoint as any answer is.
  */
 import type { CheckId } from '../catalogue.js';
 import { see } from '../skip-reason.js';
@@ -42,13 +42,17 @@ export const MISSING_ENDPOINT_HEADERS: RateLimitRead = {
   reason: MISSING,
 };
 
+/** A refusal that tells nothing of the route: a 429, or a 401 or 403 to a request sent with a plan's key. */
+const refusedBeforeRouting = (status: number, withPlanKey: boolean): boolean =>
+  status === 429 || (withPlanKey && (status === 401 || status === 403));
+
 /**
  * Judges contract.every-endpoint on an answer of `GET /store/orders`; true when the answer is a missing endpoint's
  * (404 or 405), whose other checks were skipped here and must not be judged by the caller.
  */
 export function judgeEveryEndpoint(v: View, r: Recorder): boolean {
   const { ex, status } = v;
-  if (ex.operation !== 'listOrders' || status === null || status === 429) return false;
+  if (ex.operation !== 'listOrders' || status === null || refusedBeforeRouting(status, ex.plan !== null)) return false;
   if (status !== 404 && status !== 405) {
     r.pass(ID, ex);
     return false;
