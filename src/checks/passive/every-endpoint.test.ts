@@ -35,7 +35,10 @@ describe('contract.every-endpoint', () => {
   });
 
   it('passes a 200 to a plan key, a 401 to a request without one: the endpoint answers (or authenticates first)', () => {
-    const cases = [[{ ...orders, status: 200 }, 'free'], [{ ...orders, ...noKey, status: 401 }, null]] as const;
+    const cases = [
+      [{ ...orders, status: 200 }, 'free'],
+      [{ ...orders, ...noKey, status: 401 }, null],
+    ] as const;
     for (const [parts, plan] of cases) {
       const { missing, ledger } = judge(parts);
       expect(missing).toBe(false);
@@ -43,11 +46,14 @@ describe('contract.every-endpoint', () => {
     }
   });
 
-  it.each([429, 401, 403])('judges nothing of a %i to a plan key: refused before routing (no false "fixed")', (status) => {
-    const { missing, ledger } = judge({ ...orders, status });
-    expect(missing).toBe(false);
-    expect(outcomeOf(ledger, ID)).toBeUndefined();
-  });
+  it.each([429, 401, 403])(
+    'judges nothing of a %i to a plan key: refused before routing (no false "fixed")',
+    (status) => {
+      const { missing, ledger } = judge({ ...orders, status });
+      expect(missing).toBe(false);
+      expect(outcomeOf(ledger, ID)).toBeUndefined();
+    },
+  );
 
   it('judges nothing of the other operations, a 404 of getPet among them', () => {
     expect(judge({ status: 404, operation: 'getPet', path: '/pets/9' }).ledger.all()).toEqual([]);
