@@ -154,7 +154,9 @@ describe.concurrent('a target without /v1', () => {
       ]);
       for (const run of [faulty, fixed]) {
         expect(run.code, run.output).toBe(2);
-        expect(run.output).toMatch(/could not run: \S+\/pets\S* answered 404: set PETLOAD_TARGET to the API's base URL/);
+        expect(run.output).toMatch(
+          /could not run: \S+\/pets\S* answered 404: set PETLOAD_TARGET to the API's base URL/,
+        );
       }
     });
   }
