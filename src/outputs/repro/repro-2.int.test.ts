@@ -163,6 +163,23 @@ describe.concurrent('a target without /v1', () => {
 });
 
 /**
+ * A 429 that asks for more than two minutes (retry-after-ms: Retry-After in milliseconds, read as seconds; a day's
+ * quota spent, a ban) would hold the script in its sleep for an hour or a day: it does not wait, cannot tell (exit 2).
+ */
+it('retry-after.honest: a Retry-After of more than two minutes is not waited (exit 2), no hour-long sleep', async ({
+  expect,
+  onTestFinished,
+}) => {
+  const dir = mkdtempSync(join(tmpdir(), 'petload-repro-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'retry-after.honest.free.sh');
+  writeFileSync(path, renderRepro(failureReport('retry-after.honest'))['retry-after.honest.free.sh']!);
+  const run = await runScript(path, ['retry-after-ms']);
+  expect(run.code, run.output).toBe(2);
+  expect(run.output).toMatch(/^could not tell: it asks to wait \d+ s, more than the two minutes a replay waits/m);
+});
+
+/**
  * A wait that overshoots (a busy machine: the script is stopped for 8 real s while it waits Retry-After, on a 10x
  * clock) comes back once the refused window has ended, when the quota is back whatever Retry-After promised: against
  * retry-after-short (Retry-After half the window) that proves nothing, and the script says it cannot tell (exit 2)

@@ -160,13 +160,19 @@ sent() {
   wait_retry_after: {
     uses: ['window_left', 'epoch', 'pause'],
     text: sh`# wait_retry_after [both]: wait what the last answer asks (Retry-After, else Reset less Date; with both, until
-# both have passed), and half a second more; a minute, the interface's window, when it says nothing
+# both have passed), and half a second more; a minute, the interface's window, when it says nothing. A wait of more
+# than two minutes (a day's quota spent, a ban, Retry-After in milliseconds) is not made: cannot tell, exit 2
 wait_retry_after() {
   d=$(epoch "$(header date)") r=$(window_left both) a=$(header retry-after)
   reset_at='' promised_at=''
   [ -z "$d" ] || [ -z "$r" ] || reset_at=$((d + r))
   case "$d:$a" in [0-9]*:[0-9]*) promised_at=$((d + a)) ;; esac
   w=$(window_left "$@")
+  if [ -n "$w" ] && [ "$w" -gt 120 ]; then
+    unsure "$status" "it asks to wait $w s, more than the two minutes a replay waits (a day's quota spent, a ban?)"
+    printf 'could not tell: %s\n' "$unsure"
+    exit 2
+  fi
   if [ -n "$w" ]; then printf '  waiting %s.5 s of the target clock, as the answer asks\n' "$w"
   else w=60; printf '  waiting %s.5 s of the target clock: the answer gives no Retry-After nor Reset\n' "$w"; fi
   pause "$w.5"
