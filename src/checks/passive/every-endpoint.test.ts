@@ -25,6 +25,13 @@ describe('contract.every-endpoint', () => {
     );
   });
 
+  it("skips no auth check on a plan key's 404: none holds a valid key's answer (no pair a re-run cannot judge)", () => {
+    const { ledger } = judge({ ...orders, status: 404 });
+    expect(outcomeOf(ledger, ID)?.failed).toBe(1);
+    expect(ledger.all().filter((o) => o.id.startsWith('auth.'))).toEqual([]);
+    expect(outcomeOf(ledger, 'ratelimit.headers-on-errors')?.skipped).toBe(1);
+  });
+
   it('skips the rules of every endpoint on that answer, naming itself', () => {
     const { ledger } = judge({ ...orders, ...noKey, status: 404 });
     for (const id of ['auth.missing-key', 'contract.documented-status', 'ratelimit.headers-on-errors'] as const) {
