@@ -4,7 +4,7 @@ import { outcomeOf, runFacts } from '../../testing/exchange-builder.js';
 import { type SampleStep, sequentialSamples } from '../../testing/rate-limit-samples.js';
 import { deferralsOf, reasonOf } from '../deferrals.js';
 import { resolveAtEnd } from '../echoes.js';
-import { createCounterReader, MIN_RETURNS } from './counters.js';
+import { createCounterReader, MIN_RETURNS, type RateLimitSample } from './counters.js';
 
 const COUNTERS_REASON = reasonOf(deferralsOf('ratelimit.remaining-decrements', null)[0]!);
 
@@ -110,5 +110,65 @@ describe('one defect, one failure on a fleet of local counters', () => {
       );
       expect(outcomeOf(ledger, 'ratelimit.remaining-decrements')?.failed).toBe(1);
     }
+  });
+});
+
+/**
+ * One token bucket (a Limit a minute, one token back every minute/Limit), asked one request after another every
+ * `paceMs` (run-clock ms, which the samples' sent and done are in): Remaining as it answers, Reset when it is full.
+ */
+function bucket(limit: number, paceMs: number, n: number): RateLimitSample[] {
+  const refillMs = 60_000 / limit;
+  let tokens = limit;
+  const out: RateLimitSample[] = [];
+  for (let i = 0, at = 0; i < n; i++, at += paceMs) {
+    if (i > 0) tokens = Math.min(limit, tokens + paceMs / refillMs);
+    tokens -= 1;
+    const reset = Math.ceil((T0 + at + (limit - tokens) * refillMs) / 1000);
+    const s = { limit, remaining: Math.floor(tokens), reset, serverMs: T0 + at, sent: at, done: at + 2 };
+    out.push({ ...s, accepted: true, overlapped: false });
+  }
+  return out;
+}
+
+/** Two counters answering in turn, one answer every `paceMs` run-clock ms. */
+function inTurnEvery(paceMs: number): RateLimitSample[] {
+  return inTurn(40, 2).map(([, remaining, reset], i) => {
+    const at = i * paceMs;
+    return {
+      limit: 60,
+      remaining,
+      reset,
+      serverMs: T0 + at,
+      sent: at,
+      done: at + 2,
+      accepted: true,
+      overlapped: false,
+    };
+  });
+}
+
+const read = (samples: readonly RateLimitSample[], plan: 'free' | 'business' = 'free'): number => {
+  const reader = createCounterReader();
+  for (const s of samples) reader.see(plan, 'k', s);
+  return reader.countersOf(plan);
+};
+
+describe('one counter that gives quota back', () => {
+  it('a token bucket asked at about its refill pace returns by coincidence (a busy machine), and is read as one', () => {
+    for (const [limit, pace] of [
+      [1000, 40],
+      [1000, 90],
+      [60, 600],
+      [300, 130],
+    ] as const)
+      expect(read(bucket(limit, pace, 400), 'business'), `${limit}/min every ${pace} ms`).toBe(1);
+  });
+
+  it('two counters in turn: two where refills could not give back what the returns took, else one (alike)', () => {
+    expect(read(inTurnEvery(10))).toBe(2);
+    expect(read(inTurnEvery(100))).toBe(2);
+    // An answer a second and a half apart: a 60/min bucket refills as much as the returns took back.
+    expect(read(inTurnEvery(1500))).toBe(1);
   });
 });

@@ -11,7 +11,16 @@
  * Several counters answering in turn return nearly every time. A key is read as several counters after
  * `MIN_RETURNS` returns; the count is the round most returns went (how many tracks answered before a counter's turn
  * came back), which a stale track or a window turning over does not change.
+ *
+ * One counter that gives quota back as it goes (a token bucket, GCRA) returns too, by coincidence: a refill between
+ * two answers keeps Remaining where it was, and a later answer may then continue an older track (a machine slow
+ * enough to send at about the refill's pace makes it common). Each such return owes at least one request's worth to
+ * a refill, and refills are bounded by the Limit a minute: a key whose returns moved Reset (a bucket's Reset, when it
+ * is full again, moves with every request and refill; a fixed window's holds) is read as several counters only when
+ * its returns took back more than that many refills over their span could give (`REFILL_SLACK` more). Counters that
+ * keep fixed windows (a fleet's replicas) return to their own Reset every time: read whatever the pace.
  */
+import { MINUTE_MS } from '../../api/plans.js';
 import type { PlanName } from '../../api/plans.js';
 
 /** One answer of a valid key with usable X-RateLimit-* (what the stream checks, the shape and the counters read). */
@@ -44,12 +53,24 @@ interface KeyTracks {
   returns: number;
   /** How many returns went round how many tracks (index: tracks in the round, up to MAX_TRACKS). */
   rounds: number[];
+  /** What the returns took back: per return, its Remaining above the previous answer's less one. */
+  regained: number;
+  /** Returns whose Reset is not their track's own: a Reset that moves, as a bucket's does. */
+  moved: number;
+  /** Run-clock ms of the first return's previous answer's send and of the last return's answer; the Limit read. */
+  firstAt: number | null;
+  lastAt: number;
+  limit: number;
+  /** Run-clock ms the previous sequential accepted answer's request was sent. */
+  prevSent: number;
 }
 
 /** Tracks remembered per key: more than a fleet of this many replicas is read as this many. */
 const MAX_TRACKS = 4;
 /** Returns before a key is read as several counters: one could be a coincidence (a late write, a refill). */
 export const MIN_RETURNS = 3;
+/** Refills beyond the Limit's pace that returns may owe to one counter (a refill already under way at the start). */
+const REFILL_SLACK = 2;
 
 export interface CounterReader {
   see(plan: PlanName, key: string, s: RateLimitSample): void;
@@ -88,6 +109,11 @@ function follow(k: KeyTracks, s: RateLimitSample): void {
   if (t === undefined) {
     t = k.tracks.find((x) => x !== prev && continues(x, s));
     if (t !== undefined && prev !== null) {
+      k.regained += Math.max(0, s.remaining - (prev.remaining - 1));
+      if (t.reset !== s.reset) k.moved++;
+      k.firstAt ??= k.prevSent;
+      k.lastAt = s.done;
+      k.limit = s.limit;
       k.returns++;
       const n = roundOf(k, t);
       k.rounds[n] = (k.rounds[n] ?? 0) + 1;
@@ -99,6 +125,7 @@ function follow(k: KeyTracks, s: RateLimitSample): void {
     if (k.tracks.length > MAX_TRACKS) k.tracks.shift();
   } else t.remaining = s.remaining;
   k.prev = t;
+  k.prevSent = s.sent;
   k.recent.push(t);
   if (k.recent.length > 2 * MAX_TRACKS) k.recent.shift();
 }
@@ -106,6 +133,8 @@ function follow(k: KeyTracks, s: RateLimitSample): void {
 /** The key's counters: the round most returns went (the smaller on a tie), once it has returned often enough. */
 function countersOfKey(k: KeyTracks): number {
   if (k.returns < MIN_RETURNS) return 1;
+  const refills = k.firstAt === null ? 0 : ((k.lastAt - k.firstAt) * k.limit) / MINUTE_MS;
+  if (k.moved > 0 && k.regained <= refills + REFILL_SLACK) return 1;
   let best = 1;
   for (let n = 2; n <= MAX_TRACKS; n++) if ((k.rounds[n] ?? 0) > (k.rounds[best] ?? 0)) best = n;
   return best;
@@ -119,7 +148,24 @@ export function createCounterReader(): CounterReader {
     see(plan, key, s) {
       let k = keys.get(key);
       if (k === undefined)
-        keys.set(key, (k = { plan, tracks: [], prev: null, lastDone: -Infinity, recent: [], returns: 0, rounds: [] }));
+        keys.set(
+          key,
+          (k = {
+            plan,
+            tracks: [],
+            prev: null,
+            lastDone: -Infinity,
+            recent: [],
+            returns: 0,
+            rounds: [],
+            regained: 0,
+            moved: 0,
+            firstAt: null,
+            lastAt: 0,
+            limit: 0,
+            prevSent: 0,
+          }),
+        );
       follow(k, s);
     },
     countersOf: (plan) => Math.max(1, ...several(plan).map(countersOfKey)),
