@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../report/schema.js';
-import { SAMPLE_COUNTS, sampleReport } from '../testing/sample-report.js';
+import { cutShortReport, SAMPLE_COUNTS, sampleReport } from '../testing/sample-report.js';
 import { UNEXERCISED_LINE, renderConsoleSummary } from './console.js';
 
 describe('renderConsoleSummary', () => {
@@ -122,21 +122,8 @@ describe('renderConsoleSummary skips', () => {
 
 describe('renderConsoleSummary: a check cut short by an ended probe, with no owner failed', () => {
   it('is listed under its own heading as failing the run, with the plan and why the probe ended', () => {
-    const r: Report = structuredClone(sampleReport());
-    const c = r.checks.find((x) => x.id === 'ratelimit.quota-restored')!;
     const reason = 'not judged: the probe ended early (its own time bound passed: 2 min 00 s of real time)';
-    c.status = 'skip';
-    c.byPlan = [
-      {
-        plan: 'free',
-        status: 'skip',
-        counts: { passed: 0, failed: 0, skipped: 1 },
-        evidence: [],
-        reasons: [reason],
-        info: {},
-        cutShort: [],
-      },
-    ];
+    const { report: r, check: c } = cutShortReport(reason);
     const out = renderConsoleSummary(r, { color: false, columns: 400 });
     expect(out).toContain(
       `Not judged, and nothing failed for it: a probe ended early\n  FAIL ratelimit.quota-restored (critical) on free: ${reason}`,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../report/schema.js';
 import { createHistogram, encodeHistogram, percentile, record } from '../metrics/histogram.js';
-import { SAMPLE_COUNTS, sampleReport } from '../testing/sample-report.js';
+import { cutShortReport, SAMPLE_COUNTS, sampleReport } from '../testing/sample-report.js';
 import { escapeText, visibleControls } from './escape.js';
 import { checkRowId, renderHtml } from './html.js';
 import { inlineJson } from './page-parts.js';
@@ -212,21 +212,8 @@ describe('chartData', () => {
 
 describe('renderHtml: a check cut short by an ended probe, with no owner failed', () => {
   it('has a section of its own under the failures, with the plan and why the probe ended, linking to its row', () => {
-    const r: Report = structuredClone(sampleReport());
-    const c = r.checks.find((x) => x.id === 'ratelimit.quota-restored')!;
     const reason = 'not judged: the probe ended early (its own time bound passed: 2 min 00 s of real time) <&>';
-    c.status = 'skip';
-    c.byPlan = [
-      {
-        plan: 'free',
-        status: 'skip',
-        counts: { passed: 0, failed: 0, skipped: 1 },
-        evidence: [],
-        reasons: [reason],
-        info: {},
-        cutShort: [],
-      },
-    ];
+    const { report: r, check: c } = cutShortReport(reason);
     const html = renderHtml(r);
     const section = /<h2 id="cut-short-title">([^<]*)<\/h2><ul class="failures" id="cut-short">(.*?)<\/ul>/.exec(html);
     expect(section).not.toBeNull();

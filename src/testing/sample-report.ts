@@ -243,3 +243,16 @@ export const SAMPLE_COUNTS = (() => {
 export function sampleReport(opts: SampleOptions = {}): Report {
   return sampleRun(opts).report;
 }
+
+/**
+ * The sample report with ratelimit.quota-restored on free skipped for `reason`, its probe cut short with no owner
+ * failed (`cutShort: []`): a check that fails the run, shown in a section of its own. The check, to change further.
+ */
+export function cutShortReport(reason: string): { report: Report; check: Report['checks'][number] } {
+  const report: Report = structuredClone(sampleReport());
+  const check = report.checks.find((x) => x.id === 'ratelimit.quota-restored')!;
+  check.status = 'skip';
+  const counts = { passed: 0, failed: 0, skipped: 1 };
+  check.byPlan = [{ plan: 'free', status: 'skip', counts, evidence: [], reasons: [reason], info: {}, cutShort: [] }];
+  return { report, check };
+}

@@ -79,6 +79,15 @@ function failureReport(check: CheckId): Report {
   return report;
 }
 
+/** The script of `failureReport(check)`, written to a folder removed when the test finishes: its path. */
+function scriptOf(check: CheckId, onTestFinished: (fn: () => void) => void): string {
+  const dir = mkdtempSync(join(tmpdir(), 'petload-repro-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, `${check}.free.sh`);
+  writeFileSync(path, renderRepro(failureReport(check))[`${check}.free.sh`]!);
+  return path;
+}
+
 /**
  * Recipes whose defect no fault fails alone. error-shape's 429 bodies lack their status, which the run reports as
  * contract.error-shape's (retry-after.error-body defers to it): the script of retry-after.error-body, written for a
@@ -94,10 +103,7 @@ describe.concurrent('recipes without a fault of their own', () => {
   for (const { check, shownBy } of WITHOUT_A_FAULT) {
     const title = shownBy === null ? 'no fault shows it' : `exit 1 against ${shownBy}`;
     it(`${check}: ${title}, exit 0 against the compliant server`, async ({ expect, onTestFinished }) => {
-      const dir = mkdtempSync(join(tmpdir(), 'petload-repro-'));
-      onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-      const path = join(dir, `${check}.free.sh`);
-      writeFileSync(path, renderRepro(failureReport(check))[`${check}.free.sh`]!);
+      const path = scriptOf(check, onTestFinished);
       const [faulty, fixed] = await Promise.all([
         shownBy === null ? null : runScript(path, [shownBy]),
         runScript(path, []),
@@ -117,10 +123,7 @@ describe.concurrent('recipes without a fault of their own', () => {
 describe.concurrent('a key the target refuses', () => {
   for (const check of ['ratelimit.enforced', 'ratelimit.headers-present'] as const) {
     it(`${check}: exit 2, the variable named`, async ({ expect, onTestFinished }) => {
-      const dir = mkdtempSync(join(tmpdir(), 'petload-repro-'));
-      onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-      const path = join(dir, `${check}.free.sh`);
-      writeFileSync(path, renderRepro(failureReport(check))[`${check}.free.sh`]!);
+      const path = scriptOf(check, onTestFinished);
       const wrongKey = (secret: string) => `${secret}-not-this-target`;
       const [faulty, fixed] = await Promise.all([
         runScript(path, ['limit-not-enforced', 'error-shape'], { keyOf: wrongKey }),
@@ -143,10 +146,7 @@ describe.concurrent('a key the target refuses', () => {
 describe.concurrent('a target without /v1', () => {
   for (const check of ['ratelimit.enforced', 'ratelimit.headers-present'] as const) {
     it(`${check}: exit 2, PETLOAD_TARGET named`, async ({ expect, onTestFinished }) => {
-      const dir = mkdtempSync(join(tmpdir(), 'petload-repro-'));
-      onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-      const path = join(dir, `${check}.free.sh`);
-      writeFileSync(path, renderRepro(failureReport(check))[`${check}.free.sh`]!);
+      const path = scriptOf(check, onTestFinished);
       const targetOf = (url: string) => url.replace(/\/v1$/, '');
       const [faulty, fixed] = await Promise.all([
         runScript(path, ['limit-not-enforced', 'error-shape'], { targetOf }),
@@ -170,10 +170,7 @@ it('retry-after.honest: a Retry-After of more than two minutes is not waited (ex
   expect,
   onTestFinished,
 }) => {
-  const dir = mkdtempSync(join(tmpdir(), 'petload-repro-'));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-  const path = join(dir, 'retry-after.honest.free.sh');
-  writeFileSync(path, renderRepro(failureReport('retry-after.honest'))['retry-after.honest.free.sh']!);
+  const path = scriptOf('retry-after.honest', onTestFinished);
   const run = await runScript(path, ['retry-after-ms']);
   expect(run.code, run.output).toBe(2);
   expect(run.output).toMatch(/^could not tell: it asks to wait \d+ s, more than the two minutes a replay waits/m);
@@ -190,10 +187,7 @@ it('retry-after.honest: a wait that overshot the window cannot tell (exit 2), ne
   expect,
   onTestFinished,
 }) => {
-  const dir = mkdtempSync(join(tmpdir(), 'petload-repro-'));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-  const path = join(dir, 'retry-after.honest.free.sh');
-  writeFileSync(path, renderRepro(failureReport('retry-after.honest'))['retry-after.honest.free.sh']!);
+  const path = scriptOf('retry-after.honest', onTestFinished);
   const stall = { line: /as the answer asks/, ms: 8000 };
   const [faulty, fixed] = await Promise.all([
     runScript(path, ['retry-after-short'], { stall }),
