@@ -109,7 +109,17 @@ export function probeContextOf(
   hooks: ProbeHooks,
 ): ProbeContext {
   const { clock, ledger, keyStates, signal, send, sendSimultaneous } = run;
-  return { clock, ledger, keyStates, signal, send, sendSimultaneous, ...hooks, refusals: new Refusals() };
+  return {
+    clock,
+    ledger,
+    keyStates,
+    signal,
+    send,
+    sendSimultaneous,
+    again: hooks.log,
+    ...hooks,
+    refusals: new Refusals(),
+  };
 }
 
 export function createRunContext(o: RunContextOptions): RunContext {

@@ -33,6 +33,10 @@ export interface StepResult {
   /** Actual start and end, run-clock ms from the start of the schedule. */
   readonly at: number;
   readonly ends: number;
+  /** Requests it sent, on keys and without one. */
+  readonly sent: number;
+  /** What it took again beyond its plan, and why (ProbeContext.again). */
+  readonly again: readonly string[];
 }
 
 export interface ScheduleOutcome {
@@ -139,7 +143,7 @@ function stepContext(
   { base, counts, turns, refusals, trips }: Shared,
   bound: ProbeBound,
   onStep?: StepEvents,
-): { ctx: ProbeContext; endTurn(): Promise<void> } {
+): { ctx: ProbeContext; endTurn(): Promise<void>; sent(): number; again: readonly string[] } {
   // What the probe says of its requests (src/probes/probe.ts SendMode).
   const sends = PROBE_REGISTRY[step.probe].needs.sends;
   const alone = sends === 'alone';
@@ -157,6 +161,7 @@ function stepContext(
   let othersSettledAtTurn = 0;
   let ownSent = 0;
   let ownSettled = 0;
+  const again: string[] = [];
   const takeTurn = () =>
     (turn ??= turns.exclusive((scope = scopeNow())).then((end) => {
       othersSettledAtTurn = counts.settled - ownSettled;
@@ -205,6 +210,10 @@ function stepContext(
     send: (spec) => bound.send(() => via([spec], () => base.send(own(spec)).then(noted))),
     sendSimultaneous: (specs) =>
       bound.sendMany(() => via(specs, () => base.sendSimultaneous(specs.map(own)).then((all) => all.map(noted)))),
+    again: (why) => {
+      again.push(why);
+      base.log(why);
+    },
     roundTripMs: () => trips.ms(),
     widenTurn: async () => {
       if (!alone || wide) return false;
@@ -221,6 +230,8 @@ function stepContext(
     endTurn: async () => {
       if (turn) (await turn)();
     },
+    sent: () => ownSent,
+    again,
   };
 }
 
@@ -326,7 +337,7 @@ export async function runSchedule(
       checks: probe.checks,
       refusalOf: refusalIn(base.keyStates),
     });
-    const { ctx, endTurn } = stepContext(step, shared, bound, onStep);
+    const { ctx, endTurn, sent, again } = stepContext(step, shared, bound, onStep);
     await waitForAddress(step, ctx, shared, t0);
     if (base.signal.aborted) {
       bound.dispose();
@@ -356,7 +367,15 @@ export async function runSchedule(
     }
     endedEarly(base, step, bound.cause());
     const end = clock.now();
-    results.push({ id: step.id, probe: step.probe, plan: step.plan, at: start - t0, ends: end - t0 });
+    results.push({
+      id: step.id,
+      probe: step.probe,
+      plan: step.plan,
+      at: start - t0,
+      ends: end - t0,
+      sent: sent(),
+      again,
+    });
     if (onStep) onStep(step.probe, step.plan, 'done');
     else
       base.log(

@@ -55,13 +55,36 @@ export function scheduleReport(e: Estimate, o: ScheduleOutcome): { report: Sched
     keys,
     fastestKeysPerPlan: s.fastestKeysPerPlan,
     reasons: [...s.reasons],
+    retaken: retakenSteps(s, o),
   };
   const p = report.planned;
   const a = report.actual;
+  const beyond = report.retaken!.map(
+    (r) => `${r.probe}${r.plan ? ` [${r.plan}]` : ''} ${formatCount(r.actual)} of ${formatCount(r.planned)} planned`,
+  );
   const note =
     `Probe schedule: planned ${fmtDuration(p.durationMs)} (${fmtWindows(p.windows)} windows) and ${formatCount(p.requests + p.unkeyed)} requests; ` +
-    `took ${fmtDuration(a.durationMs)} (${fmtWindows(a.windows)} windows) and ${formatCount(a.requests + a.unkeyed)} requests.`;
+    `took ${fmtDuration(a.durationMs)} (${fmtWindows(a.windows)} windows) and ${formatCount(a.requests + a.unkeyed)} requests` +
+    (beyond.length > 0 ? ` (taken again beyond the plan: ${beyond.join(', ')}).` : '.');
   return { report, note };
+}
+
+/** The steps that took part of their work again (ProbeContext.again): what they planned and sent, and why. */
+function retakenSteps(s: Schedule, o: ScheduleOutcome): NonNullable<ScheduleReport['retaken']> {
+  const planned = new Map(s.steps.map((st) => [st.id, st]));
+  return o.steps
+    .filter((r) => r.again.length > 0)
+    .map((r) => {
+      const st = planned.get(r.id);
+      return {
+        probe: r.probe,
+        plan: r.plan,
+        keys: [...(st?.keys ?? [])],
+        planned: st ? st.requests + st.unkeyed : 0,
+        actual: r.sent,
+        why: [...r.again],
+      };
+    });
 }
 
 /** The schedule as lines for people: one per step, then the totals. Times are real (run-clock ms / scale). */

@@ -230,8 +230,12 @@ export const burstProbe: Probe = {
         // The next on a fresh window: every answer of this one is back, so any window it opened ends within a
         // minute (whether or not the headers describe the minute window: they may give the day's).
         const fresh = ctx.clock.now() + MINUTE_MS + TOLERANCE_MS;
-        if (++n < MAX_BURSTS)
+        if (++n < MAX_BURSTS) {
+          ctx.again(
+            `burst [${plan}]: ${fk.key.label}'s burst split across two windows with nothing refused; again on a fresh window`,
+          );
           await waitUntil(ctx, fresh, { who: fk.key.label, for: 'a fresh window to burst again (burst)' });
+        }
       }
       ctx.ledger.skip(ID, plan, prefixed(`none of ${n} bursts on fresh windows sampled one; the last: `, last));
     });

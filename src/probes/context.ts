@@ -42,6 +42,11 @@ export interface ProbeContext {
   /** Progress line for the console (never contains a key). */
   log(text: string): void;
   /**
+   * The probe takes part of its work again, beyond its plan (a window that rolled over during a count, a burst split
+   * across two windows): `why`, a log line. The schedule's report names the step and what it sent beyond the plan.
+   */
+  again(why: string): void;
+  /**
    * A mark for measuring a key's counter across other probes' traffic (absent: the probe runs alone). The returned
    * reading is how many requests of other probes, on any key or none, the target may have counted since the mark:
    * those in flight at the mark and those sent after it. Take the mark before the first request of the measurement.

@@ -61,8 +61,13 @@ export const enforceProbe: Probe = {
       const outcome = await enforceOnce(ctx, plan, fk, sequential);
       if (outcome === 'judged') return;
       if (outcome === 'crowded') continue; // once at most: the turn is then everyone's
-      if (outcome === 'over-admitted-concurrently' && !sequential) sequential = true;
-      else rollovers++;
+      if (outcome === 'over-admitted-concurrently' && !sequential) {
+        sequential = true;
+        ctx.again(`enforce [${plan}]: over-admitted with requests sent together; counted again one at a time`);
+      } else if (++rollovers < ROLLOVER_TRIES)
+        ctx.again(
+          `enforce [${plan}]: the window restarted or a minute passed before the limit was reached; counted again`,
+        );
     }
     ctx.ledger.skip(
       'ratelimit.enforced',
@@ -123,7 +128,7 @@ async function openWindow(ctx: ProbeContext, plan: PlanName, fk: FreshKey, tag: 
   let inUse = false;
   const until = first.error === null ? windowInUseUntil(ctx, first, key, fresh) : null;
   if (until !== null) {
-    ctx.log(
+    ctx.again(
       `enforce [${plan}]: ${key.label}'s window was already open and partly spent (another client is using the key, or requests of others were counted against it); again on a fresh window`,
     );
     await waitUntil(ctx, until, { who: key.label, for: `a fresh window to restart the count (enforce [${plan}])` });
@@ -186,7 +191,7 @@ async function enforceOnce(ctx: ProbeContext, plan: PlanName, fk: FreshKey, sequ
     const unjudged = countVoid(ctx, plan, run, allowed, sequential);
     if (unjudged !== null) return unjudged;
     if (r !== null && run.accepted < expected && expected - run.accepted <= others() && (await ctx.widenTurn?.())) {
-      ctx.log(
+      ctx.again(
         `enforce [${plan}]: refused after ${run.accepted} of ${expected} while other plans' counts shared the wire; counted again alone`,
       );
       return 'crowded';

@@ -59,6 +59,7 @@ async function farContext(served: ApiKey, warmUp: ApiKey) {
     sendSimultaneous: (specs) => Promise.all(specs.map(send)),
     note: () => {},
     log: () => {},
+    again: () => {},
     roundTripMs: () => trips.ms(),
   };
   // The round trip is read from the first answers, as a run's first probes give them.

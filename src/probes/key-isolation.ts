@@ -43,6 +43,7 @@ export const keyIsolationProbe: Probe = {
     let run = await exhaust(ctx, a.key, tag, (first) => minuteCapacity(first, a.key, a.how === 'unused'));
     // A's window ended before its refusal (a busy machine on a fast clock): exhausted again, in the window it is in.
     for (let n = 1; n < MAX_EXHAUSTS && run.refusal === null && run.lost === null && run.rolledOver; n++) {
+      ctx.again(`key-isolation [${plan}]: key A's window ended before it was exhausted; exhausted again`);
       before = await sendPatiently(ctx, cheapList(b.key, tag));
       run = await exhaust(ctx, a.key, tag, (first) => minuteCapacity(first, a.key, false));
     }

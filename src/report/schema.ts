@@ -39,6 +39,22 @@ export const ScheduleReportSchema = z.object({
   keys: z.array(z.object({ label: z.string(), planned: z.number().int(), actual: z.number().int() })),
   fastestKeysPerPlan: z.number().int(),
   reasons: z.array(z.string()),
+  /**
+   * Steps that took part of their work again beyond the plan (a window that rolled over during a count, a burst split
+   * across two windows): what they planned and sent, keys and none, and why (absent in reports of older versions).
+   */
+  retaken: z
+    .array(
+      z.object({
+        probe: z.string(),
+        plan: z.string().nullable(),
+        keys: z.array(z.string()),
+        planned: z.number().int(),
+        actual: z.number().int(),
+        why: z.array(z.string()),
+      }),
+    )
+    .optional(),
 });
 export type ScheduleReport = z.infer<typeof ScheduleReportSchema>;
 
