@@ -159,16 +159,26 @@ describe('one counter that gives quota back', () => {
     for (const [limit, pace] of [
       [1000, 40],
       [1000, 90],
+      // About the refill's pace, when returns may hold Reset to the second (GCRA on a starved machine).
+      [1000, 57],
+      [1000, 60],
+      [1000, 61],
+      [1000, 63],
       [60, 600],
+      [60, 1000],
       [300, 130],
+      [300, 200],
     ] as const)
       expect(read(bucket(limit, pace, 400), 'business'), `${limit}/min every ${pace} ms`).toBe(1);
   });
 
-  it('two counters in turn: two where refills could not give back what the returns took, else one (alike)', () => {
+  it('two counters in turn: two where refills could not give back what the returns took, or a Reset held for seconds', () => {
     expect(read(inTurnEvery(10))).toBe(2);
     expect(read(inTurnEvery(100))).toBe(2);
-    // An answer a second and a half apart: a 60/min bucket refills as much as the returns took back.
-    expect(read(inTurnEvery(1500))).toBe(1);
+    // An answer a second and a half apart: a 60/min bucket would refill as much as the returns took back, but each
+    // counter's Reset holds across the seconds between its answers, as no bucket's does.
+    expect(read(inTurnEvery(1500))).toBe(2);
+    // Over a second and a half in all, at a bucket's pace: nothing tells them from one bucket.
+    expect(read(inTurnEvery(1500).slice(0, 2 + MIN_RETURNS))).toBe(1);
   });
 });

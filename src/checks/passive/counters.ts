@@ -15,10 +15,12 @@
  * One counter that gives quota back as it goes (a token bucket, GCRA) returns too, by coincidence: a refill between
  * two answers keeps Remaining where it was, and a later answer may then continue an older track (a machine slow
  * enough to send at about the refill's pace makes it common). Each such return owes at least one request's worth to
- * a refill, and refills are bounded by the Limit a minute: a key whose returns moved Reset (a bucket's Reset, when it
- * is full again, moves with every request and refill; a fixed window's holds) is read as several counters only when
- * its returns took back more than that many refills over their span could give (`REFILL_SLACK` more). Counters that
- * keep fixed windows (a fleet's replicas) return to their own Reset every time: read whatever the pace.
+ * a refill, and refills are bounded by the Limit a minute: a key is read as several counters only when its returns
+ * took back more than that many refills over their span could give (`REFILL_SLACK` more), unless one of them shows a
+ * fixed window. A bucket's Reset (when it is full again) runs ahead with the clock wherever Remaining can fall, so
+ * a track of it lives a second or two (its Reset within a second of the one it opened with); a fixed window's
+ * Reset holds for the whole window. A return to a track opened `HELD_MS` or more before, its Reset unchanged, is a
+ * fixed window's: such counters (a fleet's replicas) are read whatever the pace.
  */
 import { MINUTE_MS } from '../../api/plans.js';
 import type { PlanName } from '../../api/plans.js';
@@ -40,6 +42,8 @@ export interface RateLimitSample {
 interface Track {
   readonly limit: number;
   readonly reset: number;
+  /** Run-clock ms its first answer's request was sent. */
+  readonly openedAt: number;
   remaining: number;
 }
 
@@ -55,8 +59,8 @@ interface KeyTracks {
   rounds: number[];
   /** What the returns took back: per return, its Remaining above the previous answer's less one. */
   regained: number;
-  /** Returns whose Reset is not their track's own: a Reset that moves, as a bucket's does. */
-  moved: number;
+  /** Returns to a track opened HELD_MS or more before, under its Reset: a fixed window's. */
+  held: number;
   /** Run-clock ms of the first return's previous answer's send and of the last return's answer; the Limit read. */
   firstAt: number | null;
   lastAt: number;
@@ -71,6 +75,12 @@ const MAX_TRACKS = 4;
 export const MIN_RETURNS = 3;
 /** Refills beyond the Limit's pace that returns may owe to one counter (a refill already under way at the start). */
 const REFILL_SLACK = 2;
+/**
+ * How old a track a return must reach, its Reset unchanged, to show a fixed window (target-clock ms, as the run clock
+ * counts them). A bucket's Remaining falls from one answer to the next only while requests outpace its refill, and
+ * then its Reset runs ahead at least as fast as the clock: no track of it stays within a second of its Reset this long.
+ */
+const HELD_MS = 5000;
 
 export interface CounterReader {
   see(plan: PlanName, key: string, s: RateLimitSample): void;
@@ -110,7 +120,7 @@ function follow(k: KeyTracks, s: RateLimitSample): void {
     t = k.tracks.find((x) => x !== prev && continues(x, s));
     if (t !== undefined && prev !== null) {
       k.regained += Math.max(0, s.remaining - (prev.remaining - 1));
-      if (t.reset !== s.reset) k.moved++;
+      if (s.sent - t.openedAt >= HELD_MS) k.held++;
       k.firstAt ??= k.prevSent;
       k.lastAt = s.done;
       k.limit = s.limit;
@@ -120,7 +130,7 @@ function follow(k: KeyTracks, s: RateLimitSample): void {
     }
   }
   if (t === undefined) {
-    t = { limit: s.limit, reset: s.reset, remaining: s.remaining };
+    t = { limit: s.limit, reset: s.reset, openedAt: s.sent, remaining: s.remaining };
     k.tracks.push(t);
     if (k.tracks.length > MAX_TRACKS) k.tracks.shift();
   } else t.remaining = s.remaining;
@@ -134,7 +144,7 @@ function follow(k: KeyTracks, s: RateLimitSample): void {
 function countersOfKey(k: KeyTracks): number {
   if (k.returns < MIN_RETURNS) return 1;
   const refills = k.firstAt === null ? 0 : ((k.lastAt - k.firstAt) * k.limit) / MINUTE_MS;
-  if (k.moved > 0 && k.regained <= refills + REFILL_SLACK) return 1;
+  if (k.held === 0 && k.regained <= refills + REFILL_SLACK) return 1;
   let best = 1;
   for (let n = 2; n <= MAX_TRACKS; n++) if ((k.rounds[n] ?? 0) > (k.rounds[best] ?? 0)) best = n;
   return best;
@@ -159,7 +169,7 @@ export function createCounterReader(): CounterReader {
             returns: 0,
             rounds: [],
             regained: 0,
-            moved: 0,
+            held: 0,
             firstAt: null,
             lastAt: 0,
             limit: 0,
