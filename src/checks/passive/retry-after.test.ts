@@ -107,6 +107,22 @@ describe('retry-after.plausible', () => {
     );
   });
 
+  it('reads a 429 without Date from the request sent: its time in transit widens the bound', () => {
+    // Reset 60 s after the request was sent, Retry-After 60, the answer read 2.5 s later (a busy machine).
+    const noDate = (done: number) =>
+      refused('60', {
+        localTime: FIXED_NOW + done,
+        timing: { sent: 0, headers: done, done },
+        headers: { date: undefined, ...rateLimitHeaders(60, 0, FIXED_NOW_S + 60) },
+      });
+    expect(countsOf(run(noDate(2500)).ledger, 'retry-after.plausible').passed).toBe(1);
+    // No transit to explain it: the wait is too long by more than the second.
+    const l = run(refused('63', { headers: { date: undefined, ...rateLimitHeaders(60, 0, FIXED_NOW_S + 60) } })).ledger;
+    expect(message(l, 'retry-after.plausible')).toBe(
+      'Retry-After "63" asks for 63 s, more than the 61 s until Reset (1 s tolerance, and its 10 ms in transit: no Date)',
+    );
+  });
+
   it('names milliseconds', () => {
     expect(message(run(refused('30000')).ledger, 'retry-after.plausible')).toBe(
       'Retry-After "30000" asks for 30000 s, more than the 31 s until Reset (1 s tolerance): it looks like milliseconds',

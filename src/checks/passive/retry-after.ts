@@ -29,7 +29,9 @@ export interface RetryAfterWait {
  * The longest wait a 429 can justify: `Reset - Date + 1 s` when Reset is a usable timestamp, else the
  * window length of the Limit (+1 s). Chosen: when the 429 shows Remaining > 0, the window that refused is
  * not the one the triple describes (the server reports another of its windows), so its Reset does not bound
- * the wait; the longest window does.
+ * the wait; the longest window does. A 429 without its own Date is read on the local clock (or an earlier Date's
+ * offset) at its completion, while the server wrote it as early as the request's send: the answer's time in transit
+ * (a busy machine's late read included) is added to the bound.
  */
 export function plausibleBound(
   v: View,
@@ -46,10 +48,12 @@ export function plausibleBound(
       resetEpochMs: null,
     };
   }
-  const boundS = rl.reset.value - v.nowMs / 1000 + 1;
+  const transitMs = v.nowSource === 'Date' ? 0 : Math.max(0, v.ex.timing.done - v.ex.timing.sent);
+  const boundS = rl.reset.value - v.nowMs / 1000 + 1 + transitMs / 1000;
+  const tolerance = transitMs > 0 ? `1 s tolerance, and its ${transitMs} ms in transit: no Date` : '1 s tolerance';
   return {
     boundS,
-    basis: `the ${Math.round(boundS)} s until Reset (1 s tolerance)`,
+    basis: `the ${Math.round(boundS)} s until Reset (${tolerance})`,
     resetEpochMs: rl.reset.value * 1000,
   };
 }
