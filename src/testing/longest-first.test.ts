@@ -13,13 +13,24 @@ describe('the test files start longest wait first', () => {
       'src/probes/plan-audit.int.test.ts',
       'src/engine/fault-matrix-1.int.test.ts',
     ];
-    expect(longestFirst(files, (f) => f)).toEqual([
+    expect(longestFirst(files, (f) => f, {})).toEqual([
       'src/probes/plan-audit.int.test.ts',
       'test/conformance/nginx-limit-req.test.ts',
       'src/engine/fault-matrix-2.int.test.ts',
       'src/engine/fault-matrix-1.int.test.ts',
       'src/a.test.ts',
       'src/b.test.ts',
+    ]);
+  });
+
+  it('starts the files no prefix names by their recorded seconds, longest first, unrecorded ones last', () => {
+    const files = ['src/a.test.ts', 'src/b.test.ts', 'src/c.test.ts', 'src/probes/plan-audit.int.test.ts'];
+    const took = { 'src/b.test.ts': 3, 'src/c.test.ts': 12 };
+    expect(longestFirst(files, (f) => f, took)).toEqual([
+      'src/probes/plan-audit.int.test.ts',
+      'src/c.test.ts',
+      'src/b.test.ts',
+      'src/a.test.ts',
     ]);
   });
 

@@ -7,6 +7,7 @@
  */
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import DURATIONS from './test-durations.json' with { type: 'json' };
 
 /** Path prefixes, longest wait first: each waits real minutes, or runs many passes on a scaled clock. */
 export const LONGEST_FIRST: readonly string[] = [
@@ -39,15 +40,24 @@ export const LONGEST_FIRST: readonly string[] = [
   'src/cli/focus.int.test.ts',
 ];
 
-/** `files` in the order they start: ranked by `LONGEST_FIRST`, ties in `before`'s order. */
-export function longestFirst<T>(files: readonly T[], pathOf: (f: T) => string): T[] {
+/**
+ * `files` in the order they start: ranked by `LONGEST_FIRST`; the files it does not name by the seconds `durations`
+ * recorded for them, longest first (test-durations.json: how long each file took in a whole run on this 2-core
+ * machine, `npm run test:durations` to record again), so that no file of a minute starts last; ties and files with
+ * no record in `files`' order, after them.
+ */
+export function longestFirst<T>(
+  files: readonly T[],
+  pathOf: (f: T) => string,
+  durations: Readonly<Record<string, number>> = DURATIONS,
+): T[] {
   const rank = (f: T) => {
     const i = LONGEST_FIRST.findIndex((p) => pathOf(f).startsWith(p));
     return i === -1 ? LONGEST_FIRST.length : i;
   };
   return files
-    .map((f, at) => ({ f, at, rank: rank(f) }))
-    .sort((a, b) => a.rank - b.rank || a.at - b.at)
+    .map((f, at) => ({ f, at, rank: rank(f), took: durations[pathOf(f)] ?? 0 }))
+    .sort((a, b) => a.rank - b.rank || b.took - a.took || a.at - b.at)
     .map((x) => x.f);
 }
 
