@@ -1,8 +1,8 @@
 /**
  * Test-only: run the real CLI in a child process and collect what a user would see, plus a scratch directory
  * with a keys file and a small scenario for runs against a loopback target.
- * Never imported by src. The CLI runs from its sources (bin/petload-src.js, through tsx), so tests need no build;
- * the packaging test (src/package.int.test.ts) runs the compiled one from an installed tarball.
+ * Never imported by src. The CLI runs from its sources, bundled by the tests' global set-up (test-cli.ts), so tests
+ * need no build; the packaging test (src/package.int.test.ts) runs the compiled one from an installed tarball.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,9 +12,22 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 import { ReportSchema, type Report } from '../report/schema.js';
 
-export const BIN = resolve(fileURLToPath(new URL('../../bin/petload-src.js', import.meta.url)));
+/**
+ * The CLI: bundled from the sources by the global set-up (test-cli.ts); outside a vitest run with that set-up, the
+ * sources through tsx (bin/petload-src.js).
+ */
+export const BIN = cliEntry() ?? resolve(fileURLToPath(new URL('../../bin/petload-src.js', import.meta.url)));
+
+function cliEntry(): string | undefined {
+  try {
+    return inject('petloadCli');
+  } catch {
+    return undefined;
+  }
+}
 
 export interface CliResult {
   code: number | null;
