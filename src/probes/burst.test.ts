@@ -1,8 +1,8 @@
 /**
  * The burst probe alone, each of its decisions taken by a scripted loopback target (src/testing/probe-harness.ts):
  * held, over-admitted (with each way of showing the target enforces at all), a burst over two windows (with a refusal:
- * judged; without: taken again, three times at most), a Reset that moves with the requests, a burst that lasted a
- * window, an announced Limit, a declared tolerance.
+ * judged; without: taken again, three times at most), a Reset that moves with the requests (the refill explains
+ * the excess: held; not: skipped), a burst that lasted a window, an announced Limit, a declared tolerance.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
@@ -150,6 +150,26 @@ describe('burst probe, alone against a scripted target', () => {
     const run = await burst((r) => (r.n <= 8 ? ok(r, 4, r.at + 30_000 + r.n * 3000) : refused(r)));
     expect(run.status(ID).status).toBe('skip');
     expect(run.status(ID).text).toContain('under Resets that moved with the requests');
+  });
+
+  it('a bucket whose refill admitted the rest of a slow burst (Resets a minute apart, all over): held, with a note', async () => {
+    // Each answer takes 1.1 real s (66 s of the 60x clock): the bucket gives back 5 a minute, 6 over the burst.
+    const run = await burst(async (r) => {
+      await sleep(1100);
+      return ok(r, 4 - (r.n % 5), r.at + (r.n - 1) * 6600);
+    });
+    expect(run.status(ID)).toEqual({ status: 'pass', text: '' });
+    expect(run.outcome(ID)?.info.note).toMatch(
+      /^10 of 10 accepted while the burst lasted \d+\.\d s, under Resets that moved with the requests: no more beyond the limit than the [67] its refill gave back meanwhile$/,
+    );
+    expect(run.received).toHaveLength(10);
+  });
+
+  it('Resets a minute apart, all over, and more admitted than the refill explains: skipped, not taken again', async () => {
+    const run = await burst((r) => (r.n <= 10 ? ok(r, 4, r.at + 1000 + (r.n - 1) * 6600) : refused(r)));
+    expect(run.status(ID).status).toBe('skip');
+    expect(run.status(ID).text).toContain('under Resets that moved with the requests');
+    expect(run.received).toHaveLength(10);
   });
 
   it('a burst whose answers take a whole window: skipped, with the time-scale advice', async () => {

@@ -92,6 +92,15 @@ const refilledDuring = (accepted: string, realMs: number) =>
   );
 
 /**
+ * What a limiter that refills at the Limit a minute gives back while a burst lasts `spanMs` (target-clock ms): its
+ * refill over that time, and one under way.
+ */
+const refillWhile = (limit: number, spanMs: number) => Math.floor((spanMs * limit) / MINUTE_MS) + 1;
+
+const refillAdmitted = (accepted: string, refill: number, realMs: number) =>
+  `${accepted} while the burst lasted ${(realMs / 1000).toFixed(1)} s, under Resets that moved with the requests: no more beyond the limit than the ${refill} its refill gave back meanwhile`;
+
+/**
  * Bursts the probe takes at most, each on a fresh window: a burst whose answers straddled two windows with nothing
  * refused (as a busy machine on a fast clock may stretch one) offered no window more than its limit and showed
  * nothing, so it is taken again; what the target did is judged on the one that sampled a window.
@@ -148,12 +157,21 @@ async function judgeBurst(ctx: ProbeContext, b: Burst, plan: PlanName, tag: stri
   const worst = Math.max(0, ...perWindow.values());
   const span = Math.max(...results.map((e) => e.timing.done)) - Math.min(...results.map((e) => e.timing.sent));
   const resets = triples.flatMap((t) => (t ? [t.reset] : []));
-  const spread = resets.length === 0 ? 0 : Math.max(...resets) - Math.min(...resets);
+  const [first, last] = resets.length === 0 ? [0, 0] : [Math.min(...resets), Math.max(...resets)];
+  const spread = last - first;
+  // A fixed window's answers carry its Reset (one, or two a window apart when the burst straddled two), give or
+  // take the second they are rounded to; a bucket's "full again" moves with every request, Resets all over.
+  const fixed = resets.every((r) => r - first <= 1 || last - r <= 1);
   const label = `${accepted.length} of ${results.length} accepted`;
-  // Resets a few seconds apart are no two windows: a Reset that moves with the requests (a bucket's "full again"),
-  // whose refill during the burst was admitted too. That over-admission is enforced's to judge.
-  if (perWindow.size > 1 && spread > 1 && spread < MINUTE_S - 1)
-    return void ctx.ledger.skip(ID, plan, refilledDuring(label, span / ctx.clock.scale));
+  // Resets that move with the requests: a limiter that refills, whose refill while the burst lasted is admitted too.
+  // No more than that refill beyond the limit: held. More: an over-admission enforced is to judge.
+  if (perWindow.size > 1 && spread > 1 && (spread < MINUTE_S - 1 || !fixed)) {
+    const refill = refillWhile(b.limit, span);
+    if (accepted.length > allowed + refill)
+      return void ctx.ledger.skip(ID, plan, refilledDuring(label, span / ctx.clock.scale));
+    ctx.ledger.pass(ID, plan);
+    return void ctx.ledger.info(ID, plan, 'note', refillAdmitted(label, refill, span / ctx.clock.scale));
+  }
   if (perWindow.size > 1 && worst <= allowed) {
     // Nothing refused, across two windows a window apart: no window was offered more than its limit, so the burst
     // showed nothing (taken again). Resets a second apart are two counters at once (a fleet's replicas, enforced's
