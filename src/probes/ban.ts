@@ -12,7 +12,7 @@ import type { InfoKey, InfoValue } from '../checks/catalogue.js';
 import type { ApiKey } from '../core/api-key.js';
 import { type KeyState, retryAfterMs, TOLERANCE_MS } from '../backoff/key-state.js';
 import type { Exchange, RequestSpec } from '../http/exchange.js';
-import { answerOf, banDuration, describeAnswer, sameAnswer, wallAt } from './ban-measure.js';
+import { answerOf, banDuration, describeAnswer, nextPoll, sameAnswer, wallAt } from './ban-measure.js';
 import { cheapList, isAccepted, probeTag, waitUntil, type ProbeContext } from './context.js';
 import type { Probe } from './probe.js';
 import { exhaust, minuteQuota, tripleOf } from './window.js';
@@ -34,12 +34,6 @@ const PAUSE_MS = 1000;
 const PAUSE_REAL_MS = 400;
 /** Requests sent to follow a ban to its end at most. */
 const MAX_POLLS = 60;
-/**
- * Following a ban: a Retry-After of R whole seconds (rounded up) says the ban ends after R-1 s and by R s. The probe
- * waits until MARGIN_MS before the earliest of those ends, then polls every POLL_STEP_MS once R is 1.
- */
-const MARGIN_MS = 300;
-const POLL_STEP_MS = 100;
 /** Without a usable Retry-After, polls back off from 1 s, doubling up to this gap. */
 const MAX_BLIND_GAP_MS = 300_000;
 /** The longest ban followed to its end (run-clock ms). */
@@ -97,13 +91,6 @@ async function knockInside(ctx: ProbeContext, key: ApiKey, tag: string, refusal:
   return round;
 }
 
-/** When to send the next request that follows a ban, after `ex` (still the ban's answer). */
-function nextPoll(ex: Exchange, blindGap: number): number {
-  const ra = ex.status === null ? null : retryAfterMs(ex);
-  if (ra === null) return ex.localTime + blindGap;
-  return ex.localTime + Math.max(POLL_STEP_MS, ra - 1000 - MARGIN_MS);
-}
-
 interface Followed {
   /** The first answer that is not the ban's, or null if none came within the bounds. */
   end: Exchange | null;
@@ -112,12 +99,12 @@ interface Followed {
   polls: number;
 }
 
-/** Follow a ban to its end: wait what it says, then knock every POLL_STEP_MS until the answer is not the ban's. */
+/** Follow a ban to its end: wait what it says (nextPoll), then knock until the answer is not the ban's. */
 async function followBan(ctx: ProbeContext, key: ApiKey, tag: string, ban: Exchange): Promise<Followed> {
   const banned = answerOf(ban);
   const deadline = ban.localTime + RECOVERY_BOUND_MS;
   let blindGap = 1000;
-  let next = nextPoll(ban, blindGap);
+  let next = nextPoll(ban, blindGap, ctx.clock.scale);
   const followed: Followed = { end: null, lastBanned: ban, polls: 0 };
   while (followed.polls < MAX_POLLS && !ctx.signal.aborted) {
     await waitUntil(ctx, Math.min(next, deadline), {
@@ -134,7 +121,7 @@ async function followBan(ctx: ProbeContext, key: ApiKey, tag: string, ban: Excha
     if (ex.status !== null) followed.lastBanned = ex;
     if (ctx.clock.now() >= deadline) break;
     if (ex.status === null || retryAfterMs(ex) === null) blindGap = Math.min(blindGap * 2, MAX_BLIND_GAP_MS);
-    next = nextPoll(ex, blindGap);
+    next = nextPoll(ex, blindGap, ctx.clock.scale);
   }
   return followed;
 }
