@@ -62,6 +62,8 @@ describe('quota-drain probe, alone against a scripted target', () => {
     });
     expect(run.status(ID)).toEqual({ status: 'pass', text: '' });
     expect(run.received.filter(valid)).toHaveLength(4);
+    // Taken again beyond the plan, and said (the schedule's report counts it: ProbeContext.again).
+    expect(run.logs).toContain('quota-drain [free]: the window changed during the sequence; measured again');
   });
 
   it('the window changed every time: skipped, not judged', async () => {

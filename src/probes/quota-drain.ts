@@ -114,6 +114,7 @@ export const quotaDrainProbe: Probe = {
         if (!t1 || !t2) return ctx.ledger.skip(id, plan, unusableHeaders('no usable X-RateLimit-* headers'));
         if (!oneStretch(t1, t2)) {
           why2 = 'the window changed during the sequence twice; not judged';
+          if (attempt === 0) ctx.again(`quota-drain [${plan}]: the window changed during the sequence; measured again`);
           continue; // the window ended in between: try once more
         }
         // A fall no larger than what other probes had out meanwhile (requests that must go out on time) may be
@@ -125,6 +126,8 @@ export const quotaDrainProbe: Probe = {
             `Remaining went ${t1.remaining} → ${t2.remaining} while other probes had ${overlapping} requests out, twice: `,
             FOREIGN,
           );
+          if (attempt === 0)
+            ctx.again(`quota-drain [${plan}]: Remaining fell while other probes had requests out; measured again`);
           continue;
         }
         // Only a fall below what the valid key's own request explains is a drain; a rise is refill (a bucket's or a
