@@ -49,17 +49,18 @@ export function scheduleReport(e: Estimate, o: ScheduleOutcome): { report: Sched
     requests,
     unkeyed,
   });
+  const retaken = retakenSteps(s, o);
   const report: ScheduleReport = {
     planned: side(s.durationMs, sum(s.requestsByKey), s.unkeyed),
     actual: side(o.durationMs, sum(o.requestsByKey), o.unkeyed),
     keys,
     fastestKeysPerPlan: s.fastestKeysPerPlan,
     reasons: [...s.reasons],
-    retaken: retakenSteps(s, o),
+    retaken,
   };
   const p = report.planned;
   const a = report.actual;
-  const beyond = report.retaken!.map(
+  const beyond = retaken.map(
     (r) => `${r.probe}${r.plan ? ` [${r.plan}]` : ''} ${formatCount(r.actual)} of ${formatCount(r.planned)} planned`,
   );
   const note =

@@ -147,9 +147,9 @@ async function burstAndJudge(ctx: ProbeContext, fk: FreshKey, plan: PlanName, ta
  * straddle two.
  */
 async function judgeBurst(ctx: ProbeContext, b: Burst, plan: PlanName, tag: string): Promise<Judged> {
-  if (b.accepted.length <= allowedWithTolerance(b.limit, b.key.limits)) return void held(ctx, b, plan);
   const { results, accepted } = b;
   const allowed = allowedWithTolerance(b.limit, b.key.limits);
+  if (accepted.length <= allowed) return void held(ctx, b, plan);
   const triples = accepted.map(tripleOf);
   const perWindow = new Map<string, number>();
   for (const t of triples)

@@ -47,7 +47,7 @@ export const ScheduleReportSchema = z.object({
     .array(
       z.object({
         probe: z.string(),
-        plan: z.string().nullable(),
+        plan: z.enum(PLAN_NAMES).nullable(),
         keys: z.array(z.string()),
         planned: z.number().int(),
         actual: z.number().int(),

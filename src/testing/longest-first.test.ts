@@ -7,17 +7,17 @@ describe('the test files start longest wait first', () => {
   it('ranks by the first prefix that names a file, keeping the given order among equals and after them', () => {
     const files = [
       'src/a.test.ts',
-      'src/engine/fault-matrix-2.int.test.ts',
+      'test/conformance/sliding-log.test.ts',
       'test/conformance/nginx-limit-req.test.ts',
       'src/b.test.ts',
       'src/probes/plan-audit.int.test.ts',
-      'src/engine/fault-matrix-1.int.test.ts',
+      'test/conformance/fleets.test.ts',
     ];
     expect(longestFirst(files, (f) => f, {})).toEqual([
       'src/probes/plan-audit.int.test.ts',
       'test/conformance/nginx-limit-req.test.ts',
-      'src/engine/fault-matrix-2.int.test.ts',
-      'src/engine/fault-matrix-1.int.test.ts',
+      'test/conformance/sliding-log.test.ts',
+      'test/conformance/fleets.test.ts',
       'src/a.test.ts',
       'src/b.test.ts',
     ]);

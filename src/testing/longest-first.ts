@@ -3,13 +3,16 @@
  * short ones fill the other workers beside them and the run ends when its longest file does, not after it. vitest's
  * own order ranks files by the durations of an earlier run where it has them, and by size on a fresh clone (CI),
  * where it would start the longest waits last. A file's rank is the place of the first prefix of its path in
- * `LONGEST_FIRST`; files no prefix names keep vitest's order, after them.
+ * `LONGEST_FIRST`; files no prefix names come after them, by their recorded durations.
  */
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import DURATIONS from './test-durations.json' with { type: 'json' };
 
-/** Path prefixes, longest wait first: each waits real minutes, or runs many passes on a scaled clock. */
+/**
+ * Path prefixes, in the order they start: the files that wait real minutes, in an order chosen (not measured). Every
+ * other file starts by its recorded duration (`longestFirst`).
+ */
 export const LONGEST_FIRST: readonly string[] = [
   'test/conformance/haproxy-late-quota.test.ts',
   'src/probes/plan-audit.int.test.ts',
@@ -23,21 +26,6 @@ export const LONGEST_FIRST: readonly string[] = [
   // The sliding log's load starts at once, and its answers name the limiter: not in the first half-minute, when
   // the other files start their servers and runs (twice, started beside them, its run named two counters).
   'test/conformance/',
-  'src/probes/wait-out.int.test.ts',
-  'src/engine/far.int.test.ts',
-  'src/cli/plan-audit-console.int.test.ts',
-  'src/engine/fault-matrix-',
-  'src/engine/compliant-variants',
-  'src/cli/github-summary.int.test.ts',
-  'src/robustness/',
-  'src/drift/compare-false-alarms.int.test.ts',
-  'src/shard/sharded-run.int.test.ts',
-  'src/http/client.int.test.ts',
-  'src/engine/plan-figures.int.test.ts',
-  'src/drift/compare.int.test.ts',
-  'src/cli/rerun.int.test.ts',
-  'src/outputs/repro/',
-  'src/cli/focus.int.test.ts',
 ];
 
 /**

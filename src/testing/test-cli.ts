@@ -3,7 +3,7 @@
  * vitest process, as `npm run build` bundles the compiled code (scripts/bundle-cli.js), into `.test-cli/<pid>/` of
  * the checkout: two folders below it, as the bundle's code expects (it finds `scenarios/` and `package.json` from its
  * own place). A CLI run then costs what a user's does, not a TypeScript loader's compilation of some three hundred
- * modules (about half a second of CPU each, over some two hundred runs). Folders of vitest processes that are gone
+ * modules (about half a second of CPU each, over some 170 runs). Folders of vitest processes that are gone
  * are removed.
  */
 import { existsSync, readdirSync, rmSync } from 'node:fs';
